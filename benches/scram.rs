@@ -1,0 +1,114 @@
+//! SCRAM costs per login. Run with `make bench` (which also measures OpenSSL's PBKDF2
+//! through Python's hashlib in the same run, for comparison).
+
+use std::sync::Arc;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use ksasl::*;
+
+const CLIENT_NONCE: &str = "rOprNGfwEbeRWgbNEkqO";
+const SERVER_NONCE: &str = "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
+
+struct Fixture {
+    mech: ScramMechanism,
+    store: Arc<MemoryCredentialStore>,
+    client_first: Vec<u8>,
+    server_first: Vec<u8>,
+    client_final: Vec<u8>,
+    server_final: Vec<u8>,
+}
+
+fn client(mech: ScramMechanism, cred: Arc<PasswordCredential>) -> ClientAuthenticator {
+    let opts = ScramClientOptions { fixed_nonce: Some(CLIENT_NONCE.into()), ..Default::default() };
+    ClientAuthenticator::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
+}
+
+fn server(f: &Fixture) -> ServerAuthenticator {
+    let opts = ScramServerOptions { fixed_nonce: Some(SERVER_NONCE.into()), ..Default::default() };
+    let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(f.mech, opts)));
+    s.set_credential_lookup(Some(f.store.clone()));
+    s
+}
+
+fn bytes(step: ClientStep) -> Vec<u8> {
+    match step {
+        ClientStep::Send(m) => m,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn fixture(mech: ScramMechanism) -> Fixture {
+    let salt = STANDARD.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
+    let store = Arc::new(MemoryCredentialStore::new());
+    store.set_scram("user", ScramCredential::derive(mech, b"pencil", &salt, 4096).unwrap()).unwrap();
+    let mut f = Fixture { mech, store, client_first: vec![], server_first: vec![], client_final: vec![], server_final: vec![] };
+    let mut c = client(mech, Arc::new(PasswordCredential::new("user", "pencil").unwrap()));
+    let mut s = server(&f);
+    f.client_first = bytes(c.start(0).unwrap());
+    f.server_first = match s.step(&f.client_first, 0).unwrap() {
+        ServerStep::Challenge(m) => m,
+        other => panic!("{other:?}"),
+    };
+    f.client_final = bytes(c.step(&f.server_first, 0).unwrap());
+    f.server_final = match s.step(&f.client_final, 0).unwrap() {
+        ServerStep::Done { message, .. } => message.unwrap(),
+        other => panic!("{other:?}"),
+    };
+    f
+}
+
+fn bench(c: &mut Criterion) {
+    for mech in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+        let f = fixture(mech);
+        let name = mech.name();
+
+        c.bench_function(&format!("{name}/server_final_step"), |b| {
+            b.iter_batched(
+                || {
+                    let mut s = server(&f);
+                    s.step(&f.client_first, 0).unwrap();
+                    s
+                },
+                |mut s| s.step(&f.client_final, 0).unwrap(),
+                BatchSize::SmallInput,
+            )
+        });
+
+        c.bench_function(&format!("{name}/server_login"), |b| {
+            b.iter(|| {
+                let mut s = server(&f);
+                s.step(&f.client_first, 0).unwrap();
+                s.step(&f.client_final, 0).unwrap()
+            })
+        });
+
+        c.bench_function(&format!("{name}/client_login_4096"), |b| {
+            b.iter(|| {
+                // A fresh credential: nothing cached, one PBKDF2 run at 4096 iterations.
+                let mut cl = client(mech, Arc::new(PasswordCredential::new("user", "pencil").unwrap()));
+                cl.start(0).unwrap();
+                cl.step(&f.server_first, 0).unwrap();
+                cl.step(&f.server_final, 0).unwrap()
+            })
+        });
+
+        let cached = Arc::new(PasswordCredential::new("user", "pencil").unwrap());
+        c.bench_function(&format!("{name}/client_reauth_cached"), |b| {
+            b.iter(|| {
+                let mut cl = client(mech, cached.clone());
+                cl.start(0).unwrap();
+                cl.step(&f.server_first, 0).unwrap();
+                cl.step(&f.server_final, 0).unwrap()
+            })
+        });
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,179 @@
+//! The SCRAM server.
+
+use super::messages::{ClientFinal, ClientFirst, ServerFinal, ServerFirst};
+use super::{ScramCredential, ScramMechanism, MIN_ITERATIONS};
+use crate::credential::{CredentialAnswer, CredentialSecret};
+use crate::error::{Error, ErrorCode, Result};
+use crate::mech::{Authenticated, CredentialRequest, MechServerStep, ServerMechanism};
+use crate::random::{kafka_random_string, SharedRandom};
+use crate::secret::{ct_eq, Secret};
+
+/// Options of a SCRAM server.
+#[derive(Clone, Debug, Default)]
+pub struct ScramServerOptions {
+    /// Where server nonces (and salts for password credentials) come from.
+    pub random: SharedRandom,
+    /// A fixed server nonce, for test vectors only.
+    pub fixed_nonce: Option<String>,
+}
+
+enum State {
+    Initial,
+    WaitingForCredential(ClientFirst),
+    SentFirst(Box<Pending>),
+    Done,
+}
+
+struct Pending {
+    first: ClientFirst,
+    server_first: String,
+    nonce: String,
+    stored_key: Secret,
+    server_key: Secret,
+    identity: Authenticated,
+}
+
+/// The server side of SCRAM-SHA-256 / SCRAM-SHA-512. It asks for the user's credential
+/// with a [`CredentialRequest`] after the client's first message.
+pub struct ScramServer {
+    mechanism: ScramMechanism,
+    options: ScramServerOptions,
+    state: State,
+}
+
+impl ScramServer {
+    /// A server for `mechanism`.
+    pub fn new(mechanism: ScramMechanism, options: ScramServerOptions) -> Self {
+        ScramServer { mechanism, options, state: State::Initial }
+    }
+
+    fn first_reply(&mut self, first: ClientFirst, answer: CredentialAnswer) -> Result<MechServerStep> {
+        let token_auth = first.token_auth();
+        let credential = match answer {
+            CredentialAnswer::Found(c) => c,
+            CredentialAnswer::Unknown if token_auth => {
+                return Err(Error::new(ErrorCode::UnknownToken, "Token Authentication failed: Invalid tokenId"))
+            }
+            CredentialAnswer::Unknown => return Err(Error::new(ErrorCode::UnknownUser, "Authentication failed: Invalid user credentials")),
+            CredentialAnswer::Unavailable(why) => {
+                return Err(Error::new(ErrorCode::CredentialLookupFailed, format!("credential lookup failed: {why}")))
+            }
+        };
+        if let Some(authzid) = &first.authzid {
+            if authzid != &first.username {
+                return Err(Error::disclosed(
+                    ErrorCode::AuthzidMismatch,
+                    "Authentication failed: Client requested an authorization id that is different from username",
+                ));
+            }
+        }
+        let mut identity = match (token_auth, credential.token_owner()) {
+            (true, Some(owner)) => {
+                let mut who = Authenticated::new(owner);
+                who.token_authenticated = true;
+                who.extensions.insert("tokenauth".into(), "true".into());
+                who
+            }
+            (true, None) => return Err(Error::new(ErrorCode::UnknownToken, "Token Authentication failed: the credential is not a token's")),
+            (false, Some(_)) => {
+                return Err(Error::new(
+                    ErrorCode::CredentialMechanismMismatch,
+                    "a delegation-token credential was supplied for a password login",
+                ))
+            }
+            (false, None) => Authenticated::new(first.username.clone()),
+        };
+        identity.credential_expiry_ms = credential.expiry_ms();
+        let scram = match credential.secret() {
+            CredentialSecret::Scram(c) => {
+                if c.mechanism() != self.mechanism {
+                    return Err(Error::new(
+                        ErrorCode::CredentialMechanismMismatch,
+                        format!("a {} credential cannot serve {}", c.mechanism().name(), self.mechanism.name()),
+                    ));
+                }
+                c.clone()
+            }
+            CredentialSecret::Password(p) => {
+                ScramCredential::generate(self.mechanism, p.expose(), MIN_ITERATIONS, self.options.random.0.as_ref())?
+            }
+        };
+        if scram.iterations() < MIN_ITERATIONS {
+            return Err(Error::new(
+                ErrorCode::CredentialIterationsTooLow,
+                format!("the stored credential has fewer than {MIN_ITERATIONS} iterations"),
+            ));
+        }
+        let server_nonce = match &self.options.fixed_nonce {
+            Some(n) => n.clone(),
+            None => kafka_random_string(self.options.random.0.as_ref())?,
+        };
+        let nonce = format!("{}{}", first.nonce, server_nonce);
+        let server_first = ServerFirst::format(&nonce, scram.salt(), scram.iterations());
+        let challenge = server_first.clone().into_bytes();
+        self.state = State::SentFirst(Box::new(Pending {
+            first,
+            server_first,
+            nonce,
+            stored_key: scram.stored_key().clone(),
+            server_key: scram.server_key().clone(),
+            identity,
+        }));
+        Ok(MechServerStep::Challenge(challenge))
+    }
+
+    fn final_reply(&mut self, p: Pending, response: &[u8]) -> Result<MechServerStep> {
+        let fin = ClientFinal::parse(response)?;
+        if fin.nonce != p.nonce {
+            return Err(Error::new(ErrorCode::NonceMismatch, "Invalid client nonce in the final client message."));
+        }
+        if fin.channel_binding != p.first.gs2_header.as_bytes() {
+            return Err(Error::malformed("the channel binding attribute does not repeat the GS2 header"));
+        }
+        let m = self.mechanism;
+        if fin.proof.len() != m.hash_len() {
+            return Err(Error::new(ErrorCode::InvalidCredentials, "Invalid client credentials"));
+        }
+        let auth_message =
+            [p.first.bare.as_bytes(), b",", p.server_first.as_bytes(), b",", fin.without_proof.as_bytes()];
+        let signature = Secret::new(m.hmac(p.stored_key.expose(), &auth_message));
+        let client_key = Secret::new(fin.proof.iter().zip(signature.expose()).map(|(a, b)| a ^ b).collect());
+        if !ct_eq(&m.hash(client_key.expose()), p.stored_key.expose()) {
+            return Err(Error::new(ErrorCode::InvalidCredentials, "Invalid client credentials"));
+        }
+        let verifier = m.hmac(p.server_key.expose(), &auth_message);
+        self.state = State::Done;
+        Ok(MechServerStep::Done(Some(ServerFinal::format(&verifier).into_bytes()), p.identity))
+    }
+}
+
+impl ServerMechanism for ScramServer {
+    fn name(&self) -> &str {
+        self.mechanism.name()
+    }
+
+    fn step(&mut self, response: &[u8], _now_ms: i64) -> Result<MechServerStep> {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Initial => {
+                let first = ClientFirst::parse(response)?;
+                let request = CredentialRequest {
+                    mechanism: self.mechanism.name().to_string(),
+                    username: first.username.clone(),
+                    token_auth: first.token_auth(),
+                };
+                self.state = State::WaitingForCredential(first);
+                Ok(MechServerStep::NeedCredential(request))
+            }
+            State::SentFirst(p) => self.final_reply(*p, response),
+            State::WaitingForCredential(_) | State::Done => Err(Error::new(ErrorCode::WrongState, "SCRAM server stepped out of order")),
+        }
+    }
+
+    fn provide_credential(&mut self, answer: CredentialAnswer, _now_ms: i64) -> Result<MechServerStep> {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::WaitingForCredential(first) => self.first_reply(first, answer),
+            _ => Err(Error::new(ErrorCode::WrongState, "no credential was requested")),
+        }
+    }
+}
+

@@ -1,0 +1,126 @@
+//! Randomness for nonces and salts, injectable so tests can be deterministic.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// A source of cryptographically secure random bytes.
+pub trait RandomSource: Send + Sync {
+    /// Fills `buf` with random bytes.
+    fn fill(&self, buf: &mut [u8]) -> Result<()>;
+}
+
+/// The operating system's CSPRNG (`getrandom(2)` on Linux).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OsRandom;
+
+impl RandomSource for OsRandom {
+    fn fill(&self, buf: &mut [u8]) -> Result<()> {
+        getrandom::getrandom(buf).map_err(|e| {
+            Error::new(ErrorCode::RandomSourceFailed, format!("the operating system's random source failed: {e}"))
+        })
+    }
+}
+
+/// A shared random source.
+#[derive(Clone)]
+pub struct SharedRandom(pub Arc<dyn RandomSource>);
+
+impl Default for SharedRandom {
+    fn default() -> Self {
+        SharedRandom(Arc::new(OsRandom))
+    }
+}
+
+impl fmt::Debug for SharedRandom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SharedRandom")
+    }
+}
+
+/// A random string the way Kafka makes nonces and salts: a 130-bit random integer written in
+/// base 36 (digits and lower-case letters, no leading zeros), usually 25 or 26 characters.
+pub fn kafka_random_string(rng: &dyn RandomSource) -> Result<String> {
+    // 17 bytes = 136 bits; keep the low 130 (the first byte keeps only 2 bits).
+    let mut n = [0u8; 17];
+    rng.fill(&mut n)?;
+    n[0] &= 0x03;
+    let mut digits = Vec::with_capacity(26);
+    while n.iter().any(|&b| b != 0) {
+        // Long division of the big-endian number by 36.
+        let mut rem: u32 = 0;
+        for byte in n.iter_mut() {
+            let acc = (rem << 8) | u32::from(*byte);
+            *byte = (acc / 36) as u8;
+            rem = acc % 36;
+        }
+        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[rem as usize]);
+    }
+    if digits.is_empty() {
+        digits.push(b'0');
+    }
+    digits.reverse();
+    Ok(String::from_utf8(digits).expect("base-36 digits are ASCII"))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Deterministic bytes for tests: a counter-driven xorshift.
+    pub struct FixedRandom(pub Mutex<u64>);
+
+    impl RandomSource for FixedRandom {
+        fn fill(&self, buf: &mut [u8]) -> Result<()> {
+            let mut s = self.0.lock().unwrap();
+            for b in buf.iter_mut() {
+                *s ^= *s << 13;
+                *s ^= *s >> 7;
+                *s ^= *s << 17;
+                *b = (*s >> 24) as u8;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::FixedRandom;
+    use super::*;
+    use std::sync::Mutex;
+
+    struct Bytes(Vec<u8>);
+    impl RandomSource for Bytes {
+        fn fill(&self, buf: &mut [u8]) -> Result<()> {
+            buf.copy_from_slice(&self.0[..buf.len()]);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn base36_of_known_values() {
+        assert_eq!(kafka_random_string(&Bytes(vec![0; 17])).unwrap(), "0");
+        let mut one = vec![0; 17];
+        one[16] = 35;
+        assert_eq!(kafka_random_string(&Bytes(one)).unwrap(), "z");
+        let mut v = vec![0; 17];
+        v[15] = 1; // 256
+        assert_eq!(kafka_random_string(&Bytes(v)).unwrap(), "74");
+        // 2^130 - 1 is the largest value: 26 base-36 digits.
+        let max = kafka_random_string(&Bytes(vec![0xff; 17])).unwrap();
+        assert_eq!(max.len(), 26);
+    }
+
+    #[test]
+    fn os_random_strings_differ() {
+        let a = kafka_random_string(&OsRandom).unwrap();
+        let b = kafka_random_string(&OsRandom).unwrap();
+        assert_ne!(a, b);
+        assert!(a.bytes().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()));
+        let f = FixedRandom(Mutex::new(7));
+        assert_ne!(kafka_random_string(&f).unwrap(), kafka_random_string(&f).unwrap());
+    }
+}
