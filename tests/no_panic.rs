@@ -1,0 +1,143 @@
+//! Property tests: random input to every parser and step function never panics, and the
+//! authenticator always ends in a defined state.
+
+use std::sync::{Arc, OnceLock};
+
+use ksasl::*;
+use proptest::prelude::*;
+
+const NOW: i64 = 1_700_000_000_000;
+
+fn store() -> Arc<MemoryCredentialStore> {
+    static STORE: OnceLock<Arc<MemoryCredentialStore>> = OnceLock::new();
+    STORE
+        .get_or_init(|| {
+            let s = Arc::new(MemoryCredentialStore::new());
+            s.add_user("alice", "pw", 4096, &OsRandom).unwrap();
+            s
+        })
+        .clone()
+}
+
+fn servers() -> MechanismRegistry {
+    MechanismRegistry::password_servers(Some(store()))
+}
+
+/// Bytes that look like SCRAM messages: attributes from a small alphabet, so the parsers get
+/// past their first checks more often than with uniform noise.
+fn scramish() -> impl Strategy<Value = Vec<u8>> {
+    let attr = prop_oneof![
+        Just("n".to_string()),
+        Just("".to_string()),
+        Just("y".to_string()),
+        "[a-z]=[ -~]{0,12}",
+        "r=cnonce[!-~]{0,8}",
+        "s=[A-Za-z0-9+/]{0,8}={0,2}",
+        "i=[0-9]{0,12}",
+        "c=biws",
+        "p=[A-Za-z0-9+/=]{0,48}",
+        "v=[A-Za-z0-9+/=]{0,48}",
+        "tokenauth=(true|false)",
+    ];
+    proptest::collection::vec(attr, 0..8).prop_map(|a| a.join(",").into_bytes())
+}
+
+fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![proptest::collection::vec(any::<u8>(), 0..256), scramish()]
+}
+
+fn client(mech: &str) -> ClientAuthenticator {
+    let opts = ScramClientOptions { fixed_nonce: Some("cnonce".into()), ..Default::default() };
+    let cred = Arc::new(PasswordCredential::new("alice", "pw").unwrap());
+    match ScramMechanism::from_name(mech) {
+        Some(m) => ClientAuthenticator::new(Box::new(ScramClient::new(m, cred, opts).unwrap())),
+        None => ClientAuthenticator::new(Box::new(PlainClient::new(cred))),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn servers_never_panic(mech in prop_oneof![Just("PLAIN"), Just("SCRAM-SHA-256"), Just("SCRAM-SHA-512")],
+                           msgs in proptest::collection::vec(any_bytes(), 1..4)) {
+        let mut s = servers().server(mech).unwrap();
+        for m in &msgs {
+            let before = s.state();
+            match s.step(m, NOW) {
+                Ok(ServerStep::Challenge(_)) => prop_assert_eq!(s.state(), ExchangeState::WaitingForPeer),
+                Ok(ServerStep::Done { .. }) => prop_assert_eq!(s.state(), ExchangeState::Done),
+                Ok(ServerStep::NeedCredential(_)) => prop_assert!(false, "the store answers at once"),
+                Err(e) => match e.code() {
+                    ErrorCode::StepAfterDone | ErrorCode::StepAfterFailure | ErrorCode::WrongState => prop_assert_eq!(s.state(), before),
+                    _ => prop_assert_eq!(s.state(), ExchangeState::Failed),
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn clients_never_panic(mech in prop_oneof![Just("PLAIN"), Just("SCRAM-SHA-256"), Just("SCRAM-SHA-512")],
+                           msgs in proptest::collection::vec(any_bytes(), 1..4)) {
+        let mut c = client(mech);
+        c.start(NOW).unwrap();
+        for m in &msgs {
+            let before = c.state();
+            match c.step(m, NOW) {
+                Ok(_) => prop_assert!(matches!(c.state(), ExchangeState::WaitingForPeer | ExchangeState::Done)),
+                Err(e) => match e.code() {
+                    ErrorCode::StepAfterDone | ErrorCode::StepAfterFailure | ErrorCode::WrongState => prop_assert_eq!(c.state(), before),
+                    _ => prop_assert_eq!(c.state(), ExchangeState::Failed),
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn scram_client_after_valid_server_first_never_panics(tail in any_bytes()) {
+        let mut c = client("SCRAM-SHA-256");
+        c.start(NOW).unwrap();
+        c.step(b"r=cnonceS,s=c2FsdA==,i=4096", NOW).unwrap();
+        let _ = c.step(&tail, NOW);
+    }
+
+    #[test]
+    fn pull_form_never_panics(mech in prop_oneof![Just("PLAIN"), Just("SCRAM-SHA-256")], first in any_bytes(), later in any_bytes()) {
+        let mut s = MechanismRegistry::password_servers(None).server(mech).unwrap();
+        if let Ok(ServerStep::NeedCredential(_)) = s.step(&first, NOW) {
+            let answer = CredentialAnswer::Found(ServerCredential::password("pw"));
+            let _ = s.provide_credential(answer, NOW);
+            let _ = s.step(&later, NOW);
+        } else {
+            prop_assert_eq!(s.provide_credential(CredentialAnswer::Unknown, NOW).is_err(), true);
+        }
+    }
+
+    #[test]
+    fn credential_strings_never_panic(text in "[ -~]{0,200}", real in proptest::bool::ANY) {
+        let text = if real {
+            format!("salt={text},stored_key=WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=,server_key=wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=,iterations=4096")
+        } else {
+            text
+        };
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            if let Ok(c) = ScramCredential::from_kafka_string(m, &text) {
+                prop_assert_eq!(ScramCredential::from_kafka_string(m, &c.to_kafka_string()).unwrap(), c);
+            }
+        }
+    }
+
+    #[test]
+    fn escaping_round_trips(name in "\\PC{0,40}") {
+        let escaped = ksasl::mech::scram::escape_username(&name);
+        prop_assert!(!escaped.contains(','));
+        prop_assert_eq!(ksasl::mech::scram::unescape_username(&escaped), Some(name));
+    }
+
+    #[test]
+    fn redaction_never_panics(mech in "[A-Z0-9-]{1,20}", bytes in any_bytes(), from_client in proptest::bool::ANY) {
+        let _ = ksasl::mech::redact(&mech, &bytes, from_client);
+        let _ = ksasl::mech::redact("PLAIN", &bytes, from_client);
+        let _ = ksasl::mech::redact("SCRAM-SHA-256", &bytes, from_client);
+    }
+}
