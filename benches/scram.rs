@@ -21,12 +21,18 @@ struct Fixture {
 }
 
 fn client(mech: ScramMechanism, cred: Arc<PasswordCredential>) -> ClientAuthenticator {
-    let opts = ScramClientOptions { fixed_nonce: Some(CLIENT_NONCE.into()), ..Default::default() };
+    let opts = ScramClientOptions {
+        fixed_nonce: Some(CLIENT_NONCE.into()),
+        ..Default::default()
+    };
     ClientAuthenticator::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
 }
 
 fn server(f: &Fixture) -> ServerAuthenticator {
-    let opts = ScramServerOptions { fixed_nonce: Some(SERVER_NONCE.into()), ..Default::default() };
+    let opts = ScramServerOptions {
+        fixed_nonce: Some(SERVER_NONCE.into()),
+        ..Default::default()
+    };
     let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(f.mech, opts)));
     s.set_credential_lookup(Some(f.store.clone()));
     s
@@ -42,9 +48,24 @@ fn bytes(step: ClientStep) -> Vec<u8> {
 fn fixture(mech: ScramMechanism) -> Fixture {
     let salt = STANDARD.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
     let store = Arc::new(MemoryCredentialStore::new());
-    store.set_scram("user", ScramCredential::derive(mech, b"pencil", &salt, 4096).unwrap()).unwrap();
-    let mut f = Fixture { mech, store, client_first: vec![], server_first: vec![], client_final: vec![], server_final: vec![] };
-    let mut c = client(mech, Arc::new(PasswordCredential::new("user", "pencil").unwrap()));
+    store
+        .set_scram(
+            "user",
+            ScramCredential::derive(mech, b"pencil", &salt, 4096).unwrap(),
+        )
+        .unwrap();
+    let mut f = Fixture {
+        mech,
+        store,
+        client_first: vec![],
+        server_first: vec![],
+        client_final: vec![],
+        server_final: vec![],
+    };
+    let mut c = client(
+        mech,
+        Arc::new(PasswordCredential::new("user", "pencil").unwrap()),
+    );
     let mut s = server(&f);
     f.client_first = bytes(c.start(0).unwrap());
     f.server_first = match s.step(&f.client_first, 0).unwrap() {
@@ -63,6 +84,10 @@ fn bench(c: &mut Criterion) {
     for mech in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
         let f = fixture(mech);
         let name = mech.name();
+
+        c.bench_function(&format!("{name}/pbkdf2_4096"), |b| {
+            b.iter(|| mech.salted_password(b"pencil", b"W22ZaJ0SNY7soEsUEjb6gQ==", 4096))
+        });
 
         c.bench_function(&format!("{name}/server_final_step"), |b| {
             b.iter_batched(
@@ -87,7 +112,10 @@ fn bench(c: &mut Criterion) {
         c.bench_function(&format!("{name}/client_login_4096"), |b| {
             b.iter(|| {
                 // A fresh credential: nothing cached, one PBKDF2 run at 4096 iterations.
-                let mut cl = client(mech, Arc::new(PasswordCredential::new("user", "pencil").unwrap()));
+                let mut cl = client(
+                    mech,
+                    Arc::new(PasswordCredential::new("user", "pencil").unwrap()),
+                );
                 cl.start(0).unwrap();
                 cl.step(&f.server_first, 0).unwrap();
                 cl.step(&f.server_final, 0).unwrap()

@@ -20,7 +20,10 @@ use ksasl::*;
 
 fn now_ms() -> i64 {
     // The host's clock; the library itself never reads one.
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 fn emit(line: String) {
@@ -30,7 +33,12 @@ fn emit(line: String) {
 }
 
 fn fail(e: &Error) -> ExitCode {
-    emit(format!("ERR {} {} {}", e.code().as_u32(), e.code().name(), e.message()));
+    emit(format!(
+        "ERR {} {} {}",
+        e.code().as_u32(),
+        e.code().name(),
+        e.message()
+    ));
     ExitCode::from(1)
 }
 
@@ -48,12 +56,18 @@ fn run_client(mech: &str, user: &str, password: &str) -> Result<ExitCode> {
         match step {
             ClientStep::Send(m) => emit(format!("SEND {}", STANDARD.encode(m))),
             ClientStep::Done(m) => {
-                emit(format!("DONE {}", m.map(|m| STANDARD.encode(m)).unwrap_or_else(|| "-".into())));
+                emit(format!(
+                    "DONE {}",
+                    m.map(|m| STANDARD.encode(m)).unwrap_or_else(|| "-".into())
+                ));
                 return Ok(ExitCode::SUCCESS);
             }
         }
         let Some(challenge) = read_message(&mut lines) else {
-            return Err(Error::new(ErrorCode::InvalidArgument, "input ended or was not base64"));
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "input ended or was not base64",
+            ));
         };
         step = client.step(&challenge, now_ms())?;
     }
@@ -66,28 +80,43 @@ fn run_server(mech: &str, user: &str, password: &str, iterations: u32) -> Result
     let mut lines = std::io::stdin().lock().lines();
     loop {
         let Some(response) = read_message(&mut lines) else {
-            return Err(Error::new(ErrorCode::InvalidArgument, "input ended or was not base64"));
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "input ended or was not base64",
+            ));
         };
         match server.step(&response, now_ms())? {
             ServerStep::Challenge(c) => emit(format!("CHALLENGE {}", STANDARD.encode(c))),
             ServerStep::Done { message, outcome } => {
-                let m = message.map(|m| STANDARD.encode(m)).unwrap_or_else(|| "-".into());
+                let m = message
+                    .map(|m| STANDARD.encode(m))
+                    .unwrap_or_else(|| "-".into());
                 emit(format!("DONE {m} {}", outcome.principal));
                 return Ok(ExitCode::SUCCESS);
             }
-            ServerStep::NeedCredential(_) => return Err(Error::new(ErrorCode::Internal, "the store answers at once")),
+            ServerStep::NeedCredential(_) => {
+                return Err(Error::new(ErrorCode::Internal, "the store answers at once"))
+            }
         }
     }
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["client", mech, user, password] => run_client(mech, user, password),
         ["server", mech, user, password] => run_server(mech, user, password, 4096),
         ["server", mech, user, password, iterations] => match iterations.parse() {
             Ok(i) => run_server(mech, user, password, i),
-            Err(_) => Err(Error::new(ErrorCode::InvalidArgument, "ITERATIONS must be a number")),
+            Err(_) => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "ITERATIONS must be a number",
+            )),
         },
         _ => {
             eprintln!("usage: stdio_peer client|server MECHANISM USERNAME PASSWORD [ITERATIONS]");

@@ -44,12 +44,20 @@ pub struct ServerCredential {
 impl ServerCredential {
     /// A clear-text password.
     pub fn password(password: impl Into<Secret>) -> Self {
-        ServerCredential { secret: CredentialSecret::Password(password.into()), expiry_ms: None, token_owner: None }
+        ServerCredential {
+            secret: CredentialSecret::Password(password.into()),
+            expiry_ms: None,
+            token_owner: None,
+        }
     }
 
     /// A stored SCRAM credential.
     pub fn scram(credential: ScramCredential) -> Self {
-        ServerCredential { secret: CredentialSecret::Scram(credential), expiry_ms: None, token_owner: None }
+        ServerCredential {
+            secret: CredentialSecret::Scram(credential),
+            expiry_ms: None,
+            token_owner: None,
+        }
     }
 
     /// Sets an absolute expiry (ms since the epoch). It bounds the KIP-368 session lifetime.
@@ -128,7 +136,10 @@ impl fmt::Debug for MemoryCredentialStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let users = self.users.read().map(|u| u.len()).unwrap_or(0);
         let tokens = self.tokens.read().map(|t| t.len()).unwrap_or(0);
-        write!(f, "MemoryCredentialStore {{ users: {users}, tokens: {tokens} }}")
+        write!(
+            f,
+            "MemoryCredentialStore {{ users: {users}, tokens: {tokens} }}"
+        )
     }
 }
 
@@ -141,13 +152,25 @@ impl MemoryCredentialStore {
     /// Adds or replaces a user for every built-in mechanism: keeps the password for PLAIN
     /// and derives SCRAM-SHA-256 and SCRAM-SHA-512 credentials from it with fresh random
     /// salts and `iterations` (at least 4096).
-    pub fn add_user(&self, username: &str, password: &str, iterations: u32, rng: &dyn RandomSource) -> Result<()> {
+    pub fn add_user(
+        &self,
+        username: &str,
+        password: &str,
+        iterations: u32,
+        rng: &dyn RandomSource,
+    ) -> Result<()> {
         if username.is_empty() {
             return Err(Error::misuse("username must not be empty"));
         }
-        let mut entry = UserEntry { password: Some(Secret::from(password)), ..Default::default() };
+        let mut entry = UserEntry {
+            password: Some(Secret::from(password)),
+            ..Default::default()
+        };
         for mech in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
-            entry.scram.insert(mech, ScramCredential::generate(mech, password.as_bytes(), iterations, rng)?);
+            entry.scram.insert(
+                mech,
+                ScramCredential::generate(mech, password.as_bytes(), iterations, rng)?,
+            );
         }
         self.write_users()?.insert(username.to_string(), entry);
         Ok(())
@@ -158,7 +181,10 @@ impl MemoryCredentialStore {
         if username.is_empty() {
             return Err(Error::misuse("username must not be empty"));
         }
-        self.write_users()?.entry(username.to_string()).or_default().password = Some(Secret::from(password));
+        self.write_users()?
+            .entry(username.to_string())
+            .or_default()
+            .password = Some(Secret::from(password));
         Ok(())
     }
 
@@ -168,14 +194,20 @@ impl MemoryCredentialStore {
         if username.is_empty() {
             return Err(Error::misuse("username must not be empty"));
         }
-        self.write_users()?.entry(username.to_string()).or_default().scram.insert(credential.mechanism(), credential);
+        self.write_users()?
+            .entry(username.to_string())
+            .or_default()
+            .scram
+            .insert(credential.mechanism(), credential);
         Ok(())
     }
 
     /// Sets (or with `None` clears) an absolute expiry on all of a user's credentials.
     pub fn set_user_expiry(&self, username: &str, expiry_ms: Option<i64>) -> Result<()> {
         let mut users = self.write_users()?;
-        let entry = users.get_mut(username).ok_or_else(|| Error::misuse("no such user in the store"))?;
+        let entry = users
+            .get_mut(username)
+            .ok_or_else(|| Error::misuse("no such user in the store"))?;
         entry.expiry_ms = expiry_ms;
         Ok(())
     }
@@ -188,18 +220,33 @@ impl MemoryCredentialStore {
     /// Adds or replaces the SCRAM credential of a delegation token, used when a client logs
     /// in with `tokenauth=true` and the token id as username. The credential should carry the
     /// token owner and expiry ([`ServerCredential::with_token_owner`], `with_expiry_ms`).
-    pub fn set_token(&self, token_id: &str, mechanism: ScramMechanism, credential: ServerCredential) -> Result<()> {
+    pub fn set_token(
+        &self,
+        token_id: &str,
+        mechanism: ScramMechanism,
+        credential: ServerCredential,
+    ) -> Result<()> {
         if credential.token_owner.is_none() {
-            return Err(Error::misuse("a delegation token credential needs an owner"));
+            return Err(Error::misuse(
+                "a delegation token credential needs an owner",
+            ));
         }
         let mut tokens = self.tokens.write().map_err(|_| poisoned())?;
-        tokens.entry(token_id.to_string()).or_default().insert(mechanism, credential);
+        tokens
+            .entry(token_id.to_string())
+            .or_default()
+            .insert(mechanism, credential);
         Ok(())
     }
 
     /// Removes a delegation token; returns whether it existed.
     pub fn remove_token(&self, token_id: &str) -> Result<bool> {
-        Ok(self.tokens.write().map_err(|_| poisoned())?.remove(token_id).is_some())
+        Ok(self
+            .tokens
+            .write()
+            .map_err(|_| poisoned())?
+            .remove(token_id)
+            .is_some())
     }
 
     fn write_users(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, UserEntry>>> {
@@ -226,15 +273,19 @@ impl MemoryCredentialStore {
             return CredentialAnswer::Unknown;
         };
         let found = if request.mechanism == PLAIN {
-            entry.password.clone().map(ServerCredential::password).or_else(|| {
-                // No password stored: PLAIN can verify against a SCRAM credential.
-                entry
-                    .scram
-                    .get(&ScramMechanism::Sha512)
-                    .or_else(|| entry.scram.get(&ScramMechanism::Sha256))
-                    .cloned()
-                    .map(ServerCredential::scram)
-            })
+            entry
+                .password
+                .clone()
+                .map(ServerCredential::password)
+                .or_else(|| {
+                    // No password stored: PLAIN can verify against a SCRAM credential.
+                    entry
+                        .scram
+                        .get(&ScramMechanism::Sha512)
+                        .or_else(|| entry.scram.get(&ScramMechanism::Sha256))
+                        .cloned()
+                        .map(ServerCredential::scram)
+                })
         } else {
             ScramMechanism::from_name(&request.mechanism)
                 .and_then(|m| entry.scram.get(&m))
@@ -335,15 +386,30 @@ impl PasswordCredential {
     }
 
     /// The cached keys for these parameters, or `derive`d ones (stored for next time).
-    pub(crate) fn keys(&self, mechanism: ScramMechanism, salt: &[u8], iterations: u32) -> DerivedKeys {
+    pub(crate) fn keys(
+        &self,
+        mechanism: ScramMechanism,
+        salt: &[u8],
+        iterations: u32,
+    ) -> DerivedKeys {
         if let Ok(cache) = self.cache.lock() {
-            if let Some(k) = cache.iter().find(|k| k.mechanism == mechanism && k.iterations == iterations && k.salt == salt) {
+            if let Some(k) = cache
+                .iter()
+                .find(|k| k.mechanism == mechanism && k.iterations == iterations && k.salt == salt)
+            {
                 return k.clone();
             }
         }
         // Derive outside the lock: PBKDF2 is slow and other connections may be waiting.
-        let (client_key, server_key) = mechanism.client_and_server_keys(self.password.expose(), salt, iterations);
-        let keys = DerivedKeys { mechanism, salt: salt.to_vec(), iterations, client_key, server_key };
+        let (client_key, server_key) =
+            mechanism.client_and_server_keys(self.password.expose(), salt, iterations);
+        let keys = DerivedKeys {
+            mechanism,
+            salt: salt.to_vec(),
+            iterations,
+            client_key,
+            server_key,
+        };
         if let Ok(mut cache) = self.cache.lock() {
             cache.retain(|k| k.mechanism != mechanism);
             cache.push(keys.clone());

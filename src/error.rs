@@ -180,14 +180,22 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error whose message stays on this side of the connection.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), client_text: None }
+        Error {
+            code,
+            message: message.into(),
+            client_text: None,
+        }
     }
 
     /// A new error whose message a server sends to the client as is (Kafka's
     /// `SaslAuthenticationException`).
     pub fn disclosed(code: ErrorCode, message: impl Into<String>) -> Self {
         let message = message.into();
-        Error { code, client_text: Some(message.clone()), message }
+        Error {
+            code,
+            client_text: Some(message.clone()),
+            message,
+        }
     }
 
     /// Sets the text a server sends to the client instead of the generic one, keeping the
@@ -226,7 +234,11 @@ impl Error {
         } else {
             format!(
                 "Authentication failed during {} due to invalid credentials with SASL mechanism {}",
-                if reauthenticating { "re-authentication" } else { "authentication" },
+                if reauthenticating {
+                    "re-authentication"
+                } else {
+                    "authentication"
+                },
                 mechanism
             )
         }
@@ -281,8 +293,16 @@ mod tests {
             hidden.client_message("SCRAM-SHA-256", false),
             "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256"
         );
-        assert!(hidden.client_message("PLAIN", true).contains("during re-authentication"));
-        let shown = Error::disclosed(ErrorCode::InvalidCredentials, "Authentication failed: Invalid username or password");
-        assert_eq!(shown.client_message("PLAIN", false), "Authentication failed: Invalid username or password");
+        assert!(hidden
+            .client_message("PLAIN", true)
+            .contains("during re-authentication"));
+        let shown = Error::disclosed(
+            ErrorCode::InvalidCredentials,
+            "Authentication failed: Invalid username or password",
+        );
+        assert_eq!(
+            shown.client_message("PLAIN", false),
+            "Authentication failed: Invalid username or password"
+        );
     }
 }

@@ -52,14 +52,19 @@ pub mod secret;
 use std::sync::Arc;
 
 pub use credential::{
-    CredentialAnswer, CredentialLookup, CredentialSecret, Lookup, MemoryCredentialStore, PasswordCredential, ServerCredential,
+    CredentialAnswer, CredentialLookup, CredentialSecret, Lookup, MemoryCredentialStore,
+    PasswordCredential, ServerCredential,
 };
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use mech::plain::{PlainClient, PlainServer};
-pub use mech::scram::{ScramClient, ScramClientOptions, ScramCredential, ScramMechanism, ScramServer, ScramServerOptions};
+pub use mech::scram::{
+    ScramClient, ScramClientOptions, ScramCredential, ScramMechanism, ScramServer,
+    ScramServerOptions,
+};
 pub use mech::{
-    AuthOutcome, Authenticated, ClientAuthenticator, ClientMechanism, ClientStep, CredentialRequest, ExchangeState,
-    MechanismRegistry, Principal, ServerAuthenticator, ServerMechanism, ServerStep,
+    AuthOutcome, Authenticated, ClientAuthenticator, ClientMechanism, ClientStep,
+    CredentialRequest, ExchangeState, MechanismRegistry, Principal, ServerAuthenticator,
+    ServerMechanism, ServerStep,
 };
 pub use random::{OsRandom, RandomSource, SharedRandom};
 pub use secret::Secret;
@@ -72,10 +77,13 @@ impl MechanismRegistry {
     /// for credentials (or, with `None`, always asking the host through the pull form).
     pub fn password_servers(lookup: Option<Arc<dyn CredentialLookup>>) -> Self {
         let mut r = MechanismRegistry::new();
-        r.register_server(mech::PLAIN, || Ok(Box::new(PlainServer::new()))).expect("valid name");
+        r.register_server(mech::PLAIN, || Ok(Box::new(PlainServer::new())))
+            .expect("valid name");
         for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
-            r.register_server(m.name(), move || Ok(Box::new(ScramServer::new(m, ScramServerOptions::default()))))
-                .expect("valid name");
+            r.register_server(m.name(), move || {
+                Ok(Box::new(ScramServer::new(m, ScramServerOptions::default())))
+            })
+            .expect("valid name");
         }
         r.set_credential_lookup(lookup);
         r
@@ -87,12 +95,21 @@ impl MechanismRegistry {
         let mut r = MechanismRegistry::new();
         if !credential.is_token() {
             let c = credential.clone();
-            r.register_client(mech::PLAIN, move || Ok(Box::new(PlainClient::new(c.clone())))).expect("valid name");
+            r.register_client(mech::PLAIN, move || {
+                Ok(Box::new(PlainClient::new(c.clone())))
+            })
+            .expect("valid name");
         }
         for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
             let c = credential.clone();
-            r.register_client(m.name(), move || Ok(Box::new(ScramClient::new(m, c.clone(), ScramClientOptions::default())?)))
-                .expect("valid name");
+            r.register_client(m.name(), move || {
+                Ok(Box::new(ScramClient::new(
+                    m,
+                    c.clone(),
+                    ScramClientOptions::default(),
+                )?))
+            })
+            .expect("valid name");
         }
         r
     }

@@ -18,7 +18,10 @@ pub struct OsRandom;
 impl RandomSource for OsRandom {
     fn fill(&self, buf: &mut [u8]) -> Result<()> {
         getrandom::getrandom(buf).map_err(|e| {
-            Error::new(ErrorCode::RandomSourceFailed, format!("the operating system's random source failed: {e}"))
+            Error::new(
+                ErrorCode::RandomSourceFailed,
+                format!("the operating system's random source failed: {e}"),
+            )
         })
     }
 }
@@ -119,8 +122,13 @@ mod tests {
         let a = kafka_random_string(&OsRandom).unwrap();
         let b = kafka_random_string(&OsRandom).unwrap();
         assert_ne!(a, b);
-        assert!(a.bytes().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()));
+        assert!(a
+            .bytes()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()));
         let f = FixedRandom(Mutex::new(7));
-        assert_ne!(kafka_random_string(&f).unwrap(), kafka_random_string(&f).unwrap());
+        assert_ne!(
+            kafka_random_string(&f).unwrap(),
+            kafka_random_string(&f).unwrap()
+        );
     }
 }

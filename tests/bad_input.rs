@@ -51,14 +51,20 @@ fn store() -> Arc<MemoryCredentialStore> {
 }
 
 fn scram_server(mech: ScramMechanism) -> ServerAuthenticator {
-    let opts = ScramServerOptions { fixed_nonce: Some(SNONCE.into()), ..Default::default() };
+    let opts = ScramServerOptions {
+        fixed_nonce: Some(SNONCE.into()),
+        ..Default::default()
+    };
     let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(mech, opts)));
     s.set_credential_lookup(Some(store()));
     s
 }
 
 fn scram_client(mech: ScramMechanism) -> ClientAuthenticator {
-    let opts = ScramClientOptions { fixed_nonce: Some(CNONCE.into()), ..Default::default() };
+    let opts = ScramClientOptions {
+        fixed_nonce: Some(CNONCE.into()),
+        ..Default::default()
+    };
     let cred = Arc::new(PasswordCredential::new("alice", PASSWORD).unwrap());
     ClientAuthenticator::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
 }
@@ -82,11 +88,16 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
             let mut s = scram_server(mech);
             let mut c = scram_client(mech);
             let first = send(c.start(NOW).unwrap());
-            let ServerStep::Challenge(sf) = s.step(&first, NOW).unwrap() else { panic!() };
+            let ServerStep::Challenge(sf) = s.step(&first, NOW).unwrap() else {
+                panic!()
+            };
             match at {
                 At::ServerDone => {
                     let fin = send(c.step(&sf, NOW).unwrap());
-                    assert!(matches!(s.step(&fin, NOW).unwrap(), ServerStep::Done { .. }));
+                    assert!(matches!(
+                        s.step(&fin, NOW).unwrap(),
+                        ServerStep::Done { .. }
+                    ));
                 }
                 At::ServerFailed => {
                     s.step(b"garbage", NOW).unwrap_err();
@@ -107,10 +118,17 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
                     let mut s = scram_server(mech);
                     let mut c2 = scram_client(mech);
                     let first = send(c2.start(NOW).unwrap());
-                    let ServerStep::Challenge(sf) = s.step(&first, NOW).unwrap() else { panic!() };
+                    let ServerStep::Challenge(sf) = s.step(&first, NOW).unwrap() else {
+                        panic!()
+                    };
                     let fin = send(c2.step(&sf, NOW).unwrap());
-                    let ServerStep::Done { message, .. } = s.step(&fin, NOW).unwrap() else { panic!() };
-                    assert_eq!(c2.step(&message.unwrap(), NOW).unwrap(), ClientStep::Done(None));
+                    let ServerStep::Done { message, .. } = s.step(&fin, NOW).unwrap() else {
+                        panic!()
+                    };
+                    assert_eq!(
+                        c2.step(&message.unwrap(), NOW).unwrap(),
+                        ClientStep::Done(None)
+                    );
                     return Subject::Client(c2);
                 }
                 At::ClientFailed => {
@@ -121,10 +139,15 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
             Subject::Client(c)
         }
         At::Plain | At::PlainDone | At::PlainFailed => {
-            let mut s = MechanismRegistry::password_servers(Some(store())).server("PLAIN").unwrap();
+            let mut s = MechanismRegistry::password_servers(Some(store()))
+                .server("PLAIN")
+                .unwrap();
             match at {
                 At::PlainDone => {
-                    assert!(matches!(s.step(b"\0alice\0alice-secret", NOW).unwrap(), ServerStep::Done { .. }));
+                    assert!(matches!(
+                        s.step(b"\0alice\0alice-secret", NOW).unwrap(),
+                        ServerStep::Done { .. }
+                    ));
                 }
                 At::PlainFailed => {
                     s.step(b"\0alice\0nope", NOW).unwrap_err();
@@ -154,87 +177,462 @@ fn cases() -> Vec<(&'static str, At, Vec<u8>, ErrorCode)> {
     let proof = b64(32); // a well-formed SHA-256-sized proof that is wrong
     let mut c: Vec<(&'static str, At, Vec<u8>, ErrorCode)> = vec![
         // SCRAM server, client-first.
-        ("server-first empty", ServerFirst, b"".to_vec(), E::MalformedMessage),
-        ("server-first gs2 flag only", ServerFirst, b"n".to_vec(), E::MalformedMessage),
-        ("server-first gs2 header only", ServerFirst, b"n,,".to_vec(), E::MalformedMessage),
-        ("server-first no nonce", ServerFirst, b"n,,n=alice".to_vec(), E::MalformedMessage),
-        ("server-first wrong attribute order", ServerFirst, b"n,,r=abc,n=alice".to_vec(), E::MalformedMessage),
-        ("server-first channel binding y", ServerFirst, b"y,,n=alice,r=abc".to_vec(), E::UnsupportedChannelBinding),
-        ("server-first channel binding p=", ServerFirst, b"p=tls-unique,,n=alice,r=abc".to_vec(), E::UnsupportedChannelBinding),
-        ("server-first unknown gs2 flag", ServerFirst, b"x,,n=alice,r=abc".to_vec(), E::MalformedMessage),
-        ("server-first bad authzid field", ServerFirst, b"n,alice,n=alice,r=abc".to_vec(), E::MalformedMessage),
-        ("server-first empty username", ServerFirst, b"n,,n=,r=abc".to_vec(), E::InvalidUsername),
-        ("server-first bad escape", ServerFirst, b"n,,n=al=ice,r=abc".to_vec(), E::InvalidUsername),
-        ("server-first non-ASCII username", ServerFirst, "n,,n=\u{e5}lice,r=abc".as_bytes().to_vec(), E::InvalidUsername),
-        ("server-first invalid UTF-8", ServerFirst, b"n,,n=\xff\xfe,r=abc".to_vec(), E::InvalidEncoding),
-        ("server-first empty nonce", ServerFirst, b"n,,n=alice,r=".to_vec(), E::InvalidNonce),
-        ("server-first nonce with DEL", ServerFirst, b"n,,n=alice,r=ab\x7fc".to_vec(), E::InvalidNonce),
-        ("server-first bad extension name", ServerFirst, b"n,,n=alice,r=abc,1x=y".to_vec(), E::InvalidExtension),
-        ("server-first extension without =", ServerFirst, b"n,,n=alice,r=abc,tokenauth".to_vec(), E::InvalidExtension),
-        ("server-first authzid mismatch", ServerFirst, b"n,a=bob,n=alice,r=abc".to_vec(), E::AuthzidMismatch),
-        ("server-first unknown user", ServerFirst, b"n,,n=mallory,r=abc".to_vec(), E::UnknownUser),
-        ("server-first unknown token", ServerFirst, b"n,,n=alice,r=abc,tokenauth=true".to_vec(), E::UnknownToken),
-        ("server-first 1 MiB", ServerFirst, big.clone(), E::MessageTooLarge),
+        (
+            "server-first empty",
+            ServerFirst,
+            b"".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first gs2 flag only",
+            ServerFirst,
+            b"n".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first gs2 header only",
+            ServerFirst,
+            b"n,,".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first no nonce",
+            ServerFirst,
+            b"n,,n=alice".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first wrong attribute order",
+            ServerFirst,
+            b"n,,r=abc,n=alice".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first channel binding y",
+            ServerFirst,
+            b"y,,n=alice,r=abc".to_vec(),
+            E::UnsupportedChannelBinding,
+        ),
+        (
+            "server-first channel binding p=",
+            ServerFirst,
+            b"p=tls-unique,,n=alice,r=abc".to_vec(),
+            E::UnsupportedChannelBinding,
+        ),
+        (
+            "server-first unknown gs2 flag",
+            ServerFirst,
+            b"x,,n=alice,r=abc".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first bad authzid field",
+            ServerFirst,
+            b"n,alice,n=alice,r=abc".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-first empty username",
+            ServerFirst,
+            b"n,,n=,r=abc".to_vec(),
+            E::InvalidUsername,
+        ),
+        (
+            "server-first bad escape",
+            ServerFirst,
+            b"n,,n=al=ice,r=abc".to_vec(),
+            E::InvalidUsername,
+        ),
+        (
+            "server-first non-ASCII username",
+            ServerFirst,
+            "n,,n=\u{e5}lice,r=abc".as_bytes().to_vec(),
+            E::InvalidUsername,
+        ),
+        (
+            "server-first invalid UTF-8",
+            ServerFirst,
+            b"n,,n=\xff\xfe,r=abc".to_vec(),
+            E::InvalidEncoding,
+        ),
+        (
+            "server-first empty nonce",
+            ServerFirst,
+            b"n,,n=alice,r=".to_vec(),
+            E::InvalidNonce,
+        ),
+        (
+            "server-first nonce with DEL",
+            ServerFirst,
+            b"n,,n=alice,r=ab\x7fc".to_vec(),
+            E::InvalidNonce,
+        ),
+        (
+            "server-first bad extension name",
+            ServerFirst,
+            b"n,,n=alice,r=abc,1x=y".to_vec(),
+            E::InvalidExtension,
+        ),
+        (
+            "server-first extension without =",
+            ServerFirst,
+            b"n,,n=alice,r=abc,tokenauth".to_vec(),
+            E::InvalidExtension,
+        ),
+        (
+            "server-first authzid mismatch",
+            ServerFirst,
+            b"n,a=bob,n=alice,r=abc".to_vec(),
+            E::AuthzidMismatch,
+        ),
+        (
+            "server-first unknown user",
+            ServerFirst,
+            b"n,,n=mallory,r=abc".to_vec(),
+            E::UnknownUser,
+        ),
+        (
+            "server-first unknown token",
+            ServerFirst,
+            b"n,,n=alice,r=abc,tokenauth=true".to_vec(),
+            E::UnknownToken,
+        ),
+        (
+            "server-first 1 MiB",
+            ServerFirst,
+            big.clone(),
+            E::MessageTooLarge,
+        ),
         // SCRAM server, client-final.
-        ("server-final empty", ServerFinal, b"".to_vec(), E::MalformedMessage),
-        ("server-final truncated", ServerFinal, b"c=biws".to_vec(), E::MalformedMessage),
-        ("server-final truncated before proof", ServerFinal, format!("c=biws,r={nonce}").into_bytes(), E::MalformedMessage),
-        ("server-final wrong attribute order", ServerFinal, format!("r={nonce},c=biws,p={proof}").into_bytes(), E::MalformedMessage),
-        ("server-final bad base64 c", ServerFinal, format!("c=bi!s,r={nonce},p={proof}").into_bytes(), E::InvalidBase64),
-        ("server-final bad base64 proof", ServerFinal, format!("c=biws,r={nonce},p=@@@@").into_bytes(), E::InvalidBase64),
-        ("server-final unpadded base64 proof", ServerFinal, format!("c=biws,r={nonce},p=AAA").into_bytes(), E::InvalidBase64),
-        ("server-final nonce mismatch", ServerFinal, format!("c=biws,r={CNONCE}other,p={proof}").into_bytes(), E::NonceMismatch),
-        ("server-final client nonce only", ServerFinal, format!("c=biws,r={CNONCE},p={proof}").into_bytes(), E::NonceMismatch),
-        ("server-final nonce with suffix", ServerFinal, format!("c=biws,r={nonce}x,p={proof}").into_bytes(), E::NonceMismatch),
-        ("server-final channel binding mismatch", ServerFinal, format!("c=eSws,r={nonce},p={proof}").into_bytes(), E::MalformedMessage),
-        ("server-final wrong proof", ServerFinal, format!("c=biws,r={nonce},p={proof}").into_bytes(), E::InvalidCredentials),
-        ("server-final short proof", ServerFinal, format!("c=biws,r={nonce},p={}", b64(8)).into_bytes(), E::InvalidCredentials),
-        ("server-final non-ASCII", ServerFinal, "c=biws,r=\u{e9},p=AAAA".as_bytes().to_vec(), E::InvalidEncoding),
-        ("server-final 1 MiB", ServerFinal, big.clone(), E::MessageTooLarge),
-        ("server step after done", ServerDone, b"c=biws".to_vec(), E::StepAfterDone),
-        ("server step after failure", ServerFailed, b"c=biws".to_vec(), E::StepAfterFailure),
+        (
+            "server-final empty",
+            ServerFinal,
+            b"".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-final truncated",
+            ServerFinal,
+            b"c=biws".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-final truncated before proof",
+            ServerFinal,
+            format!("c=biws,r={nonce}").into_bytes(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-final wrong attribute order",
+            ServerFinal,
+            format!("r={nonce},c=biws,p={proof}").into_bytes(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-final bad base64 c",
+            ServerFinal,
+            format!("c=bi!s,r={nonce},p={proof}").into_bytes(),
+            E::InvalidBase64,
+        ),
+        (
+            "server-final bad base64 proof",
+            ServerFinal,
+            format!("c=biws,r={nonce},p=@@@@").into_bytes(),
+            E::InvalidBase64,
+        ),
+        (
+            "server-final unpadded base64 proof",
+            ServerFinal,
+            format!("c=biws,r={nonce},p=AAA").into_bytes(),
+            E::InvalidBase64,
+        ),
+        (
+            "server-final nonce mismatch",
+            ServerFinal,
+            format!("c=biws,r={CNONCE}other,p={proof}").into_bytes(),
+            E::NonceMismatch,
+        ),
+        (
+            "server-final client nonce only",
+            ServerFinal,
+            format!("c=biws,r={CNONCE},p={proof}").into_bytes(),
+            E::NonceMismatch,
+        ),
+        (
+            "server-final nonce with suffix",
+            ServerFinal,
+            format!("c=biws,r={nonce}x,p={proof}").into_bytes(),
+            E::NonceMismatch,
+        ),
+        (
+            "server-final channel binding mismatch",
+            ServerFinal,
+            format!("c=eSws,r={nonce},p={proof}").into_bytes(),
+            E::MalformedMessage,
+        ),
+        (
+            "server-final wrong proof",
+            ServerFinal,
+            format!("c=biws,r={nonce},p={proof}").into_bytes(),
+            E::InvalidCredentials,
+        ),
+        (
+            "server-final short proof",
+            ServerFinal,
+            format!("c=biws,r={nonce},p={}", b64(8)).into_bytes(),
+            E::InvalidCredentials,
+        ),
+        (
+            "server-final non-ASCII",
+            ServerFinal,
+            "c=biws,r=\u{e9},p=AAAA".as_bytes().to_vec(),
+            E::InvalidEncoding,
+        ),
+        (
+            "server-final 1 MiB",
+            ServerFinal,
+            big.clone(),
+            E::MessageTooLarge,
+        ),
+        (
+            "server step after done",
+            ServerDone,
+            b"c=biws".to_vec(),
+            E::StepAfterDone,
+        ),
+        (
+            "server step after failure",
+            ServerFailed,
+            b"c=biws".to_vec(),
+            E::StepAfterFailure,
+        ),
         // SCRAM client, server-first.
-        ("client-first empty", ClientFirst, b"".to_vec(), E::MalformedMessage),
-        ("client-first truncated", ClientFirst, b"r=cnonceS,s=QQ==".to_vec(), E::MalformedMessage),
-        ("client-first wrong attribute order", ClientFirst, b"s=QQ==,r=cnonceS,i=4096".to_vec(), E::MalformedMessage),
-        ("client-first bad base64 salt", ClientFirst, b"r=cnonceS,s=!!!!,i=4096".to_vec(), E::InvalidBase64),
-        ("client-first empty salt", ClientFirst, b"r=cnonceS,s=,i=4096".to_vec(), E::MalformedMessage),
-        ("client-first iterations 4095", ClientFirst, b"r=cnonceS,s=QQ==,i=4095".to_vec(), E::IterationsTooLow),
-        ("client-first iterations 0", ClientFirst, b"r=cnonceS,s=QQ==,i=0".to_vec(), E::IterationsTooLow),
-        ("client-first iterations above cap", ClientFirst, b"r=cnonceS,s=QQ==,i=16385".to_vec(), E::IterationsTooHigh),
-        ("client-first iterations 2^31", ClientFirst, b"r=cnonceS,s=QQ==,i=2147483648".to_vec(), E::IterationsTooHigh),
-        ("client-first iterations overflow", ClientFirst, b"r=cnonceS,s=QQ==,i=99999999999999999999999".to_vec(), E::IterationsTooHigh),
-        ("client-first iterations not a number", ClientFirst, b"r=cnonceS,s=QQ==,i=4k".to_vec(), E::MalformedMessage),
-        ("client-first negative iterations", ClientFirst, b"r=cnonceS,s=QQ==,i=-4096".to_vec(), E::MalformedMessage),
-        ("client-first foreign nonce", ClientFirst, b"r=other,s=QQ==,i=4096".to_vec(), E::NonceMismatch),
-        ("client-first nonce not extended", ClientFirst, b"r=cnonce,s=QQ==,i=4096".to_vec(), E::NonceMismatch),
-        ("client-first server error", ClientFirst, b"e=other-error".to_vec(), E::ServerReportedError),
-        ("client-first non-ASCII", ClientFirst, "r=cnonce\u{e9},s=QQ==,i=4096".as_bytes().to_vec(), E::InvalidEncoding),
-        ("client-first 1 MiB", ClientFirst, big.clone(), E::MessageTooLarge),
+        (
+            "client-first empty",
+            ClientFirst,
+            b"".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first truncated",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first wrong attribute order",
+            ClientFirst,
+            b"s=QQ==,r=cnonceS,i=4096".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first bad base64 salt",
+            ClientFirst,
+            b"r=cnonceS,s=!!!!,i=4096".to_vec(),
+            E::InvalidBase64,
+        ),
+        (
+            "client-first empty salt",
+            ClientFirst,
+            b"r=cnonceS,s=,i=4096".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first iterations 4095",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=4095".to_vec(),
+            E::IterationsTooLow,
+        ),
+        (
+            "client-first iterations 0",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=0".to_vec(),
+            E::IterationsTooLow,
+        ),
+        (
+            "client-first iterations above cap",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=16385".to_vec(),
+            E::IterationsTooHigh,
+        ),
+        (
+            "client-first iterations 2^31",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=2147483648".to_vec(),
+            E::IterationsTooHigh,
+        ),
+        (
+            "client-first iterations overflow",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=99999999999999999999999".to_vec(),
+            E::IterationsTooHigh,
+        ),
+        (
+            "client-first iterations not a number",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=4k".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first negative iterations",
+            ClientFirst,
+            b"r=cnonceS,s=QQ==,i=-4096".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-first foreign nonce",
+            ClientFirst,
+            b"r=other,s=QQ==,i=4096".to_vec(),
+            E::NonceMismatch,
+        ),
+        (
+            "client-first nonce not extended",
+            ClientFirst,
+            b"r=cnonce,s=QQ==,i=4096".to_vec(),
+            E::NonceMismatch,
+        ),
+        (
+            "client-first server error",
+            ClientFirst,
+            b"e=other-error".to_vec(),
+            E::ServerReportedError,
+        ),
+        (
+            "client-first non-ASCII",
+            ClientFirst,
+            "r=cnonce\u{e9},s=QQ==,i=4096".as_bytes().to_vec(),
+            E::InvalidEncoding,
+        ),
+        (
+            "client-first 1 MiB",
+            ClientFirst,
+            big.clone(),
+            E::MessageTooLarge,
+        ),
         // SCRAM client, server-final.
-        ("client-final wrong server signature", ClientFinal, format!("v={}", b64(32)).into_bytes(), E::InvalidServerSignature),
-        ("client-final bad base64 signature", ClientFinal, b"v=!!!!".to_vec(), E::InvalidBase64),
-        ("client-final server error", ClientFinal, b"e=invalid-proof".to_vec(), E::ServerReportedError),
-        ("client-final empty", ClientFinal, b"".to_vec(), E::MalformedMessage),
-        ("client-final unknown attribute", ClientFinal, b"x=1".to_vec(), E::MalformedMessage),
-        ("client step after done", ClientDone, b"v=AAAA".to_vec(), E::StepAfterDone),
-        ("client step after failure", ClientFailed, b"v=AAAA".to_vec(), E::StepAfterFailure),
+        (
+            "client-final wrong server signature",
+            ClientFinal,
+            format!("v={}", b64(32)).into_bytes(),
+            E::InvalidServerSignature,
+        ),
+        (
+            "client-final bad base64 signature",
+            ClientFinal,
+            b"v=!!!!".to_vec(),
+            E::InvalidBase64,
+        ),
+        (
+            "client-final server error",
+            ClientFinal,
+            b"e=invalid-proof".to_vec(),
+            E::ServerReportedError,
+        ),
+        (
+            "client-final empty",
+            ClientFinal,
+            b"".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client-final unknown attribute",
+            ClientFinal,
+            b"x=1".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "client step after done",
+            ClientDone,
+            b"v=AAAA".to_vec(),
+            E::StepAfterDone,
+        ),
+        (
+            "client step after failure",
+            ClientFailed,
+            b"v=AAAA".to_vec(),
+            E::StepAfterFailure,
+        ),
         // PLAIN server.
         ("plain empty", Plain, b"".to_vec(), E::InvalidPlainMessage),
-        ("plain one field", Plain, b"alice".to_vec(), E::InvalidPlainMessage),
-        ("plain two fields", Plain, b"\0alice".to_vec(), E::InvalidPlainMessage),
-        ("plain extra NUL", Plain, b"\0alice\0alice-secret\0".to_vec(), E::InvalidPlainMessage),
-        ("plain four fields", Plain, b"\0alice\0alice-secret\0more".to_vec(), E::InvalidPlainMessage),
-        ("plain empty username", Plain, b"\0\0alice-secret".to_vec(), E::UsernameNotSpecified),
-        ("plain empty password", Plain, b"\0alice\0".to_vec(), E::PasswordNotSpecified),
-        ("plain wrong password", Plain, b"\0alice\0wrong".to_vec(), E::InvalidCredentials),
-        ("plain unknown user", Plain, b"\0mallory\0x".to_vec(), E::UnknownUser),
-        ("plain authzid mismatch", Plain, b"bob\0alice\0alice-secret".to_vec(), E::AuthzidMismatch),
-        ("plain invalid UTF-8", Plain, b"\0al\xffice\0alice-secret".to_vec(), E::InvalidEncoding),
+        (
+            "plain one field",
+            Plain,
+            b"alice".to_vec(),
+            E::InvalidPlainMessage,
+        ),
+        (
+            "plain two fields",
+            Plain,
+            b"\0alice".to_vec(),
+            E::InvalidPlainMessage,
+        ),
+        (
+            "plain extra NUL",
+            Plain,
+            b"\0alice\0alice-secret\0".to_vec(),
+            E::InvalidPlainMessage,
+        ),
+        (
+            "plain four fields",
+            Plain,
+            b"\0alice\0alice-secret\0more".to_vec(),
+            E::InvalidPlainMessage,
+        ),
+        (
+            "plain empty username",
+            Plain,
+            b"\0\0alice-secret".to_vec(),
+            E::UsernameNotSpecified,
+        ),
+        (
+            "plain empty password",
+            Plain,
+            b"\0alice\0".to_vec(),
+            E::PasswordNotSpecified,
+        ),
+        (
+            "plain wrong password",
+            Plain,
+            b"\0alice\0wrong".to_vec(),
+            E::InvalidCredentials,
+        ),
+        (
+            "plain unknown user",
+            Plain,
+            b"\0mallory\0x".to_vec(),
+            E::UnknownUser,
+        ),
+        (
+            "plain authzid mismatch",
+            Plain,
+            b"bob\0alice\0alice-secret".to_vec(),
+            E::AuthzidMismatch,
+        ),
+        (
+            "plain invalid UTF-8",
+            Plain,
+            b"\0al\xffice\0alice-secret".to_vec(),
+            E::InvalidEncoding,
+        ),
         ("plain 1 MiB", Plain, big, E::MessageTooLarge),
-        ("plain step after done", PlainDone, b"\0alice\0alice-secret".to_vec(), E::StepAfterDone),
-        ("plain step after failure", PlainFailed, b"\0alice\0alice-secret".to_vec(), E::StepAfterFailure),
-        ("plain client step after done", PlainClientDone, b"".to_vec(), E::StepAfterDone),
+        (
+            "plain step after done",
+            PlainDone,
+            b"\0alice\0alice-secret".to_vec(),
+            E::StepAfterDone,
+        ),
+        (
+            "plain step after failure",
+            PlainFailed,
+            b"\0alice\0alice-secret".to_vec(),
+            E::StepAfterFailure,
+        ),
+        (
+            "plain client step after done",
+            PlainClientDone,
+            b"".to_vec(),
+            E::StepAfterDone,
+        ),
     ];
     c.shrink_to_fit();
     c
@@ -247,7 +645,9 @@ fn every_bad_input_gets_its_error_code() {
     let mut failures = Vec::new();
     for (name, at, input, expected) in &cases {
         let mechs: &[ScramMechanism] = match at {
-            At::Plain | At::PlainDone | At::PlainFailed | At::PlainClientDone => &[ScramMechanism::Sha256],
+            At::Plain | At::PlainDone | At::PlainFailed | At::PlainClientDone => {
+                &[ScramMechanism::Sha256]
+            }
             _ => &[ScramMechanism::Sha256, ScramMechanism::Sha512],
         };
         for &mech in mechs {
@@ -264,21 +664,36 @@ fn every_bad_input_gets_its_error_code() {
                 }
             };
             match result {
-                Ok(step) => failures.push(format!("{name} [{}]: accepted, gave {step}", mech.name())),
+                Ok(step) => {
+                    failures.push(format!("{name} [{}]: accepted, gave {step}", mech.name()))
+                }
                 Err(e) => {
                     if e.code() != *expected {
-                        failures.push(format!("{name} [{}]: expected {expected}, got {} ({})", mech.name(), e.code(), e.message()));
+                        failures.push(format!(
+                            "{name} [{}]: expected {expected}, got {} ({})",
+                            mech.name(),
+                            e.code(),
+                            e.message()
+                        ));
                     }
                     assert!(!e.message().contains(PASSWORD), "{name}: {}", e.message());
                     assert!(!e.client_message("X", false).contains(PASSWORD));
                     // Misuse leaves the state as it was; everything else fails the exchange.
                     match e.code() {
-                        ErrorCode::StepAfterDone => assert_eq!(state, ExchangeState::Done, "{name}"),
+                        ErrorCode::StepAfterDone => {
+                            assert_eq!(state, ExchangeState::Done, "{name}")
+                        }
                         _ => assert_eq!(state, ExchangeState::Failed, "{name}"),
                     }
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases wrong:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

@@ -10,8 +10,10 @@ use ksasl::*;
 
 fn store() -> Arc<MemoryCredentialStore> {
     let s = Arc::new(MemoryCredentialStore::new());
-    s.add_user("alice", "alice-secret", 4096, &OsRandom).unwrap();
-    s.add_user("we,ird=name", "p,w=d\u{e9}", 4096, &OsRandom).unwrap();
+    s.add_user("alice", "alice-secret", 4096, &OsRandom)
+        .unwrap();
+    s.add_user("we,ird=name", "p,w=d\u{e9}", 4096, &OsRandom)
+        .unwrap();
     s
 }
 
@@ -27,7 +29,10 @@ fn clients(user: &str, password: &str) -> MechanismRegistry {
 fn every_mechanism_authenticates() {
     let servers = servers();
     let clients = clients("alice", "alice-secret");
-    assert_eq!(servers.server_mechanisms(), vec!["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]);
+    assert_eq!(
+        servers.server_mechanisms(),
+        vec!["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+    );
     for mech in servers.server_mechanisms() {
         let mut c = clients.client(&mech).unwrap();
         let mut s = servers.server(&mech).unwrap();
@@ -42,7 +47,10 @@ fn every_mechanism_authenticates() {
         assert_eq!(transcript.len(), expected_messages, "{mech}");
         if mech == "PLAIN" {
             assert_eq!(transcript[0], b"\0alice\0alice-secret");
-            assert_eq!(transcript[1], b"", "Kafka answers PLAIN success with an empty challenge");
+            assert_eq!(
+                transcript[1], b"",
+                "Kafka answers PLAIN success with an empty challenge"
+            );
         }
     }
 }
@@ -52,7 +60,11 @@ fn escaped_usernames_and_non_ascii_passwords() {
     let servers = servers();
     let clients = clients("we,ird=name", "p,w=d\u{e9}");
     for mech in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] {
-        let (outcome, transcript) = exchange(&mut clients.client(mech).unwrap(), &mut servers.server(mech).unwrap()).unwrap();
+        let (outcome, transcript) = exchange(
+            &mut clients.client(mech).unwrap(),
+            &mut servers.server(mech).unwrap(),
+        )
+        .unwrap();
         assert_eq!(outcome.principal.name, "we,ird=name");
         if mech != "PLAIN" {
             assert!(transcript[0].starts_with(b"n,,n=we=2Cird=3Dname,r="));
@@ -64,12 +76,18 @@ fn escaped_usernames_and_non_ascii_passwords() {
 fn plain_authzid_equal_to_username_is_accepted_and_other_is_refused() {
     let cred = Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap());
     let servers = servers();
-    let mut c = ClientAuthenticator::new(Box::new(PlainClient::new(cred.clone()).with_authzid("alice").unwrap()));
+    let mut c = ClientAuthenticator::new(Box::new(
+        PlainClient::new(cred.clone())
+            .with_authzid("alice")
+            .unwrap(),
+    ));
     let (outcome, t) = exchange(&mut c, &mut servers.server("PLAIN").unwrap()).unwrap();
     assert_eq!(t[0], b"alice\0alice\0alice-secret");
     assert_eq!(outcome.principal.name, "alice");
 
-    let mut c = ClientAuthenticator::new(Box::new(PlainClient::new(cred).with_authzid("admin").unwrap()));
+    let mut c = ClientAuthenticator::new(Box::new(
+        PlainClient::new(cred).with_authzid("admin").unwrap(),
+    ));
     let mut s = servers.server("PLAIN").unwrap();
     let err = match exchange(&mut c, &mut s) {
         Err(Failure::Server(e)) => e,
@@ -109,12 +127,18 @@ fn unknown_users_fail_like_kafka() {
     let servers = servers();
     let clients = clients("mallory", "x");
     // PLAIN: the same disclosed text as a wrong password.
-    let e = match exchange(&mut clients.client("PLAIN").unwrap(), &mut servers.server("PLAIN").unwrap()) {
+    let e = match exchange(
+        &mut clients.client("PLAIN").unwrap(),
+        &mut servers.server("PLAIN").unwrap(),
+    ) {
         Err(Failure::Server(e)) => e,
         other => panic!("{other:?}"),
     };
     assert_eq!(e.code(), ErrorCode::UnknownUser);
-    assert_eq!(e.client_message("PLAIN", false), "Authentication failed: Invalid username or password");
+    assert_eq!(
+        e.client_message("PLAIN", false),
+        "Authentication failed: Invalid username or password"
+    );
     // SCRAM: fails at the first message, generic to the client.
     let mut s = servers.server("SCRAM-SHA-256").unwrap();
     let mut c = clients.client("SCRAM-SHA-256").unwrap();
@@ -139,7 +163,8 @@ impl CredentialLookup for Deferring {
 #[test]
 fn pull_form_stops_and_resumes() {
     let salt = b"pull-salt";
-    let cred = ScramCredential::derive(ScramMechanism::Sha512, b"alice-secret", salt, 4096).unwrap();
+    let cred =
+        ScramCredential::derive(ScramMechanism::Sha512, b"alice-secret", salt, 4096).unwrap();
     for lookup in [None, Some(Arc::new(Deferring) as Arc<dyn CredentialLookup>)] {
         let servers = MechanismRegistry::password_servers(lookup);
         let clients = clients("alice", "alice-secret");
@@ -154,12 +179,21 @@ fn pull_form_stops_and_resumes() {
                 ServerStep::NeedCredential(r) => r,
                 other => panic!("{other:?}"),
             };
-            assert_eq!(req, CredentialRequest { mechanism: mech.into(), username: "alice".into(), token_auth: false });
+            assert_eq!(
+                req,
+                CredentialRequest {
+                    mechanism: mech.into(),
+                    username: "alice".into(),
+                    token_auth: false
+                }
+            );
             assert_eq!(s.state(), ExchangeState::WaitingForCredential);
             // Stepping while a credential is awaited is misuse and changes nothing.
             assert_eq!(s.step(b"x", NOW).unwrap_err().code(), ErrorCode::WrongState);
             assert_eq!(s.state(), ExchangeState::WaitingForCredential);
-            let answer = CredentialAnswer::Found(ServerCredential::scram(cred.clone()).with_expiry_ms(NOW + 5_000));
+            let answer = CredentialAnswer::Found(
+                ServerCredential::scram(cred.clone()).with_expiry_ms(NOW + 5_000),
+            );
             match s.provide_credential(answer, NOW).unwrap() {
                 ServerStep::Done { outcome, .. } => {
                     assert_eq!(mech, "PLAIN", "PLAIN verified against a SCRAM credential");
@@ -173,14 +207,22 @@ fn pull_form_stops_and_resumes() {
                     match s.step(&fin, NOW).unwrap() {
                         ServerStep::Done { message, outcome } => {
                             assert_eq!(outcome.credential_expiry_ms, Some(NOW + 5_000));
-                            assert_eq!(c.step(&message.unwrap(), NOW).unwrap(), ClientStep::Done(None));
+                            assert_eq!(
+                                c.step(&message.unwrap(), NOW).unwrap(),
+                                ClientStep::Done(None)
+                            );
                         }
                         other => panic!("{other:?}"),
                     }
                 }
                 other => panic!("{other:?}"),
             }
-            assert_eq!(s.provide_credential(CredentialAnswer::Unknown, NOW).unwrap_err().code(), ErrorCode::StepAfterDone);
+            assert_eq!(
+                s.provide_credential(CredentialAnswer::Unknown, NOW)
+                    .unwrap_err()
+                    .code(),
+                ErrorCode::StepAfterDone
+            );
         }
     }
 }
@@ -191,7 +233,10 @@ fn pull_form_unknown_and_unavailable() {
     let clients = clients("alice", "alice-secret");
     for (answer, code) in [
         (CredentialAnswer::Unknown, ErrorCode::UnknownUser),
-        (CredentialAnswer::Unavailable("database down".into()), ErrorCode::CredentialLookupFailed),
+        (
+            CredentialAnswer::Unavailable("database down".into()),
+            ErrorCode::CredentialLookupFailed,
+        ),
     ] {
         for mech in ["PLAIN", "SCRAM-SHA-256"] {
             let mut c = clients.client(mech).unwrap();
@@ -200,12 +245,21 @@ fn pull_form_unknown_and_unavailable() {
                 ClientStep::Send(m) | ClientStep::Done(Some(m)) => m,
                 other => panic!("{other:?}"),
             };
-            assert!(matches!(s.step(&first, NOW).unwrap(), ServerStep::NeedCredential(_)));
+            assert!(matches!(
+                s.step(&first, NOW).unwrap(),
+                ServerStep::NeedCredential(_)
+            ));
             let e = s.provide_credential(answer.clone(), NOW).unwrap_err();
             assert_eq!(e.code(), code, "{mech}");
-            assert!(!e.client_message(mech, false).contains("database"), "the host's reason stays with the host");
+            assert!(
+                !e.client_message(mech, false).contains("database"),
+                "the host's reason stays with the host"
+            );
             assert_eq!(s.state(), ExchangeState::Failed);
-            assert_eq!(s.step(b"x", NOW).unwrap_err().code(), ErrorCode::StepAfterFailure);
+            assert_eq!(
+                s.step(b"x", NOW).unwrap_err().code(),
+                ErrorCode::StepAfterFailure
+            );
         }
     }
 }
@@ -216,30 +270,67 @@ fn password_credentials_serve_scram_with_a_fresh_salt() {
     let clients = clients("bob", "bob-pw");
     let mut c = clients.client("SCRAM-SHA-256").unwrap();
     let mut s = servers.server("SCRAM-SHA-256").unwrap();
-    let ClientStep::Send(first) = c.start(NOW).unwrap() else { panic!() };
-    assert!(matches!(s.step(&first, NOW).unwrap(), ServerStep::NeedCredential(_)));
-    let ServerStep::Challenge(ch) = s.provide_credential(CredentialAnswer::Found(ServerCredential::password("bob-pw")), NOW).unwrap() else {
+    let ClientStep::Send(first) = c.start(NOW).unwrap() else {
         panic!()
     };
-    let ClientStep::Send(fin) = c.step(&ch, NOW).unwrap() else { panic!() };
-    let ServerStep::Done { message, outcome } = s.step(&fin, NOW).unwrap() else { panic!() };
-    assert_eq!(c.step(&message.unwrap(), NOW).unwrap(), ClientStep::Done(None));
+    assert!(matches!(
+        s.step(&first, NOW).unwrap(),
+        ServerStep::NeedCredential(_)
+    ));
+    let ServerStep::Challenge(ch) = s
+        .provide_credential(
+            CredentialAnswer::Found(ServerCredential::password("bob-pw")),
+            NOW,
+        )
+        .unwrap()
+    else {
+        panic!()
+    };
+    let ClientStep::Send(fin) = c.step(&ch, NOW).unwrap() else {
+        panic!()
+    };
+    let ServerStep::Done { message, outcome } = s.step(&fin, NOW).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        c.step(&message.unwrap(), NOW).unwrap(),
+        ClientStep::Done(None)
+    );
     assert_eq!(outcome.principal.name, "bob");
 }
 
 #[test]
 fn delegation_token_login_reports_owner_and_expiry() {
     let store = Arc::new(MemoryCredentialStore::new());
-    let hmac = "zDhguo/2PVSfITrhlis6BT+5v3s0Oy7l4jYnltLyE9BvFDBx8qbFztUm7I96FCKkHQ1oIyQ+o0kv3VCkXQdFWA==";
+    let hmac =
+        "zDhguo/2PVSfITrhlis6BT+5v3s0Oy7l4jYnltLyE9BvFDBx8qbFztUm7I96FCKkHQ1oIyQ+o0kv3VCkXQdFWA==";
     for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
         let c = ScramCredential::generate(m, hmac.as_bytes(), 4096, &OsRandom).unwrap();
-        store.set_token("AAECAwQFBgcICQoLDA0ODw", m, ServerCredential::scram(c).with_token_owner("alice").with_expiry_ms(NOW + 86_400_000)).unwrap();
+        store
+            .set_token(
+                "AAECAwQFBgcICQoLDA0ODw",
+                m,
+                ServerCredential::scram(c)
+                    .with_token_owner("alice")
+                    .with_expiry_ms(NOW + 86_400_000),
+            )
+            .unwrap();
     }
     let servers = MechanismRegistry::password_servers(Some(store.clone()));
-    let clients = MechanismRegistry::password_clients(Arc::new(PasswordCredential::delegation_token("AAECAwQFBgcICQoLDA0ODw", hmac).unwrap()));
-    assert_eq!(clients.client_mechanisms(), vec!["SCRAM-SHA-256", "SCRAM-SHA-512"], "no PLAIN for tokens");
+    let clients = MechanismRegistry::password_clients(Arc::new(
+        PasswordCredential::delegation_token("AAECAwQFBgcICQoLDA0ODw", hmac).unwrap(),
+    ));
+    assert_eq!(
+        clients.client_mechanisms(),
+        vec!["SCRAM-SHA-256", "SCRAM-SHA-512"],
+        "no PLAIN for tokens"
+    );
     for mech in ["SCRAM-SHA-256", "SCRAM-SHA-512"] {
-        let (outcome, t) = exchange(&mut clients.client(mech).unwrap(), &mut servers.server(mech).unwrap()).unwrap();
+        let (outcome, t) = exchange(
+            &mut clients.client(mech).unwrap(),
+            &mut servers.server(mech).unwrap(),
+        )
+        .unwrap();
         assert!(t[0].ends_with(b",tokenauth=true"));
         assert_eq!(outcome.principal, Principal::user("alice"));
         assert!(outcome.principal.token_authenticated);
@@ -247,12 +338,20 @@ fn delegation_token_login_reports_owner_and_expiry() {
     }
     // Once the token is gone the same login fails as an unknown token.
     store.remove_token("AAECAwQFBgcICQoLDA0ODw").unwrap();
-    let r = exchange(&mut clients.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap());
+    let r = exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    );
     assert_eq!(r.unwrap_err().code(), ErrorCode::UnknownToken);
     // A token id is not a username: a password login as the token id fails.
     let plain = clients_for_token_id_as_user();
     assert_eq!(
-        exchange(&mut plain.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap()).unwrap_err().code(),
+        exchange(
+            &mut plain.client("SCRAM-SHA-256").unwrap(),
+            &mut servers.server("SCRAM-SHA-256").unwrap()
+        )
+        .unwrap_err()
+        .code(),
         ErrorCode::UnknownUser
     );
 }
@@ -268,7 +367,11 @@ fn user_expiry_is_reported() {
     let servers = MechanismRegistry::password_servers(Some(store));
     let clients = clients("alice", "alice-secret");
     for mech in ["PLAIN", "SCRAM-SHA-256"] {
-        let (o, _) = exchange(&mut clients.client(mech).unwrap(), &mut servers.server(mech).unwrap()).unwrap();
+        let (o, _) = exchange(
+            &mut clients.client(mech).unwrap(),
+            &mut servers.server(mech).unwrap(),
+        )
+        .unwrap();
         assert_eq!(o.credential_expiry_ms, Some(NOW + 42));
     }
 }
@@ -280,10 +383,18 @@ fn reauthentication_with_cached_keys_runs_no_pbkdf2() {
     let clients = MechanismRegistry::password_clients(cred.clone());
     assert_eq!(cred.cached_key_sets(), 0);
     for _ in 0..3 {
-        exchange(&mut clients.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap()).unwrap();
+        exchange(
+            &mut clients.client("SCRAM-SHA-256").unwrap(),
+            &mut servers.server("SCRAM-SHA-256").unwrap(),
+        )
+        .unwrap();
     }
     assert_eq!(cred.cached_key_sets(), 1);
-    exchange(&mut clients.client("SCRAM-SHA-512").unwrap(), &mut servers.server("SCRAM-SHA-512").unwrap()).unwrap();
+    exchange(
+        &mut clients.client("SCRAM-SHA-512").unwrap(),
+        &mut servers.server("SCRAM-SHA-512").unwrap(),
+    )
+    .unwrap();
     assert_eq!(cred.cached_key_sets(), 2);
 }
 
@@ -295,31 +406,67 @@ fn cached_keys_follow_the_server_credential() {
     let servers = MechanismRegistry::password_servers(Some(store.clone()));
     let cred = Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap());
     let clients = MechanismRegistry::password_clients(cred.clone());
-    exchange(&mut clients.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap()).unwrap();
-    store.add_user("alice", "alice-secret", 8192, &OsRandom).unwrap();
-    exchange(&mut clients.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap()).unwrap();
+    exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    )
+    .unwrap();
+    store
+        .add_user("alice", "alice-secret", 8192, &OsRandom)
+        .unwrap();
+    exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    )
+    .unwrap();
     assert_eq!(cred.cached_key_sets(), 1);
     // A password change on the server makes the old credential fail.
     store.add_user("alice", "rotated", 4096, &OsRandom).unwrap();
-    let e = exchange(&mut clients.client("SCRAM-SHA-256").unwrap(), &mut servers.server("SCRAM-SHA-256").unwrap()).unwrap_err();
+    let e = exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    )
+    .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidCredentials);
 }
 
 #[test]
 fn registry_errors() {
     let r = servers();
-    assert_eq!(r.server("GSSAPI").unwrap_err().code(), ErrorCode::UnknownMechanism);
-    assert_eq!(r.client("PLAIN").unwrap_err().code(), ErrorCode::UnknownMechanism);
-    let mut r = MechanismRegistry::new();
-    assert_eq!(r.register_server("lower", || Ok(Box::new(PlainServer::new()))).unwrap_err().code(), ErrorCode::InvalidArgument);
-    assert_eq!(r.register_server("", || Ok(Box::new(PlainServer::new()))).unwrap_err().code(), ErrorCode::InvalidArgument);
     assert_eq!(
-        r.register_server("ABCDEFGHIJKLMNOPQRSTU", || Ok(Box::new(PlainServer::new()))).unwrap_err().code(),
+        r.server("GSSAPI").unwrap_err().code(),
+        ErrorCode::UnknownMechanism
+    );
+    assert_eq!(
+        r.client("PLAIN").unwrap_err().code(),
+        ErrorCode::UnknownMechanism
+    );
+    let mut r = MechanismRegistry::new();
+    assert_eq!(
+        r.register_server("lower", || Ok(Box::new(PlainServer::new())))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        r.register_server("", || Ok(Box::new(PlainServer::new())))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        r.register_server("ABCDEFGHIJKLMNOPQRSTU", || Ok(Box::new(PlainServer::new())))
+            .unwrap_err()
+            .code(),
         ErrorCode::InvalidArgument
     );
     // A factory that builds the wrong mechanism is caught.
-    r.register_server("X-PLAIN", || Ok(Box::new(PlainServer::new()))).unwrap();
-    assert_eq!(r.server("X-PLAIN").unwrap_err().code(), ErrorCode::InvalidConfig);
+    r.register_server("X-PLAIN", || Ok(Box::new(PlainServer::new())))
+        .unwrap();
+    assert_eq!(
+        r.server("X-PLAIN").unwrap_err().code(),
+        ErrorCode::InvalidConfig
+    );
     assert!(r.unregister("X-PLAIN"));
     assert!(!r.unregister("X-PLAIN"));
 }
@@ -328,17 +475,42 @@ fn registry_errors() {
 fn client_misuse_is_reported_not_panicked() {
     let clients = clients("alice", "alice-secret");
     let mut c = clients.client("SCRAM-SHA-256").unwrap();
-    assert_eq!(c.step(b"r=x", NOW).unwrap_err().code(), ErrorCode::WrongState);
+    assert_eq!(
+        c.step(b"r=x", NOW).unwrap_err().code(),
+        ErrorCode::WrongState
+    );
     assert_eq!(c.state(), ExchangeState::NotStarted);
     c.start(NOW).unwrap();
     assert_eq!(c.start(NOW).unwrap_err().code(), ErrorCode::WrongState);
-    assert_eq!(PasswordCredential::new("", "x").unwrap_err().code(), ErrorCode::InvalidArgument);
-    assert_eq!(PasswordCredential::new("a\0b", "x").unwrap_err().code(), ErrorCode::InvalidArgument);
-    let opts = ScramClientOptions { max_iterations: 100, ..Default::default() };
+    assert_eq!(
+        PasswordCredential::new("", "x").unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        PasswordCredential::new("a\0b", "x").unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    let opts = ScramClientOptions {
+        max_iterations: 100,
+        ..Default::default()
+    };
     let cred = Arc::new(PasswordCredential::new("a", "b").unwrap());
-    assert_eq!(ScramClient::new(ScramMechanism::Sha256, cred.clone(), opts).unwrap_err().code(), ErrorCode::InvalidConfig);
-    let opts = ScramClientOptions { fixed_nonce: Some("a,b".into()), ..Default::default() };
-    assert_eq!(ScramClient::new(ScramMechanism::Sha256, cred, opts).unwrap_err().code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        ScramClient::new(ScramMechanism::Sha256, cred.clone(), opts)
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidConfig
+    );
+    let opts = ScramClientOptions {
+        fixed_nonce: Some("a,b".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        ScramClient::new(ScramMechanism::Sha256, cred, opts)
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidArgument
+    );
 }
 
 #[test]
@@ -346,7 +518,11 @@ fn redaction_never_shows_passwords_or_proofs() {
     let servers = servers();
     let clients = clients("alice", "alice-secret");
     for mech in ["PLAIN", "SCRAM-SHA-256"] {
-        let (_, t) = exchange(&mut clients.client(mech).unwrap(), &mut servers.server(mech).unwrap()).unwrap();
+        let (_, t) = exchange(
+            &mut clients.client(mech).unwrap(),
+            &mut servers.server(mech).unwrap(),
+        )
+        .unwrap();
         for (i, m) in t.iter().enumerate() {
             let r = ksasl::mech::redact(mech, m, i % 2 == 0);
             assert!(!r.contains("alice-secret"), "{r}");
@@ -356,7 +532,10 @@ fn redaction_never_shows_passwords_or_proofs() {
             }
         }
         if mech == "PLAIN" {
-            assert_eq!(ksasl::mech::redact(mech, &t[0], true), "\\0alice\\0<redacted>");
+            assert_eq!(
+                ksasl::mech::redact(mech, &t[0], true),
+                "\\0alice\\0<redacted>"
+            );
         }
     }
 }

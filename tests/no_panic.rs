@@ -47,7 +47,10 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn client(mech: &str) -> ClientAuthenticator {
-    let opts = ScramClientOptions { fixed_nonce: Some("cnonce".into()), ..Default::default() };
+    let opts = ScramClientOptions {
+        fixed_nonce: Some("cnonce".into()),
+        ..Default::default()
+    };
     let cred = Arc::new(PasswordCredential::new("alice", "pw").unwrap());
     match ScramMechanism::from_name(mech) {
         Some(m) => ClientAuthenticator::new(Box::new(ScramClient::new(m, cred, opts).unwrap())),

@@ -43,24 +43,42 @@ fn check(what: &str, text: &str) {
 fn rfc_client() -> ClientAuthenticator {
     let cred = Arc::new(PasswordCredential::new("user", PASSWORD).unwrap());
     check("PasswordCredential", &format!("{cred:?}"));
-    let opts = ScramClientOptions { fixed_nonce: Some("rOprNGfwEbeRWgbNEkqO".into()), ..Default::default() };
+    let opts = ScramClientOptions {
+        fixed_nonce: Some("rOprNGfwEbeRWgbNEkqO".into()),
+        ..Default::default()
+    };
     let c = ScramClient::new(ScramMechanism::Sha256, cred, opts).unwrap();
     check("ScramClient", &format!("{c:?}"));
     ClientAuthenticator::new(Box::new(c))
 }
 
 fn rfc_server() -> ServerAuthenticator {
-    let cred = ScramCredential::derive(ScramMechanism::Sha256, PASSWORD.as_bytes(), &STANDARD.decode(SALT).unwrap(), 4096).unwrap();
+    let cred = ScramCredential::derive(
+        ScramMechanism::Sha256,
+        PASSWORD.as_bytes(),
+        &STANDARD.decode(SALT).unwrap(),
+        4096,
+    )
+    .unwrap();
     check("ScramCredential", &format!("{cred:?}"));
     let sc = ServerCredential::scram(cred.clone());
     check("ServerCredential", &format!("{sc:?}"));
-    check("CredentialAnswer", &format!("{:?}", CredentialAnswer::Found(sc)));
-    check("ServerCredential password", &format!("{:?}", ServerCredential::password(PASSWORD)));
+    check(
+        "CredentialAnswer",
+        &format!("{:?}", CredentialAnswer::Found(sc)),
+    );
+    check(
+        "ServerCredential password",
+        &format!("{:?}", ServerCredential::password(PASSWORD)),
+    );
     let store = Arc::new(MemoryCredentialStore::new());
     store.set_scram("user", cred).unwrap();
     store.set_password("user", PASSWORD).unwrap();
     check("MemoryCredentialStore", &format!("{store:?}"));
-    let opts = ScramServerOptions { fixed_nonce: Some("%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0".into()), ..Default::default() };
+    let opts = ScramServerOptions {
+        fixed_nonce: Some("%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0".into()),
+        ..Default::default()
+    };
     let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(ScramMechanism::Sha256, opts)));
     s.set_credential_lookup(Some(store));
     s
@@ -78,19 +96,28 @@ fn successful_exchange_debug_output_is_clean() {
     let mut s = rfc_server();
     let first = c.start(0).unwrap();
     check("client step", &format!("{first:?} {c:?}"));
-    let ClientStep::Send(first) = first else { panic!() };
+    let ClientStep::Send(first) = first else {
+        panic!()
+    };
     let sf = s.step(&first, 0).unwrap();
     check("server step", &format!("{sf:?} {s:?}"));
-    let ServerStep::Challenge(sf) = sf else { panic!() };
+    let ServerStep::Challenge(sf) = sf else {
+        panic!()
+    };
     let fin = c.step(&sf, 0).unwrap();
     check("client final step", &format!("{fin:?} {c:?}"));
     let ClientStep::Send(fin) = fin else { panic!() };
     let done = s.step(&fin, 0).unwrap();
     check("server done", &format!("{done:?} {s:?} {:?}", s.outcome()));
-    let ServerStep::Done { message, .. } = done else { panic!() };
+    let ServerStep::Done { message, .. } = done else {
+        panic!()
+    };
     // The transcript itself is what goes on the wire; its redacted form is clean.
     for (i, m) in [first, sf, fin, message.unwrap()].iter().enumerate() {
-        check("redacted message", &ksasl::mech::redact("SCRAM-SHA-256", m, i % 2 == 0));
+        check(
+            "redacted message",
+            &ksasl::mech::redact("SCRAM-SHA-256", m, i % 2 == 0),
+        );
     }
 }
 
@@ -99,7 +126,9 @@ fn failures_never_leak() {
     // Wrong proof at the server.
     let mut c = rfc_client();
     let mut s = rfc_server();
-    let ClientStep::Send(first) = c.start(0).unwrap() else { panic!() };
+    let ClientStep::Send(first) = c.start(0).unwrap() else {
+        panic!()
+    };
     s.step(&first, 0).unwrap();
     let e = s.step(b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=eHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", 0).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidCredentials);
@@ -109,8 +138,14 @@ fn failures_never_leak() {
     // Wrong server signature at the client.
     let mut c = rfc_client();
     c.start(0).unwrap();
-    c.step(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096", 0).unwrap();
-    let e = c.step(b"v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=", 0).unwrap_err();
+    c.step(
+        b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
+        0,
+    )
+    .unwrap();
+    let e = c
+        .step(b"v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=", 0)
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidServerSignature);
     check_error("wrong signature", &e);
     check("failed client", &format!("{c:?} {:?}", c.last_error()));
@@ -119,7 +154,11 @@ fn failures_never_leak() {
     let store = Arc::new(MemoryCredentialStore::new());
     store.set_password("user", PASSWORD).unwrap();
     let servers = MechanismRegistry::password_servers(Some(store));
-    for msg in [&b"\0user\0pencik"[..], b"user2\0user\0pencil", b"\0user\0pencil\0pencil"] {
+    for msg in [
+        &b"\0user\0pencik"[..],
+        b"user2\0user\0pencil",
+        b"\0user\0pencil\0pencil",
+    ] {
         let mut s = servers.server("PLAIN").unwrap();
         let e = s.step(msg, 0).unwrap_err();
         check_error("plain failure", &e);
@@ -129,9 +168,13 @@ fn failures_never_leak() {
     let ok = s.step(b"\0user\0pencil", 0).unwrap();
     check("plain success", &format!("{ok:?} {s:?}"));
 
-    let mut s = MechanismRegistry::password_servers(None).server("PLAIN").unwrap();
+    let mut s = MechanismRegistry::password_servers(None)
+        .server("PLAIN")
+        .unwrap();
     s.step(b"\0user\0pencil", 0).unwrap();
-    let e = s.provide_credential(CredentialAnswer::Unavailable("db down".into()), 0).unwrap_err();
+    let e = s
+        .provide_credential(CredentialAnswer::Unavailable("db down".into()), 0)
+        .unwrap_err();
     check_error("plain lookup failure", &e);
 
     // Credential string errors.

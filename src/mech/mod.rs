@@ -51,7 +51,11 @@ pub struct Principal {
 impl Principal {
     /// `User:<name>`.
     pub fn user(name: impl Into<String>) -> Self {
-        Principal { principal_type: "User".to_string(), name: name.into(), token_authenticated: false }
+        Principal {
+            principal_type: "User".to_string(),
+            name: name.into(),
+            token_authenticated: false,
+        }
     }
 }
 
@@ -163,7 +167,10 @@ impl fmt::Debug for ServerStep {
             ServerStep::NeedCredential(r) => f.debug_tuple("NeedCredential").field(r).finish(),
             ServerStep::Done { message, outcome } => f
                 .debug_struct("Done")
-                .field("message", &message.as_ref().map(|m| format!("<{} bytes>", m.len())))
+                .field(
+                    "message",
+                    &message.as_ref().map(|m| format!("<{} bytes>", m.len())),
+                )
                 .field("outcome", outcome)
                 .finish(),
         }
@@ -199,9 +206,16 @@ pub trait ServerMechanism: Send {
     /// Evaluates one client message.
     fn step(&mut self, response: &[u8], now_ms: i64) -> Result<MechServerStep>;
     /// Continues after [`MechServerStep::NeedCredential`] with the host's answer.
-    fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> Result<MechServerStep> {
+    fn provide_credential(
+        &mut self,
+        answer: CredentialAnswer,
+        now_ms: i64,
+    ) -> Result<MechServerStep> {
         let _ = (answer, now_ms);
-        Err(Error::new(ErrorCode::WrongState, "this mechanism never asks for a credential"))
+        Err(Error::new(
+            ErrorCode::WrongState,
+            "this mechanism never asks for a credential",
+        ))
     }
 }
 
@@ -222,8 +236,14 @@ pub enum ExchangeState {
 
 fn check_open(state: ExchangeState) -> Result<()> {
     match state {
-        ExchangeState::Done => Err(Error::new(ErrorCode::StepAfterDone, "the exchange is already complete")),
-        ExchangeState::Failed => Err(Error::new(ErrorCode::StepAfterFailure, "the exchange has already failed")),
+        ExchangeState::Done => Err(Error::new(
+            ErrorCode::StepAfterDone,
+            "the exchange is already complete",
+        )),
+        ExchangeState::Failed => Err(Error::new(
+            ErrorCode::StepAfterFailure,
+            "the exchange has already failed",
+        )),
         _ => Ok(()),
     }
 }
@@ -248,14 +268,22 @@ pub struct ClientAuthenticator {
 
 impl fmt::Debug for ClientAuthenticator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientAuthenticator").field("mechanism", &self.mech.name()).field("state", &self.state).finish()
+        f.debug_struct("ClientAuthenticator")
+            .field("mechanism", &self.mech.name())
+            .field("state", &self.state)
+            .finish()
     }
 }
 
 impl ClientAuthenticator {
     /// Wraps a mechanism.
     pub fn new(mech: Box<dyn ClientMechanism>) -> Self {
-        ClientAuthenticator { mech, state: ExchangeState::NotStarted, max_message_size: DEFAULT_MAX_MESSAGE_SIZE, last_error: None }
+        ClientAuthenticator {
+            mech,
+            state: ExchangeState::NotStarted,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            last_error: None,
+        }
     }
 
     /// Sets the largest challenge accepted (default [`DEFAULT_MAX_MESSAGE_SIZE`]).
@@ -287,7 +315,10 @@ impl ClientAuthenticator {
     pub fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
         check_open(self.state)?;
         if self.state != ExchangeState::NotStarted {
-            return Err(Error::new(ErrorCode::WrongState, "the exchange has already started"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "the exchange has already started",
+            ));
         }
         let r = self.mech.start(now_ms);
         self.after(r)
@@ -297,7 +328,10 @@ impl ClientAuthenticator {
     pub fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep> {
         check_open(self.state)?;
         if self.state == ExchangeState::NotStarted {
-            return Err(Error::new(ErrorCode::WrongState, "start must be called before step"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "start must be called before step",
+            ));
         }
         if let Err(e) = check_size(challenge.len(), self.max_message_size) {
             return self.after(Err(e));
@@ -396,7 +430,10 @@ impl ServerAuthenticator {
     pub fn step(&mut self, response: &[u8], now_ms: i64) -> Result<ServerStep> {
         check_open(self.state)?;
         if self.state == ExchangeState::WaitingForCredential {
-            return Err(Error::new(ErrorCode::WrongState, "a credential was requested and has not been provided"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "a credential was requested and has not been provided",
+            ));
         }
         self.now_ms = now_ms;
         if let Err(e) = check_size(response.len(), self.max_message_size) {
@@ -407,10 +444,17 @@ impl ServerAuthenticator {
     }
 
     /// Answers a [`ServerStep::NeedCredential`] and continues the exchange.
-    pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> Result<ServerStep> {
+    pub fn provide_credential(
+        &mut self,
+        answer: CredentialAnswer,
+        now_ms: i64,
+    ) -> Result<ServerStep> {
         check_open(self.state)?;
         if self.state != ExchangeState::WaitingForCredential {
-            return Err(Error::new(ErrorCode::WrongState, "no credential has been requested"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "no credential has been requested",
+            ));
         }
         self.now_ms = now_ms;
         let r = self.mech.provide_credential(answer, now_ms);
@@ -423,7 +467,10 @@ impl ServerAuthenticator {
         let mut answered = 0;
         while let (Ok(MechServerStep::NeedCredential(req)), Some(lookup)) = (&r, &self.lookup) {
             if answered == 8 {
-                r = Err(Error::new(ErrorCode::Internal, "the mechanism keeps asking for credentials"));
+                r = Err(Error::new(
+                    ErrorCode::Internal,
+                    "the mechanism keeps asking for credentials",
+                ));
                 break;
             }
             answered += 1;
@@ -487,13 +534,17 @@ impl fmt::Debug for MechanismRegistry {
 pub fn validate_mechanism_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && name.len() <= 20
-        && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
     if ok {
         Ok(())
     } else {
         Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("invalid SASL mechanism name {name:?}: 1 to 20 characters of A-Z, 0-9, '-' and '_'"),
+            format!(
+                "invalid SASL mechanism name {name:?}: 1 to 20 characters of A-Z, 0-9, '-' and '_'"
+            ),
         ))
     }
 }
@@ -548,7 +599,10 @@ impl MechanismRegistry {
 
     /// A new client exchange for the named mechanism.
     pub fn client(&self, name: &str) -> Result<ClientAuthenticator> {
-        let f = self.clients.get(name).ok_or_else(|| unknown(name, self.client_mechanisms()))?;
+        let f = self
+            .clients
+            .get(name)
+            .ok_or_else(|| unknown(name, self.client_mechanisms()))?;
         let mech = f()?;
         check_factory_name(name, mech.name())?;
         Ok(ClientAuthenticator::new(mech))
@@ -556,7 +610,10 @@ impl MechanismRegistry {
 
     /// A new server exchange for the named mechanism.
     pub fn server(&self, name: &str) -> Result<ServerAuthenticator> {
-        let f = self.servers.get(name).ok_or_else(|| unknown(name, self.server_mechanisms()))?;
+        let f = self
+            .servers
+            .get(name)
+            .ok_or_else(|| unknown(name, self.server_mechanisms()))?;
         let mech = f()?;
         check_factory_name(name, mech.name())?;
         let mut server = ServerAuthenticator::new(mech);
@@ -566,7 +623,13 @@ impl MechanismRegistry {
 }
 
 fn unknown(name: &str, known: Vec<String>) -> Error {
-    Error::new(ErrorCode::UnknownMechanism, format!("SASL mechanism {name:?} is not registered; registered: [{}]", known.join(", ")))
+    Error::new(
+        ErrorCode::UnknownMechanism,
+        format!(
+            "SASL mechanism {name:?} is not registered; registered: [{}]",
+            known.join(", ")
+        ),
+    )
 }
 
 fn check_factory_name(asked: &str, got: &str) -> Result<()> {

@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use crate::credential::{CredentialAnswer, CredentialSecret, PasswordCredential};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{Authenticated, ClientMechanism, ClientStep, CredentialRequest, MechServerStep, ServerMechanism, PLAIN};
+use crate::mech::{
+    Authenticated, ClientMechanism, ClientStep, CredentialRequest, MechServerStep, ServerMechanism,
+    PLAIN,
+};
 use crate::secret::Secret;
 
 /// The PLAIN client: one message, then the server's verdict.
@@ -21,7 +24,10 @@ pub struct PlainClient {
 impl PlainClient {
     /// A client that sends an empty authzid (as Kafka's Java client and librdkafka do).
     pub fn new(credential: Arc<PasswordCredential>) -> Self {
-        PlainClient { credential, authzid: None }
+        PlainClient {
+            credential,
+            authzid: None,
+        }
     }
 
     /// Sends `authzid` as the authorization id (kafka-python sends the username). Kafka
@@ -55,7 +61,10 @@ impl ClientMechanism for PlainClient {
 
     fn step(&mut self, _challenge: &[u8], _now_ms: i64) -> Result<ClientStep> {
         // The wrapper refuses steps once the client is done, and PLAIN is done at start.
-        Err(Error::new(ErrorCode::StepAfterDone, "PLAIN has no challenge to answer"))
+        Err(Error::new(
+            ErrorCode::StepAfterDone,
+            "PLAIN has no challenge to answer",
+        ))
     }
 }
 
@@ -86,49 +95,95 @@ impl ServerMechanism for PlainServer {
 
     fn step(&mut self, response: &[u8], _now_ms: i64) -> Result<MechServerStep> {
         if self.pending.is_some() {
-            return Err(Error::new(ErrorCode::WrongState, "PLAIN server stepped out of order"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "PLAIN server stepped out of order",
+            ));
         }
         // Split on NUL into at most four parts: anything but three is an error.
         let fields: Vec<&[u8]> = response.splitn(4, |&b| b == 0).collect();
         if fields.len() != 3 {
             return Err(Error::new(
                 ErrorCode::InvalidPlainMessage,
-                format!("Invalid SASL/PLAIN response: expected 3 tokens, got {}", fields.len()),
+                format!(
+                    "Invalid SASL/PLAIN response: expected 3 tokens, got {}",
+                    fields.len()
+                ),
             ));
         }
         let text = |b: &[u8], what: &str| {
-            std::str::from_utf8(b)
-                .map(str::to_string)
-                .map_err(|_| Error::new(ErrorCode::InvalidEncoding, format!("the PLAIN {what} is not valid UTF-8")))
+            std::str::from_utf8(b).map(str::to_string).map_err(|_| {
+                Error::new(
+                    ErrorCode::InvalidEncoding,
+                    format!("the PLAIN {what} is not valid UTF-8"),
+                )
+            })
         };
         let authzid = text(fields[0], "authorization id")?;
         let username = text(fields[1], "username")?;
         if std::str::from_utf8(fields[2]).is_err() {
-            return Err(Error::new(ErrorCode::InvalidEncoding, "the PLAIN password is not valid UTF-8"));
+            return Err(Error::new(
+                ErrorCode::InvalidEncoding,
+                "the PLAIN password is not valid UTF-8",
+            ));
         }
         if username.is_empty() {
-            return Err(Error::new(ErrorCode::UsernameNotSpecified, "Authentication failed: username not specified"));
+            return Err(Error::new(
+                ErrorCode::UsernameNotSpecified,
+                "Authentication failed: username not specified",
+            ));
         }
         if fields[2].is_empty() {
-            return Err(Error::new(ErrorCode::PasswordNotSpecified, "Authentication failed: password not specified"));
+            return Err(Error::new(
+                ErrorCode::PasswordNotSpecified,
+                "Authentication failed: password not specified",
+            ));
         }
-        let request = CredentialRequest { mechanism: PLAIN.to_string(), username: username.clone(), token_auth: false };
-        self.pending = Some(Pending { authzid, username, password: Secret::from_slice(fields[2]) });
+        let request = CredentialRequest {
+            mechanism: PLAIN.to_string(),
+            username: username.clone(),
+            token_auth: false,
+        };
+        self.pending = Some(Pending {
+            authzid,
+            username,
+            password: Secret::from_slice(fields[2]),
+        });
         Ok(MechServerStep::NeedCredential(request))
     }
 
-    fn provide_credential(&mut self, answer: CredentialAnswer, _now_ms: i64) -> Result<MechServerStep> {
-        let p = self.pending.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential was requested"))?;
-        let invalid = || Error::disclosed(ErrorCode::InvalidCredentials, "Authentication failed: Invalid username or password");
+    fn provide_credential(
+        &mut self,
+        answer: CredentialAnswer,
+        _now_ms: i64,
+    ) -> Result<MechServerStep> {
+        let p = self
+            .pending
+            .take()
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential was requested"))?;
+        let invalid = || {
+            Error::disclosed(
+                ErrorCode::InvalidCredentials,
+                "Authentication failed: Invalid username or password",
+            )
+        };
         let credential = match answer {
             CredentialAnswer::Found(c) => c,
             // The same text as a wrong password, so the client cannot tell users apart.
             CredentialAnswer::Unknown => {
-                return Err(Error::disclosed(ErrorCode::UnknownUser, "Authentication failed: Invalid username or password"))
+                return Err(Error::disclosed(
+                    ErrorCode::UnknownUser,
+                    "Authentication failed: Invalid username or password",
+                ))
             }
             CredentialAnswer::Unavailable(why) => {
-                return Err(Error::new(ErrorCode::CredentialLookupFailed, format!("credential lookup failed: {why}"))
-                    .with_client_text("Authentication failed: credentials for user could not be verified"))
+                return Err(Error::new(
+                    ErrorCode::CredentialLookupFailed,
+                    format!("credential lookup failed: {why}"),
+                )
+                .with_client_text(
+                    "Authentication failed: credentials for user could not be verified",
+                ))
             }
         };
         if credential.token_owner().is_some() {
@@ -158,7 +213,11 @@ pub(crate) fn redact(message: &[u8]) -> String {
     let fields: Vec<&[u8]> = message.splitn(3, |&b| b == 0).collect();
     match fields.as_slice() {
         [authzid, user, _password] => {
-            format!("{}\\0{}\\0<redacted>", super::printable(authzid), super::printable(user))
+            format!(
+                "{}\\0{}\\0<redacted>",
+                super::printable(authzid),
+                super::printable(user)
+            )
         }
         _ => format!("<{} bytes>", message.len()),
     }

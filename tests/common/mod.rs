@@ -22,7 +22,10 @@ impl Failure {
 
 /// Runs a whole exchange in memory. Returns the outcome and every message in order
 /// (client messages at even positions).
-pub fn exchange(client: &mut ClientAuthenticator, server: &mut ServerAuthenticator) -> Result<(AuthOutcome, Vec<Vec<u8>>), Failure> {
+pub fn exchange(
+    client: &mut ClientAuthenticator,
+    server: &mut ServerAuthenticator,
+) -> Result<(AuthOutcome, Vec<Vec<u8>>), Failure> {
     let mut transcript = Vec::new();
     let (mut to_server, mut client_done) = match client.start(NOW).map_err(Failure::Client)? {
         ClientStep::Send(m) => (m, false),
@@ -49,7 +52,9 @@ pub fn exchange(client: &mut ClientAuthenticator, server: &mut ServerAuthenticat
                 if !client_done {
                     match client.step(&message, NOW).map_err(Failure::Client)? {
                         ClientStep::Done(None) => {}
-                        other => panic!("client did not finish on the server's last message: {other:?}"),
+                        other => {
+                            panic!("client did not finish on the server's last message: {other:?}")
+                        }
                     }
                 }
                 return Ok((outcome, transcript));

@@ -28,7 +28,11 @@ pub struct ScramClientOptions {
 
 impl Default for ScramClientOptions {
     fn default() -> Self {
-        ScramClientOptions { max_iterations: DEFAULT_MAX_ITERATIONS, random: SharedRandom::default(), fixed_nonce: None }
+        ScramClientOptions {
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            random: SharedRandom::default(),
+            fixed_nonce: None,
+        }
     }
 }
 
@@ -49,22 +53,39 @@ pub struct ScramClient {
 
 impl fmt::Debug for ScramClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ScramClient").field("mechanism", &self.mechanism.name()).field("credential", &self.credential).finish()
+        f.debug_struct("ScramClient")
+            .field("mechanism", &self.mechanism.name())
+            .field("credential", &self.credential)
+            .finish()
     }
 }
 
 impl ScramClient {
     /// A client for `mechanism` proving `credential`.
-    pub fn new(mechanism: ScramMechanism, credential: Arc<PasswordCredential>, options: ScramClientOptions) -> Result<Self> {
+    pub fn new(
+        mechanism: ScramMechanism,
+        credential: Arc<PasswordCredential>,
+        options: ScramClientOptions,
+    ) -> Result<Self> {
         if options.max_iterations < MIN_ITERATIONS {
-            return Err(Error::new(ErrorCode::InvalidConfig, format!("max_iterations must be at least {MIN_ITERATIONS}")));
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                format!("max_iterations must be at least {MIN_ITERATIONS}"),
+            ));
         }
         if let Some(n) = &options.fixed_nonce {
             if n.is_empty() || !n.bytes().all(|b| (0x21..=0x7e).contains(&b) && b != b',') {
-                return Err(Error::misuse("a fixed nonce must be non-empty printable ASCII without ','"));
+                return Err(Error::misuse(
+                    "a fixed nonce must be non-empty printable ASCII without ','",
+                ));
             }
         }
-        Ok(ScramClient { mechanism, credential, options, state: State::Initial })
+        Ok(ScramClient {
+            mechanism,
+            credential,
+            options,
+            state: State::Initial,
+        })
     }
 }
 
@@ -78,7 +99,11 @@ impl ClientMechanism for ScramClient {
             Some(n) => n.clone(),
             None => kafka_random_string(self.options.random.0.as_ref())?,
         };
-        let mut bare = format!("n={},r={}", escape_username(self.credential.username()), nonce);
+        let mut bare = format!(
+            "n={},r={}",
+            escape_username(self.credential.username()),
+            nonce
+        );
         if self.credential.is_token() {
             bare.push_str(",tokenauth=true");
         }
@@ -106,20 +131,41 @@ impl ClientMechanism for ScramClient {
                 if first.iterations > self.options.max_iterations {
                     return Err(Error::new(
                         ErrorCode::IterationsTooHigh,
-                        format!("Requested iterations {} is more than this client's maximum {}", first.iterations, self.options.max_iterations),
+                        format!(
+                            "Requested iterations {} is more than this client's maximum {}",
+                            first.iterations, self.options.max_iterations
+                        ),
                     ));
                 }
-                let keys = self.credential.keys(self.mechanism, &first.salt, first.iterations);
+                let keys = self
+                    .credential
+                    .keys(self.mechanism, &first.salt, first.iterations);
                 let m = self.mechanism;
                 let without_proof = ClientFinal::without_proof("n,,", &first.nonce);
                 // The server-first message is ASCII (checked by the parser), so this is exact.
-                let server_first = std::str::from_utf8(challenge).map_err(|_| Error::new(ErrorCode::Internal, "unreachable"))?;
-                let auth_message = [bare.as_bytes(), b",", server_first.as_bytes(), b",", without_proof.as_bytes()];
+                let server_first = std::str::from_utf8(challenge)
+                    .map_err(|_| Error::new(ErrorCode::Internal, "unreachable"))?;
+                let auth_message = [
+                    bare.as_bytes(),
+                    b",",
+                    server_first.as_bytes(),
+                    b",",
+                    without_proof.as_bytes(),
+                ];
                 let stored_key = m.hash(keys.client_key.expose());
                 let signature = Secret::new(m.hmac(&stored_key, &auth_message));
-                let proof = Secret::new(keys.client_key.expose().iter().zip(signature.expose()).map(|(a, b)| a ^ b).collect());
-                let expected_signature = Secret::new(m.hmac(keys.server_key.expose(), &auth_message));
-                let message = format!("{without_proof},p={}", STANDARD.encode(proof.expose())).into_bytes();
+                let proof = Secret::new(
+                    keys.client_key
+                        .expose()
+                        .iter()
+                        .zip(signature.expose())
+                        .map(|(a, b)| a ^ b)
+                        .collect(),
+                );
+                let expected_signature =
+                    Secret::new(m.hmac(keys.server_key.expose(), &auth_message));
+                let message =
+                    format!("{without_proof},p={}", STANDARD.encode(proof.expose())).into_bytes();
                 self.state = State::SentFinal { expected_signature };
                 Ok(ClientStep::Send(message))
             }
@@ -129,12 +175,18 @@ impl ClientMechanism for ScramClient {
                     if expected_signature.ct_eq(&v) {
                         Ok(ClientStep::Done(None))
                     } else {
-                        Err(Error::new(ErrorCode::InvalidServerSignature, "Invalid server signature in server final message"))
+                        Err(Error::new(
+                            ErrorCode::InvalidServerSignature,
+                            "Invalid server signature in server final message",
+                        ))
                     }
                 }
             },
             // The authenticator wrapper never steps before start or after done.
-            State::Initial | State::Done => Err(Error::new(ErrorCode::WrongState, "SCRAM client stepped out of order")),
+            State::Initial | State::Done => Err(Error::new(
+                ErrorCode::WrongState,
+                "SCRAM client stepped out of order",
+            )),
         }
     }
 }

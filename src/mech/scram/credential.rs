@@ -37,36 +37,78 @@ impl ScramCredential {
     /// A credential from its parts. Keys must be as long as the mechanism's hash; the salt
     /// must not be empty; iterations must be positive (logins additionally require at least
     /// 4096).
-    pub fn new(mechanism: ScramMechanism, salt: Vec<u8>, stored_key: Vec<u8>, server_key: Vec<u8>, iterations: u32) -> Result<Self> {
-        let bad = |what: &str| Error::new(ErrorCode::InvalidCredentialFormat, format!("invalid {} credential: {what}", mechanism.name()));
+    pub fn new(
+        mechanism: ScramMechanism,
+        salt: Vec<u8>,
+        stored_key: Vec<u8>,
+        server_key: Vec<u8>,
+        iterations: u32,
+    ) -> Result<Self> {
+        let bad = |what: &str| {
+            Error::new(
+                ErrorCode::InvalidCredentialFormat,
+                format!("invalid {} credential: {what}", mechanism.name()),
+            )
+        };
         if salt.is_empty() {
             return Err(bad("empty salt"));
         }
         if stored_key.len() != mechanism.hash_len() || server_key.len() != mechanism.hash_len() {
-            return Err(bad(&format!("keys must be {} bytes long", mechanism.hash_len())));
+            return Err(bad(&format!(
+                "keys must be {} bytes long",
+                mechanism.hash_len()
+            )));
         }
         if iterations == 0 {
             return Err(bad("iterations must be positive"));
         }
-        Ok(ScramCredential { mechanism, salt, stored_key: Secret::new(stored_key), server_key: Secret::new(server_key), iterations })
+        Ok(ScramCredential {
+            mechanism,
+            salt,
+            stored_key: Secret::new(stored_key),
+            server_key: Secret::new(server_key),
+            iterations,
+        })
     }
 
     /// Derives the credential of `password` for a given salt and iteration count.
-    pub fn derive(mechanism: ScramMechanism, password: &[u8], salt: &[u8], iterations: u32) -> Result<Self> {
+    pub fn derive(
+        mechanism: ScramMechanism,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+    ) -> Result<Self> {
         if iterations < MIN_ITERATIONS {
-            return Err(Error::new(ErrorCode::InvalidArgument, format!("Too few iterations: at least {MIN_ITERATIONS} are required")));
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("Too few iterations: at least {MIN_ITERATIONS} are required"),
+            ));
         }
         if salt.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidArgument, "the salt must not be empty"));
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the salt must not be empty",
+            ));
         }
         let (client_key, server_key) = mechanism.client_and_server_keys(password, salt, iterations);
         let stored_key = mechanism.hash(client_key.expose());
-        ScramCredential::new(mechanism, salt.to_vec(), stored_key, server_key.expose().to_vec(), iterations)
+        ScramCredential::new(
+            mechanism,
+            salt.to_vec(),
+            stored_key,
+            server_key.expose().to_vec(),
+            iterations,
+        )
     }
 
     /// Derives a credential with a fresh random salt made the way Kafka makes them (the
     /// UTF-8 bytes of a random base-36 string).
-    pub fn generate(mechanism: ScramMechanism, password: &[u8], iterations: u32, rng: &dyn RandomSource) -> Result<Self> {
+    pub fn generate(
+        mechanism: ScramMechanism,
+        password: &[u8],
+        iterations: u32,
+        rng: &dyn RandomSource,
+    ) -> Result<Self> {
         let salt = kafka_random_string(rng)?;
         Self::derive(mechanism, password, salt.as_bytes(), iterations)
     }
@@ -76,31 +118,56 @@ impl ScramCredential {
     /// any order.
     pub fn from_kafka_string(mechanism: ScramMechanism, text: &str) -> Result<Self> {
         // The text holds key material: the errors below never quote it.
-        let bad = |why: &str| Error::new(ErrorCode::InvalidCredentialFormat, format!("Credentials not valid: {why}"));
+        let bad = |why: &str| {
+            Error::new(
+                ErrorCode::InvalidCredentialFormat,
+                format!("Credentials not valid: {why}"),
+            )
+        };
         let (mut salt, mut stored, mut server, mut iterations) = (None, None, None, None);
         for part in text.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| bad("every entry must be key=value"))?;
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| bad("every entry must be key=value"))?;
             let slot = match key {
                 "salt" => &mut salt,
                 "stored_key" => &mut stored,
                 "server_key" => &mut server,
                 "iterations" => &mut iterations,
-                _ => return Err(bad("unexpected key; expected salt, stored_key, server_key and iterations")),
+                _ => {
+                    return Err(bad(
+                        "unexpected key; expected salt, stored_key, server_key and iterations",
+                    ))
+                }
             };
             if slot.replace(value).is_some() {
                 return Err(bad("duplicate key"));
             }
         }
-        let (Some(salt), Some(stored), Some(server), Some(iterations)) = (salt, stored, server, iterations) else {
-            return Err(bad("salt, stored_key, server_key and iterations are all required"));
+        let (Some(salt), Some(stored), Some(server), Some(iterations)) =
+            (salt, stored, server, iterations)
+        else {
+            return Err(bad(
+                "salt, stored_key, server_key and iterations are all required",
+            ));
         };
-        let b64 = |v: &str, what: &str| STANDARD.decode(v).map_err(|_| bad(&format!("{what} is not valid base64")));
+        let b64 = |v: &str, what: &str| {
+            STANDARD
+                .decode(v)
+                .map_err(|_| bad(&format!("{what} is not valid base64")))
+        };
         let iterations: u32 = iterations
             .parse()
             .ok()
             .filter(|i| *i > 0 && iterations.bytes().all(|b| b.is_ascii_digit()))
             .ok_or_else(|| bad("iterations must be a positive integer"))?;
-        ScramCredential::new(mechanism, b64(salt, "salt")?, b64(stored, "stored_key")?, b64(server, "server_key")?, iterations)
+        ScramCredential::new(
+            mechanism,
+            b64(salt, "salt")?,
+            b64(stored, "stored_key")?,
+            b64(server, "server_key")?,
+            iterations,
+        )
     }
 
     /// Kafka's text form (standard base64 with padding).
@@ -140,8 +207,11 @@ impl ScramCredential {
     /// Whether `password` is the password this credential was derived from (one PBKDF2 run;
     /// the comparison is constant time).
     pub fn verify_password(&self, password: &[u8]) -> bool {
-        let (client_key, _) = self.mechanism.client_and_server_keys(password, &self.salt, self.iterations);
-        self.stored_key.ct_eq(&self.mechanism.hash(client_key.expose()))
+        let (client_key, _) =
+            self.mechanism
+                .client_and_server_keys(password, &self.salt, self.iterations);
+        self.stored_key
+            .ct_eq(&self.mechanism.hash(client_key.expose()))
     }
 }
 
@@ -154,7 +224,8 @@ mod tests {
     #[test]
     fn rfc7677_credential_round_trips_through_kafka_string() {
         let salt = STANDARD.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
-        let derived = ScramCredential::derive(ScramMechanism::Sha256, b"pencil", &salt, 4096).unwrap();
+        let derived =
+            ScramCredential::derive(ScramMechanism::Sha256, b"pencil", &salt, 4096).unwrap();
         assert_eq!(derived.to_kafka_string(), RFC_KAFKA);
         let parsed = ScramCredential::from_kafka_string(ScramMechanism::Sha256, RFC_KAFKA).unwrap();
         assert_eq!(parsed, derived);

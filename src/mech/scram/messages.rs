@@ -52,10 +52,17 @@ pub(crate) enum ServerFinal {
 }
 
 fn ascii_text<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| Error::new(ErrorCode::InvalidEncoding, format!("{what} is not valid UTF-8")))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        Error::new(
+            ErrorCode::InvalidEncoding,
+            format!("{what} is not valid UTF-8"),
+        )
+    })?;
     if !text.is_ascii() {
-        return Err(Error::new(ErrorCode::InvalidEncoding, format!("{what} holds non-ASCII characters")));
+        return Err(Error::new(
+            ErrorCode::InvalidEncoding,
+            format!("{what} holds non-ASCII characters"),
+        ));
     }
     Ok(text)
 }
@@ -68,8 +75,15 @@ fn nonce(attr: Option<&str>, what: &str) -> Result<String> {
     let value = attr
         .and_then(|a| a.strip_prefix("r="))
         .ok_or_else(|| Error::malformed(format!("{what}: expected the nonce attribute r= here")))?;
-    if value.is_empty() || !value.bytes().all(|b| (0x21..=0x7e).contains(&b) && b != b',') {
-        return Err(Error::new(ErrorCode::InvalidNonce, format!("{what}: the nonce is empty or not printable ASCII")));
+    if value.is_empty()
+        || !value
+            .bytes()
+            .all(|b| (0x21..=0x7e).contains(&b) && b != b',')
+    {
+        return Err(Error::new(
+            ErrorCode::InvalidNonce,
+            format!("{what}: the nonce is empty or not printable ASCII"),
+        ));
     }
     Ok(value.to_string())
 }
@@ -78,28 +92,49 @@ fn base64_attr(attr: Option<&str>, prefix: &str, what: &str) -> Result<Vec<u8>> 
     let value = attr
         .and_then(|a| a.strip_prefix(prefix))
         .ok_or_else(|| Error::malformed(format!("{what}: expected the attribute {prefix} here")))?;
-    let decoded = STANDARD
-        .decode(value)
-        .map_err(|_| Error::new(ErrorCode::InvalidBase64, format!("{what}: attribute {prefix} is not valid base64")))?;
+    let decoded = STANDARD.decode(value).map_err(|_| {
+        Error::new(
+            ErrorCode::InvalidBase64,
+            format!("{what}: attribute {prefix} is not valid base64"),
+        )
+    })?;
     Ok(decoded)
 }
 
 fn extension(attr: &str, what: &str) -> Result<(String, String)> {
-    let (name, value) = attr
-        .split_once('=')
-        .ok_or_else(|| Error::new(ErrorCode::InvalidExtension, format!("{what}: extension without '='")))?;
+    let (name, value) = attr.split_once('=').ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidExtension,
+            format!("{what}: extension without '='"),
+        )
+    })?;
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return Err(Error::new(ErrorCode::InvalidExtension, format!("{what}: invalid extension name")));
+        return Err(Error::new(
+            ErrorCode::InvalidExtension,
+            format!("{what}: invalid extension name"),
+        ));
     }
     if !is_value(value) {
-        return Err(Error::new(ErrorCode::InvalidExtension, format!("{what}: invalid value for extension {name}")));
+        return Err(Error::new(
+            ErrorCode::InvalidExtension,
+            format!("{what}: invalid value for extension {name}"),
+        ));
     }
     Ok((name.to_string(), value.to_string()))
 }
 
 fn saslname(value: &str, what: &str) -> Result<String> {
-    let bad = || Error::new(ErrorCode::InvalidUsername, format!("{what}: invalid username"));
-    if value.is_empty() || !value.bytes().all(|b| (0x01..=0x7f).contains(&b) && b != b',') {
+    let bad = || {
+        Error::new(
+            ErrorCode::InvalidUsername,
+            format!("{what}: invalid username"),
+        )
+    };
+    if value.is_empty()
+        || !value
+            .bytes()
+            .all(|b| (0x01..=0x7f).contains(&b) && b != b',')
+    {
         return Err(bad());
     }
     unescape_username(value).ok_or_else(bad)
@@ -111,16 +146,32 @@ impl ClientFirst {
         if bytes.is_empty() {
             return Err(Error::malformed("empty client-first message"));
         }
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| Error::new(ErrorCode::InvalidEncoding, "client-first message is not valid UTF-8"))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| {
+            Error::new(
+                ErrorCode::InvalidEncoding,
+                "client-first message is not valid UTF-8",
+            )
+        })?;
         let parts: Vec<&str> = text.split(',').collect();
         match parts[0] {
             "n" => {}
-            "y" => return Err(Error::new(ErrorCode::UnsupportedChannelBinding, "channel binding (gs2 flag y) is not supported")),
-            p if p.starts_with("p=") => {
-                return Err(Error::new(ErrorCode::UnsupportedChannelBinding, "channel binding (gs2 flag p=) is not supported"))
+            "y" => {
+                return Err(Error::new(
+                    ErrorCode::UnsupportedChannelBinding,
+                    "channel binding (gs2 flag y) is not supported",
+                ))
             }
-            _ => return Err(Error::malformed("client-first message must start with the gs2 flag n")),
+            p if p.starts_with("p=") => {
+                return Err(Error::new(
+                    ErrorCode::UnsupportedChannelBinding,
+                    "channel binding (gs2 flag p=) is not supported",
+                ))
+            }
+            _ => {
+                return Err(Error::malformed(
+                    "client-first message must start with the gs2 flag n",
+                ))
+            }
         }
         if parts.len() < 4 {
             return Err(Error::malformed("truncated client-first message"));
@@ -129,7 +180,11 @@ impl ClientFirst {
             "" => None,
             a => match a.strip_prefix("a=") {
                 Some(name) => Some(saslname(name, "authorization id")?),
-                None => return Err(Error::malformed("client-first message: bad gs2 authorization id")),
+                None => {
+                    return Err(Error::malformed(
+                        "client-first message: bad gs2 authorization id",
+                    ))
+                }
             },
         };
         // Kafka tolerates (and ignores) a reserved m= attribute before n=.
@@ -140,11 +195,16 @@ impl ClientFirst {
         let user = parts
             .get(i)
             .and_then(|p| p.strip_prefix("n="))
-            .ok_or_else(|| Error::malformed("client-first message: expected the username attribute n= here"))?;
+            .ok_or_else(|| {
+                Error::malformed("client-first message: expected the username attribute n= here")
+            })?;
         // Non-ASCII in the username is a username problem, not an encoding one.
         let username = saslname(user, WHAT)?;
         let nonce = nonce(parts.get(i + 1).copied(), WHAT)?;
-        let extensions = parts[i + 2..].iter().map(|p| extension(p, WHAT)).collect::<Result<Vec<_>>>()?;
+        let extensions = parts[i + 2..]
+            .iter()
+            .map(|p| extension(p, WHAT))
+            .collect::<Result<Vec<_>>>()?;
         let gs2_len = parts[0].len() + parts[1].len() + 2;
         Ok(ClientFirst {
             gs2_header: text[..gs2_len].to_string(),
@@ -159,7 +219,9 @@ impl ClientFirst {
     /// Whether the client asked for delegation-token authentication (Kafka: the value
     /// parses as the boolean true, case-insensitively).
     pub(crate) fn token_auth(&self) -> bool {
-        self.extensions.iter().any(|(k, v)| k == "tokenauth" && v.eq_ignore_ascii_case("true"))
+        self.extensions
+            .iter()
+            .any(|(k, v)| k == "tokenauth" && v.eq_ignore_ascii_case("true"))
     }
 }
 
@@ -186,17 +248,29 @@ impl ServerFirst {
         if salt.is_empty() {
             return Err(Error::malformed("server-first message: empty salt"));
         }
-        let digits = parts[i + 2]
-            .strip_prefix("i=")
-            .ok_or_else(|| Error::malformed("server-first message: expected the iteration count i= here"))?;
+        let digits = parts[i + 2].strip_prefix("i=").ok_or_else(|| {
+            Error::malformed("server-first message: expected the iteration count i= here")
+        })?;
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(Error::malformed("server-first message: the iteration count is not a number"));
+            return Err(Error::malformed(
+                "server-first message: the iteration count is not a number",
+            ));
         }
-        let iterations = digits.trim_start_matches('0').parse::<u32>().unwrap_or(if digits.bytes().all(|b| b == b'0') { 0 } else { u32::MAX });
+        let iterations = digits.trim_start_matches('0').parse::<u32>().unwrap_or(
+            if digits.bytes().all(|b| b == b'0') {
+                0
+            } else {
+                u32::MAX
+            },
+        );
         for p in &parts[i + 3..] {
             extension(p, WHAT)?;
         }
-        Ok(ServerFirst { nonce, salt, iterations })
+        Ok(ServerFirst {
+            nonce,
+            salt,
+            iterations,
+        })
     }
 
     pub(crate) fn format(nonce: &str, salt: &[u8], iterations: u32) -> String {
@@ -223,7 +297,12 @@ impl ClientFinal {
         }
         let proof = base64_attr(Some(parts[last]), "p=", WHAT)?;
         let without_proof = text[..text.len() - parts[last].len() - 1].to_string();
-        Ok(ClientFinal { channel_binding, nonce, proof, without_proof })
+        Ok(ClientFinal {
+            channel_binding,
+            nonce,
+            proof,
+            without_proof,
+        })
     }
 
     pub(crate) fn without_proof(channel_binding_header: &str, nonce: &str) -> String {
@@ -241,7 +320,9 @@ impl ServerFinal {
         let parts: Vec<&str> = text.split(',').collect();
         if let Some(e) = parts[0].strip_prefix("e=") {
             if parts.len() != 1 || e.contains('=') {
-                return Err(Error::malformed("server-final message: malformed server error"));
+                return Err(Error::malformed(
+                    "server-final message: malformed server error",
+                ));
             }
             return Ok(ServerFinal::Error(e.to_string()));
         }
@@ -258,13 +339,22 @@ impl ServerFinal {
 }
 
 fn server_error(e: &str) -> Error {
-    Error::new(ErrorCode::ServerReportedError, format!("the server reported a SCRAM error: {}", super::super::printable(e.as_bytes())))
+    Error::new(
+        ErrorCode::ServerReportedError,
+        format!(
+            "the server reported a SCRAM error: {}",
+            super::super::printable(e.as_bytes())
+        ),
+    )
 }
 
 pub(crate) fn server_final_error(mechanism: &str, e: &str) -> Error {
     Error::new(
         ErrorCode::ServerReportedError,
-        format!("Sasl authentication using {mechanism} failed with error: {}", super::super::printable(e.as_bytes())),
+        format!(
+            "Sasl authentication using {mechanism} failed with error: {}",
+            super::super::printable(e.as_bytes())
+        ),
     )
 }
 
@@ -286,10 +376,28 @@ mod tests {
     #[test]
     fn server_first_iterations() {
         let s = ServerFirst::parse(b"r=ab,s=QQ==,i=4096,x=y").unwrap();
-        assert_eq!((s.nonce.as_str(), s.salt.as_slice(), s.iterations), ("ab", &b"A"[..], 4096));
-        assert_eq!(ServerFirst::parse(b"r=ab,s=QQ==,i=99999999999999999999").unwrap().iterations, u32::MAX);
-        assert_eq!(ServerFirst::parse(b"r=ab,s=QQ==,i=0000").unwrap().iterations, 0);
-        assert_eq!(ServerFirst::parse(b"m=q,r=ab,s=QQ==,i=00010").unwrap().iterations, 10);
+        assert_eq!(
+            (s.nonce.as_str(), s.salt.as_slice(), s.iterations),
+            ("ab", &b"A"[..], 4096)
+        );
+        assert_eq!(
+            ServerFirst::parse(b"r=ab,s=QQ==,i=99999999999999999999")
+                .unwrap()
+                .iterations,
+            u32::MAX
+        );
+        assert_eq!(
+            ServerFirst::parse(b"r=ab,s=QQ==,i=0000")
+                .unwrap()
+                .iterations,
+            0
+        );
+        assert_eq!(
+            ServerFirst::parse(b"m=q,r=ab,s=QQ==,i=00010")
+                .unwrap()
+                .iterations,
+            10
+        );
     }
 
     #[test]

@@ -80,7 +80,8 @@ impl ScramMechanism {
     /// HMAC(key, parts concatenated).
     pub(crate) fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
         fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-            let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");
+            let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key)
+                .expect("HMAC accepts keys of any length");
             for p in parts {
                 mac.update(p);
             }
@@ -92,18 +93,27 @@ impl ScramMechanism {
         }
     }
 
-    /// SaltedPassword = Hi(password, salt, i), i.e. PBKDF2-HMAC.
-    pub(crate) fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Secret {
+    /// SaltedPassword = Hi(password, salt, i), i.e. PBKDF2-HMAC with this hash.
+    pub fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Secret {
         let mut out = vec![0u8; self.hash_len()];
         match self {
-            ScramMechanism::Sha256 => pbkdf2::pbkdf2_hmac::<Sha256>(password, salt, iterations, &mut out),
-            ScramMechanism::Sha512 => pbkdf2::pbkdf2_hmac::<Sha512>(password, salt, iterations, &mut out),
+            ScramMechanism::Sha256 => {
+                pbkdf2::pbkdf2_hmac::<Sha256>(password, salt, iterations, &mut out)
+            }
+            ScramMechanism::Sha512 => {
+                pbkdf2::pbkdf2_hmac::<Sha512>(password, salt, iterations, &mut out)
+            }
         }
         Secret::new(out)
     }
 
     /// (ClientKey, ServerKey) for a password.
-    pub(crate) fn client_and_server_keys(self, password: &[u8], salt: &[u8], iterations: u32) -> (Secret, Secret) {
+    pub(crate) fn client_and_server_keys(
+        self,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+    ) -> (Secret, Secret) {
         let salted = self.salted_password(password, salt, iterations);
         let client_key = Secret::new(self.hmac(salted.expose(), &[b"Client Key"]));
         let server_key = Secret::new(self.hmac(salted.expose(), &[b"Server Key"]));
@@ -165,6 +175,9 @@ mod tests {
     fn redaction_hides_proofs() {
         let r = redact(b"c=biws,r=abc,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=");
         assert_eq!(r, "c=biws,r=abc,p=<redacted>");
-        assert_eq!(redact(b"r=abc,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"), "r=abc,s=<redacted>,i=4096");
+        assert_eq!(
+            redact(b"r=abc,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
+            "r=abc,s=<redacted>,i=4096"
+        );
     }
 }

@@ -44,19 +44,38 @@ pub struct ScramServer {
 impl ScramServer {
     /// A server for `mechanism`.
     pub fn new(mechanism: ScramMechanism, options: ScramServerOptions) -> Self {
-        ScramServer { mechanism, options, state: State::Initial }
+        ScramServer {
+            mechanism,
+            options,
+            state: State::Initial,
+        }
     }
 
-    fn first_reply(&mut self, first: ClientFirst, answer: CredentialAnswer) -> Result<MechServerStep> {
+    fn first_reply(
+        &mut self,
+        first: ClientFirst,
+        answer: CredentialAnswer,
+    ) -> Result<MechServerStep> {
         let token_auth = first.token_auth();
         let credential = match answer {
             CredentialAnswer::Found(c) => c,
             CredentialAnswer::Unknown if token_auth => {
-                return Err(Error::new(ErrorCode::UnknownToken, "Token Authentication failed: Invalid tokenId"))
+                return Err(Error::new(
+                    ErrorCode::UnknownToken,
+                    "Token Authentication failed: Invalid tokenId",
+                ))
             }
-            CredentialAnswer::Unknown => return Err(Error::new(ErrorCode::UnknownUser, "Authentication failed: Invalid user credentials")),
+            CredentialAnswer::Unknown => {
+                return Err(Error::new(
+                    ErrorCode::UnknownUser,
+                    "Authentication failed: Invalid user credentials",
+                ))
+            }
             CredentialAnswer::Unavailable(why) => {
-                return Err(Error::new(ErrorCode::CredentialLookupFailed, format!("credential lookup failed: {why}")))
+                return Err(Error::new(
+                    ErrorCode::CredentialLookupFailed,
+                    format!("credential lookup failed: {why}"),
+                ))
             }
         };
         if let Some(authzid) = &first.authzid {
@@ -74,7 +93,12 @@ impl ScramServer {
                 who.extensions.insert("tokenauth".into(), "true".into());
                 who
             }
-            (true, None) => return Err(Error::new(ErrorCode::UnknownToken, "Token Authentication failed: the credential is not a token's")),
+            (true, None) => {
+                return Err(Error::new(
+                    ErrorCode::UnknownToken,
+                    "Token Authentication failed: the credential is not a token's",
+                ))
+            }
             (false, Some(_)) => {
                 return Err(Error::new(
                     ErrorCode::CredentialMechanismMismatch,
@@ -89,14 +113,21 @@ impl ScramServer {
                 if c.mechanism() != self.mechanism {
                     return Err(Error::new(
                         ErrorCode::CredentialMechanismMismatch,
-                        format!("a {} credential cannot serve {}", c.mechanism().name(), self.mechanism.name()),
+                        format!(
+                            "a {} credential cannot serve {}",
+                            c.mechanism().name(),
+                            self.mechanism.name()
+                        ),
                     ));
                 }
                 c.clone()
             }
-            CredentialSecret::Password(p) => {
-                ScramCredential::generate(self.mechanism, p.expose(), MIN_ITERATIONS, self.options.random.0.as_ref())?
-            }
+            CredentialSecret::Password(p) => ScramCredential::generate(
+                self.mechanism,
+                p.expose(),
+                MIN_ITERATIONS,
+                self.options.random.0.as_ref(),
+            )?,
         };
         if scram.iterations() < MIN_ITERATIONS {
             return Err(Error::new(
@@ -125,25 +156,50 @@ impl ScramServer {
     fn final_reply(&mut self, p: Pending, response: &[u8]) -> Result<MechServerStep> {
         let fin = ClientFinal::parse(response)?;
         if fin.nonce != p.nonce {
-            return Err(Error::new(ErrorCode::NonceMismatch, "Invalid client nonce in the final client message."));
+            return Err(Error::new(
+                ErrorCode::NonceMismatch,
+                "Invalid client nonce in the final client message.",
+            ));
         }
         if fin.channel_binding != p.first.gs2_header.as_bytes() {
-            return Err(Error::malformed("the channel binding attribute does not repeat the GS2 header"));
+            return Err(Error::malformed(
+                "the channel binding attribute does not repeat the GS2 header",
+            ));
         }
         let m = self.mechanism;
         if fin.proof.len() != m.hash_len() {
-            return Err(Error::new(ErrorCode::InvalidCredentials, "Invalid client credentials"));
+            return Err(Error::new(
+                ErrorCode::InvalidCredentials,
+                "Invalid client credentials",
+            ));
         }
-        let auth_message =
-            [p.first.bare.as_bytes(), b",", p.server_first.as_bytes(), b",", fin.without_proof.as_bytes()];
+        let auth_message = [
+            p.first.bare.as_bytes(),
+            b",",
+            p.server_first.as_bytes(),
+            b",",
+            fin.without_proof.as_bytes(),
+        ];
         let signature = Secret::new(m.hmac(p.stored_key.expose(), &auth_message));
-        let client_key = Secret::new(fin.proof.iter().zip(signature.expose()).map(|(a, b)| a ^ b).collect());
+        let client_key = Secret::new(
+            fin.proof
+                .iter()
+                .zip(signature.expose())
+                .map(|(a, b)| a ^ b)
+                .collect(),
+        );
         if !ct_eq(&m.hash(client_key.expose()), p.stored_key.expose()) {
-            return Err(Error::new(ErrorCode::InvalidCredentials, "Invalid client credentials"));
+            return Err(Error::new(
+                ErrorCode::InvalidCredentials,
+                "Invalid client credentials",
+            ));
         }
         let verifier = m.hmac(p.server_key.expose(), &auth_message);
         self.state = State::Done;
-        Ok(MechServerStep::Done(Some(ServerFinal::format(&verifier).into_bytes()), p.identity))
+        Ok(MechServerStep::Done(
+            Some(ServerFinal::format(&verifier).into_bytes()),
+            p.identity,
+        ))
     }
 }
 
@@ -165,15 +221,24 @@ impl ServerMechanism for ScramServer {
                 Ok(MechServerStep::NeedCredential(request))
             }
             State::SentFirst(p) => self.final_reply(*p, response),
-            State::WaitingForCredential(_) | State::Done => Err(Error::new(ErrorCode::WrongState, "SCRAM server stepped out of order")),
+            State::WaitingForCredential(_) | State::Done => Err(Error::new(
+                ErrorCode::WrongState,
+                "SCRAM server stepped out of order",
+            )),
         }
     }
 
-    fn provide_credential(&mut self, answer: CredentialAnswer, _now_ms: i64) -> Result<MechServerStep> {
+    fn provide_credential(
+        &mut self,
+        answer: CredentialAnswer,
+        _now_ms: i64,
+    ) -> Result<MechServerStep> {
         match std::mem::replace(&mut self.state, State::Done) {
             State::WaitingForCredential(first) => self.first_reply(first, answer),
-            _ => Err(Error::new(ErrorCode::WrongState, "no credential was requested")),
+            _ => Err(Error::new(
+                ErrorCode::WrongState,
+                "no credential was requested",
+            )),
         }
     }
 }
-
