@@ -28,10 +28,14 @@ $(VENV)/.installed: tests/interop/requirements.txt
 test-interop: $(VENV)/.installed
 	$(CARGO) build --quiet --example stdio_peer
 	KSASL_STDIO_PEER=target/debug/examples/stdio_peer $(PY) -m pytest -q tests/interop
+	# Fresh keys and tokens from PyJWT on every run, validated by the Rust OAUTHBEARER tests.
+	mkdir -p target
+	$(PY) tests/vectors/gen_jwt.py > target/jwt-fresh.json
+	KSASL_JWT_VECTORS=target/jwt-fresh.json $(CARGO) test --quiet --test oauthbearer
 
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib in the same run for comparison.
 bench: $(VENV)/.installed
-	$(CARGO) bench --bench scram -- --noplot
+	$(CARGO) bench --bench scram --bench oauthbearer -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
 
 clean:

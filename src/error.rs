@@ -134,6 +134,38 @@ error_codes! {
     PasswordNotSpecified = 305, "PASSWORD_NOT_SPECIFIED" => Authentication,
     /// A delegation token id (`tokenauth=true`) is not known.
     UnknownToken = 306, "UNKNOWN_TOKEN" => Authentication,
+    /// The server reported that authentication failed (client side; the server's text and,
+    /// for OAUTHBEARER, its `status`, `scope` and `openid-configuration` are in the details).
+    ServerRejectedAuthentication = 307, "SERVER_REJECTED_AUTHENTICATION" => Authentication,
+    /// The token's `exp` has passed (allowing for clock skew).
+    TokenExpired = 308, "TOKEN_EXPIRED" => Authentication,
+    /// The token is not valid yet (`nbf`, or for unsecured tokens `iat`, in the future).
+    TokenNotYetValid = 309, "TOKEN_NOT_YET_VALID" => Authentication,
+    /// The token's issuer is not the expected one.
+    TokenInvalidIssuer = 310, "TOKEN_INVALID_ISSUER" => Authentication,
+    /// The token's audience holds none of the expected audiences.
+    TokenInvalidAudience = 311, "TOKEN_INVALID_AUDIENCE" => Authentication,
+    /// A required claim (subject, `exp`, `iat`) is missing or blank.
+    TokenMissingClaim = 312, "TOKEN_MISSING_CLAIM" => Authentication,
+    /// A claim has the wrong type or an impossible value.
+    TokenInvalidClaim = 313, "TOKEN_INVALID_CLAIM" => Authentication,
+    /// No key of the JWKS matches the token's `kid`: the host should refetch the JWKS.
+    TokenUnknownKey = 314, "TOKEN_UNKNOWN_KEY" => Authentication,
+    /// The token's signature does not verify.
+    TokenBadSignature = 315, "TOKEN_BAD_SIGNATURE" => Authentication,
+    /// The token's algorithm is not allowed (`none` on the signed path, HMAC without a
+    /// configured secret, an algorithm the key cannot serve).
+    TokenAlgorithmRefused = 316, "TOKEN_ALGORITHM_REFUSED" => Authentication,
+    /// The token is not a well-formed JWT (parts, base64, JSON, header without `alg`).
+    TokenMalformed = 317, "TOKEN_MALFORMED" => Authentication,
+    /// The token is larger than the validator accepts.
+    TokenTooLarge = 318, "TOKEN_TOO_LARGE" => Authentication,
+    /// The token lacks a required scope.
+    InsufficientScope = 319, "INSUFFICIENT_SCOPE" => Authentication,
+    /// The server's extension validator refused some SASL extensions.
+    InvalidExtensions = 320, "INVALID_EXTENSIONS" => Authentication,
+    /// A host-supplied validator rejected the token.
+    TokenRejected = 321, "TOKEN_REJECTED" => Authentication,
 
     /// A credential string or record cannot be parsed.
     InvalidCredentialFormat = 400, "INVALID_CREDENTIAL_FORMAT" => Credential,
@@ -172,6 +204,7 @@ pub struct Error {
     code: ErrorCode,
     message: String,
     client_text: Option<String>,
+    details: Vec<(String, String)>,
 }
 
 /// The library's result type.
@@ -184,6 +217,7 @@ impl Error {
             code,
             message: message.into(),
             client_text: None,
+            details: Vec::new(),
         }
     }
 
@@ -195,6 +229,7 @@ impl Error {
             code,
             client_text: Some(message.clone()),
             message,
+            details: Vec::new(),
         }
     }
 
@@ -203,6 +238,25 @@ impl Error {
     pub fn with_client_text(mut self, text: impl Into<String>) -> Self {
         self.client_text = Some(text.into());
         self
+    }
+
+    /// Adds a structured detail (for example the OAUTHBEARER `status` a server sent).
+    pub fn with_detail(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.details.push((key.into(), value.into()));
+        self
+    }
+
+    /// Structured details, in the order they were added.
+    pub fn details(&self) -> &[(String, String)] {
+        &self.details
+    }
+
+    /// One structured detail.
+    pub fn detail(&self, key: &str) -> Option<&str> {
+        self.details
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The stable code.

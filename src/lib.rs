@@ -1,7 +1,7 @@
 //! # ksasl
 //!
-//! Sans-IO SASL authentication for Apache Kafka clients, brokers and proxies: PLAIN and
-//! SCRAM-SHA-256/512 client and server authenticators that are byte- and
+//! Sans-IO SASL authentication for Apache Kafka clients, brokers and proxies: PLAIN,
+//! SCRAM-SHA-256/512 and OAUTHBEARER client and server authenticators that are byte- and
 //! behaviour-compatible with Apache Kafka.
 //!
 //! The core never reads the clock, sleeps, performs I/O or starts threads: the host passes
@@ -56,6 +56,12 @@ pub use credential::{
     PasswordCredential, ServerCredential,
 };
 pub use error::{Error, ErrorCode, ErrorKind, Result};
+pub use mech::oauthbearer::{
+    CachingValidator, ExtensionValidator, JwksValidator, JwtValidatorConfig, OAuthBearerClient,
+    OAuthBearerServer, OAuthBearerToken, SaslExtensions, ServerErrorChallenge, TokenRejection,
+    TokenValidator, UnsecuredTokenBuilder, UnsecuredValidator, UnsecuredValidatorConfig,
+    ValidatedToken,
+};
 pub use mech::plain::{PlainClient, PlainServer};
 pub use mech::scram::{
     ScramClient, ScramClientOptions, ScramCredential, ScramMechanism, ScramServer,
@@ -87,6 +93,15 @@ impl MechanismRegistry {
         }
         r.set_credential_lookup(lookup);
         r
+    }
+
+    /// Registers an OAUTHBEARER server validating tokens with `validator` (wrap it in a
+    /// [`CachingValidator`] to keep verdicts across re-authentications).
+    pub fn register_oauthbearer_server(&mut self, validator: Arc<dyn TokenValidator>) {
+        self.register_server(mech::OAUTHBEARER, move || {
+            Ok(Box::new(OAuthBearerServer::new(validator.clone())))
+        })
+        .expect("valid name");
     }
 
     /// A client registry with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for one credential

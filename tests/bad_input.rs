@@ -42,6 +42,33 @@ enum At {
     PlainFailed,
     /// PLAIN client (complete from its first message).
     PlainClientDone,
+    /// OAUTHBEARER server (unsecured validator), expecting the initial response.
+    Oauth,
+    /// OAUTHBEARER server that has sent its JSON error for an expired token.
+    OauthErrorSent,
+    /// OAUTHBEARER server after success.
+    OauthDone,
+    /// OAUTHBEARER client, expecting the server's verdict.
+    OauthClient,
+    /// OAUTHBEARER client that acknowledged an error challenge.
+    OauthClientAcked,
+    /// OAUTHBEARER client after success.
+    OauthClientDone,
+}
+
+fn oauth_server() -> ServerAuthenticator {
+    let v = UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap();
+    ServerAuthenticator::new(Box::new(OAuthBearerServer::new(Arc::new(v))))
+}
+
+fn oauth_token(now: i64) -> OAuthBearerToken {
+    UnsecuredTokenBuilder::for_principal("alice")
+        .build(now)
+        .unwrap()
+}
+
+fn oauth_first(authzid: &str, token: &str, tail: &str) -> Vec<u8> {
+    format!("n,{authzid},\x01auth=Bearer {token}{tail}").into_bytes()
 }
 
 fn store() -> Arc<MemoryCredentialStore> {
@@ -155,6 +182,40 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
                 _ => {}
             }
             Subject::Server(s)
+        }
+        At::Oauth => Subject::Server(oauth_server()),
+        At::OauthErrorSent | At::OauthDone => {
+            let mut s = oauth_server();
+            let token = if matches!(at, At::OauthDone) {
+                oauth_token(NOW)
+            } else {
+                oauth_token(NOW - 7_200_000)
+            };
+            let first = oauth_first("", token.value(), "\x01\x01");
+            match (at, s.step(&first, NOW).unwrap()) {
+                (At::OauthDone, ServerStep::Done { .. })
+                | (At::OauthErrorSent, ServerStep::Challenge(_)) => {}
+                (_, other) => panic!("{other:?}"),
+            }
+            Subject::Server(s)
+        }
+        At::OauthClient | At::OauthClientAcked | At::OauthClientDone => {
+            let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+                oauth_token(NOW),
+                SaslExtensions::new(),
+            )));
+            c.start(NOW).unwrap();
+            match at {
+                At::OauthClientAcked => assert_eq!(
+                    c.step(br#"{"status":"invalid_token"}"#, NOW).unwrap(),
+                    ClientStep::Send(vec![1])
+                ),
+                At::OauthClientDone => {
+                    assert_eq!(c.step(b"", NOW).unwrap(), ClientStep::Done(None))
+                }
+                _ => {}
+            }
+            Subject::Client(c)
         }
         At::PlainClientDone => {
             let cred = Arc::new(PasswordCredential::new("alice", PASSWORD).unwrap());
@@ -634,7 +695,154 @@ fn cases() -> Vec<(&'static str, At, Vec<u8>, ErrorCode)> {
             E::StepAfterDone,
         ),
     ];
-    c.shrink_to_fit();
+    let tok = oauth_token(NOW);
+    let t = tok.value();
+    let big = vec![b'a'; 1024 * 1024];
+    c.extend([
+        // OAUTHBEARER server, initial response.
+        ("oauth empty", Oauth, b"".to_vec(), E::MalformedMessage),
+        (
+            "oauth gs2 header only",
+            Oauth,
+            b"n,,".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth channel binding",
+            Oauth,
+            format!("y,,\x01auth=Bearer {t}\x01\x01").into_bytes(),
+            E::UnsupportedChannelBinding,
+        ),
+        (
+            "oauth no auth pair",
+            Oauth,
+            b"n,,\x01\x01".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth extension but no auth",
+            Oauth,
+            b"n,,\x01ext=v\x01\x01".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth missing terminator",
+            Oauth,
+            oauth_first("", t, "\x01"),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth no separators",
+            Oauth,
+            oauth_first("", t, ""),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth basic scheme",
+            Oauth,
+            b"n,,\x01auth=Basic dXNlcjpwdw==\x01\x01".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth bearer without token",
+            Oauth,
+            b"n,,\x01auth=Bearer\x01\x01".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth token with a space",
+            Oauth,
+            oauth_first("", "abc def", "\x01\x01"),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth bad extension name",
+            Oauth,
+            oauth_first("", t, "\x01e1=v\x01\x01"),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth extension without =",
+            Oauth,
+            oauth_first("", t, "\x01ext\x01\x01"),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth extension with control char",
+            Oauth,
+            oauth_first("", t, "\x01ext=a\x02b\x01\x01"),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth invalid UTF-8",
+            Oauth,
+            b"n,,\x01auth=Bearer \xff\x01\x01".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth authzid mismatch",
+            Oauth,
+            oauth_first("a=bob", t, "\x01\x01"),
+            E::AuthzidMismatch,
+        ),
+        (
+            "oauth authzid bad escape",
+            Oauth,
+            oauth_first("a=b=ob", t, "\x01\x01"),
+            E::InvalidUsername,
+        ),
+        (
+            "oauth authzid without a=",
+            Oauth,
+            oauth_first("bob", t, "\x01\x01"),
+            E::MalformedMessage,
+        ),
+        ("oauth 1 MiB", Oauth, big.clone(), E::MessageTooLarge),
+        // OAUTHBEARER server after its error challenge.
+        (
+            "oauth error then acknowledgement",
+            OauthErrorSent,
+            vec![0x01],
+            E::TokenExpired,
+        ),
+        (
+            "oauth error then something else",
+            OauthErrorSent,
+            b"x".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth error then empty",
+            OauthErrorSent,
+            b"".to_vec(),
+            E::MalformedMessage,
+        ),
+        (
+            "oauth step after done",
+            OauthDone,
+            vec![0x01],
+            E::StepAfterDone,
+        ),
+        // OAUTHBEARER client.
+        (
+            "oauth client 1 MiB challenge",
+            OauthClient,
+            big,
+            E::MessageTooLarge,
+        ),
+        (
+            "oauth client challenge after error",
+            OauthClientAcked,
+            b"".to_vec(),
+            E::UnexpectedChallenge,
+        ),
+        (
+            "oauth client step after done",
+            OauthClientDone,
+            b"".to_vec(),
+            E::StepAfterDone,
+        ),
+    ]);
     c
 }
 

@@ -144,3 +144,99 @@ proptest! {
         let _ = ksasl::mech::redact("SCRAM-SHA-256", &bytes, from_client);
     }
 }
+
+fn jwks() -> Arc<JwksValidator> {
+    static V: OnceLock<Arc<JwksValidator>> = OnceLock::new();
+    V.get_or_init(|| {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/vectors/jwt.json"
+        ))
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let val = JwksValidator::new(JwtValidatorConfig::default()).unwrap();
+        val.set_jwks(&v["jwks"].to_string(), 0).unwrap();
+        Arc::new(val)
+    })
+    .clone()
+}
+
+/// Strings shaped like JWTs: three dot-separated base64url-ish parts, sometimes real JSON.
+fn jwtish() -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        "[A-Za-z0-9_+/=-]{0,40}",
+        Just("eyJhbGciOiJub25lIn0".to_string()),
+        Just("eyJhbGciOiJSUzI1NiIsImtpZCI6InJzYS0xIn0".to_string()),
+        Just("eyJhbGciOiJFUzI1NiJ9".to_string()),
+        Just("eyJzdWIiOiJhIiwiZXhwIjo5OTk5OTk5OTk5fQ".to_string()),
+        Just("eyJzdWIiOjEsImV4cCI6IngifQ".to_string()),
+    ];
+    proptest::collection::vec(part, 0..5).prop_map(|p| p.join("."))
+}
+
+fn oauthish() -> impl Strategy<Value = Vec<u8>> {
+    (
+        jwtish(),
+        proptest::collection::vec("[a-zA-Z]{0,6}=[ -~]{0,6}", 0..3),
+        "(a=[a-z=]{0,4})?",
+        proptest::bool::ANY,
+    )
+        .prop_map(|(token, ext, authz, terminated)| {
+            let mut m = format!("n,{authz},\x01auth=Bearer {token}");
+            for e in ext {
+                m.push('\x01');
+                m.push_str(&e);
+            }
+            if terminated {
+                m.push_str("\x01\x01");
+            }
+            m.into_bytes()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn oauthbearer_server_never_panics(first in prop_oneof![any_bytes(), oauthish()], second in any_bytes()) {
+        for validator in [
+            Arc::new(UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap()) as Arc<dyn TokenValidator>,
+            jwks(),
+            Arc::new(CachingValidator::new(jwks(), 4)),
+        ] {
+            let mut s = ServerAuthenticator::new(Box::new(OAuthBearerServer::new(validator)));
+            let r = s.step(&first, NOW);
+            if r.is_err() {
+                prop_assert_eq!(s.state(), ExchangeState::Failed);
+            }
+            let _ = s.step(&second, NOW);
+            let _ = s.step(&[1], NOW);
+        }
+    }
+
+    #[test]
+    fn validators_never_panic(token in jwtish(), now in any::<i64>()) {
+        let _ = UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap().validate(&token, now);
+        let _ = jwks().validate(&token, now);
+    }
+
+    #[test]
+    fn oauthbearer_client_never_panics(challenges in proptest::collection::vec(any_bytes(), 1..4), msg in proptest::option::of("[ -~]{0,40}")) {
+        let token = OAuthBearerToken::new("abc.def.", "alice", NOW).unwrap();
+        let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(token, SaslExtensions::new())));
+        c.start(NOW).unwrap();
+        for ch in &challenges {
+            let _ = c.step(ch, NOW);
+        }
+        let _ = c.server_failed(msg.as_deref());
+        prop_assert_eq!(c.state(), ExchangeState::Failed);
+    }
+
+    #[test]
+    fn jwks_documents_never_panic(doc in "[ -~]{0,200}", kty in "(RSA|EC|OKP|oct|x)", n in "[A-Za-z0-9_-]{0,20}") {
+        let v = JwksValidator::new(JwtValidatorConfig::default()).unwrap();
+        let _ = v.set_jwks(&doc, 0);
+        let _ = v.set_jwks(&format!(r#"{{"keys":[{{"kty":"{kty}","n":"{n}","e":"AQAB","crv":"P-256","x":"{n}","y":"{n}","kid":"k"}}]}}"#), 0);
+        let _ = v.next_refresh_ms();
+    }
+}

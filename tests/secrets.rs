@@ -186,3 +186,88 @@ fn failures_never_leak() {
     check_error("credential string", &e);
     check("secret", &format!("{:?}", Secret::from(PASSWORD)));
 }
+
+#[test]
+fn oauthbearer_never_leaks_tokens_or_keys() {
+    let now = common::NOW;
+    let token = UnsecuredTokenBuilder::for_principal("alice")
+        .build(now)
+        .unwrap();
+    let secret_parts: Vec<String> = token
+        .value()
+        .split('.')
+        .filter(|p| p.len() > 8)
+        .map(str::to_string)
+        .collect();
+    let check_tok = |what: &str, text: &str| {
+        for p in &secret_parts {
+            assert!(!text.contains(p.as_str()), "{what} leaks the token: {text}");
+        }
+    };
+    check_tok("token", &format!("{token:?}"));
+    let client = OAuthBearerClient::new(
+        token.clone(),
+        SaslExtensions::from_pairs([("ext", "v")]).unwrap(),
+    );
+    check_tok("client", &format!("{client:?}"));
+    let mut c = ClientAuthenticator::new(Box::new(client));
+    let step = c.start(now).unwrap();
+    check_tok("client step", &format!("{step:?} {c:?}"));
+    let ClientStep::Send(first) = step else {
+        panic!()
+    };
+    check_tok(
+        "redacted first message",
+        &ksasl::mech::redact("OAUTHBEARER", &first, true),
+    );
+
+    // Every rejection path: expired, scope, malformed, authzid.
+    for (validator, msg) in [
+        (UnsecuredValidatorConfig::default(), first.clone()),
+        (
+            UnsecuredValidatorConfig {
+                required_scope: vec!["x".into()],
+                ..Default::default()
+            },
+            first.clone(),
+        ),
+        (
+            UnsecuredValidatorConfig::default(),
+            [&first[..first.len() - 1], b"!"].concat(),
+        ),
+        (
+            UnsecuredValidatorConfig::default(),
+            [&b"n,a=bob,"[..], &first[3..]].concat(),
+        ),
+    ] {
+        let v = Arc::new(UnsecuredValidator::new(validator).unwrap());
+        let mut s = ServerAuthenticator::new(Box::new(OAuthBearerServer::new(v.clone())));
+        let later = now + 7_200_000;
+        match s.step(&msg, later) {
+            Ok(step) => {
+                check_tok("server step", &format!("{step:?} {s:?}"));
+                if let ServerStep::Challenge(_) = step {
+                    let e = s.step(&[1], later).unwrap_err();
+                    check_tok(
+                        "server error",
+                        &format!("{e:?} {e} {}", e.client_message("OAUTHBEARER", false)),
+                    );
+                }
+            }
+            Err(e) => check_tok(
+                "server error",
+                &format!("{e:?} {e} {}", e.client_message("OAUTHBEARER", false)),
+            ),
+        }
+        if let Err(r) = v.validate(token.value(), later) {
+            check_tok("rejection", &format!("{r:?}"));
+        }
+    }
+
+    // The HMAC secret of a JWT validator is never printed.
+    let cfg = JwtValidatorConfig {
+        hmac_secret: Some(Secret::from("hmac-shared-secret")),
+        ..Default::default()
+    };
+    assert!(!format!("{cfg:?}").contains("hmac-shared-secret"));
+}

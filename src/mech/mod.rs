@@ -17,6 +17,7 @@ use std::sync::Arc;
 use crate::credential::{CredentialAnswer, CredentialLookup, Lookup};
 use crate::error::{Error, ErrorCode, Result};
 
+pub mod oauthbearer;
 pub mod plain;
 pub mod scram;
 
@@ -197,6 +198,30 @@ pub trait ClientMechanism: Send {
     fn start(&mut self, now_ms: i64) -> Result<ClientStep>;
     /// Evaluates one server challenge. Called only after `start` and before `Done`.
     fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep>;
+    /// The error to report when the server fails the exchange (Kafka's
+    /// `SaslAuthenticate` error 58, with the server's text if it sent one). A mechanism
+    /// that learnt more from the server during the exchange adds it here.
+    fn server_failed(&mut self, server_message: Option<&str>) -> Error {
+        server_rejection(self.name(), server_message)
+    }
+}
+
+/// The error a client reports when the server fails an exchange.
+pub fn server_rejection(mechanism: &str, server_message: Option<&str>) -> Error {
+    let e = Error::new(
+        ErrorCode::ServerRejectedAuthentication,
+        match server_message {
+            Some(m) => format!(
+                "{mechanism} authentication failed: {}",
+                printable(m.as_bytes())
+            ),
+            None => format!("{mechanism} authentication failed"),
+        },
+    );
+    match server_message {
+        Some(m) => e.with_detail("server_message", m),
+        None => e,
+    }
 }
 
 /// The server half of a mechanism.
@@ -322,6 +347,21 @@ impl ClientAuthenticator {
         }
         let r = self.mech.start(now_ms);
         self.after(r)
+    }
+
+    /// Records that the server failed the exchange (for example a Kafka `SaslAuthenticate`
+    /// response with error 58 and its `error_message`) and returns the error to report. The
+    /// exchange is then failed; calling this again returns the same error.
+    pub fn server_failed(&mut self, server_message: Option<&str>) -> Error {
+        if self.state == ExchangeState::Failed {
+            if let Some(e) = &self.last_error {
+                return e.clone();
+            }
+        }
+        let e = self.mech.server_failed(server_message);
+        self.state = ExchangeState::Failed;
+        self.last_error = Some(e.clone());
+        e
     }
 
     /// Evaluates a server challenge.
@@ -649,6 +689,7 @@ fn check_factory_name(asked: &str, got: &str) -> Result<()> {
 pub fn redact(mechanism: &str, message: &[u8], from_client: bool) -> String {
     match mechanism {
         PLAIN if from_client => plain::redact(message),
+        OAUTHBEARER => oauthbearer::redact(message),
         SCRAM_SHA_256 | SCRAM_SHA_512 => scram::redact(message),
         _ if message.is_empty() => String::new(),
         _ => format!("<{} bytes>", message.len()),

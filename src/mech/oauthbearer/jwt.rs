@@ -1,0 +1,557 @@
+//! Signed JWT validation against a JWKS (KIP-768's `OAuthBearerValidatorCallbackHandler`).
+//!
+//! Signatures are checked by `jsonwebtoken` 9 on `ring`; everything else (header, key
+//! selection, time claims with an injected clock, issuer, audience, subject, scope) is done
+//! here, so the core never reads the clock and every rejection has its own code. The JWKS is
+//! given as JSON and can be replaced at any time; the validator never fetches it, but tells
+//! the host when a fetch is due (periodic refresh, or an unknown `kid`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
+use jsonwebtoken::{Algorithm, DecodingKey};
+use serde_json::Value;
+
+use super::unsecured::{json_object, number};
+use super::{TokenRejection, TokenValidator, ValidatedToken};
+use crate::error::{Error, ErrorCode, Result};
+use crate::secret::Secret;
+
+/// Kafka's default clock skew for signed tokens (`sasl.oauthbearer.clock.skew.seconds`).
+pub const DEFAULT_CLOCK_SKEW_MS: i64 = 30_000;
+/// Kafka's default JWKS refresh period (`sasl.oauthbearer.jwks.endpoint.refresh.ms`).
+pub const DEFAULT_REFRESH_PERIOD_MS: i64 = 3_600_000;
+/// Kafka refetches the JWKS for an unknown `kid` at most once a minute per `kid`.
+pub const DEFAULT_UNKNOWN_KID_INTERVAL_MS: i64 = 60_000;
+const MAX_TRACKED_KIDS: usize = 16;
+const MAX_KID_LEN: usize = 1000;
+
+/// Configuration of a [`JwksValidator`], with Kafka's defaults.
+#[derive(Clone, Debug)]
+pub struct JwtValidatorConfig {
+    /// Allowed skew for `exp` and `nbf` (default 30 s).
+    pub clock_skew_ms: i64,
+    /// The required `iss`, if any (`sasl.oauthbearer.expected.issuer`).
+    pub expected_issuer: Option<String>,
+    /// Accepted audiences (`sasl.oauthbearer.expected.audience`). As in Kafka, a token that
+    /// carries `aud` is refused when this is empty.
+    pub expected_audiences: Vec<String>,
+    /// The principal claim (`sasl.oauthbearer.sub.claim.name`, default `sub`).
+    pub subject_claim_name: String,
+    /// The scope claim (`sasl.oauthbearer.scope.claim.name`, default `scope`).
+    pub scope_claim_name: String,
+    /// Accepted signature algorithms (default: RS256/384/512, PS256/384/512, ES256/384,
+    /// EdDSA). HMAC algorithms are accepted only together with `hmac_secret`.
+    pub algorithms: Vec<Algorithm>,
+    /// A shared secret for HS256/384/512. Without it HMAC tokens are always refused, which
+    /// closes the RSA-public-key-as-HMAC-secret confusion.
+    pub hmac_secret: Option<Secret>,
+    /// How often the JWKS should be refreshed (default one hour).
+    pub refresh_period_ms: i64,
+    /// Minimum interval between JWKS refetches requested for the same unknown `kid`.
+    pub unknown_kid_interval_ms: i64,
+    /// The largest token accepted (default 512 KiB).
+    pub max_token_size: usize,
+}
+
+impl Default for JwtValidatorConfig {
+    fn default() -> Self {
+        use Algorithm::*;
+        JwtValidatorConfig {
+            clock_skew_ms: DEFAULT_CLOCK_SKEW_MS,
+            expected_issuer: None,
+            expected_audiences: Vec::new(),
+            subject_claim_name: "sub".into(),
+            scope_claim_name: "scope".into(),
+            algorithms: vec![
+                RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA,
+            ],
+            hmac_secret: None,
+            refresh_period_ms: DEFAULT_REFRESH_PERIOD_MS,
+            unknown_kid_interval_ms: DEFAULT_UNKNOWN_KID_INTERVAL_MS,
+            max_token_size: 512 * 1024,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Rsa,
+    Ec(bool), // true = P-256, false = P-384
+    Ed,
+    Hmac,
+}
+
+fn family_of(alg: Algorithm) -> Family {
+    use Algorithm::*;
+    match alg {
+        HS256 | HS384 | HS512 => Family::Hmac,
+        RS256 | RS384 | RS512 | PS256 | PS384 | PS512 => Family::Rsa,
+        ES256 => Family::Ec(true),
+        ES384 => Family::Ec(false),
+        EdDSA => Family::Ed,
+    }
+}
+
+struct Key {
+    kid: Option<String>,
+    declared_alg: Option<String>,
+    family: Family,
+    key: DecodingKey,
+}
+
+#[derive(Default)]
+struct Refetch {
+    loaded_at_ms: Option<i64>,
+    requested_at_ms: Option<i64>,
+    recent_kids: Vec<(String, i64)>,
+}
+
+/// Validates signed JWTs against a JWKS. Share one per listener (`Arc`); the key set can be
+/// replaced at any time from any thread.
+pub struct JwksValidator {
+    config: JwtValidatorConfig,
+    keys: RwLock<Arc<Vec<Key>>>,
+    generation: AtomicU64,
+    refetch: Mutex<Refetch>,
+}
+
+impl std::fmt::Debug for JwksValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwksValidator")
+            .field("keys", &self.key_ids())
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+impl JwksValidator {
+    /// A validator with no keys yet: load them with [`JwksValidator::set_jwks`].
+    pub fn new(config: JwtValidatorConfig) -> Result<Self> {
+        if config.algorithms.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "at least one algorithm must be allowed",
+            ));
+        }
+        let hmac = config
+            .algorithms
+            .iter()
+            .any(|a| family_of(*a) == Family::Hmac);
+        if hmac && config.hmac_secret.as_ref().map_or(true, |s| s.is_empty()) {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "HMAC algorithms need a configured shared secret",
+            ));
+        }
+        if config.clock_skew_ms < 0
+            || config.refresh_period_ms <= 0
+            || config.unknown_kid_interval_ms < 0
+        {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "clock skew and intervals must not be negative",
+            ));
+        }
+        if config.subject_claim_name.trim().is_empty() || config.scope_claim_name.trim().is_empty()
+        {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "claim names must not be blank",
+            ));
+        }
+        Ok(JwksValidator {
+            config,
+            keys: RwLock::new(Arc::new(Vec::new())),
+            generation: AtomicU64::new(1),
+            refetch: Mutex::new(Refetch::default()),
+        })
+    }
+
+    /// Replaces the key set with the JWKS (RFC 7517) in `json`, fetched at `now_ms`. Keys of
+    /// unsupported types, encryption keys and symmetric keys are skipped. Returns the number
+    /// of usable keys; a JWKS that is not JSON or has none is an error and changes nothing.
+    pub fn set_jwks(&self, json: &str, now_ms: i64) -> Result<usize> {
+        let bad = |why: &str| Error::new(ErrorCode::InvalidConfig, format!("invalid JWKS: {why}"));
+        let doc: Value = serde_json::from_str(json).map_err(|_| bad("not JSON"))?;
+        let entries = doc
+            .get("keys")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("no 'keys' array"))?;
+        let mut keys = Vec::new();
+        for entry in entries {
+            let Ok(jwk) = serde_json::from_value::<Jwk>(entry.clone()) else {
+                continue;
+            };
+            if matches!(jwk.common.public_key_use, Some(PublicKeyUse::Encryption)) {
+                continue;
+            }
+            let family = match &jwk.algorithm {
+                AlgorithmParameters::RSA(_) => Family::Rsa,
+                AlgorithmParameters::EllipticCurve(p) => match p.curve {
+                    EllipticCurve::P256 => Family::Ec(true),
+                    EllipticCurve::P384 => Family::Ec(false),
+                    _ => continue,
+                },
+                AlgorithmParameters::OctetKeyPair(p) if p.curve == EllipticCurve::Ed25519 => {
+                    Family::Ed
+                }
+                _ => continue,
+            };
+            let Ok(key) = DecodingKey::from_jwk(&jwk) else {
+                continue;
+            };
+            let declared_alg = entry.get("alg").and_then(Value::as_str).map(str::to_string);
+            keys.push(Key {
+                kid: jwk.common.key_id.clone(),
+                declared_alg,
+                family,
+                key,
+            });
+        }
+        if keys.is_empty() {
+            return Err(bad("no usable signature verification keys"));
+        }
+        let n = keys.len();
+        *self.keys.write().map_err(|_| poisoned())? = Arc::new(keys);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        let mut r = self.refetch.lock().map_err(|_| poisoned())?;
+        r.loaded_at_ms = Some(now_ms);
+        r.requested_at_ms = None;
+        Ok(n)
+    }
+
+    /// The `kid`s of the loaded keys.
+    pub fn key_ids(&self) -> Vec<String> {
+        self.keys
+            .read()
+            .map(|k| k.iter().filter_map(|k| k.kid.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// When the host should fetch the JWKS next (ms): at once if none is loaded, after an
+    /// unknown `kid` was seen (rate-limited per `kid`), else one refresh period after the
+    /// last load.
+    pub fn next_refresh_ms(&self) -> i64 {
+        let Ok(r) = self.refetch.lock() else { return 0 };
+        let periodic = r.loaded_at_ms.map_or(i64::MIN, |t| {
+            t.saturating_add(self.config.refresh_period_ms)
+        });
+        match r.requested_at_ms {
+            Some(t) => t.min(periodic),
+            None => periodic,
+        }
+    }
+
+    /// Whether a JWKS fetch is due at `now_ms`.
+    pub fn refresh_due(&self, now_ms: i64) -> bool {
+        now_ms >= self.next_refresh_ms()
+    }
+
+    fn note_unknown_kid(&self, kid: &str, now_ms: i64) {
+        if kid.len() > MAX_KID_LEN {
+            return;
+        }
+        let Ok(mut r) = self.refetch.lock() else {
+            return;
+        };
+        let interval = self.config.unknown_kid_interval_ms;
+        match r.recent_kids.iter().position(|(k, _)| k == kid) {
+            Some(i) if now_ms.saturating_sub(r.recent_kids[i].1) < interval => return,
+            Some(i) => r.recent_kids[i].1 = now_ms,
+            None => {
+                if r.recent_kids.len() == MAX_TRACKED_KIDS {
+                    r.recent_kids.remove(0);
+                }
+                r.recent_kids.push((kid.to_string(), now_ms));
+            }
+        }
+        r.requested_at_ms = Some(r.requested_at_ms.map_or(now_ms, |t| t.min(now_ms)));
+    }
+}
+
+fn poisoned() -> Error {
+    Error::new(ErrorCode::Internal, "JWKS lock poisoned")
+}
+
+fn reject(code: ErrorCode, reason: impl Into<String>) -> TokenRejection {
+    TokenRejection::invalid_token(code, reason)
+}
+
+impl TokenValidator for JwksValidator {
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    fn validate(
+        &self,
+        token: &str,
+        now_ms: i64,
+    ) -> std::result::Result<ValidatedToken, TokenRejection> {
+        let c = &self.config;
+        if token.len() > c.max_token_size {
+            return Err(reject(
+                ErrorCode::TokenTooLarge,
+                format!("the token is larger than {} bytes", c.max_token_size),
+            ));
+        }
+        let mut parts = token.split('.');
+        let (Some(h), Some(p), Some(s), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(reject(
+                ErrorCode::TokenMalformed,
+                "the token does not have three parts",
+            ));
+        };
+        // Fast path: jsonwebtoken's typed header. On failure, a slower look at the JSON
+        // tells which rule the header breaks.
+        let (alg, kid) = match jsonwebtoken::decode_header(token) {
+            Ok(header) => (header.alg, header.kid),
+            Err(_) => {
+                let header = json_object(h, "header")?;
+                let alg = header.get("alg").and_then(Value::as_str).ok_or_else(|| {
+                    reject(ErrorCode::TokenMalformed, "the token header has no 'alg'")
+                })?;
+                return Err(match alg.parse::<Algorithm>() {
+                    Err(_) => reject(
+                        ErrorCode::TokenAlgorithmRefused,
+                        format!(
+                            "algorithm '{}' is not accepted",
+                            crate::mech::printable(&alg.as_bytes()[..alg.len().min(20)])
+                        ),
+                    ),
+                    Ok(_) => reject(ErrorCode::TokenMalformed, "the token header is malformed"),
+                });
+            }
+        };
+        let alg_name = alg_str(alg);
+        if !c.algorithms.contains(&alg) {
+            return Err(reject(
+                ErrorCode::TokenAlgorithmRefused,
+                format!("algorithm '{alg_name}' is not accepted"),
+            ));
+        }
+        if s.is_empty() {
+            return Err(reject(
+                ErrorCode::TokenMalformed,
+                "the token has no signature",
+            ));
+        }
+        let message = &token[..h.len() + 1 + p.len()];
+        let family = family_of(alg);
+        let verified = if family == Family::Hmac {
+            let secret = c
+                .hmac_secret
+                .as_ref()
+                .map(|s| DecodingKey::from_secret(s.expose()));
+            let key = secret.ok_or_else(|| {
+                reject(
+                    ErrorCode::TokenAlgorithmRefused,
+                    "no HMAC secret configured",
+                )
+            })?;
+            verify(s, message, &key, alg)?
+        } else {
+            let keys = self.keys.read().map(|k| k.clone()).unwrap_or_default();
+            let kid = kid.as_deref();
+            let matches_kid = |k: &&Key| kid.map_or(true, |id| k.kid.as_deref() == Some(id));
+            if !keys.iter().any(|k| matches_kid(&k)) {
+                if let Some(kid) = kid {
+                    self.note_unknown_kid(kid, now_ms);
+                }
+                return Err(reject(
+                    ErrorCode::TokenUnknownKey,
+                    match kid {
+                        Some(k) => format!(
+                            "no key in the JWKS has kid '{}'",
+                            crate::mech::printable(&k.as_bytes()[..k.len().min(100)])
+                        ),
+                        None => "the JWKS is empty".to_string(),
+                    },
+                ));
+            }
+            let mut usable = keys
+                .iter()
+                .filter(matches_kid)
+                .filter(|k| {
+                    k.family == family && k.declared_alg.as_deref().map_or(true, |a| a == alg_name)
+                })
+                .peekable();
+            if usable.peek().is_none() {
+                return Err(reject(
+                    ErrorCode::TokenAlgorithmRefused,
+                    format!("no key of the JWKS may verify '{alg_name}'"),
+                ));
+            }
+            let mut ok = false;
+            for k in usable {
+                if verify(s, message, &k.key, alg)? {
+                    ok = true;
+                    break;
+                }
+            }
+            ok
+        };
+        if !verified {
+            return Err(reject(
+                ErrorCode::TokenBadSignature,
+                "the token signature does not verify",
+            ));
+        }
+        let claims = json_object(p, "payload")?;
+        check_claims(c, &claims, now_ms)
+    }
+}
+
+fn alg_str(alg: Algorithm) -> &'static str {
+    use Algorithm::*;
+    match alg {
+        HS256 => "HS256",
+        HS384 => "HS384",
+        HS512 => "HS512",
+        RS256 => "RS256",
+        RS384 => "RS384",
+        RS512 => "RS512",
+        PS256 => "PS256",
+        PS384 => "PS384",
+        PS512 => "PS512",
+        ES256 => "ES256",
+        ES384 => "ES384",
+        EdDSA => "EdDSA",
+    }
+}
+
+fn verify(
+    signature: &str,
+    message: &str,
+    key: &DecodingKey,
+    alg: Algorithm,
+) -> std::result::Result<bool, TokenRejection> {
+    jsonwebtoken::crypto::verify(signature, message.as_bytes(), key, alg).map_err(|e| {
+        match e.kind() {
+            jsonwebtoken::errors::ErrorKind::Base64(_) => reject(
+                ErrorCode::TokenMalformed,
+                "the token signature is not valid base64url",
+            ),
+            _ => reject(
+                ErrorCode::TokenBadSignature,
+                "the token signature does not verify",
+            ),
+        }
+    })
+}
+
+fn check_claims(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+    now_ms: i64,
+) -> std::result::Result<ValidatedToken, TokenRejection> {
+    let skew = c.clock_skew_ms as f64;
+    let now = now_ms as f64;
+    let exp = number(claims, "exp")?
+        .ok_or_else(|| reject(ErrorCode::TokenMissingClaim, "the 'exp' claim is missing"))?;
+    let iat = number(claims, "iat")?
+        .ok_or_else(|| reject(ErrorCode::TokenMissingClaim, "the 'iat' claim is missing"))?;
+    let nbf = number(claims, "nbf")?;
+    if exp < 0.0 || iat < 0.0 {
+        return Err(reject(
+            ErrorCode::TokenInvalidClaim,
+            "'exp' and 'iat' must not be negative",
+        ));
+    }
+    if now >= exp * 1000.0 + skew {
+        return Err(reject(ErrorCode::TokenExpired, "the token has expired"));
+    }
+    if let Some(nbf) = nbf {
+        if nbf * 1000.0 - skew > now {
+            return Err(reject(
+                ErrorCode::TokenNotYetValid,
+                "the token is not valid yet ('nbf')",
+            ));
+        }
+    }
+    if let Some(expected) = &c.expected_issuer {
+        if claims.get("iss").and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(reject(
+                ErrorCode::TokenInvalidIssuer,
+                "the token's issuer is not the expected one",
+            ));
+        }
+    }
+    let audiences: Vec<&str> = match claims.get("aud") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(a)) => vec![a.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        Some(_) => {
+            return Err(reject(
+                ErrorCode::TokenInvalidClaim,
+                "the 'aud' claim is neither a string nor a list",
+            ))
+        }
+    };
+    if !c.expected_audiences.is_empty() {
+        if !audiences
+            .iter()
+            .any(|a| c.expected_audiences.iter().any(|e| e == a))
+        {
+            return Err(reject(
+                ErrorCode::TokenInvalidAudience,
+                "the token's audience holds none of the expected audiences",
+            ));
+        }
+    } else if claims.contains_key("aud") {
+        return Err(reject(
+            ErrorCode::TokenInvalidAudience,
+            "the token has an audience but no expected audience is configured",
+        ));
+    }
+    let principal = match claims.get(&c.subject_claim_name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => {
+            return Err(reject(
+                ErrorCode::TokenMissingClaim,
+                format!("the '{}' claim is missing or blank", c.subject_claim_name),
+            ))
+        }
+    };
+    let scope: Vec<String> = match claims.get(&c.scope_claim_name) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![s.trim().to_string()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").trim().to_string())
+            .collect(),
+        Some(_) => {
+            return Err(reject(
+                ErrorCode::TokenInvalidClaim,
+                "the scope claim is neither a string nor a list",
+            ))
+        }
+    };
+    if scope.iter().any(String::is_empty) {
+        return Err(reject(
+            ErrorCode::TokenInvalidClaim,
+            "the scope holds a blank value",
+        ));
+    }
+    if scope
+        .iter()
+        .enumerate()
+        .any(|(i, s)| scope[..i].contains(s))
+    {
+        return Err(reject(
+            ErrorCode::TokenInvalidClaim,
+            "the scope holds a duplicate value",
+        ));
+    }
+    Ok(ValidatedToken {
+        principal,
+        expiry_ms: (exp * 1000.0 + 0.5).floor() as i64,
+        start_ms: Some((iat * 1000.0 + 0.5).floor() as i64),
+        scope,
+        valid_from_ms: nbf.map(|n| (n * 1000.0 - skew).ceil() as i64),
+        valid_until_ms: (exp * 1000.0 + skew).ceil() as i64,
+    })
+}
