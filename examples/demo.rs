@@ -1,5 +1,6 @@
 //! `make demo`: a ksasl client and server authenticate in one process with every built-in
-//! mechanism, printing each message with its secrets redacted.
+//! mechanism (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER), printing each message with its secrets
+//! redacted, and show how failures look on both sides.
 
 use std::sync::Arc;
 
@@ -25,31 +26,45 @@ fn show(from_client: bool, mech: &str, bytes: &[u8]) {
     );
 }
 
-/// Runs one exchange, printing every message. Returns the server's outcome or the error the
-/// client would see from a Kafka broker.
+/// Runs one exchange, printing every message. Returns the server's outcome, or what the
+/// client learns when the server fails it (as it would from a Kafka broker's error 58).
 fn run(
     client: &mut ClientAuthenticator,
     server: &mut ServerAuthenticator,
 ) -> std::result::Result<AuthOutcome, String> {
     let mech = client.mechanism().to_string();
-    let fail = |e: Error| {
-        format!(
-            "{} ({}): client is told \"{}\"",
-            e.code(),
-            e.message(),
-            e.client_message(&mech, false)
-        )
-    };
-    let (mut msg, mut client_done) = match client.start(NOW).map_err(fail)? {
+    let (mut msg, mut client_done) = match client.start(NOW).map_err(|e| e.to_string())? {
         ClientStep::Send(m) => (m, false),
         ClientStep::Done(m) => (m.unwrap_or_default(), true),
     };
     loop {
         show(true, &mech, &msg);
-        match server.step(&msg, NOW).map_err(fail)? {
+        let step = match server.step(&msg, NOW) {
+            Ok(step) => step,
+            Err(e) => {
+                let told = e.client_message(&mech, false);
+                let seen = client.server_failed(Some(&told));
+                let details: Vec<String> = seen
+                    .details()
+                    .iter()
+                    .filter(|(k, _)| k != "server_message")
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                return Err(format!(
+                    "server: {e}\n     client: {} \"{told}\"{}",
+                    seen.code(),
+                    if details.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}]", details.join(", "))
+                    }
+                ));
+            }
+        };
+        match step {
             ServerStep::Challenge(c) => {
                 show(false, &mech, &c);
-                match client.step(&c, NOW).map_err(fail)? {
+                match client.step(&c, NOW).map_err(|e| e.to_string())? {
                     ClientStep::Send(m) => msg = m,
                     ClientStep::Done(m) => {
                         client_done = true;
@@ -61,7 +76,7 @@ fn run(
                 let message = message.unwrap_or_default();
                 show(false, &mech, &message);
                 if !client_done {
-                    client.step(&message, NOW).map_err(fail)?;
+                    client.step(&message, NOW).map_err(|e| e.to_string())?;
                 }
                 return Ok(outcome);
             }
@@ -146,6 +161,44 @@ fn main() -> Result<()> {
         &mut token.client("SCRAM-SHA-256")?,
         &mut servers.server("SCRAM-SHA-256")?,
     ));
+
+    // OAUTHBEARER with Kafka's unsecured (alg: none) tokens and validator.
+    let mut oauth_servers = MechanismRegistry::new();
+    let validator = UnsecuredValidator::new(UnsecuredValidatorConfig {
+        required_scope: vec!["kafka".into()],
+        ..Default::default()
+    })?;
+    oauth_servers
+        .register_oauthbearer_server(Arc::new(CachingValidator::new(Arc::new(validator), 1024)));
+    let good = UnsecuredTokenBuilder::for_principal("alice")
+        .list_claim("scope", &["kafka"])?
+        .build(NOW)?;
+    let ext = SaslExtensions::from_pairs([
+        ("logicalCluster", "lkc-demo"),
+        ("identityPoolId", "pool-demo"),
+    ])?;
+    println!("== OAUTHBEARER (unsecured JWT, SASL extensions) ==");
+    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(good, ext)));
+    report(run(&mut c, &mut oauth_servers.server("OAUTHBEARER")?));
+
+    println!("== OAUTHBEARER with a token lacking the required scope (RFC 7628 error flow) ==");
+    let unscoped = UnsecuredTokenBuilder::for_principal("alice").build(NOW)?;
+    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+        unscoped,
+        SaslExtensions::new(),
+    )));
+    report(run(&mut c, &mut oauth_servers.server("OAUTHBEARER")?));
+
+    println!("== OAUTHBEARER with an expired token ==");
+    let expired = UnsecuredTokenBuilder::for_principal("alice")
+        .list_claim("scope", &["kafka"])?
+        .lifetime_seconds(60)
+        .build(NOW - 120_000)?;
+    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+        expired,
+        SaslExtensions::new(),
+    )));
+    report(run(&mut c, &mut oauth_servers.server("OAUTHBEARER")?));
 
     let wrong =
         MechanismRegistry::password_clients(Arc::new(PasswordCredential::new("alice", "guess")?));

@@ -23,9 +23,14 @@ fn vectors() -> Value {
 }
 
 fn jwks_validator(v: &Value, hmac: bool) -> JwksValidator {
+    jwks_validator_with(v, hmac, false)
+}
+
+fn jwks_validator_with(v: &Value, hmac: bool, validate_iat: bool) -> JwksValidator {
     let mut config = JwtValidatorConfig {
         expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
         expected_audiences: vec![v["audience"].as_str().unwrap().into()],
+        validate_iat,
         ..Default::default()
     };
     if hmac {
@@ -46,6 +51,7 @@ fn signed_vectors_from_pyjwt() {
     let now = v["now_ms"].as_i64().unwrap();
     let plain = jwks_validator(&v, false);
     let hmac = jwks_validator(&v, true);
+    let strict_iat = jwks_validator_with(&v, false, true);
     let mut failures = Vec::new();
     for t in v["tokens"].as_array().unwrap() {
         let (name, token, expect) = (
@@ -60,10 +66,25 @@ fn signed_vectors_from_pyjwt() {
                 assert_eq!(e.code, ErrorCode::TokenAlgorithmRefused, "{name}");
                 (&hmac, "ok")
             }
+            "ok-unless-iat-validation" => {
+                // Kafka accepts a future iat; with validate_iat it is refused past the skew.
+                assert_eq!(
+                    strict_iat.validate(token, now).unwrap_err().code,
+                    ErrorCode::TokenNotYetValid,
+                    "{name}"
+                );
+                (&plain, "ok")
+            }
             e => (&plain, e),
         };
         match (validator.validate(token, now), expect) {
             (Ok(ok), "ok") => {
+                if t["expect"] == "ok" {
+                    assert!(
+                        strict_iat.validate(token, now).is_ok(),
+                        "{name}: refused with validate_iat"
+                    );
+                }
                 assert_eq!(ok.principal, "alice", "{name}");
                 assert!(ok.expiry_ms + 30_000 > now, "{name}");
                 assert!(!ok.scope.is_empty(), "{name}");

@@ -696,11 +696,13 @@ pub fn redact(mechanism: &str, message: &[u8], from_client: bool) -> String {
     }
 }
 
-/// Lossy text of bytes for logs, with control characters escaped.
+/// Lossy text of bytes for logs, with control characters written as `\xNN`.
 pub(crate) fn printable(bytes: &[u8]) -> String {
     let mut s = String::new();
     for ch in String::from_utf8_lossy(bytes).chars() {
-        if ch.is_control() {
+        if (ch as u32) < 0x20 || ch as u32 == 0x7f {
+            s.push_str(&format!("\\x{:02x}", ch as u32));
+        } else if ch.is_control() {
             s.extend(ch.escape_default());
         } else {
             s.push(ch);

@@ -110,6 +110,8 @@ tokens = [
     ("expired-within-skew", sign(rsa_key, "RS256", "rsa-1", exp=NOW - 29, iat=NOW - 3600), "ok"),
     ("nbf-in-future", sign(rsa_key, "RS256", "rsa-1", nbf=NOW + 31), "TOKEN_NOT_YET_VALID"),
     ("nbf-within-skew", sign(rsa_key, "RS256", "rsa-1", nbf=NOW + 29), "ok"),
+    ("iat-in-future", sign(rsa_key, "RS256", "rsa-1", iat=NOW + 31), "ok-unless-iat-validation"),
+    ("iat-within-skew", sign(rsa_key, "RS256", "rsa-1", iat=NOW + 29), "ok"),
     ("wrong-issuer", sign(rsa_key, "RS256", "rsa-1", iss="https://evil.example.com"), "TOKEN_INVALID_ISSUER"),
     ("no-issuer", sign(rsa_key, "RS256", "rsa-1", iss=None), "TOKEN_INVALID_ISSUER"),
     ("wrong-audience", sign(rsa_key, "RS256", "rsa-1", aud="another-cluster"), "TOKEN_INVALID_AUDIENCE"),

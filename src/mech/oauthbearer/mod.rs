@@ -409,10 +409,7 @@ pub(crate) fn redact(message: &[u8]) -> String {
     let text = crate::mech::printable(message);
     match (text.find("auth="), text.starts_with("n,")) {
         (Some(i), true) => {
-            let end = text[i..]
-                .find("\\u{1}")
-                .map(|e| i + e)
-                .unwrap_or(text.len());
+            let end = text[i..].find("\\x01").map(|e| i + e).unwrap_or(text.len());
             let scheme_end = text[i..end].find(' ').map(|s| i + s + 1).unwrap_or(end);
             format!("{}<redacted>{}", &text[..scheme_end], &text[end..])
         }
