@@ -231,7 +231,11 @@ pub(crate) fn decode_part(part: &str) -> Option<Vec<u8>> {
             .with_decode_padding_mode(DecodePaddingMode::Indifferent)
             .with_decode_allow_trailing_bits(true),
     );
-    if part.contains(['-', '_']) && part.contains(['+', '/']) {
+    let standard = part.contains(['+', '/']);
+    if !standard {
+        return LENIENT.decode(part).ok();
+    }
+    if part.contains(['-', '_']) {
         return None;
     }
     let url: String = part
