@@ -98,7 +98,15 @@ fn bench(c: &mut Criterion) {
         c.bench_function(&format!("{name}/ring_pbkdf2_4096"), |b| {
             let mut out = vec![0u8; mech.hash_len()];
             let iterations = std::num::NonZeroU32::new(4096).unwrap();
-            b.iter(|| ring::pbkdf2::derive(ring_alg, iterations, b"W22ZaJ0SNY7soEsUEjb6gQ==", b"pencil", &mut out))
+            b.iter(|| {
+                ring::pbkdf2::derive(
+                    ring_alg,
+                    iterations,
+                    b"W22ZaJ0SNY7soEsUEjb6gQ==",
+                    b"pencil",
+                    &mut out,
+                )
+            })
         });
 
         c.bench_function(&format!("{name}/server_final_step"), |b| {
