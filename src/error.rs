@@ -118,6 +118,23 @@ error_codes! {
     InvalidNonce = 212, "INVALID_NONCE" => Protocol,
     /// A SASL extension name or value is invalid.
     InvalidExtension = 213, "INVALID_EXTENSION" => Protocol,
+    /// The mechanism is not enabled (Kafka error 33, UNSUPPORTED_SASL_MECHANISM).
+    UnsupportedSaslMechanism = 214, "UNSUPPORTED_SASL_MECHANISM" => Protocol,
+    /// A request arrived in a state that does not allow it (Kafka error 34, ILLEGAL_SASL_STATE).
+    IllegalSaslState = 215, "ILLEGAL_SASL_STATE" => Protocol,
+    /// The peer used an API version the other side does not support (Kafka error 35).
+    UnsupportedVersion = 216, "UNSUPPORTED_VERSION" => Protocol,
+    /// A Kafka request or response is malformed: truncated, garbage after the body, bad
+    /// lengths (Kafka error 42, INVALID_REQUEST, on the server side).
+    InvalidRequest = 217, "INVALID_REQUEST" => Protocol,
+    /// A frame length is negative.
+    InvalidFrameSize = 218, "INVALID_FRAME_SIZE" => Protocol,
+    /// A response does not answer the request it should (correlation id or API mismatch).
+    CorrelationMismatch = 219, "CORRELATION_MISMATCH" => Protocol,
+    /// The peer closed the connection during (re-)authentication.
+    ConnectionClosed = 220, "CONNECTION_CLOSED" => Protocol,
+    /// The broker answered with a Kafka error code ksasl has no more specific code for.
+    KafkaError = 221, "KAFKA_ERROR" => Protocol,
 
     /// The password or proof is wrong.
     InvalidCredentials = 300, "INVALID_CREDENTIALS" => Authentication,
@@ -166,6 +183,12 @@ error_codes! {
     InvalidExtensions = 320, "INVALID_EXTENSIONS" => Authentication,
     /// A host-supplied validator rejected the token.
     TokenRejected = 321, "TOKEN_REJECTED" => Authentication,
+    /// The session expired: the broker closes the connection on its next request.
+    SessionExpired = 322, "SESSION_EXPIRED" => Authentication,
+    /// Re-authentication tried to change the principal (KIP-368 forbids it).
+    PrincipalChanged = 323, "PRINCIPAL_CHANGED" => Authentication,
+    /// Re-authentication tried to change the mechanism (KIP-368 forbids it).
+    MechanismChanged = 324, "MECHANISM_CHANGED" => Authentication,
 
     /// A credential string or record cannot be parsed.
     InvalidCredentialFormat = 400, "INVALID_CREDENTIAL_FORMAT" => Credential,

@@ -45,9 +45,11 @@
 
 pub mod credential;
 pub mod error;
+pub mod kafka;
 pub mod mech;
 pub mod random;
 pub mod secret;
+pub mod session;
 
 use std::sync::Arc;
 

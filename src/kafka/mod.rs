@@ -1,0 +1,7 @@
+//! Kafka's side of SASL: the wire codec, and the client and server connection drivers that
+//! run (re-)authentication over it (KIP-43, KIP-152, KIP-368).
+
+pub mod client;
+pub mod codec;
+pub mod messages;
+pub mod server;

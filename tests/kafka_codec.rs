@@ -1,0 +1,211 @@
+//! The Kafka wire codec: the byte examples of reference §1.6 and every version of every
+//! message a SASL client or server exchanges.
+
+use ksasl::kafka::codec::Reader;
+use ksasl::kafka::messages::*;
+
+fn hex(s: &str) -> Vec<u8> {
+    // Hex digits, with "quoted" ASCII allowed in between, spaces ignored.
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {}
+            '"' => {
+                for q in chars.by_ref() {
+                    if q == '"' {
+                        break;
+                    }
+                    out.push(q as u8);
+                }
+            }
+            _ => {
+                let d = chars.next().unwrap();
+                out.push(u8::from_str_radix(&format!("{c}{d}"), 16).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn reference_byte_examples() {
+    let cid = Some("client-1");
+    assert_eq!(
+        api_versions_request(0, 0x7ffffff8, cid, ("", "")),
+        hex(r#"00000012 0012 0000 7ffffff8 0008 "client-1""#)
+    );
+    assert_eq!(
+        sasl_handshake_request(1, 0x7ffffff9, cid, "PLAIN"),
+        hex(r#"00000019 0011 0001 7ffffff9 0008 "client-1" 0005 "PLAIN""#)
+    );
+    let hs = SaslHandshakeResponse {
+        error_code: 0,
+        mechanisms: vec!["PLAIN".into(), "SCRAM-SHA-256".into()],
+    };
+    let hs_bytes = hex(r#"00000020 7ffffff9 0000 00000002 0005 "PLAIN" 000d "SCRAM-SHA-256""#);
+    assert_eq!(hs.encode(0x7ffffff9), hs_bytes);
+    let (corr, body) = parse_response_header(&hs_bytes[4..], false).unwrap();
+    assert_eq!(corr, 0x7ffffff9);
+    assert_eq!(SaslHandshakeResponse::parse(body).unwrap(), hs);
+
+    let plain = b"\0alice\0alice-secret";
+    assert_eq!(
+        sasl_authenticate_request(1, 0x7ffffffa, cid, plain),
+        hex(r#"00000029 0024 0001 7ffffffa 0008 "client-1" 00000013 00"alice"00"alice-secret""#)
+    );
+    assert_eq!(
+        sasl_authenticate_request(2, 0x7ffffffa, cid, plain),
+        hex(r#"00000028 0024 0002 7ffffffa 0008 "client-1" 00 14 00"alice"00"alice-secret" 00"#)
+    );
+    let ok = SaslAuthenticateResponse {
+        error_code: 0,
+        error_message: None,
+        auth_bytes: vec![],
+        session_lifetime_ms: 3_600_000,
+    };
+    let v1 = hex("00000014 7ffffffa 0000 ffff 00000000 00000000 0036ee80");
+    let v2 = hex("00000012 7ffffffa 00 0000 00 01 00000000 0036ee80 00");
+    assert_eq!(ok.encode(1, 0x7ffffffa), v1);
+    assert_eq!(ok.encode(2, 0x7ffffffa), v2);
+    let (_, b) = parse_response_header(&v1[4..], false).unwrap();
+    assert_eq!(SaslAuthenticateResponse::parse(1, b).unwrap(), ok);
+    let (_, b) = parse_response_header(&v2[4..], true).unwrap();
+    assert_eq!(SaslAuthenticateResponse::parse(2, b).unwrap(), ok);
+    let err = SaslAuthenticateResponse {
+        error_code: 58,
+        error_message: Some("Authentication failed: Invalid username or password".into()),
+        auth_bytes: vec![],
+        session_lifetime_ms: 0,
+    };
+    let err_bytes = hex(
+        r#"00000045 7ffffffa 00 003a 34"Authentication failed: Invalid username or password" 01 0000000000000000 00"#,
+    );
+    assert_eq!(err.encode(2, 0x7ffffffa), err_bytes);
+    let (_, b) = parse_response_header(&err_bytes[4..], true).unwrap();
+    assert_eq!(SaslAuthenticateResponse::parse(2, b).unwrap(), err);
+}
+
+#[test]
+fn api_versions_every_version() {
+    let keys = vec![
+        ApiVersionRange {
+            api_key: 17,
+            min_version: 0,
+            max_version: 1,
+        },
+        ApiVersionRange {
+            api_key: 18,
+            min_version: 0,
+            max_version: 4,
+        },
+        ApiVersionRange {
+            api_key: 36,
+            min_version: 0,
+            max_version: 2,
+        },
+    ];
+    let r = ApiVersionsResponse {
+        error_code: 0,
+        api_keys: keys,
+        throttle_time_ms: 7,
+    };
+    for v in 0..=4 {
+        let f = r.encode(v, 42);
+        // ApiVersions responses always use response header v0: the body starts at byte 8.
+        assert_eq!(&f[4..8], &42i32.to_be_bytes());
+        assert_eq!(i16::from_be_bytes([f[8], f[9]]), 0);
+        let (corr, body) = parse_response_header(&f[4..], false).unwrap();
+        assert_eq!(corr, 42);
+        let p = ApiVersionsResponse::parse(v, body).unwrap();
+        assert_eq!(p.api_keys, r.api_keys);
+        assert_eq!(p.throttle_time_ms, if v >= 1 { 7 } else { 0 });
+        let expected_len = 4
+            + 2
+            + if v >= 3 {
+                1 + 3 * 7 + 4 + 1
+            } else {
+                4 + 3 * 6 + if v >= 1 { 4 } else { 0 }
+            };
+        assert_eq!(f.len() - 4, expected_len, "v{v}");
+        // Requests: v3+ carry software name and version in a flexible body (header v2).
+        let req = api_versions_request(v, 9, Some("c"), ("ksasl", "0.1.0"));
+        let parsed = parse_request(&req[4..]).unwrap();
+        assert_eq!(
+            parsed.prefix,
+            RequestPrefix {
+                api_key: 18,
+                api_version: v,
+                correlation_id: 9
+            }
+        );
+        let sw = parse_api_versions_request_body(v, parsed.body).unwrap();
+        assert_eq!(
+            sw,
+            (v >= 3).then(|| ("ksasl".to_string(), "0.1.0".to_string()))
+        );
+    }
+    // Garbage after a valid body is refused.
+    let mut f = r.encode(1, 1);
+    f.push(0);
+    let (_, body) = parse_response_header(&f[4..], false).unwrap();
+    assert!(ApiVersionsResponse::parse(1, body).is_err());
+}
+
+#[test]
+fn sasl_authenticate_every_version() {
+    let r = SaslAuthenticateResponse {
+        error_code: 0,
+        error_message: Some("m".into()),
+        auth_bytes: b"xyz".to_vec(),
+        session_lifetime_ms: 5,
+    };
+    for v in 0..=2 {
+        let f = r.encode(v, 3);
+        let (corr, body) = parse_response_header(&f[4..], v >= 2).unwrap();
+        assert_eq!(corr, 3);
+        let p = SaslAuthenticateResponse::parse(v, body).unwrap();
+        assert_eq!(p.auth_bytes, b"xyz");
+        assert_eq!(p.error_message.as_deref(), Some("m"));
+        assert_eq!(
+            p.session_lifetime_ms,
+            if v >= 1 { 5 } else { 0 },
+            "v0 has no lifetime field"
+        );
+        let req = sasl_authenticate_request(v, 4, None, b"tok");
+        let parsed = parse_request(&req[4..]).unwrap();
+        assert_eq!(parsed.client_id, None);
+        assert_eq!(
+            parse_sasl_authenticate_request_body(v, parsed.body).unwrap(),
+            b"tok"
+        );
+    }
+}
+
+#[test]
+fn frame_decoder_bounds() {
+    let mut d = FrameDecoder::new(16);
+    d.push(&[0, 0, 0, 3, 1, 2]);
+    assert_eq!(d.next_frame().unwrap(), None);
+    d.push(&[3, 0, 0]);
+    assert_eq!(d.next_frame().unwrap(), Some(vec![1, 2, 3]));
+    d.push(&[0, 0]);
+    assert_eq!(
+        d.next_frame().unwrap(),
+        Some(vec![]),
+        "a zero-length frame is legal"
+    );
+    let mut d = FrameDecoder::new(16);
+    d.push(&[0, 0, 0, 17]);
+    assert_eq!(
+        d.next_frame().unwrap_err().code(),
+        ksasl::ErrorCode::MessageTooLarge
+    );
+    let mut d = FrameDecoder::new(16);
+    d.push(&[0xff, 0xff, 0xff, 0xfe]);
+    assert_eq!(
+        d.next_frame().unwrap_err().code(),
+        ksasl::ErrorCode::InvalidFrameSize
+    );
+    assert!(Reader::new(&[]).i16().is_err());
+}
