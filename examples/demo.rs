@@ -7,6 +7,9 @@ use std::sync::Arc;
 use ksasl::mech::redact;
 use ksasl::*;
 
+#[path = "demo_kafka.rs"]
+mod demo_kafka;
+
 const NOW: i64 = 1_795_000_000_000; // the host supplies time; the library never reads a clock
 
 fn show(from_client: bool, mech: &str, bytes: &[u8]) {
@@ -206,5 +209,6 @@ fn main() -> Result<()> {
         println!("== {mech} with a wrong password ==");
         report(run(&mut wrong.client(mech)?, &mut servers.server(mech)?));
     }
-    Ok(())
+
+    demo_kafka::run()
 }

@@ -705,3 +705,37 @@ fn without_client_reauthentication_every_connection_expires() {
         Some(1000)
     );
 }
+
+#[test]
+fn timer_driven_reauthentication_for_event_loops() {
+    // librdkafka's style: a timer at the deadline, no request needed.
+    let mut client = client_config("alice", "alice-secret", "SCRAM-SHA-512");
+    client.reauth_policy.timing = ReauthTiming::Librdkafka;
+    let mut p = pair(client, server_config(20_000));
+    p.connect(T0);
+    let deadline = p.client.next_deadline().unwrap();
+    assert_eq!(deadline, T0 + 18_000);
+    assert!(!p.client.reauth_pending(deadline - 1));
+    assert!(!p.client.handle_timeout(deadline - 1).unwrap());
+    assert!(p.client.reauth_pending(deadline));
+    assert!(p.client.handle_timeout(deadline).unwrap());
+    assert!(p.client.is_reauthenticating() && !p.client.is_ready());
+    assert!(
+        !p.client.before_request(deadline).unwrap(),
+        "requests are held during re-authentication"
+    );
+    p.pump(deadline);
+    assert_eq!(p.stats.reauthenticated, 1);
+    assert_eq!(p.client.next_deadline(), Some(deadline + 18_000));
+    assert_eq!(p.server.session_expiry_ms(), Some(deadline + 20_000));
+    // Legacy connections never learn a lifetime and cannot re-authenticate.
+    let mut c = client_config("alice", "alice-secret", "PLAIN");
+    c.known_versions = Some((0, None));
+    let mut p = pair(c, server_config(20_000));
+    p.connect(T0);
+    assert_eq!(p.client.next_deadline(), None);
+    assert_eq!(
+        p.client.start_reauthentication(T0).unwrap_err().code(),
+        ErrorCode::WrongState
+    );
+}

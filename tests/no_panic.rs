@@ -240,3 +240,93 @@ proptest! {
         let _ = v.next_refresh_ms();
     }
 }
+
+mod kafka_frames {
+    use super::*;
+    use ksasl::kafka::client::{ClientConfig, ClientConnection};
+    use ksasl::kafka::messages::*;
+    use ksasl::kafka::server::{ServerConfig, ServerConnection};
+
+    fn server() -> ServerConnection {
+        ServerConnection::new(Arc::new(ServerConfig::new(super::servers())))
+    }
+
+    fn client() -> ClientConnection {
+        let reg = MechanismRegistry::password_clients(Arc::new(
+            PasswordCredential::new("alice", "pw").unwrap(),
+        ));
+        ClientConnection::new(Arc::new(ClientConfig::new(reg, "SCRAM-SHA-256")))
+    }
+
+    /// Frames that look like Kafka requests: a real header prefix, then noise.
+    fn requestish() -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop_oneof![Just(17i16), Just(18), Just(36), Just(3), any::<i16>()],
+            -1i16..6,
+            any::<i32>(),
+            proptest::collection::vec(any::<u8>(), 0..64),
+        )
+            .prop_map(|(k, v, c, rest)| {
+                let mut f = Vec::new();
+                f.extend_from_slice(&k.to_be_bytes());
+                f.extend_from_slice(&v.to_be_bytes());
+                f.extend_from_slice(&c.to_be_bytes());
+                f.extend_from_slice(&rest);
+                f
+            })
+    }
+
+    fn valid_start() -> Vec<Vec<u8>> {
+        vec![
+            api_versions_request(3, 1, Some("c"), ("ksasl", "1"))[4..].to_vec(),
+            sasl_handshake_request(1, 2, Some("c"), "SCRAM-SHA-256")[4..].to_vec(),
+            sasl_authenticate_request(2, 3, None, b"n,,n=alice,r=abc")[4..].to_vec(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn server_driver_never_panics(prefix in 0usize..4, frames in proptest::collection::vec(prop_oneof![requestish(), proptest::collection::vec(any::<u8>(), 0..64)], 1..5)) {
+            let mut s = server();
+            for f in valid_start().iter().take(prefix) {
+                let _ = s.handle_frame(f, NOW);
+            }
+            for f in &frames {
+                let out = s.handle_frame(f, NOW);
+                let _ = out.frames.len();
+                let _ = s.gate(3, NOW);
+            }
+            let _ = s.provide_credential(CredentialAnswer::Unknown, NOW);
+        }
+
+        #[test]
+        fn client_driver_never_panics(frames in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 1..5), corr_ok in proptest::bool::ANY) {
+            let mut c = client();
+            c.start(NOW).unwrap();
+            let mut expected = i32::MAX - 7;
+            for f in &frames {
+                let mut f = f.clone();
+                if corr_ok && f.len() >= 4 {
+                    f[..4].copy_from_slice(&expected.to_be_bytes());
+                    expected = expected.wrapping_add(1).max(i32::MAX - 7);
+                }
+                let _ = c.handle_frame(&f, NOW);
+                let _ = c.poll_transmit();
+                let _ = c.before_request(NOW);
+            }
+        }
+
+        #[test]
+        fn frame_decoder_never_panics(chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..32), 0..8), max in 0usize..64) {
+            let mut d = FrameDecoder::new(max);
+            for c in &chunks {
+                d.push(c);
+                while let Ok(Some(f)) = d.next_frame() {
+                    prop_assert!(f.len() <= max);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Kafka framing costs: the per-request gate, the memory an idle authenticated server
+//! connection keeps, and a whole PLAIN authentication through both connection drivers.
+//! Run with `make bench`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
+use ksasl::kafka::messages::FrameDecoder;
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
+use ksasl::session::Gate;
+use ksasl::*;
+
+/// Counts live heap bytes and allocations, to measure connection state and prove the gate
+/// allocates nothing.
+struct Counting;
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const NOW: i64 = 1_800_000_000_000;
+
+fn configs() -> (Arc<ClientConfig>, Arc<ServerConfig>) {
+    let store = Arc::new(MemoryCredentialStore::new());
+    store.set_password("alice", "alice-secret").unwrap();
+    let mut server = ServerConfig::new(MechanismRegistry::password_servers(Some(store)));
+    server.max_reauth_ms = 600_000;
+    let clients = MechanismRegistry::password_clients(Arc::new(
+        PasswordCredential::new("alice", "alice-secret").unwrap(),
+    ));
+    (
+        Arc::new(ClientConfig::new(clients, "PLAIN")),
+        Arc::new(server),
+    )
+}
+
+/// Runs a whole authentication through both drivers; returns the server connection.
+fn authenticate(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> ServerConnection {
+    let mut c = ClientConnection::new(client.clone());
+    let mut s = ServerConnection::new(server.clone());
+    let mut to_server = FrameDecoder::new(1 << 20);
+    let mut to_client = FrameDecoder::new(1 << 20);
+    c.start(NOW).unwrap();
+    loop {
+        if let Some(out) = c.poll_transmit() {
+            to_server.push(&out);
+        }
+        while let Some(f) = to_server.next_frame().unwrap() {
+            let out = s.handle_frame(&f, NOW);
+            to_client.push(&out.frames);
+            assert!(matches!(
+                out.status,
+                ServerStatus::Continue | ServerStatus::Authenticated(_)
+            ));
+        }
+        while let Some(f) = to_client.next_frame().unwrap() {
+            match c.handle_frame(&f, NOW) {
+                ClientEvent::Continue => {}
+                ClientEvent::Authenticated(_) => return s,
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let (client, server) = configs();
+
+    // Memory of an idle authenticated server connection: the struct plus what it keeps on
+    // the heap once the exchange is over.
+    let before = LIVE.load(Ordering::Relaxed);
+    let conn = Box::new(authenticate(&client, &server));
+    let heap = LIVE.load(Ordering::Relaxed) - before;
+    println!(
+        "kafka/idle_server_connection: {heap} bytes (struct {} bytes, boxed here, + {} bytes of session state)",
+        std::mem::size_of::<ServerConnection>(),
+        heap - std::mem::size_of::<ServerConnection>() as isize
+    );
+
+    let allocs = ALLOCS.load(Ordering::Relaxed);
+    let mut n = 0u64;
+    for i in 0..1_000_000i64 {
+        if conn.gate(black_box(3), black_box(NOW + i % 1000)) == Gate::Process {
+            n += 1;
+        }
+    }
+    assert_eq!(n, 1_000_000);
+    println!(
+        "kafka/gate: {} allocations in 1,000,000 calls",
+        ALLOCS.load(Ordering::Relaxed) - allocs
+    );
+
+    c.bench_function("kafka/gate", |b| {
+        b.iter(|| conn.gate(black_box(3), black_box(NOW + 1)))
+    });
+    c.bench_function("kafka/gate_sasl_handshake", |b| {
+        b.iter(|| conn.gate(black_box(17), black_box(NOW + 1)))
+    });
+    c.bench_function("kafka/plain_authentication_both_drivers", |b| {
+        b.iter(|| authenticate(&client, &server))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
