@@ -739,3 +739,36 @@ fn timer_driven_reauthentication_for_event_loops() {
         ErrorCode::WrongState
     );
 }
+
+#[test]
+fn per_mechanism_max_reauth() {
+    let mut server = server_config(60_000);
+    server
+        .max_reauth_ms_by_mechanism
+        .insert("SCRAM-SHA-256".into(), 5_000);
+    server
+        .max_reauth_ms_by_mechanism
+        .insert("SCRAM-SHA-512".into(), 0);
+    let server = Arc::new(server);
+    for (mech, lifetime) in [
+        ("PLAIN", 60_000),
+        ("SCRAM-SHA-256", 5_000),
+        ("SCRAM-SHA-512", 0),
+    ] {
+        let mut p = Pair::new(
+            Arc::new(client_config("alice", "alice-secret", mech)),
+            server.clone(),
+        );
+        p.connect(T0);
+        assert_eq!(p.client.session().unwrap().lifetime_ms, lifetime, "{mech}");
+        assert_eq!(
+            p.server.session_expiry_ms(),
+            (lifetime > 0).then_some(T0 + lifetime),
+            "{mech}"
+        );
+    }
+    assert_eq!(
+        server.metrics.total("successful-authentication-total"),
+        Some(3)
+    );
+}
