@@ -198,6 +198,13 @@ error_codes! {
     CredentialLookupFailed = 402, "CREDENTIAL_LOOKUP_FAILED" => Credential,
     /// The supplied credential cannot serve this mechanism.
     CredentialMechanismMismatch = 403, "CREDENTIAL_MECHANISM_MISMATCH" => Credential,
+    /// No valid credential is available (none yet, or the last one expired).
+    NoValidCredential = 404, "NO_VALID_CREDENTIAL" => Credential,
+    /// A credential's expiry is in the past, looks relative or in seconds, or is absurdly far
+    /// in the future.
+    InvalidCredentialExpiry = 405, "INVALID_CREDENTIAL_EXPIRY" => Credential,
+    /// A refresh answer reached a refresher that no longer exists.
+    RefresherGone = 406, "REFRESHER_GONE" => Credential,
 
     /// An invariant of the library failed.
     Internal = 500, "INTERNAL" => Internal,

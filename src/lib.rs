@@ -43,11 +43,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod background;
 pub mod credential;
 pub mod error;
 pub mod kafka;
 pub mod mech;
 pub mod random;
+pub mod refresh;
 pub mod secret;
 pub mod session;
 
@@ -102,6 +104,17 @@ impl MechanismRegistry {
     pub fn register_oauthbearer_server(&mut self, validator: Arc<dyn TokenValidator>) {
         self.register_server(mech::OAUTHBEARER, move || {
             Ok(Box::new(OAuthBearerServer::new(validator.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers an OAUTHBEARER client that presents the refresher's current token at the
+    /// start of every (re-)authentication.
+    pub fn register_oauthbearer_client(&mut self, refresher: Arc<refresh::Refresher>) {
+        self.register_client(mech::OAUTHBEARER, move || {
+            Ok(Box::new(OAuthBearerClient::from_refresher(
+                refresher.clone(),
+            )))
         })
         .expect("valid name");
     }

@@ -8,18 +8,39 @@ use crate::mech::{server_rejection, ClientMechanism, ClientStep, OAUTHBEARER};
 /// the server's empty challenge or acknowledges its JSON error with `\x01`.
 #[derive(Debug)]
 pub struct OAuthBearerClient {
+    source: Source,
     token: OAuthBearerToken,
     extensions: SaslExtensions,
     authzid: Option<String>,
     server_error: Option<(Vec<u8>, Option<ServerErrorChallenge>)>,
 }
 
+#[derive(Debug)]
+enum Source {
+    Fixed,
+    Refresher(std::sync::Arc<crate::refresh::Refresher>),
+}
+
 impl OAuthBearerClient {
     /// A client presenting `token` with `extensions` (Kafka's client sends no authzid).
     pub fn new(token: OAuthBearerToken, extensions: SaslExtensions) -> Self {
         OAuthBearerClient {
+            source: Source::Fixed,
             token,
             extensions,
+            authzid: None,
+            server_error: None,
+        }
+    }
+
+    /// A client presenting whatever token `refresher` holds when the exchange starts; it
+    /// fails with `NO_VALID_CREDENTIAL` rather than present an expired token.
+    pub fn from_refresher(refresher: std::sync::Arc<crate::refresh::Refresher>) -> Self {
+        let placeholder = OAuthBearerToken::new("-", "", 0).expect("valid b64token");
+        OAuthBearerClient {
+            source: Source::Refresher(refresher),
+            token: placeholder,
+            extensions: SaslExtensions::new(),
             authzid: None,
             server_error: None,
         }
@@ -47,7 +68,12 @@ impl ClientMechanism for OAuthBearerClient {
         OAUTHBEARER
     }
 
-    fn start(&mut self, _now_ms: i64) -> Result<ClientStep> {
+    fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
+        if let Source::Refresher(r) = &self.source {
+            let (token, extensions, _) = r.current_token(now_ms)?;
+            self.token = token;
+            self.extensions = extensions;
+        }
         Ok(ClientStep::Send(InitialResponse::format(
             self.authzid.as_deref(),
             self.token.value(),

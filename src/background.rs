@@ -1,0 +1,125 @@
+//! An optional background driver for hosts without an event loop: a thread that sleeps until
+//! the next refresh deadline (from the wall clock), runs the refresh callback, and, with a
+//! tracker, hands the host the connections to re-authenticate. It is outside the sans-IO
+//! core: nothing else in the library starts threads or reads the clock.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::refresh::{ConnectionId, Refresher, Tracker};
+
+/// Milliseconds since the Unix epoch, from the system clock.
+pub fn wall_clock_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The longest the thread sleeps without checking (an answer may come from another thread).
+const MAX_SLEEP_MS: i64 = 1_000;
+
+struct Stop {
+    stopped: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// A running background refresher. Stop it with [`BackgroundRefresher::stop`]; dropping it
+/// stops and joins the thread too.
+pub struct BackgroundRefresher {
+    stop: Arc<Stop>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for BackgroundRefresher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackgroundRefresher")
+            .field("running", &self.thread.is_some())
+            .finish()
+    }
+}
+
+impl BackgroundRefresher {
+    /// Drives `refresher` (its callback must be set) on a new thread.
+    pub fn start(refresher: Arc<Refresher>) -> std::io::Result<Self> {
+        Self::spawn(move |now| {
+            refresher.run_due(now);
+            refresher.next_deadline()
+        })
+    }
+
+    /// Drives a tracker: runs the refresher's callback when a refresh is due and calls
+    /// `reauthenticate` (never under a lock) with the connections to re-authenticate.
+    pub fn start_with_tracker(
+        tracker: Arc<Tracker>,
+        reauthenticate: impl Fn(Vec<ConnectionId>) + Send + 'static,
+    ) -> std::io::Result<Self> {
+        Self::spawn(move |now| {
+            let due = tracker.poll(now);
+            if due.refresh {
+                tracker.refresher().invoke_callback(now);
+            }
+            if !due.reauthenticate.is_empty() {
+                reauthenticate(due.reauthenticate);
+            }
+            tracker.next_deadline()
+        })
+    }
+
+    fn spawn(mut step: impl FnMut(i64) -> Option<i64> + Send + 'static) -> std::io::Result<Self> {
+        let stop = Arc::new(Stop {
+            stopped: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let s = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("ksasl-refresh".into())
+            .spawn(move || loop {
+                let now = wall_clock_ms();
+                let next = step(now);
+                let wait = next.map_or(MAX_SLEEP_MS, |t| {
+                    (t.saturating_sub(wall_clock_ms())).clamp(0, MAX_SLEEP_MS)
+                });
+                let Ok(guard) = s.stopped.lock() else { return };
+                if *guard {
+                    return;
+                }
+                let (guard, _) = match s
+                    .wake
+                    .wait_timeout(guard, Duration::from_millis(wait as u64))
+                {
+                    Ok(r) => r,
+                    Err(_) => return,
+                };
+                if *guard {
+                    return;
+                }
+            })?;
+        Ok(BackgroundRefresher {
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops the thread and waits for it to end.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Ok(mut s) = self.stop.stopped.lock() {
+            *s = true;
+        }
+        self.stop.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for BackgroundRefresher {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
