@@ -35,7 +35,7 @@ test-interop: $(VENV)/.installed
 
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib in the same run for comparison.
 bench: $(VENV)/.installed
-	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka -- --noplot
+	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
 
 clean:
