@@ -119,6 +119,28 @@ impl MechanismRegistry {
         .expect("valid name");
     }
 
+    /// Registers PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients that use the refresher's
+    /// newest password credential (a rotated password, or a renewed delegation token) at the
+    /// start of every (re-)authentication.
+    pub fn register_refreshing_password_clients(&mut self, refresher: Arc<refresh::Refresher>) {
+        let r = refresher.clone();
+        self.register_client(mech::PLAIN, move || {
+            Ok(Box::new(PlainClient::new(r.current_password()?.0)))
+        })
+        .expect("valid name");
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            let r = refresher.clone();
+            self.register_client(m.name(), move || {
+                Ok(Box::new(ScramClient::new(
+                    m,
+                    r.current_password()?.0,
+                    ScramClientOptions::default(),
+                )?))
+            })
+            .expect("valid name");
+        }
+    }
+
     /// A client registry with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for one credential
     /// (for a delegation-token credential, only the SCRAM mechanisms).
     pub fn password_clients(credential: Arc<PasswordCredential>) -> Self {

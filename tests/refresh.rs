@@ -525,3 +525,65 @@ fn ten_thousand_connections_for_one_hour() {
     );
     assert!(total_reauths > N * 100, "{total_reauths}");
 }
+
+#[test]
+fn rotated_passwords_are_used_by_the_next_authentication() {
+    let rf = refresher(RefreshConfig::default(), 0.0);
+    let store = Arc::new(MemoryCredentialStore::new());
+    store.add_user("alice", "first", 4096, &OsRandom).unwrap();
+    let servers = MechanismRegistry::password_servers(Some(store.clone()));
+    let mut clients = MechanismRegistry::new();
+    clients.register_refreshing_password_clients(rf.clone());
+    // No credential yet: creating a client fails clearly.
+    assert_eq!(
+        clients.client("SCRAM-SHA-256").unwrap_err().code(),
+        ErrorCode::NoValidCredential
+    );
+    let lifetime = ExpiringCredential {
+        start_ms: Some(T),
+        expiry_ms: T + 86_400_000,
+        absolute_last_refresh_ms: None,
+    };
+    let pw =
+        |p: &str| CredentialValue::Password(Arc::new(PasswordCredential::new("alice", p).unwrap()));
+    rf.poll(T);
+    rf.set_credential("alice", lifetime, pw("first"), T)
+        .unwrap();
+    let run = |mech: &str| -> Result<AuthOutcome> {
+        let mut c = clients.client(mech)?;
+        let mut s = servers.server(mech)?;
+        let mut msg = match c.start(T)? {
+            ClientStep::Send(m) | ClientStep::Done(Some(m)) => m,
+            ClientStep::Done(None) => vec![],
+        };
+        loop {
+            match s.step(&msg, T)? {
+                ServerStep::Challenge(ch) => match c.step(&ch, T)? {
+                    ClientStep::Send(m) | ClientStep::Done(Some(m)) => msg = m,
+                    ClientStep::Done(None) => unreachable!(),
+                },
+                ServerStep::Done { outcome, .. } => return Ok(outcome),
+                ServerStep::NeedCredential(_) => unreachable!(),
+            }
+        }
+    };
+    for mech in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] {
+        assert_eq!(run(mech).unwrap().principal.name, "alice");
+    }
+    // The password is rotated on both sides; the next authentications use the new one.
+    store.add_user("alice", "second", 4096, &OsRandom).unwrap();
+    rf.set_credential("alice", lifetime, pw("second"), T + 1)
+        .unwrap();
+    for mech in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] {
+        assert!(run(mech).is_ok(), "{mech}");
+    }
+    let (_, g) = rf.current_password().unwrap();
+    assert_eq!(g, 2);
+    // A credential starting after it expires is refused.
+    let backwards = ExpiringCredential {
+        start_ms: Some(T + 10),
+        expiry_ms: T + 5,
+        absolute_last_refresh_ms: None,
+    };
+    assert!(rf.set_credential("alice", backwards, pw("x"), T).is_err());
+}

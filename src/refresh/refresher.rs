@@ -199,6 +199,30 @@ impl Refresher {
         }
     }
 
+    /// The newest credential whatever its expiry (for mechanisms whose expiry the server
+    /// enforces, such as passwords with an agreed lifetime).
+    pub fn latest(&self) -> Result<Arc<Credential>> {
+        let i = self.inner.lock().map_err(|_| poisoned())?;
+        i.current.clone().ok_or_else(|| {
+            Error::new(
+                ErrorCode::NoValidCredential,
+                "no credential has been obtained yet",
+            )
+        })
+    }
+
+    /// The current password credential (PLAIN, SCRAM, delegation token).
+    pub fn current_password(&self) -> Result<(Arc<PasswordCredential>, u64)> {
+        let c = self.latest()?;
+        match &c.value {
+            CredentialValue::Password(p) => Ok((p.clone(), c.generation)),
+            CredentialValue::Token(..) => Err(Error::new(
+                ErrorCode::CredentialMechanismMismatch,
+                "the current credential is a token, not a password",
+            )),
+        }
+    }
+
     /// librdkafka's `set_token`: installs an OAUTHBEARER token (absolute expiry in ms,
     /// principal, extensions). Returns the new generation.
     pub fn set_token(
