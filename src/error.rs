@@ -66,6 +66,12 @@ macro_rules! error_codes {
                 match self { $( ErrorCode::$variant => $text, )* }
             }
 
+            /// The name as a NUL-terminated string, for the C ABI.
+            pub fn name_cstr(self) -> &'static std::ffi::CStr {
+                let bytes: &'static [u8] = match self { $( ErrorCode::$variant => concat!($text, "\0").as_bytes(), )* };
+                std::ffi::CStr::from_bytes_with_nul(bytes).expect("names have no inner NUL")
+            }
+
             /// The code for a number, if it is one.
             pub fn from_u32(value: u32) -> Option<ErrorCode> {
                 match value { $( $value => Some(ErrorCode::$variant), )* _ => None }
@@ -88,6 +94,8 @@ error_codes! {
     UnknownMechanism = 104, "UNKNOWN_MECHANISM" => Misuse,
     /// A configuration value is invalid.
     InvalidConfig = 105, "INVALID_CONFIG" => Misuse,
+    /// A required pointer argument was NULL (C ABI).
+    NullArgument = 106, "NULL_ARGUMENT" => Misuse,
 
     /// The message does not follow the mechanism's grammar (empty, truncated, attributes
     /// missing or out of order).

@@ -620,6 +620,16 @@ impl MechanismRegistry {
         Ok(())
     }
 
+    /// Adds every mechanism of `other` (replacing same-named ones); the credential lookup of
+    /// `self` is kept unless it has none.
+    pub fn merge(&mut self, other: MechanismRegistry) {
+        self.clients.extend(other.clients);
+        self.servers.extend(other.servers);
+        if self.lookup.is_none() {
+            self.lookup = other.lookup;
+        }
+    }
+
     /// Removes a mechanism from both sides; returns whether it was registered.
     pub fn unregister(&mut self, name: &str) -> bool {
         let a = self.clients.remove(name).is_some();

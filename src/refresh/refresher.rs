@@ -97,6 +97,13 @@ impl Refresher {
         }
     }
 
+    /// Removes the refresh callback (and drops what it captured).
+    pub fn clear_refresh_callback(&self) {
+        if let Ok(mut c) = self.callback.lock() {
+            *c = None;
+        }
+    }
+
     /// A weak handle for answering later (an async host's task): answers that arrive after the
     /// refresher is dropped get [`ErrorCode::RefresherGone`].
     pub fn handle(self: &Arc<Self>) -> RefreshHandle {

@@ -1,0 +1,1806 @@
+/*
+ * ksasl: sans-IO SASL authentication for Apache Kafka (PLAIN, SCRAM-SHA-256/512,
+ * OAUTHBEARER), Kafka framing and KIP-368 re-authentication.
+ *
+ * Generated from src/ffi by cbindgen (build.rs). Do not edit.
+ *
+ * Conventions: opaque handles made by ksasl_<object>_new and freed by ksasl_<object>_free
+ * (NULL is a no-op); functions return ksasl_result (0 = KSASL_OK, otherwise a stable code
+ * named by ksasl_result_name) and keep a detail message on the handle
+ * (ksasl_<object>_last_error); out-parameters are written only on success; output bytes
+ * and strings are borrowed from the handle until the next call on it. Callbacks get
+ * void *userdata first and return int (0 = success); the library never calls back from a
+ * thread of its own. Per-connection handles are used by one thread at a time.
+ */
+
+#ifndef KSASL_H
+#define KSASL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define KSASL_VERSION_MAJOR 0
+#define KSASL_VERSION_MINOR 1
+#define KSASL_VERSION_PATCH 0
+#define KSASL_VERSION_STRING "0.1.0"
+
+/* Result codes (src/error.rs): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */
+#define KSASL_OK 0
+#define KSASL_INVALID_ARGUMENT 100
+#define KSASL_STEP_AFTER_DONE 101
+#define KSASL_STEP_AFTER_FAILURE 102
+#define KSASL_WRONG_STATE 103
+#define KSASL_UNKNOWN_MECHANISM 104
+#define KSASL_INVALID_CONFIG 105
+#define KSASL_NULL_ARGUMENT 106
+#define KSASL_MALFORMED_MESSAGE 200
+#define KSASL_INVALID_BASE64 201
+#define KSASL_INVALID_ENCODING 202
+#define KSASL_UNSUPPORTED_CHANNEL_BINDING 203
+#define KSASL_NONCE_MISMATCH 204
+#define KSASL_ITERATIONS_TOO_LOW 205
+#define KSASL_ITERATIONS_TOO_HIGH 206
+#define KSASL_MESSAGE_TOO_LARGE 207
+#define KSASL_INVALID_USERNAME 208
+#define KSASL_INVALID_PLAIN_MESSAGE 209
+#define KSASL_UNEXPECTED_CHALLENGE 210
+#define KSASL_SERVER_REPORTED_ERROR 211
+#define KSASL_INVALID_NONCE 212
+#define KSASL_INVALID_EXTENSION 213
+#define KSASL_UNSUPPORTED_SASL_MECHANISM 214
+#define KSASL_ILLEGAL_SASL_STATE 215
+#define KSASL_UNSUPPORTED_VERSION 216
+#define KSASL_INVALID_REQUEST 217
+#define KSASL_INVALID_FRAME_SIZE 218
+#define KSASL_CORRELATION_MISMATCH 219
+#define KSASL_CONNECTION_CLOSED 220
+#define KSASL_KAFKA_ERROR 221
+#define KSASL_INVALID_CREDENTIALS 300
+#define KSASL_UNKNOWN_USER 301
+#define KSASL_AUTHZID_MISMATCH 302
+#define KSASL_INVALID_SERVER_SIGNATURE 303
+#define KSASL_USERNAME_NOT_SPECIFIED 304
+#define KSASL_PASSWORD_NOT_SPECIFIED 305
+#define KSASL_UNKNOWN_TOKEN 306
+#define KSASL_SERVER_REJECTED_AUTHENTICATION 307
+#define KSASL_TOKEN_EXPIRED 308
+#define KSASL_TOKEN_NOT_YET_VALID 309
+#define KSASL_TOKEN_INVALID_ISSUER 310
+#define KSASL_TOKEN_INVALID_AUDIENCE 311
+#define KSASL_TOKEN_MISSING_CLAIM 312
+#define KSASL_TOKEN_INVALID_CLAIM 313
+#define KSASL_TOKEN_UNKNOWN_KEY 314
+#define KSASL_TOKEN_BAD_SIGNATURE 315
+#define KSASL_TOKEN_ALGORITHM_REFUSED 316
+#define KSASL_TOKEN_MALFORMED 317
+#define KSASL_TOKEN_TOO_LARGE 318
+#define KSASL_INSUFFICIENT_SCOPE 319
+#define KSASL_INVALID_EXTENSIONS 320
+#define KSASL_TOKEN_REJECTED 321
+#define KSASL_SESSION_EXPIRED 322
+#define KSASL_PRINCIPAL_CHANGED 323
+#define KSASL_MECHANISM_CHANGED 324
+#define KSASL_INVALID_CREDENTIAL_FORMAT 400
+#define KSASL_CREDENTIAL_ITERATIONS_TOO_LOW 401
+#define KSASL_CREDENTIAL_LOOKUP_FAILED 402
+#define KSASL_CREDENTIAL_MECHANISM_MISMATCH 403
+#define KSASL_NO_VALID_CREDENTIAL 404
+#define KSASL_INVALID_CREDENTIAL_EXPIRY 405
+#define KSASL_REFRESHER_GONE 406
+#define KSASL_INTERNAL 500
+#define KSASL_PANIC 501
+#define KSASL_RANDOM_SOURCE_FAILED 502
+
+
+/**
+ * A client exchange for one mechanism.
+ */
+typedef struct ksasl_client ksasl_client;
+
+/**
+ * Configuration of client connections (shared by the connections made from it).
+ */
+typedef struct ksasl_client_config ksasl_client_config;
+
+/**
+ * A client connection's SASL state.
+ */
+typedef struct ksasl_client_conn ksasl_client_conn;
+
+/**
+ * Where a credential callback writes its answer.
+ */
+typedef struct ksasl_credential_answer ksasl_credential_answer;
+
+/**
+ * A credential request, as a credential callback sees it.
+ */
+typedef struct ksasl_credential_request ksasl_credential_request;
+
+/**
+ * A signed-JWT validator (KIP-768) whose JWKS the host supplies.
+ */
+typedef struct ksasl_jwks_validator ksasl_jwks_validator;
+
+/**
+ * Refreshes expiring credentials on Kafka's schedule (librdkafka's shape). Thread-safe.
+ */
+typedef struct ksasl_refresher ksasl_refresher;
+
+/**
+ * A set of client and server mechanisms by name, with the credentials they use.
+ */
+typedef struct ksasl_registry ksasl_registry;
+
+/**
+ * A server exchange for one mechanism.
+ */
+typedef struct ksasl_server ksasl_server;
+
+/**
+ * Configuration of server connections (one listener).
+ */
+typedef struct ksasl_server_config ksasl_server_config;
+
+/**
+ * A server connection's SASL state.
+ */
+typedef struct ksasl_server_conn ksasl_server_conn;
+
+/**
+ * An in-memory credential store (users and delegation tokens). Thread-safe.
+ */
+typedef struct ksasl_store ksasl_store;
+
+/**
+ * An OAUTHBEARER token.
+ */
+typedef struct ksasl_token ksasl_token;
+
+/**
+ * Where a token-validation callback writes its verdict.
+ */
+typedef struct ksasl_token_verdict ksasl_token_verdict;
+
+/**
+ * Tracks which connections use which credential generation.
+ */
+typedef struct ksasl_tracker ksasl_tracker;
+
+/**
+ * A result code: 0 is success; anything else is an error code (see `ksasl_result_name`).
+ */
+typedef uint32_t ksasl_result;
+
+/**
+ * Re-authentication timing.
+ */
+typedef uint32_t ksasl_reauth_timing;
+
+/**
+ * What a received frame meant.
+ */
+typedef uint32_t ksasl_client_event;
+
+/**
+ * What the host does after a server frame.
+ */
+typedef uint32_t ksasl_server_action;
+
+/**
+ * A credential kind, in answers to credential requests.
+ */
+typedef uint32_t ksasl_credential_kind;
+
+/**
+ * The per-request gate's verdicts.
+ */
+typedef uint32_t ksasl_gate;
+
+/**
+ * What a server step produced.
+ */
+typedef uint32_t ksasl_server_status;
+
+/**
+ * A token-validation callback: judge `token` at `now_ms` and answer with
+ * `ksasl_token_verdict_accept` or `_reject`. Return 0 (non-zero rejects the token).
+ */
+typedef int (*ksasl_token_validator_cb)(void *userdata,
+                                        const char *token,
+                                        int64_t now_ms,
+                                        ksasl_token_verdict *verdict);
+
+/**
+ * Frees a userdata pointer handed to the library with a callback.
+ */
+typedef void (*ksasl_free_fn)(void *userdata);
+
+/**
+ * The refresh callback: fetch a token and answer with `ksasl_refresher_set_token` or
+ * `ksasl_refresher_set_token_failure` (now, or later from any thread).
+ */
+typedef void (*ksasl_refresh_cb)(void *userdata, ksasl_refresher *refresher, int64_t now_ms);
+
+/**
+ * A credential callback: look `request` up and answer with `ksasl_credential_answer_set`.
+ * Return 0, or non-zero if the lookup failed (the login then fails as "credentials could not
+ * be verified"). It may be called from any thread that steps a server.
+ */
+typedef int (*ksasl_credential_cb)(void *userdata,
+                                   const ksasl_credential_request *request,
+                                   ksasl_credential_answer *answer);
+
+/**
+ * Kafka's Java client: random 85-95 % of the session.
+ */
+#define KSASL_REAUTH_KAFKA 0
+
+/**
+ * librdkafka: 90 %.
+ */
+#define KSASL_REAUTH_LIBRDKAFKA 1
+
+/**
+ * franz-go: random 95-98 %, at least 1 s before the end.
+ */
+#define KSASL_REAUTH_FRANZ_GO 2
+
+/**
+ * Never re-authenticate.
+ */
+#define KSASL_REAUTH_DISABLED 3
+
+/**
+ * A SASL response was consumed.
+ */
+#define KSASL_CLIENT_CONTINUE 0
+
+/**
+ * A response to an application request: `*app_frame` holds it.
+ */
+#define KSASL_CLIENT_APPLICATION 1
+
+/**
+ * Authenticated for the first time.
+ */
+#define KSASL_CLIENT_AUTHENTICATED 2
+
+/**
+ * Re-authenticated.
+ */
+#define KSASL_CLIENT_REAUTHENTICATED 3
+
+/**
+ * A re-authentication failed; the old session holds (retry policy).
+ */
+#define KSASL_CLIENT_REAUTH_FAILED 4
+
+/**
+ * Write the output; keep reading authentication frames.
+ */
+#define KSASL_SERVER_ACTION_CONTINUE 0
+
+/**
+ * Look up a credential (`ksasl_server_conn_credential_request`) and answer it.
+ */
+#define KSASL_SERVER_ACTION_NEED_CREDENTIAL 1
+
+/**
+ * Write the output; the connection is authenticated.
+ */
+#define KSASL_SERVER_ACTION_AUTHENTICATED 2
+
+/**
+ * Write the output; the connection re-authenticated.
+ */
+#define KSASL_SERVER_ACTION_REAUTHENTICATED 3
+
+/**
+ * Write the output; the re-authentication failed but the session holds.
+ */
+#define KSASL_SERVER_ACTION_REAUTH_FAILED 4
+
+/**
+ * At `*deadline_ms` write the output, then close (KIP-306 delay).
+ */
+#define KSASL_SERVER_ACTION_FAIL_AT 5
+
+/**
+ * Close now, writing nothing.
+ */
+#define KSASL_SERVER_ACTION_CLOSE_NOW 6
+
+/**
+ * Process the request.
+ */
+#define KSASL_GATE_PROCESS 0
+
+/**
+ * A SaslHandshake that starts re-authentication: pass the frame to the driver.
+ */
+#define KSASL_GATE_BEGIN_REAUTH 1
+
+/**
+ * The session expired: close without a response.
+ */
+#define KSASL_GATE_CLOSE_EXPIRED 2
+
+/**
+ * Send the output as a challenge and wait for the client.
+ */
+#define KSASL_SERVER_CHALLENGE 1
+
+/**
+ * A credential is needed: see `ksasl_server_credential_request`, answer with
+ * `ksasl_server_provide_credential`.
+ */
+#define KSASL_SERVER_NEED_CREDENTIAL 2
+
+/**
+ * The client is authenticated; send the output (if any) as the last message.
+ */
+#define KSASL_SERVER_DONE 3
+
+/**
+ * The user's clear-text password.
+ */
+#define KSASL_CREDENTIAL_PASSWORD 1
+
+/**
+ * A SCRAM credential in Kafka's text form.
+ */
+#define KSASL_CREDENTIAL_SCRAM 2
+
+/**
+ * No such user.
+ */
+#define KSASL_CREDENTIAL_UNKNOWN 3
+
+/**
+ * The store could not answer (the value is the reason, kept from the client).
+ */
+#define KSASL_CREDENTIAL_UNAVAILABLE 4
+
+/**
+ * (Callback only) the answer will come later through the pull form.
+ */
+#define KSASL_CREDENTIAL_LATER 5
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/**
+ * The library version, e.g. `"0.1.0"`.
+ */
+const char *ksasl_version(void);
+
+/**
+ * The stable name of a result code (`"OK"`, `"INVALID_CREDENTIALS"`, ...; `"UNKNOWN"` for
+ * numbers that are not codes).
+ */
+const char *ksasl_result_name(ksasl_result result);
+
+/**
+ * The kind of a result code: `"misuse"`, `"protocol"`, `"authentication"`, `"credential"`,
+ * `"internal"`, or `"ok"` / `"unknown"`.
+ */
+const char *ksasl_result_kind(ksasl_result result);
+
+/**
+ * The detail of the last failed constructor (`ksasl_*_new`) on this thread.
+ */
+const char *ksasl_last_constructor_error(void);
+
+/**
+ * Deliberately panics inside the library and returns what the boundary made of it
+ * (`KSASL_PANIC`): a way for tests and hosts to check that no panic unwinds into C.
+ */
+ksasl_result ksasl_check_panic_boundary(void);
+
+/**
+ * Creates a client configuration using `mechanism` from the registry's client mechanisms.
+ */
+ksasl_result ksasl_client_config_new(const ksasl_registry *registry,
+                                     const char *mechanism,
+                                     ksasl_client_config **out);
+
+/**
+ * Frees a client configuration (connections keep what they need).
+ */
+void ksasl_client_config_free(ksasl_client_config *c);
+
+/**
+ * The detail of the configuration's last failure.
+ */
+const char *ksasl_client_config_last_error(const ksasl_client_config *c);
+
+/**
+ * Sets `client.id` (NULL: none).
+ */
+ksasl_result ksasl_client_config_set_client_id(ksasl_client_config *c, const char *client_id);
+
+/**
+ * Chooses when connections re-authenticate.
+ */
+ksasl_result ksasl_client_config_set_reauth_timing(ksasl_client_config *c,
+                                                   ksasl_reauth_timing timing);
+
+/**
+ * The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+ */
+ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c, int16_t version);
+
+/**
+ * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the old session
+ * and retries after that delay, then twice it, then four times it.
+ */
+ksasl_result ksasl_client_config_set_reauth_retry(ksasl_client_config *c, int64_t initial_delay_ms);
+
+/**
+ * Creates a client connection from a configuration.
+ */
+ksasl_result ksasl_client_conn_new(const ksasl_client_config *config, ksasl_client_conn **out);
+
+/**
+ * Frees a client connection (NULL is a no-op).
+ */
+void ksasl_client_conn_free(ksasl_client_conn *c);
+
+/**
+ * The detail of the connection's last failure.
+ */
+const char *ksasl_client_conn_last_error(const ksasl_client_conn *c);
+
+/**
+ * Starts the initial authentication.
+ */
+ksasl_result ksasl_client_conn_start(ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * The bytes to write to the socket (length-prefixed frames; borrowed; `*len` 0 if none).
+ */
+ksasl_result ksasl_client_conn_transmit(ksasl_client_conn *c, const uint8_t **out, size_t *len);
+
+/**
+ * Handles one received frame (without its length prefix). On success `*event` says what it
+ * was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
+ * authentication failure is returned as the error code (close the connection).
+ */
+ksasl_result ksasl_client_conn_handle_frame(ksasl_client_conn *c,
+                                            const uint8_t *frame,
+                                            size_t frame_len,
+                                            int64_t now_ms,
+                                            ksasl_client_event *event,
+                                            const uint8_t **app_frame,
+                                            size_t *app_len);
+
+/**
+ * Reports that the broker closed the connection; returns the error to report.
+ */
+ksasl_result ksasl_client_conn_closed(ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * The next instant to call `ksasl_client_conn_handle_timeout` (-1: none).
+ */
+int64_t ksasl_client_conn_next_deadline(const ksasl_client_conn *c);
+
+/**
+ * Starts a re-authentication if one is due; `*started` (if not NULL) tells whether it did.
+ */
+ksasl_result ksasl_client_conn_handle_timeout(ksasl_client_conn *c, int64_t now_ms, int *started);
+
+/**
+ * 1 if a re-authentication is due at `now_ms` (for synchronous clients).
+ */
+int ksasl_client_conn_reauth_pending(const ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * Call before sending an application request: `*send_now` is 1 to send it, 0 to hold it
+ * until re-authentication completes (a due re-authentication starts here).
+ */
+ksasl_result ksasl_client_conn_before_request(ksasl_client_conn *c, int64_t now_ms, int *send_now);
+
+/**
+ * The session: lifetime granted by the broker (0: none), re-authentication time and expiry
+ * as the client sees them (-1: none). `KSASL_WRONG_STATE`-class error before authentication.
+ */
+ksasl_result ksasl_client_conn_session(ksasl_client_conn *c,
+                                       int64_t *lifetime_ms,
+                                       int64_t *reauth_at_ms,
+                                       int64_t *expiry_ms);
+
+/**
+ * 1 while a re-authentication is in progress.
+ */
+int ksasl_client_conn_is_reauthenticating(const ksasl_client_conn *c);
+
+/**
+ * Creates a listener configuration enabling every server mechanism of the registry.
+ */
+ksasl_result ksasl_server_config_new(const ksasl_registry *registry, ksasl_server_config **out);
+
+/**
+ * Frees a listener configuration (connections keep what they need).
+ */
+void ksasl_server_config_free(ksasl_server_config *c);
+
+/**
+ * The detail of the configuration's last failure.
+ */
+const char *ksasl_server_config_last_error(const ksasl_server_config *c);
+
+/**
+ * `connections.max.reauth.ms`, for all mechanisms (`mechanism` NULL) or one.
+ */
+ksasl_result ksasl_server_config_set_max_reauth_ms(ksasl_server_config *c,
+                                                   const char *mechanism,
+                                                   int64_t ms);
+
+/**
+ * `connection.failed.authentication.delay.ms` (default 100).
+ */
+ksasl_result ksasl_server_config_set_failed_auth_delay_ms(ksasl_server_config *c, int64_t ms);
+
+/**
+ * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the session.
+ */
+ksasl_result ksasl_server_config_set_reauth_retry(ksasl_server_config *c, int64_t initial_delay_ms);
+
+/**
+ * Adds an API to the ApiVersions response (a broker lists all of its APIs).
+ */
+ksasl_result ksasl_server_config_add_api_version(ksasl_server_config *c,
+                                                 int16_t api_key,
+                                                 int16_t min_version,
+                                                 int16_t max_version);
+
+/**
+ * A metric of every connection of this configuration, by Kafka name
+ * (`"successful-reauthentication-total"`, ...), as of `now_ms`.
+ */
+ksasl_result ksasl_server_config_metric(ksasl_server_config *c,
+                                        const char *name,
+                                        int64_t now_ms,
+                                        double *value);
+
+/**
+ * Creates a server connection for a listener configuration.
+ */
+ksasl_result ksasl_server_conn_new(const ksasl_server_config *config, ksasl_server_conn **out);
+
+/**
+ * Frees a server connection (NULL is a no-op).
+ */
+void ksasl_server_conn_free(ksasl_server_conn *c);
+
+/**
+ * The detail of the connection's last failure (also set for FAIL_AT and CLOSE_NOW).
+ */
+const char *ksasl_server_conn_last_error(const ksasl_server_conn *c);
+
+/**
+ * Handles one authentication frame (without its length prefix). `*action` says what to do;
+ * `*out`/`*out_len` are the frames to write (borrowed); `*deadline_ms` (may be NULL) is set
+ * for `KSASL_SERVER_ACTION_FAIL_AT`.
+ */
+ksasl_result ksasl_server_conn_handle_frame(ksasl_server_conn *c,
+                                            const uint8_t *frame,
+                                            size_t frame_len,
+                                            int64_t now_ms,
+                                            ksasl_server_action *action,
+                                            const uint8_t **out,
+                                            size_t *out_len,
+                                            int64_t *deadline_ms);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`).
+ */
+ksasl_result ksasl_server_conn_credential_request(ksasl_server_conn *c,
+                                                  const char **mechanism,
+                                                  const char **username,
+                                                  int *token_auth);
+
+/**
+ * Answers the pending credential request and continues; outputs as `handle_frame`.
+ */
+ksasl_result ksasl_server_conn_provide_credential(ksasl_server_conn *c,
+                                                  ksasl_credential_kind kind,
+                                                  const char *value,
+                                                  int64_t expiry_ms,
+                                                  const char *token_owner,
+                                                  int64_t now_ms,
+                                                  ksasl_server_action *action,
+                                                  const uint8_t **out,
+                                                  size_t *out_len,
+                                                  int64_t *deadline_ms);
+
+/**
+ * The per-request gate of an authenticated connection (`KSASL_GATE_*`). Allocation-free.
+ */
+ksasl_gate ksasl_server_conn_gate(const ksasl_server_conn *c, int16_t api_key, int64_t now_ms);
+
+/**
+ * 1 when authenticated and no exchange is in progress (requests go through the gate).
+ */
+int ksasl_server_conn_is_ready(const ksasl_server_conn *c);
+
+/**
+ * The authenticated session: principal (`"User:alice"`, borrowed), lifetime sent to the
+ * client, and session expiry (-1: never).
+ */
+ksasl_result ksasl_server_conn_session(ksasl_server_conn *c,
+                                       const char **principal,
+                                       int64_t *lifetime_ms,
+                                       int64_t *expiry_ms);
+
+/**
+ * Creates a client exchange for `mechanism` from the registry's client mechanisms.
+ */
+ksasl_result ksasl_client_new(const ksasl_registry *registry,
+                              const char *mechanism,
+                              ksasl_client **out);
+
+/**
+ * Frees a client exchange (NULL is a no-op).
+ */
+void ksasl_client_free(ksasl_client *c);
+
+/**
+ * The detail of the client's last failure.
+ */
+const char *ksasl_client_last_error(const ksasl_client *c);
+
+/**
+ * Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
+ * the next call on `c`; `*out` is NULL when there is nothing to send); `*done` is 1 when the
+ * client side is complete (the server's verdict is still to come).
+ */
+ksasl_result ksasl_client_start(ksasl_client *c,
+                                int64_t now_ms,
+                                const uint8_t **out,
+                                size_t *out_len,
+                                int *done);
+
+/**
+ * Evaluates a server challenge; outputs as `ksasl_client_start`.
+ */
+ksasl_result ksasl_client_step(ksasl_client *c,
+                               const uint8_t *challenge,
+                               size_t challenge_len,
+                               int64_t now_ms,
+                               const uint8_t **out,
+                               size_t *out_len,
+                               int *done);
+
+/**
+ * Reports that the server failed the exchange (with its message, or NULL). Returns the
+ * resulting error code; the detail is in `ksasl_client_last_error`.
+ */
+ksasl_result ksasl_client_server_failed(ksasl_client *c, const char *server_message);
+
+/**
+ * Creates a server exchange for `mechanism` from the registry's server mechanisms (with the
+ * registry's store or credential callback).
+ */
+ksasl_result ksasl_server_new(const ksasl_registry *registry,
+                              const char *mechanism,
+                              ksasl_server **out);
+
+/**
+ * Frees a server exchange (NULL is a no-op).
+ */
+void ksasl_server_free(ksasl_server *s);
+
+/**
+ * The detail of the server's last failure.
+ */
+const char *ksasl_server_last_error(const ksasl_server *s);
+
+/**
+ * After a failed step: the text a Kafka broker sends the client (Kafka's generic sentence
+ * unless the mechanism discloses a specific one).
+ */
+const char *ksasl_server_client_message(const ksasl_server *s);
+
+/**
+ * Evaluates one client message: `*status` is one of `KSASL_SERVER_*`, `*out`/`*out_len` the
+ * bytes to send (borrowed; NULL when none).
+ */
+ksasl_result ksasl_server_step(ksasl_server *s,
+                               const uint8_t *response,
+                               size_t response_len,
+                               int64_t now_ms,
+                               ksasl_server_status *status,
+                               const uint8_t **out,
+                               size_t *out_len);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_NEED_CREDENTIAL`): mechanism,
+ * username (borrowed) and whether it is a delegation-token login.
+ */
+ksasl_result ksasl_server_credential_request(ksasl_server *s,
+                                             const char **mechanism,
+                                             const char **username,
+                                             int *token_auth);
+
+/**
+ * Answers the pending credential request (`kind`: `KSASL_CREDENTIAL_PASSWORD`, `_SCRAM`,
+ * `_UNKNOWN` or `_UNAVAILABLE`; see `ksasl_credential_answer_set`) and continues; outputs as
+ * `ksasl_server_step`.
+ */
+ksasl_result ksasl_server_provide_credential(ksasl_server *s,
+                                             ksasl_credential_kind kind,
+                                             const char *value,
+                                             int64_t expiry_ms,
+                                             const char *token_owner,
+                                             int64_t now_ms,
+                                             ksasl_server_status *status,
+                                             const uint8_t **out,
+                                             size_t *out_len);
+
+/**
+ * After `KSASL_SERVER_DONE`: the principal (`"User:alice"`), its name, the mechanism
+ * (borrowed), the credential expiry (-1: none) and whether a delegation token was used.
+ */
+ksasl_result ksasl_server_outcome(ksasl_server *s,
+                                  const char **principal,
+                                  const char **principal_name,
+                                  const char **mechanism,
+                                  int64_t *credential_expiry_ms,
+                                  int *token_authenticated);
+
+/**
+ * Builds an unsecured (`alg: none`) token as Kafka's development login does: principal
+ * claim `sub`, `lifetime_seconds`, optional space-separated `scope` (NULL: none).
+ */
+ksasl_result ksasl_token_new_unsecured(const char *principal,
+                                       int64_t lifetime_seconds,
+                                       const char *scope,
+                                       int64_t now_ms,
+                                       ksasl_token **out);
+
+/**
+ * Frees a token (NULL is a no-op).
+ */
+void ksasl_token_free(ksasl_token *t);
+
+/**
+ * The token text (a secret: do not log it), borrowed from the token.
+ */
+const char *ksasl_token_value(const ksasl_token *t);
+
+/**
+ * The token's absolute expiry in ms (-1 for NULL).
+ */
+int64_t ksasl_token_expiry_ms(const ksasl_token *t);
+
+/**
+ * Adds an OAUTHBEARER server with Kafka's unsecured validator: `required_scope`
+ * space-separated (NULL: none), `clock_skew_ms` >= 0. Verdicts are cached.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_unsecured_server(ksasl_registry *r,
+                                                             const char *required_scope,
+                                                             int64_t clock_skew_ms);
+
+/**
+ * Creates a JWKS validator with Kafka's defaults (30 s skew, asymmetric algorithms only);
+ * `expected_issuer` and `expected_audience` may be NULL.
+ */
+ksasl_result ksasl_jwks_validator_new(const char *expected_issuer,
+                                      const char *expected_audience,
+                                      ksasl_jwks_validator **out);
+
+/**
+ * Frees a JWKS validator (registries that use it keep it alive).
+ */
+void ksasl_jwks_validator_free(ksasl_jwks_validator *v);
+
+/**
+ * The detail of the validator's last failure.
+ */
+const char *ksasl_jwks_validator_last_error(const ksasl_jwks_validator *v);
+
+/**
+ * Replaces the key set with a JWKS document fetched at `now_ms`.
+ */
+ksasl_result ksasl_jwks_validator_set_jwks(ksasl_jwks_validator *v,
+                                           const char *jwks_json,
+                                           int64_t now_ms);
+
+/**
+ * When the JWKS should be fetched next (ms; the minimum value when none is loaded).
+ */
+int64_t ksasl_jwks_validator_next_refresh_ms(const ksasl_jwks_validator *v);
+
+/**
+ * Adds an OAUTHBEARER server validating signed JWTs with `v` (verdicts cached).
+ */
+ksasl_result ksasl_registry_add_oauthbearer_jwks_server(ksasl_registry *r,
+                                                        const ksasl_jwks_validator *v);
+
+/**
+ * Accepts the token: its principal and absolute expiry (ms).
+ */
+ksasl_result ksasl_token_verdict_accept(ksasl_token_verdict *v,
+                                        const char *principal,
+                                        int64_t expiry_ms);
+
+/**
+ * Rejects the token; `reason` (may be NULL) stays on the server side, the client gets
+ * `{"status":"invalid_token"}`.
+ */
+ksasl_result ksasl_token_verdict_reject(ksasl_token_verdict *v, const char *reason);
+
+/**
+ * Adds an OAUTHBEARER server whose tokens the host validates with `cb`.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_callback_server(ksasl_registry *r,
+                                                            ksasl_token_validator_cb cb,
+                                                            void *userdata,
+                                                            ksasl_free_fn free_userdata);
+
+/**
+ * Creates a refresher with `sasl.login.refresh.*` values (window factor 0.8, jitter 0.05,
+ * min period 60 s, buffer 300 s are Kafka's defaults); out-of-range values fail with Kafka's
+ * message (`ksasl_last_constructor_error`).
+ */
+ksasl_result ksasl_refresher_new(double window_factor,
+                                 double window_jitter,
+                                 int64_t min_period_seconds,
+                                 int64_t buffer_seconds,
+                                 ksasl_refresher **out);
+
+/**
+ * Frees a refresher (NULL is a no-op); connections and trackers using it keep it alive.
+ */
+void ksasl_refresher_free(ksasl_refresher *r);
+
+/**
+ * The detail of the refresher's last failure.
+ */
+const char *ksasl_refresher_last_error(const ksasl_refresher *r);
+
+/**
+ * Sets the refresh callback used by `ksasl_refresher_run_due`.
+ */
+ksasl_result ksasl_refresher_set_refresh_callback(ksasl_refresher *r,
+                                                  ksasl_refresh_cb cb,
+                                                  void *userdata,
+                                                  ksasl_free_fn free_userdata);
+
+/**
+ * Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
+ */
+ksasl_result ksasl_refresher_run_due(ksasl_refresher *r, int64_t now_ms, int *ran);
+
+/**
+ * Pull form: 1 when the host must fetch a credential now (the request is then outstanding).
+ */
+int ksasl_refresher_poll(const ksasl_refresher *r, int64_t now_ms);
+
+/**
+ * Installs a token: text, absolute expiry in ms, principal, and `n_extensions` extension
+ * names and values (arrays may be NULL when `n_extensions` is 0).
+ */
+ksasl_result ksasl_refresher_set_token(ksasl_refresher *r,
+                                       const char *token,
+                                       int64_t expiry_ms,
+                                       const char *principal,
+                                       const char *const *extension_names,
+                                       const char *const *extension_values,
+                                       size_t n_extensions,
+                                       int64_t now_ms);
+
+/**
+ * Reports a failed refresh; the old token stays while valid and the next attempt is due
+ * after the retry backoff (10 s).
+ */
+ksasl_result ksasl_refresher_set_token_failure(ksasl_refresher *r,
+                                               const char *reason,
+                                               int64_t now_ms);
+
+/**
+ * When a refresh is next due (ms), or -1 if none is scheduled (stopped, or outstanding).
+ */
+int64_t ksasl_refresher_next_deadline(const ksasl_refresher *r);
+
+/**
+ * The generation of the current credential (0: none yet).
+ */
+uint64_t ksasl_refresher_generation(const ksasl_refresher *r);
+
+/**
+ * Adds an OAUTHBEARER client that presents the refresher's current token.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_client(ksasl_registry *reg, const ksasl_refresher *r);
+
+/**
+ * Creates a tracker for `refresher`; after a refresh, connections on the old credential are
+ * asked to re-authenticate spread over `spread_window_ms`.
+ */
+ksasl_result ksasl_tracker_new(const ksasl_refresher *r,
+                               int64_t spread_window_ms,
+                               ksasl_tracker **out);
+
+/**
+ * Frees a tracker (NULL is a no-op).
+ */
+void ksasl_tracker_free(ksasl_tracker *t);
+
+/**
+ * The detail of the tracker's last failure.
+ */
+const char *ksasl_tracker_last_error(const ksasl_tracker *t);
+
+/**
+ * Records that connection `id` (re-)authenticated with credential `generation`; `lifetime_ms`,
+ * `reauth_at_ms` and `expiry_ms` come from `ksasl_client_conn_session` (-1: none).
+ */
+ksasl_result ksasl_tracker_authenticated(ksasl_tracker *t,
+                                         uint64_t id,
+                                         uint64_t generation,
+                                         int64_t lifetime_ms,
+                                         int64_t reauth_at_ms,
+                                         int64_t expiry_ms);
+
+/**
+ * Forgets a closed connection.
+ */
+ksasl_result ksasl_tracker_forget(ksasl_tracker *t, uint64_t id);
+
+/**
+ * The next instant to call `ksasl_tracker_poll` (-1: none; 0: now).
+ */
+int64_t ksasl_tracker_next_deadline(const ksasl_tracker *t);
+
+/**
+ * What is due at `now_ms`: `*refresh` is 1 when a credential must be fetched (answer the
+ * refresher); `*ids`/`*n` list connections to re-authenticate (borrowed).
+ */
+ksasl_result ksasl_tracker_poll(ksasl_tracker *t,
+                                int64_t now_ms,
+                                int *refresh,
+                                const uint64_t **ids,
+                                size_t *n);
+
+/**
+ * Creates an empty store.
+ */
+ksasl_result ksasl_store_new(ksasl_store **out);
+
+/**
+ * Frees a store (NULL is a no-op). Registries that use it keep it alive.
+ */
+void ksasl_store_free(ksasl_store *store);
+
+/**
+ * The detail of the store's last failure.
+ */
+const char *ksasl_store_last_error(const ksasl_store *store);
+
+/**
+ * Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
+ * derived with random salts and `iterations`, at least 4096).
+ */
+ksasl_result ksasl_store_add_user(ksasl_store *store,
+                                  const char *username,
+                                  const char *password,
+                                  uint32_t iterations);
+
+/**
+ * Sets a user's SCRAM credential from Kafka's text form
+ * (`salt=...,stored_key=...,server_key=...,iterations=...`) for `mechanism`.
+ */
+ksasl_result ksasl_store_set_scram(ksasl_store *store,
+                                   const char *username,
+                                   const char *mechanism,
+                                   const char *credential);
+
+/**
+ * Sets (expiry_ms >= 0) or clears (expiry_ms < 0) an absolute expiry on a user's credentials.
+ */
+ksasl_result ksasl_store_set_user_expiry(ksasl_store *store,
+                                         const char *username,
+                                         int64_t expiry_ms);
+
+/**
+ * Removes a user. `*existed` (if not NULL) tells whether it was there.
+ */
+ksasl_result ksasl_store_remove_user(ksasl_store *store, const char *username, int *existed);
+
+/**
+ * Adds a delegation token's SCRAM credential (Kafka text form) for `mechanism`, owned by
+ * `owner`, expiring at `expiry_ms` (< 0: no expiry).
+ */
+ksasl_result ksasl_store_set_token(ksasl_store *store,
+                                   const char *token_id,
+                                   const char *mechanism,
+                                   const char *credential,
+                                   const char *owner,
+                                   int64_t expiry_ms);
+
+/**
+ * The mechanism asking (`"SCRAM-SHA-256"`, ...).
+ */
+const char *ksasl_credential_request_mechanism(const ksasl_credential_request *r);
+
+/**
+ * The username (the token id for delegation-token logins).
+ */
+const char *ksasl_credential_request_username(const ksasl_credential_request *r);
+
+/**
+ * 1 for a delegation-token login (`tokenauth=true`).
+ */
+int ksasl_credential_request_token_auth(const ksasl_credential_request *r);
+
+/**
+ * Answers a credential request from inside the callback: `kind` is one of
+ * `KSASL_CREDENTIAL_*`; `value` is the password, the Kafka SCRAM string or the reason;
+ * `expiry_ms` < 0 means none; `token_owner` (NULL for users) marks a delegation token.
+ */
+ksasl_result ksasl_credential_answer_set(ksasl_credential_answer *a,
+                                         ksasl_credential_kind kind,
+                                         const char *value,
+                                         int64_t expiry_ms,
+                                         const char *token_owner);
+
+/**
+ * Creates an empty registry.
+ */
+ksasl_result ksasl_registry_new(ksasl_registry **out);
+
+/**
+ * Frees a registry (NULL is a no-op).
+ */
+void ksasl_registry_free(ksasl_registry *r);
+
+/**
+ * The detail of the registry's last failure.
+ */
+const char *ksasl_registry_last_error(const ksasl_registry *r);
+
+/**
+ * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. With a store they look
+ * credentials up there; with NULL they use the credential callback if one is set, and
+ * otherwise stop with a credential request (the pull form).
+ */
+ksasl_result ksasl_registry_add_password_servers(ksasl_registry *r, const ksasl_store *store);
+
+/**
+ * Sets a credential callback consulted by every server exchange of this registry (it
+ * replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
+ * given, is called when the registry no longer needs `userdata`.
+ */
+ksasl_result ksasl_registry_set_credential_callback(ksasl_registry *r,
+                                                    ksasl_credential_cb cb,
+                                                    void *userdata,
+                                                    ksasl_free_fn free_userdata);
+
+/**
+ * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
+ */
+ksasl_result ksasl_registry_add_password_clients(ksasl_registry *r,
+                                                 const char *username,
+                                                 const char *password);
+
+/**
+ * Adds SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with a delegation token (token id
+ * and base64 HMAC; `tokenauth=true`).
+ */
+ksasl_result ksasl_registry_add_token_clients(ksasl_registry *r,
+                                              const char *token_id,
+                                              const char *token_hmac);
+
+/**
+ * The number of client (`server` = 0) or server (`server` = 1) mechanisms.
+ */
+size_t ksasl_registry_mechanism_count(const ksasl_registry *r, int server);
+
+/**
+ * Creates an empty store.
+ */
+ksasl_result ksasl_store_new(ksasl_store **out);
+
+/**
+ * Frees a store (NULL is a no-op). Registries that use it keep it alive.
+ */
+void ksasl_store_free(ksasl_store *store);
+
+/**
+ * The detail of the store's last failure.
+ */
+const char *ksasl_store_last_error(const ksasl_store *store);
+
+/**
+ * Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
+ * derived with random salts and `iterations`, at least 4096).
+ */
+ksasl_result ksasl_store_add_user(ksasl_store *store,
+                                  const char *username,
+                                  const char *password,
+                                  uint32_t iterations);
+
+/**
+ * Sets a user's SCRAM credential from Kafka's text form
+ * (`salt=...,stored_key=...,server_key=...,iterations=...`) for `mechanism`.
+ */
+ksasl_result ksasl_store_set_scram(ksasl_store *store,
+                                   const char *username,
+                                   const char *mechanism,
+                                   const char *credential);
+
+/**
+ * Sets (expiry_ms >= 0) or clears (expiry_ms < 0) an absolute expiry on a user's credentials.
+ */
+ksasl_result ksasl_store_set_user_expiry(ksasl_store *store,
+                                         const char *username,
+                                         int64_t expiry_ms);
+
+/**
+ * Removes a user. `*existed` (if not NULL) tells whether it was there.
+ */
+ksasl_result ksasl_store_remove_user(ksasl_store *store, const char *username, int *existed);
+
+/**
+ * Adds a delegation token's SCRAM credential (Kafka text form) for `mechanism`, owned by
+ * `owner`, expiring at `expiry_ms` (< 0: no expiry).
+ */
+ksasl_result ksasl_store_set_token(ksasl_store *store,
+                                   const char *token_id,
+                                   const char *mechanism,
+                                   const char *credential,
+                                   const char *owner,
+                                   int64_t expiry_ms);
+
+/**
+ * The mechanism asking (`"SCRAM-SHA-256"`, ...).
+ */
+const char *ksasl_credential_request_mechanism(const ksasl_credential_request *r);
+
+/**
+ * The username (the token id for delegation-token logins).
+ */
+const char *ksasl_credential_request_username(const ksasl_credential_request *r);
+
+/**
+ * 1 for a delegation-token login (`tokenauth=true`).
+ */
+int ksasl_credential_request_token_auth(const ksasl_credential_request *r);
+
+/**
+ * Answers a credential request from inside the callback: `kind` is one of
+ * `KSASL_CREDENTIAL_*`; `value` is the password, the Kafka SCRAM string or the reason;
+ * `expiry_ms` < 0 means none; `token_owner` (NULL for users) marks a delegation token.
+ */
+ksasl_result ksasl_credential_answer_set(ksasl_credential_answer *a,
+                                         ksasl_credential_kind kind,
+                                         const char *value,
+                                         int64_t expiry_ms,
+                                         const char *token_owner);
+
+/**
+ * Creates an empty registry.
+ */
+ksasl_result ksasl_registry_new(ksasl_registry **out);
+
+/**
+ * Frees a registry (NULL is a no-op).
+ */
+void ksasl_registry_free(ksasl_registry *r);
+
+/**
+ * The detail of the registry's last failure.
+ */
+const char *ksasl_registry_last_error(const ksasl_registry *r);
+
+/**
+ * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. With a store they look
+ * credentials up there; with NULL they use the credential callback if one is set, and
+ * otherwise stop with a credential request (the pull form).
+ */
+ksasl_result ksasl_registry_add_password_servers(ksasl_registry *r, const ksasl_store *store);
+
+/**
+ * Sets a credential callback consulted by every server exchange of this registry (it
+ * replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
+ * given, is called when the registry no longer needs `userdata`.
+ */
+ksasl_result ksasl_registry_set_credential_callback(ksasl_registry *r,
+                                                    ksasl_credential_cb cb,
+                                                    void *userdata,
+                                                    ksasl_free_fn free_userdata);
+
+/**
+ * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
+ */
+ksasl_result ksasl_registry_add_password_clients(ksasl_registry *r,
+                                                 const char *username,
+                                                 const char *password);
+
+/**
+ * Adds SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with a delegation token (token id
+ * and base64 HMAC; `tokenauth=true`).
+ */
+ksasl_result ksasl_registry_add_token_clients(ksasl_registry *r,
+                                              const char *token_id,
+                                              const char *token_hmac);
+
+/**
+ * The number of client (`server` = 0) or server (`server` = 1) mechanisms.
+ */
+size_t ksasl_registry_mechanism_count(const ksasl_registry *r, int server);
+
+/**
+ * Creates a client exchange for `mechanism` from the registry's client mechanisms.
+ */
+ksasl_result ksasl_client_new(const ksasl_registry *registry,
+                              const char *mechanism,
+                              ksasl_client **out);
+
+/**
+ * Frees a client exchange (NULL is a no-op).
+ */
+void ksasl_client_free(ksasl_client *c);
+
+/**
+ * The detail of the client's last failure.
+ */
+const char *ksasl_client_last_error(const ksasl_client *c);
+
+/**
+ * Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
+ * the next call on `c`; `*out` is NULL when there is nothing to send); `*done` is 1 when the
+ * client side is complete (the server's verdict is still to come).
+ */
+ksasl_result ksasl_client_start(ksasl_client *c,
+                                int64_t now_ms,
+                                const uint8_t **out,
+                                size_t *out_len,
+                                int *done);
+
+/**
+ * Evaluates a server challenge; outputs as `ksasl_client_start`.
+ */
+ksasl_result ksasl_client_step(ksasl_client *c,
+                               const uint8_t *challenge,
+                               size_t challenge_len,
+                               int64_t now_ms,
+                               const uint8_t **out,
+                               size_t *out_len,
+                               int *done);
+
+/**
+ * Reports that the server failed the exchange (with its message, or NULL). Returns the
+ * resulting error code; the detail is in `ksasl_client_last_error`.
+ */
+ksasl_result ksasl_client_server_failed(ksasl_client *c, const char *server_message);
+
+/**
+ * Creates a server exchange for `mechanism` from the registry's server mechanisms (with the
+ * registry's store or credential callback).
+ */
+ksasl_result ksasl_server_new(const ksasl_registry *registry,
+                              const char *mechanism,
+                              ksasl_server **out);
+
+/**
+ * Frees a server exchange (NULL is a no-op).
+ */
+void ksasl_server_free(ksasl_server *s);
+
+/**
+ * The detail of the server's last failure.
+ */
+const char *ksasl_server_last_error(const ksasl_server *s);
+
+/**
+ * After a failed step: the text a Kafka broker sends the client (Kafka's generic sentence
+ * unless the mechanism discloses a specific one).
+ */
+const char *ksasl_server_client_message(const ksasl_server *s);
+
+/**
+ * Evaluates one client message: `*status` is one of `KSASL_SERVER_*`, `*out`/`*out_len` the
+ * bytes to send (borrowed; NULL when none).
+ */
+ksasl_result ksasl_server_step(ksasl_server *s,
+                               const uint8_t *response,
+                               size_t response_len,
+                               int64_t now_ms,
+                               ksasl_server_status *status,
+                               const uint8_t **out,
+                               size_t *out_len);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_NEED_CREDENTIAL`): mechanism,
+ * username (borrowed) and whether it is a delegation-token login.
+ */
+ksasl_result ksasl_server_credential_request(ksasl_server *s,
+                                             const char **mechanism,
+                                             const char **username,
+                                             int *token_auth);
+
+/**
+ * Answers the pending credential request (`kind`: `KSASL_CREDENTIAL_PASSWORD`, `_SCRAM`,
+ * `_UNKNOWN` or `_UNAVAILABLE`; see `ksasl_credential_answer_set`) and continues; outputs as
+ * `ksasl_server_step`.
+ */
+ksasl_result ksasl_server_provide_credential(ksasl_server *s,
+                                             ksasl_credential_kind kind,
+                                             const char *value,
+                                             int64_t expiry_ms,
+                                             const char *token_owner,
+                                             int64_t now_ms,
+                                             ksasl_server_status *status,
+                                             const uint8_t **out,
+                                             size_t *out_len);
+
+/**
+ * After `KSASL_SERVER_DONE`: the principal (`"User:alice"`), its name, the mechanism
+ * (borrowed), the credential expiry (-1: none) and whether a delegation token was used.
+ */
+ksasl_result ksasl_server_outcome(ksasl_server *s,
+                                  const char **principal,
+                                  const char **principal_name,
+                                  const char **mechanism,
+                                  int64_t *credential_expiry_ms,
+                                  int *token_authenticated);
+
+/**
+ * Creates a client configuration using `mechanism` from the registry's client mechanisms.
+ */
+ksasl_result ksasl_client_config_new(const ksasl_registry *registry,
+                                     const char *mechanism,
+                                     ksasl_client_config **out);
+
+/**
+ * Frees a client configuration (connections keep what they need).
+ */
+void ksasl_client_config_free(ksasl_client_config *c);
+
+/**
+ * The detail of the configuration's last failure.
+ */
+const char *ksasl_client_config_last_error(const ksasl_client_config *c);
+
+/**
+ * Sets `client.id` (NULL: none).
+ */
+ksasl_result ksasl_client_config_set_client_id(ksasl_client_config *c, const char *client_id);
+
+/**
+ * Chooses when connections re-authenticate.
+ */
+ksasl_result ksasl_client_config_set_reauth_timing(ksasl_client_config *c,
+                                                   ksasl_reauth_timing timing);
+
+/**
+ * The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+ */
+ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c, int16_t version);
+
+/**
+ * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the old session
+ * and retries after that delay, then twice it, then four times it.
+ */
+ksasl_result ksasl_client_config_set_reauth_retry(ksasl_client_config *c, int64_t initial_delay_ms);
+
+/**
+ * Creates a client connection from a configuration.
+ */
+ksasl_result ksasl_client_conn_new(const ksasl_client_config *config, ksasl_client_conn **out);
+
+/**
+ * Frees a client connection (NULL is a no-op).
+ */
+void ksasl_client_conn_free(ksasl_client_conn *c);
+
+/**
+ * The detail of the connection's last failure.
+ */
+const char *ksasl_client_conn_last_error(const ksasl_client_conn *c);
+
+/**
+ * Starts the initial authentication.
+ */
+ksasl_result ksasl_client_conn_start(ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * The bytes to write to the socket (length-prefixed frames; borrowed; `*len` 0 if none).
+ */
+ksasl_result ksasl_client_conn_transmit(ksasl_client_conn *c, const uint8_t **out, size_t *len);
+
+/**
+ * Handles one received frame (without its length prefix). On success `*event` says what it
+ * was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
+ * authentication failure is returned as the error code (close the connection).
+ */
+ksasl_result ksasl_client_conn_handle_frame(ksasl_client_conn *c,
+                                            const uint8_t *frame,
+                                            size_t frame_len,
+                                            int64_t now_ms,
+                                            ksasl_client_event *event,
+                                            const uint8_t **app_frame,
+                                            size_t *app_len);
+
+/**
+ * Reports that the broker closed the connection; returns the error to report.
+ */
+ksasl_result ksasl_client_conn_closed(ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * The next instant to call `ksasl_client_conn_handle_timeout` (-1: none).
+ */
+int64_t ksasl_client_conn_next_deadline(const ksasl_client_conn *c);
+
+/**
+ * Starts a re-authentication if one is due; `*started` (if not NULL) tells whether it did.
+ */
+ksasl_result ksasl_client_conn_handle_timeout(ksasl_client_conn *c, int64_t now_ms, int *started);
+
+/**
+ * 1 if a re-authentication is due at `now_ms` (for synchronous clients).
+ */
+int ksasl_client_conn_reauth_pending(const ksasl_client_conn *c, int64_t now_ms);
+
+/**
+ * Call before sending an application request: `*send_now` is 1 to send it, 0 to hold it
+ * until re-authentication completes (a due re-authentication starts here).
+ */
+ksasl_result ksasl_client_conn_before_request(ksasl_client_conn *c, int64_t now_ms, int *send_now);
+
+/**
+ * The session: lifetime granted by the broker (0: none), re-authentication time and expiry
+ * as the client sees them (-1: none). `KSASL_WRONG_STATE`-class error before authentication.
+ */
+ksasl_result ksasl_client_conn_session(ksasl_client_conn *c,
+                                       int64_t *lifetime_ms,
+                                       int64_t *reauth_at_ms,
+                                       int64_t *expiry_ms);
+
+/**
+ * 1 while a re-authentication is in progress.
+ */
+int ksasl_client_conn_is_reauthenticating(const ksasl_client_conn *c);
+
+/**
+ * Creates a listener configuration enabling every server mechanism of the registry.
+ */
+ksasl_result ksasl_server_config_new(const ksasl_registry *registry, ksasl_server_config **out);
+
+/**
+ * Frees a listener configuration (connections keep what they need).
+ */
+void ksasl_server_config_free(ksasl_server_config *c);
+
+/**
+ * The detail of the configuration's last failure.
+ */
+const char *ksasl_server_config_last_error(const ksasl_server_config *c);
+
+/**
+ * `connections.max.reauth.ms`, for all mechanisms (`mechanism` NULL) or one.
+ */
+ksasl_result ksasl_server_config_set_max_reauth_ms(ksasl_server_config *c,
+                                                   const char *mechanism,
+                                                   int64_t ms);
+
+/**
+ * `connection.failed.authentication.delay.ms` (default 100).
+ */
+ksasl_result ksasl_server_config_set_failed_auth_delay_ms(ksasl_server_config *c, int64_t ms);
+
+/**
+ * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the session.
+ */
+ksasl_result ksasl_server_config_set_reauth_retry(ksasl_server_config *c, int64_t initial_delay_ms);
+
+/**
+ * Adds an API to the ApiVersions response (a broker lists all of its APIs).
+ */
+ksasl_result ksasl_server_config_add_api_version(ksasl_server_config *c,
+                                                 int16_t api_key,
+                                                 int16_t min_version,
+                                                 int16_t max_version);
+
+/**
+ * A metric of every connection of this configuration, by Kafka name
+ * (`"successful-reauthentication-total"`, ...), as of `now_ms`.
+ */
+ksasl_result ksasl_server_config_metric(ksasl_server_config *c,
+                                        const char *name,
+                                        int64_t now_ms,
+                                        double *value);
+
+/**
+ * Creates a server connection for a listener configuration.
+ */
+ksasl_result ksasl_server_conn_new(const ksasl_server_config *config, ksasl_server_conn **out);
+
+/**
+ * Frees a server connection (NULL is a no-op).
+ */
+void ksasl_server_conn_free(ksasl_server_conn *c);
+
+/**
+ * The detail of the connection's last failure (also set for FAIL_AT and CLOSE_NOW).
+ */
+const char *ksasl_server_conn_last_error(const ksasl_server_conn *c);
+
+/**
+ * Handles one authentication frame (without its length prefix). `*action` says what to do;
+ * `*out`/`*out_len` are the frames to write (borrowed); `*deadline_ms` (may be NULL) is set
+ * for `KSASL_SERVER_ACTION_FAIL_AT`.
+ */
+ksasl_result ksasl_server_conn_handle_frame(ksasl_server_conn *c,
+                                            const uint8_t *frame,
+                                            size_t frame_len,
+                                            int64_t now_ms,
+                                            ksasl_server_action *action,
+                                            const uint8_t **out,
+                                            size_t *out_len,
+                                            int64_t *deadline_ms);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`).
+ */
+ksasl_result ksasl_server_conn_credential_request(ksasl_server_conn *c,
+                                                  const char **mechanism,
+                                                  const char **username,
+                                                  int *token_auth);
+
+/**
+ * Answers the pending credential request and continues; outputs as `handle_frame`.
+ */
+ksasl_result ksasl_server_conn_provide_credential(ksasl_server_conn *c,
+                                                  ksasl_credential_kind kind,
+                                                  const char *value,
+                                                  int64_t expiry_ms,
+                                                  const char *token_owner,
+                                                  int64_t now_ms,
+                                                  ksasl_server_action *action,
+                                                  const uint8_t **out,
+                                                  size_t *out_len,
+                                                  int64_t *deadline_ms);
+
+/**
+ * The per-request gate of an authenticated connection (`KSASL_GATE_*`). Allocation-free.
+ */
+ksasl_gate ksasl_server_conn_gate(const ksasl_server_conn *c, int16_t api_key, int64_t now_ms);
+
+/**
+ * 1 when authenticated and no exchange is in progress (requests go through the gate).
+ */
+int ksasl_server_conn_is_ready(const ksasl_server_conn *c);
+
+/**
+ * The authenticated session: principal (`"User:alice"`, borrowed), lifetime sent to the
+ * client, and session expiry (-1: never).
+ */
+ksasl_result ksasl_server_conn_session(ksasl_server_conn *c,
+                                       const char **principal,
+                                       int64_t *lifetime_ms,
+                                       int64_t *expiry_ms);
+
+/**
+ * Builds an unsecured (`alg: none`) token as Kafka's development login does: principal
+ * claim `sub`, `lifetime_seconds`, optional space-separated `scope` (NULL: none).
+ */
+ksasl_result ksasl_token_new_unsecured(const char *principal,
+                                       int64_t lifetime_seconds,
+                                       const char *scope,
+                                       int64_t now_ms,
+                                       ksasl_token **out);
+
+/**
+ * Frees a token (NULL is a no-op).
+ */
+void ksasl_token_free(ksasl_token *t);
+
+/**
+ * The token text (a secret: do not log it), borrowed from the token.
+ */
+const char *ksasl_token_value(const ksasl_token *t);
+
+/**
+ * The token's absolute expiry in ms (-1 for NULL).
+ */
+int64_t ksasl_token_expiry_ms(const ksasl_token *t);
+
+/**
+ * Adds an OAUTHBEARER server with Kafka's unsecured validator: `required_scope`
+ * space-separated (NULL: none), `clock_skew_ms` >= 0. Verdicts are cached.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_unsecured_server(ksasl_registry *r,
+                                                             const char *required_scope,
+                                                             int64_t clock_skew_ms);
+
+/**
+ * Creates a JWKS validator with Kafka's defaults (30 s skew, asymmetric algorithms only);
+ * `expected_issuer` and `expected_audience` may be NULL.
+ */
+ksasl_result ksasl_jwks_validator_new(const char *expected_issuer,
+                                      const char *expected_audience,
+                                      ksasl_jwks_validator **out);
+
+/**
+ * Frees a JWKS validator (registries that use it keep it alive).
+ */
+void ksasl_jwks_validator_free(ksasl_jwks_validator *v);
+
+/**
+ * The detail of the validator's last failure.
+ */
+const char *ksasl_jwks_validator_last_error(const ksasl_jwks_validator *v);
+
+/**
+ * Replaces the key set with a JWKS document fetched at `now_ms`.
+ */
+ksasl_result ksasl_jwks_validator_set_jwks(ksasl_jwks_validator *v,
+                                           const char *jwks_json,
+                                           int64_t now_ms);
+
+/**
+ * When the JWKS should be fetched next (ms; the minimum value when none is loaded).
+ */
+int64_t ksasl_jwks_validator_next_refresh_ms(const ksasl_jwks_validator *v);
+
+/**
+ * Adds an OAUTHBEARER server validating signed JWTs with `v` (verdicts cached).
+ */
+ksasl_result ksasl_registry_add_oauthbearer_jwks_server(ksasl_registry *r,
+                                                        const ksasl_jwks_validator *v);
+
+/**
+ * Accepts the token: its principal and absolute expiry (ms).
+ */
+ksasl_result ksasl_token_verdict_accept(ksasl_token_verdict *v,
+                                        const char *principal,
+                                        int64_t expiry_ms);
+
+/**
+ * Rejects the token; `reason` (may be NULL) stays on the server side, the client gets
+ * `{"status":"invalid_token"}`.
+ */
+ksasl_result ksasl_token_verdict_reject(ksasl_token_verdict *v, const char *reason);
+
+/**
+ * Adds an OAUTHBEARER server whose tokens the host validates with `cb`.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_callback_server(ksasl_registry *r,
+                                                            ksasl_token_validator_cb cb,
+                                                            void *userdata,
+                                                            ksasl_free_fn free_userdata);
+
+/**
+ * Creates a refresher with `sasl.login.refresh.*` values (window factor 0.8, jitter 0.05,
+ * min period 60 s, buffer 300 s are Kafka's defaults); out-of-range values fail with Kafka's
+ * message (`ksasl_last_constructor_error`).
+ */
+ksasl_result ksasl_refresher_new(double window_factor,
+                                 double window_jitter,
+                                 int64_t min_period_seconds,
+                                 int64_t buffer_seconds,
+                                 ksasl_refresher **out);
+
+/**
+ * Frees a refresher (NULL is a no-op); connections and trackers using it keep it alive.
+ */
+void ksasl_refresher_free(ksasl_refresher *r);
+
+/**
+ * The detail of the refresher's last failure.
+ */
+const char *ksasl_refresher_last_error(const ksasl_refresher *r);
+
+/**
+ * Sets the refresh callback used by `ksasl_refresher_run_due`.
+ */
+ksasl_result ksasl_refresher_set_refresh_callback(ksasl_refresher *r,
+                                                  ksasl_refresh_cb cb,
+                                                  void *userdata,
+                                                  ksasl_free_fn free_userdata);
+
+/**
+ * Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
+ */
+ksasl_result ksasl_refresher_run_due(ksasl_refresher *r, int64_t now_ms, int *ran);
+
+/**
+ * Pull form: 1 when the host must fetch a credential now (the request is then outstanding).
+ */
+int ksasl_refresher_poll(const ksasl_refresher *r, int64_t now_ms);
+
+/**
+ * Installs a token: text, absolute expiry in ms, principal, and `n_extensions` extension
+ * names and values (arrays may be NULL when `n_extensions` is 0).
+ */
+ksasl_result ksasl_refresher_set_token(ksasl_refresher *r,
+                                       const char *token,
+                                       int64_t expiry_ms,
+                                       const char *principal,
+                                       const char *const *extension_names,
+                                       const char *const *extension_values,
+                                       size_t n_extensions,
+                                       int64_t now_ms);
+
+/**
+ * Reports a failed refresh; the old token stays while valid and the next attempt is due
+ * after the retry backoff (10 s).
+ */
+ksasl_result ksasl_refresher_set_token_failure(ksasl_refresher *r,
+                                               const char *reason,
+                                               int64_t now_ms);
+
+/**
+ * When a refresh is next due (ms), or -1 if none is scheduled (stopped, or outstanding).
+ */
+int64_t ksasl_refresher_next_deadline(const ksasl_refresher *r);
+
+/**
+ * The generation of the current credential (0: none yet).
+ */
+uint64_t ksasl_refresher_generation(const ksasl_refresher *r);
+
+/**
+ * Adds an OAUTHBEARER client that presents the refresher's current token.
+ */
+ksasl_result ksasl_registry_add_oauthbearer_client(ksasl_registry *reg, const ksasl_refresher *r);
+
+/**
+ * Creates a tracker for `refresher`; after a refresh, connections on the old credential are
+ * asked to re-authenticate spread over `spread_window_ms`.
+ */
+ksasl_result ksasl_tracker_new(const ksasl_refresher *r,
+                               int64_t spread_window_ms,
+                               ksasl_tracker **out);
+
+/**
+ * Frees a tracker (NULL is a no-op).
+ */
+void ksasl_tracker_free(ksasl_tracker *t);
+
+/**
+ * The detail of the tracker's last failure.
+ */
+const char *ksasl_tracker_last_error(const ksasl_tracker *t);
+
+/**
+ * Records that connection `id` (re-)authenticated with credential `generation`; `lifetime_ms`,
+ * `reauth_at_ms` and `expiry_ms` come from `ksasl_client_conn_session` (-1: none).
+ */
+ksasl_result ksasl_tracker_authenticated(ksasl_tracker *t,
+                                         uint64_t id,
+                                         uint64_t generation,
+                                         int64_t lifetime_ms,
+                                         int64_t reauth_at_ms,
+                                         int64_t expiry_ms);
+
+/**
+ * Forgets a closed connection.
+ */
+ksasl_result ksasl_tracker_forget(ksasl_tracker *t, uint64_t id);
+
+/**
+ * The next instant to call `ksasl_tracker_poll` (-1: none; 0: now).
+ */
+int64_t ksasl_tracker_next_deadline(const ksasl_tracker *t);
+
+/**
+ * What is due at `now_ms`: `*refresh` is 1 when a credential must be fetched (answer the
+ * refresher); `*ids`/`*n` list connections to re-authenticate (borrowed).
+ */
+ksasl_result ksasl_tracker_poll(ksasl_tracker *t,
+                                int64_t now_ms,
+                                int *refresh,
+                                const uint64_t **ids,
+                                size_t *n);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* KSASL_H */

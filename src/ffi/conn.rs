@@ -1,0 +1,759 @@
+//! Kafka connection drivers and their configurations.
+
+use std::ffi::{c_char, c_int, CString};
+use std::sync::Arc;
+
+use super::objects::{answer, ksasl_credential_kind, ksasl_registry};
+use super::*;
+use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
+use crate::kafka::messages::ApiVersionRange;
+use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
+use crate::mech::CredentialRequest;
+use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
+
+/// Configuration of client connections (shared by the connections made from it).
+pub struct ksasl_client_config {
+    inner: Arc<ClientConfig>,
+    err: LastError,
+}
+
+impl HasError for ksasl_client_config {
+    fn last_error(&mut self) -> &mut LastError {
+        &mut self.err
+    }
+}
+
+fn config_mut<T>(a: &mut Arc<T>) -> Result<&mut T, Error> {
+    Arc::get_mut(a).ok_or_else(|| {
+        Error::new(
+            ErrorCode::WrongState,
+            "configure before creating connections from this configuration",
+        )
+    })
+}
+
+/// Creates a client configuration using `mechanism` from the registry's client mechanisms.
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_new(
+    registry: *const ksasl_registry,
+    mechanism: *const c_char,
+    out: *mut *mut ksasl_client_config,
+) -> ksasl_result {
+    construct(out, || {
+        let r = unsafe { registry.as_ref() }
+            .ok_or_else(|| Error::new(ErrorCode::NullArgument, "registry must not be NULL"))?;
+        let m = text(mechanism, "mechanism")?;
+        if !r.inner.client_mechanisms().iter().any(|x| x == m) {
+            return Err(Error::new(
+                ErrorCode::UnknownMechanism,
+                format!("no client mechanism {m} in the registry"),
+            ));
+        }
+        Ok(ksasl_client_config {
+            inner: Arc::new(ClientConfig::new(r.inner.clone(), m)),
+            err: LastError::default(),
+        })
+    })
+}
+
+/// Frees a client configuration (connections keep what they need).
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_free(c: *mut ksasl_client_config) {
+    free(c)
+}
+
+/// The detail of the configuration's last failure.
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_last_error(c: *const ksasl_client_config) -> *const c_char {
+    unsafe { c.as_ref() }.map_or(c"".as_ptr(), |c| c.err.ptr())
+}
+
+/// Sets `client.id` (NULL: none).
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_set_client_id(
+    c: *mut ksasl_client_config,
+    client_id: *const c_char,
+) -> ksasl_result {
+    with(c, |c| {
+        let id = opt_text(client_id, "client_id")?.map(str::to_string);
+        config_mut(&mut c.inner)?.client_id = id;
+        Ok(())
+    })
+}
+
+/// Re-authentication timing.
+pub type ksasl_reauth_timing = u32;
+/// Kafka's Java client: random 85-95 % of the session.
+pub const KSASL_REAUTH_KAFKA: ksasl_reauth_timing = 0;
+/// librdkafka: 90 %.
+pub const KSASL_REAUTH_LIBRDKAFKA: ksasl_reauth_timing = 1;
+/// franz-go: random 95-98 %, at least 1 s before the end.
+pub const KSASL_REAUTH_FRANZ_GO: ksasl_reauth_timing = 2;
+/// Never re-authenticate.
+pub const KSASL_REAUTH_DISABLED: ksasl_reauth_timing = 3;
+
+/// Chooses when connections re-authenticate.
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_set_reauth_timing(
+    c: *mut ksasl_client_config,
+    timing: ksasl_reauth_timing,
+) -> ksasl_result {
+    with(c, |c| {
+        let t = match timing {
+            KSASL_REAUTH_KAFKA => ReauthTiming::Kafka,
+            KSASL_REAUTH_LIBRDKAFKA => ReauthTiming::Librdkafka,
+            KSASL_REAUTH_FRANZ_GO => ReauthTiming::FranzGo,
+            KSASL_REAUTH_DISABLED => ReauthTiming::Disabled,
+            t => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("unknown re-authentication timing {t}"),
+                ))
+            }
+        };
+        config_mut(&mut c.inner)?.reauth_policy.timing = t;
+        Ok(())
+    })
+}
+
+/// The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_set_api_versions_version(
+    c: *mut ksasl_client_config,
+    version: i16,
+) -> ksasl_result {
+    with(c, |c| {
+        if !(0..=4).contains(&version) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "ApiVersions version must be 0 to 4",
+            ));
+        }
+        config_mut(&mut c.inner)?.api_versions_version = version;
+        Ok(())
+    })
+}
+
+/// After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the old session
+/// and retries after that delay, then twice it, then four times it.
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_set_reauth_retry(
+    c: *mut ksasl_client_config,
+    initial_delay_ms: i64,
+) -> ksasl_result {
+    with(c, |c| {
+        config_mut(&mut c.inner)?.failed_reauth_policy = retry_policy(initial_delay_ms)?;
+        Ok(())
+    })
+}
+
+fn retry_policy(initial_delay_ms: i64) -> Result<FailedReauthPolicy, Error> {
+    match initial_delay_ms {
+        0 => Ok(FailedReauthPolicy::Close),
+        d if d > 0 => Ok(FailedReauthPolicy::RetryUntilExpiry {
+            initial_delay_ms: d,
+        }),
+        _ => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "the retry delay must not be negative",
+        )),
+    }
+}
+
+/// A client connection's SASL state.
+pub struct ksasl_client_conn {
+    inner: ClientConnection,
+    out: Vec<u8>,
+    app: Vec<u8>,
+    err: LastError,
+}
+
+impl HasError for ksasl_client_conn {
+    fn last_error(&mut self) -> &mut LastError {
+        &mut self.err
+    }
+}
+
+/// Creates a client connection from a configuration.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_new(
+    config: *const ksasl_client_config,
+    out: *mut *mut ksasl_client_conn,
+) -> ksasl_result {
+    construct(out, || {
+        let c = unsafe { config.as_ref() }
+            .ok_or_else(|| Error::new(ErrorCode::NullArgument, "config must not be NULL"))?;
+        Ok(ksasl_client_conn {
+            inner: ClientConnection::new(c.inner.clone()),
+            out: Vec::new(),
+            app: Vec::new(),
+            err: LastError::default(),
+        })
+    })
+}
+
+/// Frees a client connection (NULL is a no-op).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_free(c: *mut ksasl_client_conn) {
+    free(c)
+}
+
+/// The detail of the connection's last failure.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_last_error(c: *const ksasl_client_conn) -> *const c_char {
+    unsafe { c.as_ref() }.map_or(c"".as_ptr(), |c| c.err.ptr())
+}
+
+/// Starts the initial authentication.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_start(c: *mut ksasl_client_conn, now_ms: i64) -> ksasl_result {
+    with(c, |c| c.inner.start(now_ms))
+}
+
+/// The bytes to write to the socket (length-prefixed frames; borrowed; `*len` 0 if none).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_transmit(
+    c: *mut ksasl_client_conn,
+    out: *mut *const u8,
+    len: *mut usize,
+) -> ksasl_result {
+    with(c, |c| {
+        need(out, "out")?;
+        need(len, "len")?;
+        c.out = c.inner.poll_transmit().unwrap_or_default();
+        put(out, c.out.as_ptr());
+        put(len, c.out.len());
+        Ok(())
+    })
+}
+
+/// What a received frame meant.
+pub type ksasl_client_event = u32;
+/// A SASL response was consumed.
+pub const KSASL_CLIENT_CONTINUE: ksasl_client_event = 0;
+/// A response to an application request: `*app_frame` holds it.
+pub const KSASL_CLIENT_APPLICATION: ksasl_client_event = 1;
+/// Authenticated for the first time.
+pub const KSASL_CLIENT_AUTHENTICATED: ksasl_client_event = 2;
+/// Re-authenticated.
+pub const KSASL_CLIENT_REAUTHENTICATED: ksasl_client_event = 3;
+/// A re-authentication failed; the old session holds (retry policy).
+pub const KSASL_CLIENT_REAUTH_FAILED: ksasl_client_event = 4;
+
+/// Handles one received frame (without its length prefix). On success `*event` says what it
+/// was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
+/// authentication failure is returned as the error code (close the connection).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_handle_frame(
+    c: *mut ksasl_client_conn,
+    frame: *const u8,
+    frame_len: usize,
+    now_ms: i64,
+    event: *mut ksasl_client_event,
+    app_frame: *mut *const u8,
+    app_len: *mut usize,
+) -> ksasl_result {
+    with(c, |c| {
+        need(event, "event")?;
+        let f = bytes(frame, frame_len, "frame")?;
+        let ev = match c.inner.handle_frame(f, now_ms) {
+            ClientEvent::Continue => KSASL_CLIENT_CONTINUE,
+            ClientEvent::Application(b) => {
+                need(app_frame, "app_frame")?;
+                need(app_len, "app_len")?;
+                c.app = b;
+                put(app_frame, c.app.as_ptr());
+                put(app_len, c.app.len());
+                KSASL_CLIENT_APPLICATION
+            }
+            ClientEvent::Authenticated(_) => KSASL_CLIENT_AUTHENTICATED,
+            ClientEvent::Reauthenticated(_) => KSASL_CLIENT_REAUTHENTICATED,
+            ClientEvent::ReauthenticationFailed { error, .. } => {
+                c.err.set(&error);
+                KSASL_CLIENT_REAUTH_FAILED
+            }
+            ClientEvent::Failed(e) => return Err(e),
+        };
+        put(event, ev);
+        Ok(())
+    })
+}
+
+/// Reports that the broker closed the connection; returns the error to report.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_closed(c: *mut ksasl_client_conn, now_ms: i64) -> ksasl_result {
+    with(c, |c| Err(c.inner.connection_closed(now_ms)))
+}
+
+/// The next instant to call `ksasl_client_conn_handle_timeout` (-1: none).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_next_deadline(c: *const ksasl_client_conn) -> i64 {
+    unsafe { c.as_ref() }
+        .and_then(|c| c.inner.next_deadline())
+        .unwrap_or(-1)
+}
+
+/// Starts a re-authentication if one is due; `*started` (if not NULL) tells whether it did.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_handle_timeout(
+    c: *mut ksasl_client_conn,
+    now_ms: i64,
+    started: *mut c_int,
+) -> ksasl_result {
+    with(c, |c| {
+        let s = c.inner.handle_timeout(now_ms)?;
+        if !started.is_null() {
+            put(started, as_int(s));
+        }
+        Ok(())
+    })
+}
+
+/// 1 if a re-authentication is due at `now_ms` (for synchronous clients).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_reauth_pending(
+    c: *const ksasl_client_conn,
+    now_ms: i64,
+) -> c_int {
+    unsafe { c.as_ref() }.map_or(0, |c| as_int(c.inner.reauth_pending(now_ms)))
+}
+
+/// Call before sending an application request: `*send_now` is 1 to send it, 0 to hold it
+/// until re-authentication completes (a due re-authentication starts here).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_before_request(
+    c: *mut ksasl_client_conn,
+    now_ms: i64,
+    send_now: *mut c_int,
+) -> ksasl_result {
+    with(c, |c| {
+        need(send_now, "send_now")?;
+        let s = c.inner.before_request(now_ms)?;
+        put(send_now, as_int(s));
+        Ok(())
+    })
+}
+
+/// The session: lifetime granted by the broker (0: none), re-authentication time and expiry
+/// as the client sees them (-1: none). `KSASL_WRONG_STATE`-class error before authentication.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_session(
+    c: *mut ksasl_client_conn,
+    lifetime_ms: *mut i64,
+    reauth_at_ms: *mut i64,
+    expiry_ms: *mut i64,
+) -> ksasl_result {
+    with(c, |c| {
+        let s = *c
+            .inner
+            .session()
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "not authenticated"))?;
+        if !lifetime_ms.is_null() {
+            put(lifetime_ms, s.lifetime_ms);
+        }
+        if !reauth_at_ms.is_null() {
+            put(reauth_at_ms, s.reauth_at_ms.unwrap_or(-1));
+        }
+        if !expiry_ms.is_null() {
+            put(expiry_ms, s.expiry_ms.unwrap_or(-1));
+        }
+        Ok(())
+    })
+}
+
+/// 1 while a re-authentication is in progress.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_is_reauthenticating(c: *const ksasl_client_conn) -> c_int {
+    unsafe { c.as_ref() }.map_or(0, |c| as_int(c.inner.is_reauthenticating()))
+}
+
+/// Configuration of server connections (one listener).
+pub struct ksasl_server_config {
+    inner: Arc<ServerConfig>,
+    err: LastError,
+}
+
+impl HasError for ksasl_server_config {
+    fn last_error(&mut self) -> &mut LastError {
+        &mut self.err
+    }
+}
+
+/// Creates a listener configuration enabling every server mechanism of the registry.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_new(
+    registry: *const ksasl_registry,
+    out: *mut *mut ksasl_server_config,
+) -> ksasl_result {
+    construct(out, || {
+        let r = unsafe { registry.as_ref() }
+            .ok_or_else(|| Error::new(ErrorCode::NullArgument, "registry must not be NULL"))?;
+        Ok(ksasl_server_config {
+            inner: Arc::new(ServerConfig::new(r.inner.clone())),
+            err: LastError::default(),
+        })
+    })
+}
+
+/// Frees a listener configuration (connections keep what they need).
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_free(c: *mut ksasl_server_config) {
+    free(c)
+}
+
+/// The detail of the configuration's last failure.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_last_error(c: *const ksasl_server_config) -> *const c_char {
+    unsafe { c.as_ref() }.map_or(c"".as_ptr(), |c| c.err.ptr())
+}
+
+/// `connections.max.reauth.ms`, for all mechanisms (`mechanism` NULL) or one.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_set_max_reauth_ms(
+    c: *mut ksasl_server_config,
+    mechanism: *const c_char,
+    ms: i64,
+) -> ksasl_result {
+    with(c, |c| {
+        let m = opt_text(mechanism, "mechanism")?.map(str::to_string);
+        let cfg = config_mut(&mut c.inner)?;
+        match m {
+            None => cfg.max_reauth_ms = ms,
+            Some(m) => {
+                cfg.max_reauth_ms_by_mechanism.insert(m, ms);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `connection.failed.authentication.delay.ms` (default 100).
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_set_failed_auth_delay_ms(
+    c: *mut ksasl_server_config,
+    ms: i64,
+) -> ksasl_result {
+    with(c, |c| {
+        if ms < 0 {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the delay must not be negative",
+            ));
+        }
+        config_mut(&mut c.inner)?.failed_authentication_delay_ms = ms;
+        Ok(())
+    })
+}
+
+/// After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the session.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_set_reauth_retry(
+    c: *mut ksasl_server_config,
+    initial_delay_ms: i64,
+) -> ksasl_result {
+    with(c, |c| {
+        config_mut(&mut c.inner)?.failed_reauth_policy = retry_policy(initial_delay_ms)?;
+        Ok(())
+    })
+}
+
+/// Adds an API to the ApiVersions response (a broker lists all of its APIs).
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_add_api_version(
+    c: *mut ksasl_server_config,
+    api_key: i16,
+    min_version: i16,
+    max_version: i16,
+) -> ksasl_result {
+    with(c, |c| {
+        if min_version < 0 || max_version < min_version {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "invalid version range",
+            ));
+        }
+        let cfg = config_mut(&mut c.inner)?;
+        cfg.api_versions.retain(|a| a.api_key != api_key);
+        cfg.api_versions.push(ApiVersionRange {
+            api_key,
+            min_version,
+            max_version,
+        });
+        Ok(())
+    })
+}
+
+/// A metric of every connection of this configuration, by Kafka name
+/// (`"successful-reauthentication-total"`, ...), as of `now_ms`.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_metric(
+    c: *mut ksasl_server_config,
+    name: *const c_char,
+    now_ms: i64,
+    value: *mut f64,
+) -> ksasl_result {
+    with(c, |c| {
+        need(value, "value")?;
+        let n = text(name, "name")?;
+        let snap = c.inner.metrics.snapshot(now_ms);
+        let v = snap.get(n).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidArgument, format!("no metric named {n}"))
+        })?;
+        put(value, *v);
+        Ok(())
+    })
+}
+
+/// What the host does after a server frame.
+pub type ksasl_server_action = u32;
+/// Write the output; keep reading authentication frames.
+pub const KSASL_SERVER_ACTION_CONTINUE: ksasl_server_action = 0;
+/// Look up a credential (`ksasl_server_conn_credential_request`) and answer it.
+pub const KSASL_SERVER_ACTION_NEED_CREDENTIAL: ksasl_server_action = 1;
+/// Write the output; the connection is authenticated.
+pub const KSASL_SERVER_ACTION_AUTHENTICATED: ksasl_server_action = 2;
+/// Write the output; the connection re-authenticated.
+pub const KSASL_SERVER_ACTION_REAUTHENTICATED: ksasl_server_action = 3;
+/// Write the output; the re-authentication failed but the session holds.
+pub const KSASL_SERVER_ACTION_REAUTH_FAILED: ksasl_server_action = 4;
+/// At `*deadline_ms` write the output, then close (KIP-306 delay).
+pub const KSASL_SERVER_ACTION_FAIL_AT: ksasl_server_action = 5;
+/// Close now, writing nothing.
+pub const KSASL_SERVER_ACTION_CLOSE_NOW: ksasl_server_action = 6;
+
+/// The per-request gate's verdicts.
+pub type ksasl_gate = u32;
+/// Process the request.
+pub const KSASL_GATE_PROCESS: ksasl_gate = 0;
+/// A SaslHandshake that starts re-authentication: pass the frame to the driver.
+pub const KSASL_GATE_BEGIN_REAUTH: ksasl_gate = 1;
+/// The session expired: close without a response.
+pub const KSASL_GATE_CLOSE_EXPIRED: ksasl_gate = 2;
+
+/// A server connection's SASL state.
+pub struct ksasl_server_conn {
+    inner: ServerConnection,
+    out: Vec<u8>,
+    request: Option<(CredentialRequest, CString, CString)>,
+    principal: CString,
+    mechanism: CString,
+    err: LastError,
+}
+
+impl HasError for ksasl_server_conn {
+    fn last_error(&mut self) -> &mut LastError {
+        &mut self.err
+    }
+}
+
+/// Creates a server connection for a listener configuration.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_new(
+    config: *const ksasl_server_config,
+    out: *mut *mut ksasl_server_conn,
+) -> ksasl_result {
+    construct(out, || {
+        let c = unsafe { config.as_ref() }
+            .ok_or_else(|| Error::new(ErrorCode::NullArgument, "config must not be NULL"))?;
+        Ok(ksasl_server_conn {
+            inner: ServerConnection::new(c.inner.clone()),
+            out: Vec::new(),
+            request: None,
+            principal: CString::default(),
+            mechanism: CString::default(),
+            err: LastError::default(),
+        })
+    })
+}
+
+/// Frees a server connection (NULL is a no-op).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_free(c: *mut ksasl_server_conn) {
+    free(c)
+}
+
+/// The detail of the connection's last failure (also set for FAIL_AT and CLOSE_NOW).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_last_error(c: *const ksasl_server_conn) -> *const c_char {
+    unsafe { c.as_ref() }.map_or(c"".as_ptr(), |c| c.err.ptr())
+}
+
+fn server_output(
+    c: &mut ksasl_server_conn,
+    o: ServerOutput,
+    action: *mut ksasl_server_action,
+    out: *mut *const u8,
+    out_len: *mut usize,
+    deadline_ms: *mut i64,
+) {
+    c.out = o.frames;
+    let (a, deadline) = match o.status {
+        ServerStatus::Continue => (KSASL_SERVER_ACTION_CONTINUE, -1),
+        ServerStatus::NeedCredential(req) => {
+            let (m, u) = (cstring(&req.mechanism), cstring(&req.username));
+            c.request = Some((req, m, u));
+            (KSASL_SERVER_ACTION_NEED_CREDENTIAL, -1)
+        }
+        ServerStatus::Authenticated(s) => {
+            c.principal = cstring(&s.outcome.principal.to_string());
+            c.mechanism = cstring(&s.outcome.mechanism);
+            (KSASL_SERVER_ACTION_AUTHENTICATED, -1)
+        }
+        ServerStatus::Reauthenticated(s) => {
+            c.principal = cstring(&s.outcome.principal.to_string());
+            (KSASL_SERVER_ACTION_REAUTHENTICATED, -1)
+        }
+        ServerStatus::ReauthenticationFailed(e) => {
+            c.err.set(&e);
+            (KSASL_SERVER_ACTION_REAUTH_FAILED, -1)
+        }
+        ServerStatus::FailAt { deadline_ms, error } => {
+            c.err.set(&error);
+            (KSASL_SERVER_ACTION_FAIL_AT, deadline_ms)
+        }
+        ServerStatus::CloseNow(e) => {
+            c.err.set(&e);
+            (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
+        }
+    };
+    put(action, a);
+    put(out, c.out.as_ptr());
+    put(out_len, c.out.len());
+    if !deadline_ms.is_null() {
+        put(deadline_ms, deadline);
+    }
+}
+
+/// Handles one authentication frame (without its length prefix). `*action` says what to do;
+/// `*out`/`*out_len` are the frames to write (borrowed); `*deadline_ms` (may be NULL) is set
+/// for `KSASL_SERVER_ACTION_FAIL_AT`.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_handle_frame(
+    c: *mut ksasl_server_conn,
+    frame: *const u8,
+    frame_len: usize,
+    now_ms: i64,
+    action: *mut ksasl_server_action,
+    out: *mut *const u8,
+    out_len: *mut usize,
+    deadline_ms: *mut i64,
+) -> ksasl_result {
+    with(c, |c| {
+        need(action, "action")?;
+        need(out, "out")?;
+        need(out_len, "out_len")?;
+        let f = bytes(frame, frame_len, "frame")?;
+        let o = c.inner.handle_frame(f, now_ms);
+        server_output(c, o, action, out, out_len, deadline_ms);
+        Ok(())
+    })
+}
+
+/// The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_credential_request(
+    c: *mut ksasl_server_conn,
+    mechanism: *mut *const c_char,
+    username: *mut *const c_char,
+    token_auth: *mut c_int,
+) -> ksasl_result {
+    with(c, |c| {
+        need(mechanism, "mechanism")?;
+        need(username, "username")?;
+        need(token_auth, "token_auth")?;
+        let (r, m, u) = c
+            .request
+            .as_ref()
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
+        put(mechanism, m.as_ptr());
+        put(username, u.as_ptr());
+        put(token_auth, as_int(r.token_auth));
+        Ok(())
+    })
+}
+
+/// Answers the pending credential request and continues; outputs as `handle_frame`.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_provide_credential(
+    c: *mut ksasl_server_conn,
+    kind: ksasl_credential_kind,
+    value: *const c_char,
+    expiry_ms: i64,
+    token_owner: *const c_char,
+    now_ms: i64,
+    action: *mut ksasl_server_action,
+    out: *mut *const u8,
+    out_len: *mut usize,
+    deadline_ms: *mut i64,
+) -> ksasl_result {
+    with(c, |c| {
+        need(action, "action")?;
+        need(out, "out")?;
+        need(out_len, "out_len")?;
+        let req =
+            c.request.as_ref().map(|r| r.0.clone()).ok_or_else(|| {
+                Error::new(ErrorCode::WrongState, "no credential has been requested")
+            })?;
+        let a = answer(&req, kind, value, expiry_ms, token_owner)?.ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                "KSASL_CREDENTIAL_LATER is not an answer",
+            )
+        })?;
+        c.request = None;
+        let o = c.inner.provide_credential(a, now_ms);
+        server_output(c, o, action, out, out_len, deadline_ms);
+        Ok(())
+    })
+}
+
+/// The per-request gate of an authenticated connection (`KSASL_GATE_*`). Allocation-free.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_gate(
+    c: *const ksasl_server_conn,
+    api_key: i16,
+    now_ms: i64,
+) -> ksasl_gate {
+    let Some(c) = (unsafe { c.as_ref() }) else {
+        return KSASL_GATE_CLOSE_EXPIRED;
+    };
+    match c.inner.gate(api_key, now_ms) {
+        Gate::Process => KSASL_GATE_PROCESS,
+        Gate::BeginReauthentication => KSASL_GATE_BEGIN_REAUTH,
+        Gate::CloseExpired => KSASL_GATE_CLOSE_EXPIRED,
+    }
+}
+
+/// 1 when authenticated and no exchange is in progress (requests go through the gate).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_is_ready(c: *const ksasl_server_conn) -> c_int {
+    unsafe { c.as_ref() }.map_or(0, |c| as_int(c.inner.is_ready()))
+}
+
+/// The authenticated session: principal (`"User:alice"`, borrowed), lifetime sent to the
+/// client, and session expiry (-1: never).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_session(
+    c: *mut ksasl_server_conn,
+    principal: *mut *const c_char,
+    lifetime_ms: *mut i64,
+    expiry_ms: *mut i64,
+) -> ksasl_result {
+    with(c, |c| {
+        let s = c
+            .inner
+            .session()
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "not authenticated"))?;
+        let (l, e) = (s.lifetime_ms, s.expiry_ms.unwrap_or(-1));
+        if !principal.is_null() {
+            put(principal, c.principal.as_ptr());
+        }
+        if !lifetime_ms.is_null() {
+            put(lifetime_ms, l);
+        }
+        if !expiry_ms.is_null() {
+            put(expiry_ms, e);
+        }
+        Ok(())
+    })
+}
