@@ -492,6 +492,17 @@ int64_t ksasl_client_conn_next_deadline(const ksasl_client_conn *c);
 ksasl_result ksasl_client_conn_handle_timeout(ksasl_client_conn *c, int64_t now_ms, int *started);
 
 /**
+ * Starts a re-authentication now (for example when a tracker asks for one after a
+ * credential refresh). The connection must be authenticated and idle. Brokers refuse a
+ * re-authentication less than a second after the previous one: then `*started` (may be
+ * NULL) is 0 and the re-authentication is scheduled for 1.1 s after the previous start
+ * (see `ksasl_client_conn_next_deadline`).
+ */
+ksasl_result ksasl_client_conn_start_reauthentication(ksasl_client_conn *c,
+                                                      int64_t now_ms,
+                                                      int *started);
+
+/**
  * 1 if a re-authentication is due at `now_ms` (for synchronous clients).
  */
 int ksasl_client_conn_reauth_pending(const ksasl_client_conn *c, int64_t now_ms);
@@ -1440,6 +1451,17 @@ int64_t ksasl_client_conn_next_deadline(const ksasl_client_conn *c);
  * Starts a re-authentication if one is due; `*started` (if not NULL) tells whether it did.
  */
 ksasl_result ksasl_client_conn_handle_timeout(ksasl_client_conn *c, int64_t now_ms, int *started);
+
+/**
+ * Starts a re-authentication now (for example when a tracker asks for one after a
+ * credential refresh). The connection must be authenticated and idle. Brokers refuse a
+ * re-authentication less than a second after the previous one: then `*started` (may be
+ * NULL) is 0 and the re-authentication is scheduled for 1.1 s after the previous start
+ * (see `ksasl_client_conn_next_deadline`).
+ */
+ksasl_result ksasl_client_conn_start_reauthentication(ksasl_client_conn *c,
+                                                      int64_t now_ms,
+                                                      int *started);
 
 /**
  * 1 if a re-authentication is due at `now_ms` (for synchronous clients).

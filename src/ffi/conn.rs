@@ -309,6 +309,22 @@ pub extern "C" fn ksasl_client_conn_handle_timeout(
     })
 }
 
+/// Starts a re-authentication now (for example when a tracker asks for one after a
+/// credential refresh). The connection must be authenticated and idle. Brokers refuse a
+/// re-authentication less than a second after the previous one: then `*started` (may be
+/// NULL) is 0 and the re-authentication is scheduled for 1.1 s after the previous start
+/// (see `ksasl_client_conn_next_deadline`).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_start_reauthentication(c: *mut ksasl_client_conn, now_ms: i64, started: *mut c_int) -> ksasl_result {
+    with(c, |c| {
+        let s = c.inner.start_reauthentication(now_ms)?;
+        if !started.is_null() {
+            put(started, as_int(s));
+        }
+        Ok(())
+    })
+}
+
 /// 1 if a re-authentication is due at `now_ms` (for synchronous clients).
 #[no_mangle]
 pub extern "C" fn ksasl_client_conn_reauth_pending(

@@ -146,7 +146,12 @@ pub struct ClientConnection {
     lifetime_seen: i64,
     reauthenticating: bool,
     retries: u32,
+    last_reauth_start_ms: Option<i64>,
 }
+
+/// Brokers allow a re-authentication to start only one second after the previous one started
+/// (measured on their clock); the client keeps a margin.
+const MIN_REAUTH_SPACING_MS: i64 = 1_100;
 
 impl std::fmt::Debug for ClientConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -171,6 +176,7 @@ impl ClientConnection {
             lifetime_seen: 0,
             reauthenticating: false,
             retries: 0,
+            last_reauth_start_ms: None,
         }
     }
 
@@ -264,8 +270,7 @@ impl ClientConnection {
     /// Starts a re-authentication if one is due; returns whether it started.
     pub fn handle_timeout(&mut self, now_ms: i64) -> Result<bool> {
         if self.reauth_pending(now_ms) {
-            self.start_reauthentication(now_ms)?;
-            return Ok(true);
+            return self.start_reauthentication(now_ms);
         }
         Ok(false)
     }
@@ -275,10 +280,7 @@ impl ClientConnection {
     /// here, as Kafka's client does when it has a request to write).
     pub fn before_request(&mut self, now_ms: i64) -> Result<bool> {
         match self.state {
-            State::Ready if self.reauth_pending(now_ms) => {
-                self.start_reauthentication(now_ms)?;
-                Ok(false)
-            }
+            State::Ready if self.reauth_pending(now_ms) => Ok(!self.start_reauthentication(now_ms)?),
             State::Ready => Ok(true),
             State::Failed => Err(Error::new(
                 ErrorCode::StepAfterFailure,
@@ -289,25 +291,33 @@ impl ClientConnection {
     }
 
     /// Starts a re-authentication now (the session must be ready). The ApiVersions of the
-    /// original authentication are reused.
-    pub fn start_reauthentication(&mut self, now_ms: i64) -> Result<()> {
+    /// original authentication are reused. A broker refuses a re-authentication that starts
+    /// less than one second after the previous one, so one asked for sooner (say, by a
+    /// tracker right after a scheduled re-authentication) is deferred to 1.1 s after the
+    /// previous start and `Ok(false)` is returned; it then comes due through
+    /// [`ClientConnection::next_deadline`].
+    pub fn start_reauthentication(&mut self, now_ms: i64) -> Result<bool> {
         if !matches!(self.state, State::Ready) {
-            return Err(Error::new(
-                ErrorCode::WrongState,
-                "re-authentication needs an authenticated, idle SASL state",
-            ));
+            return Err(Error::new(ErrorCode::WrongState, "re-authentication needs an authenticated, idle SASL state"));
         }
         if self.versions.is_some_and(|(_, a)| a.is_none()) {
-            return Err(Error::new(
-                ErrorCode::WrongState,
-                "legacy (SaslHandshake v0) connections cannot re-authenticate",
-            ));
+            return Err(Error::new(ErrorCode::WrongState, "legacy (SaslHandshake v0) connections cannot re-authenticate"));
         }
+        if let Some(last) = self.last_reauth_start_ms {
+            let earliest = last.saturating_add(MIN_REAUTH_SPACING_MS);
+            if now_ms < earliest {
+                if let Some(s) = self.session.as_mut() {
+                    s.reauth_at_ms = Some(earliest);
+                }
+                return Ok(false);
+            }
+        }
+        self.last_reauth_start_ms = Some(now_ms);
         self.reauthenticating = true;
         self.started_ms = now_ms;
         self.lifetime_seen = 0;
         self.send_handshake();
-        Ok(())
+        Ok(true)
     }
 
     /// The peer closed the connection: returns the error to report (and fails the state).

@@ -1,0 +1,176 @@
+/* A small Kafka client over a real TCP socket: it authenticates through the ksasl client
+ * connection driver, sends a Metadata v0 request every 250 ms for a while, and
+ * re-authenticates whenever the session lifetime the broker granted demands it. It works
+ * against a real Kafka broker as well as against examples/c/mini_broker.c.
+ *
+ *   kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]
+ *
+ * Exit status 0 when every request was answered, no authentication failed, and at least
+ * MIN_REAUTHS re-authentications happened. */
+#define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ksasl.h"
+#include "frames.h"
+
+static int write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) { if (errno == EINTR) continue; return -1; }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int connect_to(const char *host, const char *port) {
+    struct addrinfo hints = {0}, *res;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &res) != 0) return -1;
+    int fd = -1;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+        if (fd >= 0) close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 7) {
+        fprintf(stderr, "usage: kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]\n");
+        return 2;
+    }
+    const char *mech = argv[3];
+    int64_t duration = atoll(argv[6]);
+    int min_reauths = argc > 7 ? atoi(argv[7]) : 0;
+    ksasl_registry *reg;
+    ksasl_client_config *cfg;
+    ksasl_client_conn *conn;
+    if (ksasl_registry_new(&reg) || ksasl_registry_add_password_clients(reg, argv[4], argv[5]) ||
+        ksasl_client_config_new(reg, mech, &cfg) || ksasl_client_config_set_client_id(cfg, "ksasl-c-client") ||
+        ksasl_client_conn_new(cfg, &conn)) {
+        fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
+        return 1;
+    }
+    int fd = connect_to(argv[1], argv[2]);
+    if (fd < 0) {
+        perror("connect");
+        return 1;
+    }
+    int64_t t0 = wall_ms(), next_request = 0;
+    int32_t corr = 0;
+    int sent = 0, answered = 0, reauths = 0, authenticated = 0, failed = 0, reauthing = 0;
+    buf_t in = {0};
+    ksasl_client_conn_start(conn, t0);
+    while (!failed && wall_ms() - t0 < duration) {
+        int64_t now = wall_ms();
+        if (authenticated && now >= next_request) {
+            int send_now = 0;
+            if (ksasl_client_conn_before_request(conn, now, &send_now) != KSASL_OK) break;
+            if (send_now) {
+                /* Metadata v0, all topics: header v1 (client id "ksasl-c-client") + empty array. */
+                uint8_t req[36];
+                const char *id = "ksasl-c-client";
+                size_t idl = strlen(id), n = 2 + 2 + 4 + 2 + idl + 4;
+                put32(req, (int32_t)n);
+                req[4] = 0; req[5] = 3; req[6] = 0; req[7] = 0;
+                put32(req + 8, corr++);
+                req[12] = 0; req[13] = (uint8_t)idl;
+                memcpy(req + 14, id, idl);
+                put32(req + 14 + idl, 0);
+                if (write_all(fd, req, 4 + n) != 0) break;
+                sent++;
+                next_request = now + 250;
+            } else if (ksasl_client_conn_is_reauthenticating(conn) && !reauthing) {
+                reauthing = 1;
+                printf("[+%6.3fs] re-authenticating; requests are held until it completes\n", (double)(now - t0) / 1000.0);
+            }
+        }
+        const uint8_t *out;
+        size_t out_len;
+        if (ksasl_client_conn_transmit(conn, &out, &out_len) == KSASL_OK && out_len && write_all(fd, out, out_len) != 0) break;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 20) <= 0) continue;
+        uint8_t tmp[65536];
+        ssize_t r = read(fd, tmp, sizeof tmp);
+        if (r <= 0) {
+            ksasl_client_conn_closed(conn, wall_ms());
+            fprintf(stderr, "the broker closed the connection: %s\n", ksasl_client_conn_last_error(conn));
+            failed = 1;
+            break;
+        }
+        buf_push(&in, tmp, (size_t)r);
+        for (;;) {
+            const uint8_t *body;
+            size_t len;
+            long used = frame_next(&in, &body, &len, 100 * 1024 * 1024);
+            if (used <= 0) break;
+            ksasl_client_event ev;
+            const uint8_t *app;
+            size_t app_len;
+            ksasl_result res = ksasl_client_conn_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len);
+            buf_consume(&in, (size_t)used);
+            if (res != KSASL_OK) {
+                fprintf(stderr, "authentication failed: %s\n", ksasl_client_conn_last_error(conn));
+                failed = 1;
+                break;
+            }
+            int64_t lifetime, reauth_at, expiry;
+            switch (ev) {
+            case KSASL_CLIENT_APPLICATION:
+                answered++;
+                break;
+            case KSASL_CLIENT_AUTHENTICATED:
+            case KSASL_CLIENT_REAUTHENTICATED:
+                ksasl_client_conn_session(conn, &lifetime, &reauth_at, &expiry);
+                if (ev == KSASL_CLIENT_REAUTHENTICATED) reauths++;
+                reauthing = 0;
+                authenticated = 1;
+                printf("[+%6.3fs] %s with %s: session lifetime %lld ms, re-authentication at %s%.3fs\n", (double)(wall_ms() - t0) / 1000.0,
+                       ev == KSASL_CLIENT_AUTHENTICATED ? "authenticated" : "re-authenticated", mech, (long long)lifetime,
+                       reauth_at < 0 ? "never " : "+", reauth_at < 0 ? 0.0 : (double)(reauth_at - t0) / 1000.0);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    /* Collect the answers still in flight. */
+    int64_t drain_until = wall_ms() + 1000;
+    while (!failed && answered < sent && wall_ms() < drain_until) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0) continue;
+        uint8_t tmp[65536];
+        ssize_t r = read(fd, tmp, sizeof tmp);
+        if (r <= 0) break;
+        buf_push(&in, tmp, (size_t)r);
+        const uint8_t *body;
+        size_t len;
+        long used;
+        while ((used = frame_next(&in, &body, &len, 100 * 1024 * 1024)) > 0) {
+            ksasl_client_event ev;
+            const uint8_t *app;
+            size_t app_len;
+            if (ksasl_client_conn_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len) == KSASL_OK && ev == KSASL_CLIENT_APPLICATION)
+                answered++;
+            buf_consume(&in, (size_t)used);
+        }
+    }
+    printf("%d Metadata requests sent, %d answered, %d re-authentications\n", sent, answered, reauths);
+    close(fd);
+    buf_free(&in);
+    ksasl_client_conn_free(conn);
+    ksasl_client_config_free(cfg);
+    ksasl_registry_free(reg);
+    return (!failed && authenticated && sent > 0 && answered == sent && reauths >= min_reauths) ? 0 : 1;
+}

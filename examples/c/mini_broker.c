@@ -1,0 +1,134 @@
+/* A minimal Kafka-protocol server for the C examples' tests: it authenticates connections
+ * with the ksasl server connection driver (PLAIN and SCRAM for one user), enforces the
+ * session lifetime through the per-request gate, and answers Metadata v0 with an empty
+ * cluster. It binds 127.0.0.1 on a free port, writes the port number to PORT_FILE, and exits
+ * by itself after SECONDS.
+ *
+ *   mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS */
+#define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ksasl.h"
+#include "frames.h"
+
+#define MAX_CONNS 16
+
+typedef struct {
+    int fd;
+    ksasl_server_conn *conn;
+    buf_t in;
+} conn_t;
+
+static void drop(conn_t *c) {
+    close(c->fd);
+    ksasl_server_conn_free(c->conn);
+    buf_free(&c->in);
+    c->fd = -1;
+    c->conn = NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 6) {
+        fprintf(stderr, "usage: mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS\n");
+        return 2;
+    }
+    ksasl_store *store;
+    ksasl_registry *reg;
+    ksasl_server_config *cfg;
+    if (ksasl_store_new(&store) || ksasl_store_add_user(store, argv[3], argv[4], 4096) || ksasl_registry_new(&reg) ||
+        ksasl_registry_add_password_servers(reg, store) || ksasl_server_config_new(reg, &cfg) ||
+        ksasl_server_config_set_max_reauth_ms(cfg, NULL, atoll(argv[2])) || ksasl_server_config_add_api_version(cfg, 3, 0, 0)) {
+        fprintf(stderr, "setup failed\n");
+        return 1;
+    }
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof addr;
+    if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) || listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&addr, &alen)) {
+        perror("mini_broker: listen");
+        return 1;
+    }
+    FILE *pf = fopen(argv[1], "w");
+    if (!pf) return 1;
+    fprintf(pf, "%d\n", ntohs(addr.sin_port));
+    fclose(pf);
+
+    conn_t conns[MAX_CONNS];
+    for (int i = 0; i < MAX_CONNS; i++) conns[i] = (conn_t){.fd = -1};
+    int64_t end = wall_ms() + 1000 * atoll(argv[5]);
+    while (wall_ms() < end) {
+        struct pollfd p[MAX_CONNS + 1];
+        p[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
+        for (int i = 0; i < MAX_CONNS; i++) p[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+        if (poll(p, MAX_CONNS + 1, 50) <= 0) continue;
+        if (p[0].revents) {
+            int fd = accept(lfd, NULL, NULL);
+            for (int i = 0; fd >= 0 && i < MAX_CONNS; i++)
+                if (conns[i].fd < 0) {
+                    conns[i].fd = fd;
+                    ksasl_server_conn_new(cfg, &conns[i].conn);
+                    fd = -1;
+                }
+            if (fd >= 0) close(fd);
+        }
+        for (int i = 0; i < MAX_CONNS; i++) {
+            conn_t *c = &conns[i];
+            if (c->fd < 0 || !p[i + 1].revents) continue;
+            uint8_t tmp[65536];
+            ssize_t r = read(c->fd, tmp, sizeof tmp);
+            if (r <= 0) { drop(c); continue; }
+            buf_push(&c->in, tmp, (size_t)r);
+            const uint8_t *f;
+            size_t n;
+            long used;
+            while (c->fd >= 0 && (used = frame_next(&c->in, &f, &n, 512 * 1024)) != 0) {
+                if (used < 0) { drop(c); break; }
+                int64_t now = wall_ms();
+                if (ksasl_server_conn_is_ready(c->conn) && n >= 8) {
+                    ksasl_gate g = ksasl_server_conn_gate(c->conn, be16(f), now);
+                    if (g == KSASL_GATE_CLOSE_EXPIRED) { printf("closing an expired session\n"); drop(c); break; }
+                    if (g == KSASL_GATE_PROCESS) {
+                        /* Metadata v0 response: correlation id, no brokers, no topics. */
+                        uint8_t resp[16];
+                        put32(resp, 12);
+                        memcpy(resp + 4, f + 4, 4);
+                        put32(resp + 8, 0);
+                        put32(resp + 12, 0);
+                        if (write(c->fd, resp, sizeof resp) < 0) { drop(c); break; }
+                        buf_consume(&c->in, (size_t)used);
+                        continue;
+                    }
+                }
+                ksasl_server_action a;
+                const uint8_t *out;
+                size_t out_len;
+                int64_t deadline;
+                if (ksasl_server_conn_handle_frame(c->conn, f, n, now, &a, &out, &out_len, &deadline) != KSASL_OK) { drop(c); break; }
+                if (out_len && write(c->fd, out, out_len) < 0) { drop(c); break; }
+                buf_consume(&c->in, (size_t)used);
+                if (a == KSASL_SERVER_ACTION_FAIL_AT || a == KSASL_SERVER_ACTION_CLOSE_NOW) {
+                    printf("authentication failed: %s\n", ksasl_server_conn_last_error(c->conn));
+                    drop(c);
+                }
+            }
+        }
+    }
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (conns[i].fd >= 0) drop(&conns[i]);
+    double reauths = 0;
+    ksasl_server_config_metric(cfg, "successful-reauthentication-total", wall_ms(), &reauths);
+    printf("mini_broker: %g re-authentications\n", reauths);
+    close(lfd);
+    ksasl_server_config_free(cfg);
+    ksasl_registry_free(reg);
+    ksasl_store_free(store);
+    return 0;
+}
