@@ -1,15 +1,27 @@
-# ksasl: `make demo` and `make test` work on a fresh machine with Rust and Python 3.
+# ksasl: `make demo` and `make test` work on a fresh machine with Rust (cargo), Python 3,
+# gcc/g++, valgrind, cmake and pkg-config.
 CARGO  ?= cargo
 PYTHON ?= python3
+CC     ?= gcc
 VENV   := .venv
 PY     := $(VENV)/bin/python
+CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
+RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
+C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo test test-rust test-interop lint bench clean
+.PHONY: demo demo-mechanisms test test-rust test-interop test-c lint bench clean c-examples c-run-examples abi-check
 
-demo:
+# The main job: a C program drives a broker-side and two client-side connection drivers over
+# loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
+# a token refresh), and a client without re-authentication cut off at expiry.
+demo: target/c/demo
+	./target/c/demo
+
+# Every mechanism in one process, with failure cases, from Rust.
+demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: test-rust test-interop
+test: lint test-rust test-interop test-c
 
 test-rust:
 	$(CARGO) test
@@ -33,11 +45,49 @@ test-interop: $(VENV)/.installed
 	$(PY) tests/vectors/gen_jwt.py > target/jwt-fresh.json
 	KSASL_JWT_VECTORS=target/jwt-fresh.json $(CARGO) test --quiet --test oauthbearer
 
-# Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib in the same run for comparison.
+# --- C ABI -------------------------------------------------------------------------------
+target/debug/libksasl.a: FORCE
+	$(CARGO) build --quiet
+
+target/c/%: examples/c/%.c examples/c/frames.h include/ksasl.h target/debug/libksasl.a
+	@mkdir -p target/c
+	$(CC) $(CFLAGS_STRICT) $< $(RUST_STATIC) -o $@
+
+c-examples: $(addprefix target/c/,$(C_EXAMPLES))
+
+# Runs every C example; the TCP client runs against the mini broker on a free loopback port,
+# which stops by itself and is also killed by pid.
+c-run-examples: c-examples
+	./target/c/scram_inprocess
+	./target/c/refresher
+	./target/c/demo > target/c/demo.log || (cat target/c/demo.log; exit 1)
+	@tail -9 target/c/demo.log
+	rm -f target/c/broker.port
+	./target/c/mini_broker target/c/broker.port 2000 alice alice-secret 10 > target/c/mini_broker.log 2>&1 & echo $$! > target/c/mini_broker.pid
+	@for i in $$(seq 100); do [ -s target/c/broker.port ] && break; sleep 0.05; done
+	./target/c/kafka_client 127.0.0.1 $$(cat target/c/broker.port) SCRAM-SHA-512 alice alice-secret 4500 2; \
+	  status=$$?; kill $$(cat target/c/mini_broker.pid) 2>/dev/null; rm -f target/c/mini_broker.pid; exit $$status
+
+abi-check:
+	bash tests/abi/check.sh
+
+-include mk/ctest.mk
+-include mk/install.mk
+
+test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples install-check)
+
+# --- benchmarks ----------------------------------------------------------------------------
+# Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.
 bench: $(VENV)/.installed
 	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
+	$(CARGO) build --release --quiet
+	@mkdir -p target/c
+	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c target/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
+	./target/c/gate_bench
 
 clean:
 	$(CARGO) clean
 	rm -rf $(VENV) .pytest_cache
+
+FORCE:

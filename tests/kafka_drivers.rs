@@ -772,3 +772,22 @@ fn per_mechanism_max_reauth() {
         Some(3)
     );
 }
+
+#[test]
+fn reauthentications_are_spaced_by_more_than_a_second() {
+    let mut p = pair(client_config("alice", "alice-secret", "PLAIN"), server_config(60_000));
+    p.connect(T0);
+    assert!(p.client.start_reauthentication(T0 + 100).unwrap());
+    p.pump(T0 + 100);
+    assert_eq!(p.stats.reauthenticated, 1);
+    // A second one right after (a tracker after a refresh) is deferred, not sent: the broker
+    // would refuse a SaslHandshake within a second of the previous re-authentication.
+    assert!(!p.client.start_reauthentication(T0 + 600).unwrap());
+    assert!(p.client.poll_transmit().is_none());
+    assert_eq!(p.client.next_deadline(), Some(T0 + 1_200));
+    assert!(!p.client.handle_timeout(T0 + 1_199).unwrap());
+    assert!(p.client.handle_timeout(T0 + 1_200).unwrap());
+    p.pump(T0 + 1_200);
+    assert_eq!(p.stats.reauthenticated, 2);
+    assert!(p.stats.failed.is_none());
+}

@@ -74,6 +74,12 @@ int main(int argc, char **argv) {
     ksasl_client_conn_start(conn, t0);
     while (!failed && wall_ms() - t0 < duration) {
         int64_t now = wall_ms();
+        int started = 0;
+        /* The re-authentication deadline is a timer: start it on time, not lazily. */
+        if (authenticated && ksasl_client_conn_handle_timeout(conn, now, &started) == KSASL_OK && started) {
+            reauthing = 1;
+            printf("[+%6.3fs] re-authenticating at the deadline; requests are held until it completes\n", (double)(now - t0) / 1000.0);
+        }
         if (authenticated && now >= next_request) {
             int send_now = 0;
             if (ksasl_client_conn_before_request(conn, now, &send_now) != KSASL_OK) break;
