@@ -92,6 +92,19 @@ static void broker_frame(broker_conn_t *b, const uint8_t *f, size_t n, int64_t n
         }
         say("broker", "%s: SaslHandshake on an authenticated connection: re-authentication begins", b->name);
     }
+    if (n >= 8) {
+        int16_t key = be16(f), version = be16(f + 2);
+        if (key == 17 && n >= 14) {
+            /* SaslHandshake: the mechanism follows the client id. */
+            int16_t idlen = be16(f + 8);
+            size_t at = 10 + (idlen > 0 ? (size_t)idlen : 0);
+            int16_t mlen = at + 2 <= n ? be16(f + at) : 0;
+            say("broker", "%s: <- %s v%d [%.*s]", b->name, api(key), version, (int)(mlen > 0 && at + 2 + (size_t)mlen <= n ? mlen : 0),
+                (const char *)f + at + 2);
+        } else {
+            say("broker", "%s: <- %s v%d (%zu bytes)", b->name, api(key), version, n);
+        }
+    }
     ksasl_server_action action;
     const uint8_t *out;
     size_t out_len;
