@@ -439,6 +439,15 @@ ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c
 ksasl_result ksasl_client_config_set_reauth_retry(ksasl_client_config *c, int64_t initial_delay_ms);
 
 /**
+ * A metric of every connection of this client configuration, by Kafka name
+ * (`"successful-reauthentication-total"`, `"reauthentication-latency-avg"`, ...).
+ */
+ksasl_result ksasl_client_config_metric(ksasl_client_config *c,
+                                        const char *name,
+                                        int64_t now_ms,
+                                        double *value);
+
+/**
  * Creates a client connection from a configuration.
  */
 ksasl_result ksasl_client_conn_new(const ksasl_client_config *config, ksasl_client_conn **out);
@@ -1398,6 +1407,15 @@ ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c
  * and retries after that delay, then twice it, then four times it.
  */
 ksasl_result ksasl_client_config_set_reauth_retry(ksasl_client_config *c, int64_t initial_delay_ms);
+
+/**
+ * A metric of every connection of this client configuration, by Kafka name
+ * (`"successful-reauthentication-total"`, `"reauthentication-latency-avg"`, ...).
+ */
+ksasl_result ksasl_client_config_metric(ksasl_client_config *c,
+                                        const char *name,
+                                        int64_t now_ms,
+                                        double *value);
 
 /**
  * Creates a client connection from a configuration.

@@ -160,6 +160,27 @@ fn retry_policy(initial_delay_ms: i64) -> Result<FailedReauthPolicy, Error> {
     }
 }
 
+/// A metric of every connection of this client configuration, by Kafka name
+/// (`"successful-reauthentication-total"`, `"reauthentication-latency-avg"`, ...).
+#[no_mangle]
+pub extern "C" fn ksasl_client_config_metric(
+    c: *mut ksasl_client_config,
+    name: *const c_char,
+    now_ms: i64,
+    value: *mut f64,
+) -> ksasl_result {
+    with(c, |c| {
+        need(value, "value")?;
+        let n = text(name, "name")?;
+        let snap = c.inner.metrics.snapshot(now_ms);
+        let v = snap.get(n).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidArgument, format!("no metric named {n}"))
+        })?;
+        put(value, *v);
+        Ok(())
+    })
+}
+
 /// A client connection's SASL state.
 pub struct ksasl_client_conn {
     inner: ClientConnection,
@@ -315,7 +336,11 @@ pub extern "C" fn ksasl_client_conn_handle_timeout(
 /// NULL) is 0 and the re-authentication is scheduled for 1.1 s after the previous start
 /// (see `ksasl_client_conn_next_deadline`).
 #[no_mangle]
-pub extern "C" fn ksasl_client_conn_start_reauthentication(c: *mut ksasl_client_conn, now_ms: i64, started: *mut c_int) -> ksasl_result {
+pub extern "C" fn ksasl_client_conn_start_reauthentication(
+    c: *mut ksasl_client_conn,
+    now_ms: i64,
+    started: *mut c_int,
+) -> ksasl_result {
     with(c, |c| {
         let s = c.inner.start_reauthentication(now_ms)?;
         if !started.is_null() {
