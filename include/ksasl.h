@@ -830,7 +830,8 @@ ksasl_result ksasl_jwks_validator_set_jwks(ksasl_jwks_validator *v,
                                            int64_t now_ms);
 
 /**
- * When the JWKS should be fetched next (ms; the minimum value when none is loaded).
+ * When the JWKS should be fetched next (ms; 0 means now, as when none is loaded; -1 for a
+ * NULL validator).
  */
 int64_t ksasl_jwks_validator_next_refresh_ms(const ksasl_jwks_validator *v);
 
@@ -854,7 +855,9 @@ ksasl_result ksasl_token_verdict_accept(ksasl_token_verdict *v,
 ksasl_result ksasl_token_verdict_reject(ksasl_token_verdict *v, const char *reason);
 
 /**
- * Adds an OAUTHBEARER server whose tokens the host validates with `cb`.
+ * Adds an OAUTHBEARER server whose tokens the host validates with `cb`. The library takes
+ * `userdata` in every case: `free_userdata` (if given) is called when the registry no
+ * longer needs it, and also at once if this call fails.
  */
 ksasl_result ksasl_registry_add_oauthbearer_callback_server(ksasl_registry *r,
                                                             ksasl_token_validator_cb cb,
@@ -883,12 +886,21 @@ void ksasl_refresher_free(ksasl_refresher *r);
 const char *ksasl_refresher_last_error(const ksasl_refresher *r);
 
 /**
- * Sets the refresh callback used by `ksasl_refresher_run_due`.
+ * Sets the refresh callback used by `ksasl_refresher_run_due`. The library takes
+ * `userdata` in every case: `free_userdata` (if given) is called when the callback is
+ * replaced or the refresher freed, and also at once if this call fails.
  */
 ksasl_result ksasl_refresher_set_refresh_callback(ksasl_refresher *r,
                                                   ksasl_refresh_cb cb,
                                                   void *userdata,
                                                   ksasl_free_fn free_userdata);
+
+/**
+ * Runs the refresh callback for a request already claimed by `ksasl_refresher_poll` or
+ * reported by `ksasl_tracker_poll` (`*refresh` = 1). Without a callback, the request is
+ * answered as a failure.
+ */
+ksasl_result ksasl_refresher_invoke_callback(ksasl_refresher *r, int64_t now_ms);
 
 /**
  * Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
@@ -922,7 +934,8 @@ ksasl_result ksasl_refresher_set_token_failure(ksasl_refresher *r,
                                                int64_t now_ms);
 
 /**
- * When a refresh is next due (ms), or -1 if none is scheduled (stopped, or outstanding).
+ * When a refresh is next due (ms; 0 means now, as for a refresher that holds nothing yet),
+ * or -1 if none is scheduled (stopped, or a request is outstanding).
  */
 int64_t ksasl_refresher_next_deadline(const ksasl_refresher *r);
 
@@ -1092,7 +1105,8 @@ ksasl_result ksasl_registry_add_password_servers(ksasl_registry *r, const ksasl_
 /**
  * Sets a credential callback consulted by every server exchange of this registry (it
  * replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
- * given, is called when the registry no longer needs `userdata`.
+ * given, is called when the registry no longer needs `userdata`; the library takes `userdata`
+ * in every case, so it is also freed at once if this call fails.
  */
 ksasl_result ksasl_registry_set_credential_callback(ksasl_registry *r,
                                                     ksasl_credential_cb cb,

@@ -152,10 +152,11 @@ pub extern "C" fn ksasl_jwks_validator_set_jwks(
     })
 }
 
-/// When the JWKS should be fetched next (ms; the minimum value when none is loaded).
+/// When the JWKS should be fetched next (ms; 0 means now, as when none is loaded; -1 for a
+/// NULL validator).
 #[no_mangle]
 pub extern "C" fn ksasl_jwks_validator_next_refresh_ms(v: *const ksasl_jwks_validator) -> i64 {
-    unsafe { v.as_ref() }.map_or(i64::MIN, |v| v.inner.next_refresh_ms())
+    unsafe { v.as_ref() }.map_or(-1, |v| v.inner.next_refresh_ms().max(0))
 }
 
 /// Adds an OAUTHBEARER server validating signed JWTs with `v` (verdicts cached).
@@ -261,7 +262,9 @@ impl TokenValidator for CallbackValidator {
     }
 }
 
-/// Adds an OAUTHBEARER server whose tokens the host validates with `cb`.
+/// Adds an OAUTHBEARER server whose tokens the host validates with `cb`. The library takes
+/// `userdata` in every case: `free_userdata` (if given) is called when the registry no
+/// longer needs it, and also at once if this call fails.
 #[no_mangle]
 pub extern "C" fn ksasl_registry_add_oauthbearer_callback_server(
     r: *mut ksasl_registry,
@@ -342,7 +345,9 @@ pub type ksasl_refresh_cb = Option<
     unsafe extern "C" fn(userdata: *mut c_void, refresher: *mut ksasl_refresher, now_ms: i64),
 >;
 
-/// Sets the refresh callback used by `ksasl_refresher_run_due`.
+/// Sets the refresh callback used by `ksasl_refresher_run_due`. The library takes
+/// `userdata` in every case: `free_userdata` (if given) is called when the callback is
+/// replaced or the refresher freed, and also at once if this call fails.
 #[no_mangle]
 pub extern "C" fn ksasl_refresher_set_refresh_callback(
     r: *mut ksasl_refresher,
@@ -362,6 +367,24 @@ pub extern "C" fn ksasl_refresher_set_refresh_callback(
         });
         Ok(())
     })
+}
+
+/// Runs the refresh callback for a request already claimed by `ksasl_refresher_poll` or
+/// reported by `ksasl_tracker_poll` (`*refresh` = 1). Without a callback, the request is
+/// answered as a failure.
+#[no_mangle]
+pub extern "C" fn ksasl_refresher_invoke_callback(
+    r: *mut ksasl_refresher,
+    now_ms: i64,
+) -> ksasl_result {
+    let Some(rr) = (unsafe { r.as_ref() }) else {
+        return KSASL_NULL_ARGUMENT;
+    };
+    let inner = rr.inner.clone();
+    match catch_unwind(AssertUnwindSafe(|| inner.invoke_callback(now_ms))) {
+        Ok(_) => KSASL_OK,
+        Err(_) => KSASL_PANIC,
+    }
 }
 
 /// Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
@@ -448,7 +471,8 @@ pub extern "C" fn ksasl_refresher_set_token_failure(
     })
 }
 
-/// When a refresh is next due (ms), or -1 if none is scheduled (stopped, or outstanding).
+/// When a refresh is next due (ms; 0 means now, as for a refresher that holds nothing yet),
+/// or -1 if none is scheduled (stopped, or a request is outstanding).
 #[no_mangle]
 pub extern "C" fn ksasl_refresher_next_deadline(r: *const ksasl_refresher) -> i64 {
     unsafe { r.as_ref() }

@@ -369,7 +369,8 @@ pub extern "C" fn ksasl_registry_add_password_servers(
 
 /// Sets a credential callback consulted by every server exchange of this registry (it
 /// replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
-/// given, is called when the registry no longer needs `userdata`.
+/// given, is called when the registry no longer needs `userdata`; the library takes `userdata`
+/// in every case, so it is also freed at once if this call fails.
 #[no_mangle]
 pub extern "C" fn ksasl_registry_set_credential_callback(
     r: *mut ksasl_registry,

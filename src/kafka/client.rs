@@ -280,7 +280,9 @@ impl ClientConnection {
     /// here, as Kafka's client does when it has a request to write).
     pub fn before_request(&mut self, now_ms: i64) -> Result<bool> {
         match self.state {
-            State::Ready if self.reauth_pending(now_ms) => Ok(!self.start_reauthentication(now_ms)?),
+            State::Ready if self.reauth_pending(now_ms) => {
+                Ok(!self.start_reauthentication(now_ms)?)
+            }
             State::Ready => Ok(true),
             State::Failed => Err(Error::new(
                 ErrorCode::StepAfterFailure,
@@ -298,10 +300,16 @@ impl ClientConnection {
     /// [`ClientConnection::next_deadline`].
     pub fn start_reauthentication(&mut self, now_ms: i64) -> Result<bool> {
         if !matches!(self.state, State::Ready) {
-            return Err(Error::new(ErrorCode::WrongState, "re-authentication needs an authenticated, idle SASL state"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "re-authentication needs an authenticated, idle SASL state",
+            ));
         }
         if self.versions.is_some_and(|(_, a)| a.is_none()) {
-            return Err(Error::new(ErrorCode::WrongState, "legacy (SaslHandshake v0) connections cannot re-authenticate"));
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "legacy (SaslHandshake v0) connections cannot re-authenticate",
+            ));
         }
         if let Some(last) = self.last_reauth_start_ms {
             let earliest = last.saturating_add(MIN_REAUTH_SPACING_MS);

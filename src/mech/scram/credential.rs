@@ -80,7 +80,7 @@ impl ScramCredential {
     ) -> Result<Self> {
         if iterations < MIN_ITERATIONS {
             return Err(Error::new(
-                ErrorCode::InvalidArgument,
+                ErrorCode::CredentialIterationsTooLow,
                 format!("Too few iterations: at least {MIN_ITERATIONS} are required"),
             ));
         }

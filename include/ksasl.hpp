@@ -1,0 +1,1251 @@
+/*
+ * ksasl.hpp: a header-only C++17 wrapper over the ksasl C API (ksasl.h).
+ *
+ * - Every handle type of ksasl.h has an RAII class in namespace ksasl with the same name
+ *   (ksasl::store for ksasl_store, ...). The classes are move-only; the destructor calls the
+ *   matching ksasl_<object>_free. A moved-from object holds no handle; calling methods on it
+ *   throws ksasl::error (NULL_ARGUMENT).
+ * - Every call that fails throws ksasl::error: code() is the ksasl_result, name() its stable
+ *   name (ksasl_result_name), what() the handle's detail message (ksasl_<object>_last_error,
+ *   or ksasl_last_constructor_error() for constructors).
+ * - Strings go in as std::string_view (copied to a NUL-terminated buffer; a string_view with
+ *   an embedded NUL byte is refused with INVALID_ARGUMENT) and come out as std::string.
+ *   std::optional<std::string_view> stands for the C arguments that may be NULL.
+ * - Bytes go in as ksasl::bytes_view (from a std::vector<uint8_t>, a std::string, a
+ *   std::string_view or a pointer and a size) and come out as ksasl::bytes_view, a
+ *   (pointer, size) view borrowed from the handle: valid until the next call on that handle.
+ *   Copy it with to_vector() to keep it.
+ * - Times are int64_t milliseconds since the epoch supplied by the caller; std::optional
+ *   replaces the C API's -1 ("none").
+ * - Callbacks (credential lookup, token validation, token refresh) are std::function objects,
+ *   kept in a heap object owned by the library (freed with the registry or refresher). An
+ *   exception thrown by a callback never reaches the C library: it counts as a failed lookup,
+ *   a rejected token, or a failed refresh (ksasl_refresher_set_token_failure with what()).
+ *
+ * Thread safety is the C API's: configuration objects may be shared once built, per-connection
+ * objects are used by one thread at a time, and a credential callback may be called from any
+ * thread that steps a server.
+ */
+
+#ifndef KSASL_HPP
+#define KSASL_HPP
+
+#include "ksasl.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ksasl {
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/// The stable name of a result code ("OK", "INVALID_CREDENTIALS", ...).
+inline const char *result_name(std::uint32_t code) noexcept { return ksasl_result_name(code); }
+
+/// The kind of a result code ("misuse", "protocol", "authentication", "credential", ...).
+inline const char *result_kind(std::uint32_t code) noexcept { return ksasl_result_kind(code); }
+
+/// A failed ksasl call: the result code, its name, and the detail message.
+class error : public std::runtime_error {
+public:
+    error(std::uint32_t code, const std::string &detail)
+        : std::runtime_error(detail.empty() ? std::string(ksasl_result_name(code)) : detail),
+          code_(code) {}
+
+    /// The ksasl_result (a KSASL_* code, never KSASL_OK).
+    std::uint32_t code() const noexcept { return code_; }
+    /// The code's stable name, e.g. "INVALID_CREDENTIALS".
+    const char *name() const noexcept { return ksasl_result_name(code_); }
+    /// The code's kind, e.g. "authentication".
+    const char *kind() const noexcept { return ksasl_result_kind(code_); }
+    /// The detail message (the same text as what()).
+    const char *detail() const noexcept { return what(); }
+
+private:
+    std::uint32_t code_;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Views and enumerations                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/// A borrowed (pointer, size) view of contiguous values, like a read-only std::span.
+template <typename T>
+class view {
+public:
+    constexpr view() noexcept = default;
+    constexpr view(const T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <typename Alloc>
+    view(const std::vector<T, Alloc> &v) noexcept : data_(v.data()), size_(v.size()) {}
+
+    constexpr const T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr const T *begin() const noexcept { return data_; }
+    constexpr const T *end() const noexcept { return data_ + size_; }
+    constexpr const T &operator[](std::size_t i) const noexcept { return data_[i]; }
+    /// A copy that outlives the handle the view borrows from.
+    std::vector<T> to_vector() const { return empty() ? std::vector<T>() : std::vector<T>(begin(), end()); }
+
+private:
+    const T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// Bytes in (SASL messages, Kafka frames) or out (borrowed from a handle).
+class bytes_view : public view<std::uint8_t> {
+public:
+    using view<std::uint8_t>::view;
+    constexpr bytes_view() noexcept = default;
+    bytes_view(view<std::uint8_t> v) noexcept : view<std::uint8_t>(v) {}
+    bytes_view(std::string_view s) noexcept
+        : view<std::uint8_t>(reinterpret_cast<const std::uint8_t *>(s.data()), s.size()) {}
+    bytes_view(const std::string &s) noexcept : bytes_view(std::string_view(s)) {}
+
+    /// The bytes as characters (no copy, no validation).
+    std::string_view as_string_view() const noexcept {
+        return empty() ? std::string_view() : std::string_view(reinterpret_cast<const char *>(data()), size());
+    }
+    /// A copy of the bytes as a std::string.
+    std::string to_string() const { return std::string(as_string_view()); }
+};
+
+/// Connection ids (ksasl_tracker_poll), borrowed from the tracker.
+using id_view = view<std::uint64_t>;
+
+/// KSASL_REAUTH_*: when client connections re-authenticate.
+enum class reauth_timing : ksasl_reauth_timing {
+    kafka = KSASL_REAUTH_KAFKA,
+    librdkafka = KSASL_REAUTH_LIBRDKAFKA,
+    franz_go = KSASL_REAUTH_FRANZ_GO,
+    disabled = KSASL_REAUTH_DISABLED,
+};
+
+/// KSASL_CLIENT_*: what a frame received by a client connection meant.
+enum class client_event : ksasl_client_event {
+    continue_ = KSASL_CLIENT_CONTINUE,
+    application = KSASL_CLIENT_APPLICATION,
+    authenticated = KSASL_CLIENT_AUTHENTICATED,
+    reauthenticated = KSASL_CLIENT_REAUTHENTICATED,
+    reauth_failed = KSASL_CLIENT_REAUTH_FAILED,
+};
+
+/// KSASL_SERVER_ACTION_*: what the host does after a server connection frame.
+enum class server_action : ksasl_server_action {
+    continue_ = KSASL_SERVER_ACTION_CONTINUE,
+    need_credential = KSASL_SERVER_ACTION_NEED_CREDENTIAL,
+    authenticated = KSASL_SERVER_ACTION_AUTHENTICATED,
+    reauthenticated = KSASL_SERVER_ACTION_REAUTHENTICATED,
+    reauth_failed = KSASL_SERVER_ACTION_REAUTH_FAILED,
+    fail_at = KSASL_SERVER_ACTION_FAIL_AT,
+    close_now = KSASL_SERVER_ACTION_CLOSE_NOW,
+};
+
+/// KSASL_GATE_*: the per-request gate's verdicts.
+enum class gate_verdict : ksasl_gate {
+    process = KSASL_GATE_PROCESS,
+    begin_reauth = KSASL_GATE_BEGIN_REAUTH,
+    close_expired = KSASL_GATE_CLOSE_EXPIRED,
+};
+
+/// KSASL_SERVER_*: what a server exchange step produced.
+enum class server_status : ksasl_server_status {
+    challenge = KSASL_SERVER_CHALLENGE,
+    need_credential = KSASL_SERVER_NEED_CREDENTIAL,
+    done = KSASL_SERVER_DONE,
+};
+
+/// KSASL_CREDENTIAL_*: the kind of a credential answer.
+enum class credential_kind : ksasl_credential_kind {
+    password = KSASL_CREDENTIAL_PASSWORD,
+    scram = KSASL_CREDENTIAL_SCRAM,
+    unknown = KSASL_CREDENTIAL_UNKNOWN,
+    unavailable = KSASL_CREDENTIAL_UNAVAILABLE,
+    later = KSASL_CREDENTIAL_LATER, ///< callback answers only
+};
+
+/// A pending credential request of a server (the pull form).
+struct pending_credential {
+    std::string mechanism;
+    std::string username; ///< the token id for delegation-token logins
+    bool token_auth = false;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Internals                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+namespace detail {
+
+inline std::string str(const char *p) { return p ? std::string(p) : std::string(); }
+
+inline std::optional<std::int64_t> opt_ms(std::int64_t v) {
+    return v < 0 ? std::nullopt : std::optional<std::int64_t>(v);
+}
+
+/// Throws for a failed call without a handle to ask for details.
+inline void check(ksasl_result rc, const char *function) {
+    if (rc != KSASL_OK) {
+        throw error(rc, std::string(ksasl_result_name(rc)) + ": " + function + " failed");
+    }
+}
+
+/// Throws for a failed constructor, with ksasl_last_constructor_error().
+inline void check_new(ksasl_result rc) {
+    if (rc != KSASL_OK) {
+        throw error(rc, str(ksasl_last_constructor_error()));
+    }
+}
+
+/// Throws for a failed call on a handle, with its last error.
+template <typename H>
+inline void check(ksasl_result rc, const H *h, const char *(*last_error)(const H *)) {
+    if (rc != KSASL_OK) {
+        std::string d = h ? str(last_error(h)) : std::string();
+        if (d.empty()) {
+            d = std::string(ksasl_result_name(rc)) + (h ? "" : ": the handle is NULL (moved from?)");
+        }
+        throw error(rc, d);
+    }
+}
+
+/// A NUL-terminated copy of a string argument.
+class cstr {
+public:
+    cstr(std::string_view s, const char *what) : s_(s) {
+        if (s_.find('\0') != std::string::npos) {
+            throw error(KSASL_INVALID_ARGUMENT,
+                        std::string("INVALID_ARGUMENT: ") + what + " contains a NUL byte");
+        }
+    }
+    const char *c_str() const noexcept { return s_.c_str(); }
+
+private:
+    std::string s_;
+};
+
+/// A NUL-terminated copy of an optional string argument (NULL when absent).
+class opt_cstr {
+public:
+    opt_cstr(const std::optional<std::string_view> &s, const char *what) {
+        if (s) {
+            s_.emplace(*s, what);
+        }
+    }
+    const char *c_str() const noexcept { return s_ ? s_->c_str() : nullptr; }
+
+private:
+    std::optional<cstr> s_;
+};
+
+/// Owns a C handle and frees it with Free (which accepts NULL).
+template <typename T, void (*Free)(T *)>
+class handle {
+public:
+    handle() noexcept = default;
+    explicit handle(T *p) noexcept : p_(p) {}
+    ~handle() { Free(p_); }
+    handle(const handle &) = delete;
+    handle &operator=(const handle &) = delete;
+    handle(handle &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+    handle &operator=(handle &&o) noexcept {
+        if (this != &o) {
+            Free(p_);
+            p_ = std::exchange(o.p_, nullptr);
+        }
+        return *this;
+    }
+    T *get() const noexcept { return p_; }
+    T *release() noexcept { return std::exchange(p_, nullptr); }
+
+private:
+    T *p_ = nullptr;
+};
+
+template <typename Box>
+inline void delete_box(void *userdata) noexcept {
+    delete static_cast<Box *>(userdata);
+}
+
+} // namespace detail
+
+/// Tag for constructors that adopt an existing C handle (taking ownership of it).
+struct adopt_t {
+    explicit adopt_t() = default;
+};
+inline constexpr adopt_t adopt{};
+
+/// The library version, e.g. "0.1.0".
+inline std::string_view version() noexcept { return ksasl_version(); }
+
+/// Panics inside the library on purpose and returns what the C boundary made of it
+/// (KSASL_PANIC); a check that no panic unwinds into the host. Does not throw.
+inline std::uint32_t check_panic_boundary() noexcept { return ksasl_check_panic_boundary(); }
+
+#define KSASL_HPP_HANDLE_BOILERPLATE(cls, ctype)                                               \
+public:                                                                                        \
+    cls(adopt_t, ctype *p) noexcept : h_(p) {}                                                 \
+    cls(cls &&) noexcept = default;                                                            \
+    cls &operator=(cls &&) noexcept = default;                                                 \
+    cls(const cls &) = delete;                                                                 \
+    cls &operator=(const cls &) = delete;                                                      \
+    ~cls() = default;                                                                          \
+    /** The C handle (still owned by this object). */                                          \
+    ctype *get() const noexcept { return h_.get(); }                                           \
+    /** Gives up ownership of the C handle (free it with ksasl_*_free). */                     \
+    ctype *release() noexcept { return h_.release(); }                                         \
+    explicit operator bool() const noexcept { return h_.get() != nullptr; }                    \
+                                                                                               \
+private:                                                                                       \
+    detail::handle<ctype, &ctype##_free> h_;                                                   \
+                                                                                               \
+public:
+
+/* ------------------------------------------------------------------------------------------ */
+/* Credential store                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_store: an in-memory credential store (users and delegation tokens). Thread-safe.
+class store {
+    KSASL_HPP_HANDLE_BOILERPLATE(store, ksasl_store)
+
+    /// ksasl_store_new: an empty store.
+    store() {
+        ksasl_store *p = nullptr;
+        detail::check_new(ksasl_store_new(&p));
+        h_ = detail::handle<ksasl_store, &ksasl_store_free>(p);
+    }
+
+    /// The detail of the store's last failure.
+    std::string last_error() const { return detail::str(ksasl_store_last_error(get())); }
+
+    /// Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
+    /// derived with random salts and `iterations`, at least 4096).
+    void add_user(std::string_view username, std::string_view password, std::uint32_t iterations = 4096) {
+        detail::cstr u(username, "username"), p(password, "password");
+        check(ksasl_store_add_user(get(), u.c_str(), p.c_str(), iterations));
+    }
+
+    /// Sets a user's SCRAM credential from Kafka's text form for `mechanism`.
+    void set_scram(std::string_view username, std::string_view mechanism, std::string_view credential) {
+        detail::cstr u(username, "username"), m(mechanism, "mechanism"), c(credential, "credential");
+        check(ksasl_store_set_scram(get(), u.c_str(), m.c_str(), c.c_str()));
+    }
+
+    /// Sets (a value) or clears (nullopt) an absolute expiry on a user's credentials.
+    void set_user_expiry(std::string_view username, std::optional<std::int64_t> expiry_ms) {
+        detail::cstr u(username, "username");
+        check(ksasl_store_set_user_expiry(get(), u.c_str(), expiry_ms.value_or(-1)));
+    }
+
+    /// Removes a user; returns whether it was there.
+    bool remove_user(std::string_view username) {
+        detail::cstr u(username, "username");
+        int existed = 0;
+        check(ksasl_store_remove_user(get(), u.c_str(), &existed));
+        return existed != 0;
+    }
+
+    /// Adds a delegation token's SCRAM credential (Kafka text form) for `mechanism`, owned by
+    /// `owner`, expiring at `expiry_ms` (nullopt: no expiry).
+    void set_token(std::string_view token_id, std::string_view mechanism, std::string_view credential,
+                   std::string_view owner, std::optional<std::int64_t> expiry_ms = std::nullopt) {
+        detail::cstr t(token_id, "token_id"), m(mechanism, "mechanism"), c(credential, "credential"),
+            o(owner, "owner");
+        check(ksasl_store_set_token(get(), t.c_str(), m.c_str(), c.c_str(), o.c_str(), expiry_ms.value_or(-1)));
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_store_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Callback arguments                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_credential_request: what a credential callback is asked (valid during the callback).
+class credential_request {
+public:
+    explicit credential_request(const ksasl_credential_request *r) noexcept : r_(r) {}
+    /// The mechanism asking ("SCRAM-SHA-256", ...).
+    std::string mechanism() const { return detail::str(ksasl_credential_request_mechanism(r_)); }
+    /// The username (the token id for delegation-token logins).
+    std::string username() const { return detail::str(ksasl_credential_request_username(r_)); }
+    /// True for a delegation-token login (tokenauth=true).
+    bool token_auth() const noexcept { return ksasl_credential_request_token_auth(r_) != 0; }
+    const ksasl_credential_request *get() const noexcept { return r_; }
+
+private:
+    const ksasl_credential_request *r_;
+};
+
+/// ksasl_credential_answer: where a credential callback answers (valid during the callback).
+class credential_answer {
+public:
+    explicit credential_answer(ksasl_credential_answer *a) noexcept : a_(a) {}
+
+    /// ksasl_credential_answer_set: `value` is the password, the Kafka SCRAM string or the
+    /// reason; `token_owner` marks a delegation token.
+    void set(credential_kind kind, std::optional<std::string_view> value,
+             std::optional<std::int64_t> expiry_ms = std::nullopt,
+             std::optional<std::string_view> token_owner = std::nullopt) {
+        detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
+        detail::check(ksasl_credential_answer_set(a_, static_cast<ksasl_credential_kind>(kind), v.c_str(),
+                                                  expiry_ms.value_or(-1), o.c_str()),
+                      "ksasl_credential_answer_set");
+    }
+    /// The user's clear-text password.
+    void password(std::string_view password, std::optional<std::int64_t> expiry_ms = std::nullopt) {
+        set(credential_kind::password, password, expiry_ms);
+    }
+    /// A SCRAM credential in Kafka's text form (`token_owner` for delegation tokens).
+    void scram(std::string_view credential, std::optional<std::int64_t> expiry_ms = std::nullopt,
+               std::optional<std::string_view> token_owner = std::nullopt) {
+        set(credential_kind::scram, credential, expiry_ms, token_owner);
+    }
+    /// No such user.
+    void unknown() { set(credential_kind::unknown, std::nullopt); }
+    /// The store could not answer (the reason is kept from the client).
+    void unavailable(std::string_view reason) { set(credential_kind::unavailable, reason); }
+    /// The answer will come later through the server's pull form (provide_credential).
+    void later() { set(credential_kind::later, std::nullopt); }
+
+    ksasl_credential_answer *get() const noexcept { return a_; }
+
+private:
+    ksasl_credential_answer *a_;
+};
+
+/// A credential callback: look the request up and answer it. Throwing counts as a failed
+/// lookup (the login fails as "credentials could not be verified").
+using credential_callback = std::function<void(const credential_request &, credential_answer &)>;
+
+/// ksasl_token_verdict: where a token-validation callback answers (valid during the callback).
+class token_verdict {
+public:
+    explicit token_verdict(ksasl_token_verdict *v) noexcept : v_(v) {}
+    /// Accepts the token: its principal and absolute expiry (ms).
+    void accept(std::string_view principal, std::int64_t expiry_ms) {
+        detail::cstr p(principal, "principal");
+        detail::check(ksasl_token_verdict_accept(v_, p.c_str(), expiry_ms), "ksasl_token_verdict_accept");
+    }
+    /// Rejects the token; the reason stays on the server side.
+    void reject(std::optional<std::string_view> reason = std::nullopt) {
+        detail::opt_cstr r(reason, "reason");
+        detail::check(ksasl_token_verdict_reject(v_, r.c_str()), "ksasl_token_verdict_reject");
+    }
+    ksasl_token_verdict *get() const noexcept { return v_; }
+
+private:
+    ksasl_token_verdict *v_;
+};
+
+/// A token-validation callback: judge `token` at `now_ms` with verdict.accept() or
+/// verdict.reject(). Throwing (or giving no verdict) rejects the token.
+using token_validator = std::function<void(std::string_view token, std::int64_t now_ms, token_verdict &verdict)>;
+
+namespace detail {
+
+struct credential_box {
+    credential_callback fn;
+};
+
+inline int credential_trampoline(void *userdata, const ksasl_credential_request *request,
+                                 ksasl_credential_answer *answer) noexcept {
+    try {
+        const credential_request r(request);
+        credential_answer a(answer);
+        static_cast<credential_box *>(userdata)->fn(r, a);
+        return 0;
+    } catch (...) {
+        return 1;
+    }
+}
+
+struct validator_box {
+    token_validator fn;
+};
+
+inline int validator_trampoline(void *userdata, const char *token, std::int64_t now_ms,
+                                ksasl_token_verdict *verdict) noexcept {
+    try {
+        token_verdict v(verdict);
+        static_cast<validator_box *>(userdata)->fn(token ? std::string_view(token) : std::string_view(), now_ms, v);
+        return 0;
+    } catch (...) {
+        return 1;
+    }
+}
+
+} // namespace detail
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tokens, validators, refresher, tracker                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_token: an OAUTHBEARER token.
+class token {
+    KSASL_HPP_HANDLE_BOILERPLATE(token, ksasl_token)
+
+    /// ksasl_token_new_unsecured: an unsecured (alg: none) token as Kafka's development login
+    /// builds it: claim `sub` = principal, `lifetime_seconds`, optional space-separated scope.
+    static token new_unsecured(std::string_view principal, std::int64_t lifetime_seconds,
+                               std::optional<std::string_view> scope, std::int64_t now_ms) {
+        detail::cstr p(principal, "principal");
+        detail::opt_cstr s(scope, "scope");
+        ksasl_token *t = nullptr;
+        detail::check_new(ksasl_token_new_unsecured(p.c_str(), lifetime_seconds, s.c_str(), now_ms, &t));
+        return token(adopt, t);
+    }
+
+    /// The token text (a secret: do not log it), borrowed from the token (valid while it lives).
+    std::string_view value() const noexcept {
+        const char *v = ksasl_token_value(get());
+        return v ? std::string_view(v) : std::string_view();
+    }
+    /// The token's absolute expiry (ms).
+    std::int64_t expiry_ms() const noexcept { return ksasl_token_expiry_ms(get()); }
+};
+
+/// ksasl_jwks_validator: a signed-JWT validator (KIP-768) whose JWKS the host supplies.
+class jwks_validator {
+    KSASL_HPP_HANDLE_BOILERPLATE(jwks_validator, ksasl_jwks_validator)
+
+    /// ksasl_jwks_validator_new, with Kafka's defaults (30 s skew, asymmetric algorithms only).
+    explicit jwks_validator(std::optional<std::string_view> expected_issuer = std::nullopt,
+                            std::optional<std::string_view> expected_audience = std::nullopt) {
+        detail::opt_cstr i(expected_issuer, "expected_issuer"), a(expected_audience, "expected_audience");
+        ksasl_jwks_validator *p = nullptr;
+        detail::check_new(ksasl_jwks_validator_new(i.c_str(), a.c_str(), &p));
+        h_ = detail::handle<ksasl_jwks_validator, &ksasl_jwks_validator_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_jwks_validator_last_error(get())); }
+
+    /// Replaces the key set with a JWKS document fetched at `now_ms`.
+    void set_jwks(std::string_view jwks_json, std::int64_t now_ms) {
+        detail::cstr j(jwks_json, "jwks_json");
+        detail::check(ksasl_jwks_validator_set_jwks(get(), j.c_str(), now_ms), get(),
+                      &ksasl_jwks_validator_last_error);
+    }
+
+    /// When the JWKS should be fetched next (ms; INT64_MIN when none is loaded).
+    std::int64_t next_refresh_ms() const noexcept { return ksasl_jwks_validator_next_refresh_ms(get()); }
+};
+
+class refresher_ref;
+
+/// The refresh callback: fetch a token and answer with refresher.set_token() or
+/// refresher.set_token_failure() (now, or later from any thread while the refresher lives).
+/// Throwing reports ksasl_refresher_set_token_failure with the exception's what().
+using refresh_callback = std::function<void(refresher_ref refresher, std::int64_t now_ms)>;
+
+/// A non-owning reference to a ksasl_refresher (what the refresh callback receives). Every
+/// method of ksasl::refresher except ownership is here.
+class refresher_ref {
+public:
+    explicit refresher_ref(ksasl_refresher *p) noexcept : p_(p) {}
+    ksasl_refresher *get() const noexcept { return p_; }
+
+    std::string last_error() const { return detail::str(ksasl_refresher_last_error(p_)); }
+
+    /// Sets the refresh callback used by run_due() (replacing the previous one).
+    void set_refresh_callback(refresh_callback cb);
+
+    /// Runs the callback if a refresh is due; returns whether it ran.
+    bool run_due(std::int64_t now_ms) {
+        int ran = 0;
+        check(ksasl_refresher_run_due(p_, now_ms, &ran));
+        return ran != 0;
+    }
+
+    /// Pull form: true when the host must fetch a credential now (the request is then
+    /// outstanding until answered).
+    bool poll(std::int64_t now_ms) noexcept { return ksasl_refresher_poll(p_, now_ms) != 0; }
+
+    /// Installs a token: text, absolute expiry (ms), principal and SASL extensions.
+    void set_token(std::string_view token, std::int64_t expiry_ms, std::string_view principal,
+                   const std::vector<std::pair<std::string, std::string>> &extensions, std::int64_t now_ms) {
+        detail::cstr t(token, "token"), p(principal, "principal");
+        std::vector<detail::cstr> keep;
+        keep.reserve(2 * extensions.size());
+        std::vector<const char *> names, values;
+        names.reserve(extensions.size());
+        values.reserve(extensions.size());
+        for (const auto &e : extensions) {
+            keep.emplace_back(e.first, "extension name");
+            names.push_back(keep.back().c_str());
+            keep.emplace_back(e.second, "extension value");
+            values.push_back(keep.back().c_str());
+        }
+        check(ksasl_refresher_set_token(p_, t.c_str(), expiry_ms, p.c_str(), names.empty() ? nullptr : names.data(),
+                                        values.empty() ? nullptr : values.data(), extensions.size(), now_ms));
+    }
+
+    /// Installs a token without SASL extensions.
+    void set_token(std::string_view token, std::int64_t expiry_ms, std::string_view principal, std::int64_t now_ms) {
+        set_token(token, expiry_ms, principal, {}, now_ms);
+    }
+
+    /// Reports a failed refresh (the next attempt is due after the retry backoff).
+    void set_token_failure(std::optional<std::string_view> reason, std::int64_t now_ms) {
+        detail::opt_cstr r(reason, "reason");
+        check(ksasl_refresher_set_token_failure(p_, r.c_str(), now_ms));
+    }
+
+    /// When a refresh is next due (ms; 0: now), or nullopt if none is scheduled (stopped, or
+    /// a request is outstanding).
+    std::optional<std::int64_t> next_deadline() const noexcept {
+        return detail::opt_ms(ksasl_refresher_next_deadline(p_));
+    }
+
+    /// The generation of the current credential (0: none yet).
+    std::uint64_t generation() const noexcept { return ksasl_refresher_generation(p_); }
+
+protected:
+    void check(ksasl_result rc) const { detail::check(rc, p_, &ksasl_refresher_last_error); }
+
+    ksasl_refresher *p_ = nullptr;
+};
+
+namespace detail {
+
+struct refresh_box {
+    refresh_callback fn;
+};
+
+inline void refresh_trampoline(void *userdata, ksasl_refresher *refresher, std::int64_t now_ms) noexcept {
+    const char *failure = nullptr;
+    try {
+        static_cast<refresh_box *>(userdata)->fn(refresher_ref(refresher), now_ms);
+        return;
+    } catch (const std::exception &e) {
+        // Report with the message while the exception object is alive.
+        (void)ksasl_refresher_set_token_failure(refresher, e.what(), now_ms);
+        return;
+    } catch (...) {
+        failure = "the refresh callback threw an exception";
+    }
+    (void)ksasl_refresher_set_token_failure(refresher, failure, now_ms);
+}
+
+} // namespace detail
+
+inline void refresher_ref::set_refresh_callback(refresh_callback cb) {
+    if (!cb) {
+        check(ksasl_refresher_set_refresh_callback(p_, nullptr, nullptr, nullptr));
+        return;
+    }
+    auto box = std::make_unique<detail::refresh_box>(detail::refresh_box{std::move(cb)});
+    // The library owns the box from here on, even when the call fails.
+    check(ksasl_refresher_set_refresh_callback(p_, &detail::refresh_trampoline, box.release(),
+                                               &detail::delete_box<detail::refresh_box>));
+}
+
+/// ksasl_refresher: refreshes expiring credentials on Kafka's schedule (librdkafka's shape).
+/// Thread-safe. Owns its handle; its methods are those of refresher_ref.
+class refresher : public refresher_ref {
+public:
+    /// ksasl_refresher_new with `sasl.login.refresh.*` values (defaults are Kafka's).
+    explicit refresher(double window_factor = 0.8, double window_jitter = 0.05,
+                       std::int64_t min_period_seconds = 60, std::int64_t buffer_seconds = 300)
+        : refresher_ref(nullptr) {
+        detail::check_new(
+            ksasl_refresher_new(window_factor, window_jitter, min_period_seconds, buffer_seconds, &p_));
+    }
+    refresher(adopt_t, ksasl_refresher *p) noexcept : refresher_ref(p) {}
+    ~refresher() { ksasl_refresher_free(p_); }
+    refresher(refresher &&o) noexcept : refresher_ref(std::exchange(o.p_, nullptr)) {}
+    refresher &operator=(refresher &&o) noexcept {
+        if (this != &o) {
+            ksasl_refresher_free(p_);
+            p_ = std::exchange(o.p_, nullptr);
+        }
+        return *this;
+    }
+    refresher(const refresher &) = delete;
+    refresher &operator=(const refresher &) = delete;
+
+    /// A non-owning reference (valid while this object holds the handle).
+    refresher_ref ref() const noexcept { return refresher_ref(p_); }
+    /// Gives up ownership of the C handle (free it with ksasl_refresher_free).
+    ksasl_refresher *release() noexcept { return std::exchange(p_, nullptr); }
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+};
+
+/// ksasl_tracker: tracks which connections use which credential generation.
+class tracker {
+    KSASL_HPP_HANDLE_BOILERPLATE(tracker, ksasl_tracker)
+
+    /// ksasl_tracker_new: after a refresh, connections on the old credential are asked to
+    /// re-authenticate spread over `spread_window_ms`.
+    tracker(const refresher_ref &refresher, std::int64_t spread_window_ms) {
+        ksasl_tracker *p = nullptr;
+        detail::check_new(ksasl_tracker_new(refresher.get(), spread_window_ms, &p));
+        h_ = detail::handle<ksasl_tracker, &ksasl_tracker_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_tracker_last_error(get())); }
+
+    /// Records that connection `id` (re-)authenticated with credential `generation`, with the
+    /// session of client_conn::session().
+    void authenticated(std::uint64_t id, std::uint64_t generation, std::int64_t lifetime_ms,
+                       std::optional<std::int64_t> reauth_at_ms, std::optional<std::int64_t> expiry_ms) {
+        check(ksasl_tracker_authenticated(get(), id, generation, lifetime_ms, reauth_at_ms.value_or(-1),
+                                          expiry_ms.value_or(-1)));
+    }
+
+    /// Forgets a closed connection.
+    void forget(std::uint64_t id) { check(ksasl_tracker_forget(get(), id)); }
+
+    /// The next instant to call poll() (0: now), or nullopt if none.
+    std::optional<std::int64_t> next_deadline() const noexcept {
+        return detail::opt_ms(ksasl_tracker_next_deadline(get()));
+    }
+
+    struct poll_result {
+        bool refresh = false; ///< a credential must be fetched (answer the refresher)
+        id_view ids;          ///< connections to re-authenticate (borrowed from the tracker)
+    };
+
+    /// What is due at `now_ms`.
+    poll_result poll(std::int64_t now_ms) {
+        int refresh = 0;
+        const std::uint64_t *ids = nullptr;
+        std::size_t n = 0;
+        check(ksasl_tracker_poll(get(), now_ms, &refresh, &ids, &n));
+        return poll_result{refresh != 0, id_view(ids, n)};
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_tracker_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registry                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_registry: a set of client and server mechanisms by name, with their credentials.
+class registry {
+    KSASL_HPP_HANDLE_BOILERPLATE(registry, ksasl_registry)
+
+    /// ksasl_registry_new: an empty registry.
+    registry() {
+        ksasl_registry *p = nullptr;
+        detail::check_new(ksasl_registry_new(&p));
+        h_ = detail::handle<ksasl_registry, &ksasl_registry_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_registry_last_error(get())); }
+
+    /// Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers looking credentials up in
+    /// `credentials` (the registry keeps the store alive).
+    void add_password_servers(const store &credentials) {
+        check(ksasl_registry_add_password_servers(get(), credentials.get()));
+    }
+    /// Adds the password servers without a store: they use the credential callback if one is
+    /// set, and otherwise stop with a credential request (the pull form).
+    void add_password_servers() { check(ksasl_registry_add_password_servers(get(), nullptr)); }
+
+    /// Sets a credential callback consulted by every server exchange of this registry
+    /// (replacing a store given to add_password_servers).
+    void set_credential_callback(credential_callback cb) {
+        if (!cb) {
+            check(ksasl_registry_set_credential_callback(get(), nullptr, nullptr, nullptr));
+            return;
+        }
+        auto box = std::make_unique<detail::credential_box>(detail::credential_box{std::move(cb)});
+        // The library owns the box from here on, even when the call fails.
+        check(ksasl_registry_set_credential_callback(get(), &detail::credential_trampoline, box.release(),
+                                                     &detail::delete_box<detail::credential_box>));
+    }
+
+    /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
+    void add_password_clients(std::string_view username, std::string_view password) {
+        detail::cstr u(username, "username"), p(password, "password");
+        check(ksasl_registry_add_password_clients(get(), u.c_str(), p.c_str()));
+    }
+
+    /// Adds SCRAM clients that log in with a delegation token (id and base64 HMAC).
+    void add_token_clients(std::string_view token_id, std::string_view token_hmac) {
+        detail::cstr i(token_id, "token_id"), h(token_hmac, "token_hmac");
+        check(ksasl_registry_add_token_clients(get(), i.c_str(), h.c_str()));
+    }
+
+    /// The number of client (`server` false) or server (`server` true) mechanisms.
+    std::size_t mechanism_count(bool server) const noexcept {
+        return ksasl_registry_mechanism_count(get(), server ? 1 : 0);
+    }
+
+    /// Adds an OAUTHBEARER server with Kafka's unsecured validator (`required_scope`
+    /// space-separated; `clock_skew_ms` >= 0).
+    void add_oauthbearer_unsecured_server(std::optional<std::string_view> required_scope = std::nullopt,
+                                          std::int64_t clock_skew_ms = 0) {
+        detail::opt_cstr s(required_scope, "required_scope");
+        check(ksasl_registry_add_oauthbearer_unsecured_server(get(), s.c_str(), clock_skew_ms));
+    }
+
+    /// Adds an OAUTHBEARER server validating signed JWTs with `validator`.
+    void add_oauthbearer_jwks_server(const jwks_validator &validator) {
+        check(ksasl_registry_add_oauthbearer_jwks_server(get(), validator.get()));
+    }
+
+    /// Adds an OAUTHBEARER server whose tokens `validator` judges.
+    void add_oauthbearer_callback_server(token_validator validator) {
+        if (!validator) {
+            check(ksasl_registry_add_oauthbearer_callback_server(get(), nullptr, nullptr, nullptr));
+            return;
+        }
+        auto box = std::make_unique<detail::validator_box>(detail::validator_box{std::move(validator)});
+        // The library owns the box from here on, even when the call fails.
+        check(ksasl_registry_add_oauthbearer_callback_server(get(), &detail::validator_trampoline, box.release(),
+                                                             &detail::delete_box<detail::validator_box>));
+    }
+
+    /// Adds an OAUTHBEARER client presenting the refresher's current token.
+    void add_oauthbearer_client(const refresher_ref &refresher) {
+        check(ksasl_registry_add_oauthbearer_client(get(), refresher.get()));
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_registry_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* One SASL exchange (no Kafka framing)                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_client: a client exchange for one mechanism.
+class client {
+    KSASL_HPP_HANDLE_BOILERPLATE(client, ksasl_client)
+
+    /// ksasl_client_new: a client exchange for `mechanism` from the registry's clients.
+    client(const registry &reg, std::string_view mechanism) {
+        detail::cstr m(mechanism, "mechanism");
+        ksasl_client *p = nullptr;
+        detail::check_new(ksasl_client_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_client, &ksasl_client_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_client_last_error(get())); }
+
+    struct step_result {
+        bytes_view out;    ///< the bytes to send (borrowed; empty when none)
+        bool done = false; ///< the client side is complete (the server's verdict may follow)
+    };
+
+    /// Produces the first message.
+    step_result start(std::int64_t now_ms) {
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        int done = 0;
+        check(ksasl_client_start(get(), now_ms, &out, &len, &done));
+        return step_result{bytes_view(out, len), done != 0};
+    }
+
+    /// Evaluates a server challenge.
+    step_result step(bytes_view challenge, std::int64_t now_ms) {
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        int done = 0;
+        check(ksasl_client_step(get(), challenge.data(), challenge.size(), now_ms, &out, &len, &done));
+        return step_result{bytes_view(out, len), done != 0};
+    }
+
+    /// Reports that the server failed the exchange (with its message, or nullopt): always
+    /// throws the resulting ksasl::error (what the client makes of the failure).
+    [[noreturn]] void server_failed(std::optional<std::string_view> server_message) {
+        detail::opt_cstr m(server_message, "server_message");
+        const ksasl_result rc = ksasl_client_server_failed(get(), m.c_str());
+        check(rc);
+        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_server_failed returned OK");
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_last_error); }
+};
+
+/// ksasl_server: a server exchange for one mechanism.
+class server {
+    KSASL_HPP_HANDLE_BOILERPLATE(server, ksasl_server)
+
+    /// ksasl_server_new: a server exchange for `mechanism` (with the registry's store or
+    /// credential callback).
+    server(const registry &reg, std::string_view mechanism) {
+        detail::cstr m(mechanism, "mechanism");
+        ksasl_server *p = nullptr;
+        detail::check_new(ksasl_server_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_server, &ksasl_server_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_server_last_error(get())); }
+
+    /// After a failed step: the text a Kafka broker sends the client.
+    std::string client_message() const { return detail::str(ksasl_server_client_message(get())); }
+
+    struct step_result {
+        server_status status = server_status::challenge;
+        bytes_view out; ///< the bytes to send (borrowed; empty when none)
+    };
+
+    /// Evaluates one client message. A failed authentication throws (see client_message()).
+    step_result step(bytes_view response, std::int64_t now_ms) {
+        ksasl_server_status status = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_server_step(get(), response.data(), response.size(), now_ms, &status, &out, &len));
+        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+    }
+
+    /// The pending credential request (after server_status::need_credential).
+    pending_credential credential_request() {
+        const char *m = nullptr;
+        const char *u = nullptr;
+        int token_auth = 0;
+        check(ksasl_server_credential_request(get(), &m, &u, &token_auth));
+        return pending_credential{detail::str(m), detail::str(u), token_auth != 0};
+    }
+
+    /// Answers the pending credential request (password, scram, unknown or unavailable) and
+    /// continues; outputs as step().
+    step_result provide_credential(credential_kind kind, std::optional<std::string_view> value,
+                                   std::optional<std::int64_t> expiry_ms,
+                                   std::optional<std::string_view> token_owner, std::int64_t now_ms) {
+        detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
+        ksasl_server_status status = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_server_provide_credential(get(), static_cast<ksasl_credential_kind>(kind), v.c_str(),
+                                              expiry_ms.value_or(-1), o.c_str(), now_ms, &status, &out, &len));
+        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+    }
+
+    struct outcome_info {
+        std::string principal;      ///< "User:alice"
+        std::string principal_name; ///< "alice"
+        std::string mechanism;
+        std::optional<std::int64_t> credential_expiry_ms;
+        bool token_authenticated = false; ///< a delegation token was used
+    };
+
+    /// After server_status::done: who authenticated, and how.
+    outcome_info outcome() {
+        const char *p = nullptr;
+        const char *n = nullptr;
+        const char *m = nullptr;
+        std::int64_t expiry = -1;
+        int token = 0;
+        check(ksasl_server_outcome(get(), &p, &n, &m, &expiry, &token));
+        return outcome_info{detail::str(p), detail::str(n), detail::str(m), detail::opt_ms(expiry), token != 0};
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kafka connection drivers                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_client_config: configuration shared by client connections (configure it before
+/// creating connections from it).
+class client_config {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_config, ksasl_client_config)
+
+    /// ksasl_client_config_new: connections using `mechanism` from the registry's clients.
+    client_config(const registry &reg, std::string_view mechanism) {
+        detail::cstr m(mechanism, "mechanism");
+        ksasl_client_config *p = nullptr;
+        detail::check_new(ksasl_client_config_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_client_config, &ksasl_client_config_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_client_config_last_error(get())); }
+
+    /// Sets client.id (nullopt: none).
+    void set_client_id(std::optional<std::string_view> client_id) {
+        detail::opt_cstr c(client_id, "client_id");
+        check(ksasl_client_config_set_client_id(get(), c.c_str()));
+    }
+
+    /// Chooses when connections re-authenticate.
+    void set_reauth_timing(reauth_timing timing) {
+        check(ksasl_client_config_set_reauth_timing(get(), static_cast<ksasl_reauth_timing>(timing)));
+    }
+
+    /// The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+    void set_api_versions_version(std::int16_t version) {
+        check(ksasl_client_config_set_api_versions_version(get(), version));
+    }
+
+    /// After a failed re-authentication: 0 closes; a positive delay keeps the old session and
+    /// retries after it, then twice it, then four times it.
+    void set_reauth_retry(std::int64_t initial_delay_ms) {
+        check(ksasl_client_config_set_reauth_retry(get(), initial_delay_ms));
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_config_last_error); }
+};
+
+/// ksasl_client_conn: a client connection's SASL state (one thread at a time).
+class client_conn {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_conn, ksasl_client_conn)
+
+    /// ksasl_client_conn_new.
+    explicit client_conn(const client_config &config) {
+        ksasl_client_conn *p = nullptr;
+        detail::check_new(ksasl_client_conn_new(config.get(), &p));
+        h_ = detail::handle<ksasl_client_conn, &ksasl_client_conn_free>(p);
+    }
+
+    /// The detail of the last failure (also of a reauth_failed event).
+    std::string last_error() const { return detail::str(ksasl_client_conn_last_error(get())); }
+
+    /// Starts the initial authentication.
+    void start(std::int64_t now_ms) { check(ksasl_client_conn_start(get(), now_ms)); }
+
+    /// The bytes to write to the socket (length-prefixed frames; borrowed; empty if none).
+    bytes_view transmit() {
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_client_conn_transmit(get(), &out, &len));
+        return bytes_view(out, len);
+    }
+
+    struct frame_result {
+        client_event event = client_event::continue_;
+        bytes_view app_frame; ///< for client_event::application (borrowed)
+    };
+
+    /// Handles one received frame (without its length prefix). A fatal authentication failure
+    /// throws (close the connection).
+    frame_result handle_frame(bytes_view frame, std::int64_t now_ms) {
+        ksasl_client_event ev = 0;
+        const std::uint8_t *app = nullptr;
+        std::size_t app_len = 0;
+        check(ksasl_client_conn_handle_frame(get(), frame.data(), frame.size(), now_ms, &ev, &app, &app_len));
+        frame_result r;
+        r.event = static_cast<client_event>(ev);
+        if (r.event == client_event::application) {
+            r.app_frame = bytes_view(app, app_len);
+        }
+        return r;
+    }
+
+    /// Reports that the broker closed the connection: always throws the error to report.
+    [[noreturn]] void closed(std::int64_t now_ms) {
+        check(ksasl_client_conn_closed(get(), now_ms));
+        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_conn_closed returned OK");
+    }
+
+    /// The next instant to call handle_timeout(), or nullopt.
+    std::optional<std::int64_t> next_deadline() const noexcept {
+        return detail::opt_ms(ksasl_client_conn_next_deadline(get()));
+    }
+
+    /// Starts a re-authentication if one is due; returns whether it did.
+    bool handle_timeout(std::int64_t now_ms) {
+        int started = 0;
+        check(ksasl_client_conn_handle_timeout(get(), now_ms, &started));
+        return started != 0;
+    }
+
+    /// Starts a re-authentication now (for example when a tracker asks for one after a
+    /// credential refresh); the connection must be authenticated and idle. Returns false when
+    /// it was deferred (brokers refuse one less than a second after the previous one): it is
+    /// then scheduled for 1.1 s after the previous start (see next_deadline()).
+    bool start_reauthentication(std::int64_t now_ms) {
+        int started = 0;
+        check(ksasl_client_conn_start_reauthentication(get(), now_ms, &started));
+        return started != 0;
+    }
+
+    /// True if a re-authentication is due at `now_ms` (for synchronous clients).
+    bool reauth_pending(std::int64_t now_ms) const noexcept {
+        return ksasl_client_conn_reauth_pending(get(), now_ms) != 0;
+    }
+
+    /// Call before sending an application request: true to send it now, false to hold it
+    /// until re-authentication completes (a due re-authentication starts here).
+    bool before_request(std::int64_t now_ms) {
+        int send_now = 0;
+        check(ksasl_client_conn_before_request(get(), now_ms, &send_now));
+        return send_now != 0;
+    }
+
+    struct session_info {
+        std::int64_t lifetime_ms = 0;             ///< granted by the broker (0: none)
+        std::optional<std::int64_t> reauth_at_ms; ///< when the client re-authenticates
+        std::optional<std::int64_t> expiry_ms;    ///< when the session expires
+    };
+
+    /// The session (throws WRONG_STATE before authentication).
+    session_info session() {
+        std::int64_t lifetime = 0, reauth = -1, expiry = -1;
+        check(ksasl_client_conn_session(get(), &lifetime, &reauth, &expiry));
+        return session_info{lifetime, detail::opt_ms(reauth), detail::opt_ms(expiry)};
+    }
+
+    /// True while a re-authentication is in progress.
+    bool is_reauthenticating() const noexcept { return ksasl_client_conn_is_reauthenticating(get()) != 0; }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_conn_last_error); }
+};
+
+/// ksasl_server_config: configuration of server connections (one listener; configure it
+/// before creating connections from it).
+class server_config {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_config, ksasl_server_config)
+
+    /// ksasl_server_config_new: enables every server mechanism of the registry.
+    explicit server_config(const registry &reg) {
+        ksasl_server_config *p = nullptr;
+        detail::check_new(ksasl_server_config_new(reg.get(), &p));
+        h_ = detail::handle<ksasl_server_config, &ksasl_server_config_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_server_config_last_error(get())); }
+
+    /// connections.max.reauth.ms for all mechanisms.
+    void set_max_reauth_ms(std::int64_t ms) { check(ksasl_server_config_set_max_reauth_ms(get(), nullptr, ms)); }
+    /// connections.max.reauth.ms for one mechanism.
+    void set_max_reauth_ms(std::string_view mechanism, std::int64_t ms) {
+        detail::cstr m(mechanism, "mechanism");
+        check(ksasl_server_config_set_max_reauth_ms(get(), m.c_str(), ms));
+    }
+
+    /// connection.failed.authentication.delay.ms (default 100).
+    void set_failed_auth_delay_ms(std::int64_t ms) { check(ksasl_server_config_set_failed_auth_delay_ms(get(), ms)); }
+
+    /// After a failed re-authentication: 0 closes; a positive delay keeps the session.
+    void set_reauth_retry(std::int64_t initial_delay_ms) {
+        check(ksasl_server_config_set_reauth_retry(get(), initial_delay_ms));
+    }
+
+    /// Adds an API to the ApiVersions response.
+    void add_api_version(std::int16_t api_key, std::int16_t min_version, std::int16_t max_version) {
+        check(ksasl_server_config_add_api_version(get(), api_key, min_version, max_version));
+    }
+
+    /// A metric of every connection of this configuration, by Kafka name, as of `now_ms`.
+    double metric(std::string_view name, std::int64_t now_ms) {
+        detail::cstr n(name, "name");
+        double v = 0;
+        check(ksasl_server_config_metric(get(), n.c_str(), now_ms, &v));
+        return v;
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_config_last_error); }
+};
+
+/// ksasl_server_conn: a server connection's SASL state (one thread at a time).
+class server_conn {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_conn, ksasl_server_conn)
+
+    /// ksasl_server_conn_new.
+    explicit server_conn(const server_config &config) {
+        ksasl_server_conn *p = nullptr;
+        detail::check_new(ksasl_server_conn_new(config.get(), &p));
+        h_ = detail::handle<ksasl_server_conn, &ksasl_server_conn_free>(p);
+    }
+
+    /// The detail of the last failure (also set for fail_at and close_now).
+    std::string last_error() const { return detail::str(ksasl_server_conn_last_error(get())); }
+
+    struct output {
+        server_action action = server_action::continue_;
+        bytes_view out;                          ///< frames to write (borrowed)
+        std::optional<std::int64_t> deadline_ms; ///< for server_action::fail_at
+    };
+
+    /// Handles one authentication frame (without its length prefix).
+    output handle_frame(bytes_view frame, std::int64_t now_ms) {
+        ksasl_server_action action = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        std::int64_t deadline = -1;
+        check(ksasl_server_conn_handle_frame(get(), frame.data(), frame.size(), now_ms, &action, &out, &len,
+                                             &deadline));
+        return make_output(action, out, len, deadline);
+    }
+
+    /// The pending credential request (after server_action::need_credential).
+    pending_credential credential_request() {
+        const char *m = nullptr;
+        const char *u = nullptr;
+        int token_auth = 0;
+        check(ksasl_server_conn_credential_request(get(), &m, &u, &token_auth));
+        return pending_credential{detail::str(m), detail::str(u), token_auth != 0};
+    }
+
+    /// Answers the pending credential request and continues; outputs as handle_frame().
+    output provide_credential(credential_kind kind, std::optional<std::string_view> value,
+                              std::optional<std::int64_t> expiry_ms, std::optional<std::string_view> token_owner,
+                              std::int64_t now_ms) {
+        detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
+        ksasl_server_action action = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        std::int64_t deadline = -1;
+        check(ksasl_server_conn_provide_credential(get(), static_cast<ksasl_credential_kind>(kind), v.c_str(),
+                                                   expiry_ms.value_or(-1), o.c_str(), now_ms, &action, &out, &len,
+                                                   &deadline));
+        return make_output(action, out, len, deadline);
+    }
+
+    /// The per-request gate of an authenticated connection. Allocation-free.
+    gate_verdict gate(std::int16_t api_key, std::int64_t now_ms) const noexcept {
+        return static_cast<gate_verdict>(ksasl_server_conn_gate(get(), api_key, now_ms));
+    }
+
+    /// True when authenticated and no exchange is in progress.
+    bool is_ready() const noexcept { return ksasl_server_conn_is_ready(get()) != 0; }
+
+    struct session_info {
+        std::string principal;                 ///< "User:alice"
+        std::int64_t lifetime_ms = 0;          ///< sent to the client
+        std::optional<std::int64_t> expiry_ms; ///< nullopt: never
+    };
+
+    /// The authenticated session (throws WRONG_STATE before authentication).
+    session_info session() {
+        const char *p = nullptr;
+        std::int64_t lifetime = 0, expiry = -1;
+        check(ksasl_server_conn_session(get(), &p, &lifetime, &expiry));
+        return session_info{detail::str(p), lifetime, detail::opt_ms(expiry)};
+    }
+
+private:
+    static output make_output(ksasl_server_action action, const std::uint8_t *out, std::size_t len,
+                              std::int64_t deadline) {
+        output o;
+        o.action = static_cast<server_action>(action);
+        o.out = bytes_view(out, len);
+        if (o.action == server_action::fail_at) {
+            o.deadline_ms = deadline;
+        }
+        return o;
+    }
+
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_conn_last_error); }
+};
+
+#undef KSASL_HPP_HANDLE_BOILERPLATE
+
+} // namespace ksasl
+
+#endif /* KSASL_HPP */
