@@ -34,7 +34,9 @@ fn main() {
     config.after_includes = Some(defs);
     // Only the C ABI (src/ffi/mod.rs and the modules it declares): the rest of the crate's
     // public items are Rust API.
-    let builder = cbindgen::Builder::new().with_config(config).with_src(dir.join("src/ffi/mod.rs"));
+    let builder = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(dir.join("src/ffi/mod.rs"));
     match builder.generate() {
         Ok(bindings) => {
             bindings.write_to_file(dir.join("include/ksasl.h"));

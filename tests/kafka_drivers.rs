@@ -775,7 +775,10 @@ fn per_mechanism_max_reauth() {
 
 #[test]
 fn reauthentications_are_spaced_by_more_than_a_second() {
-    let mut p = pair(client_config("alice", "alice-secret", "PLAIN"), server_config(60_000));
+    let mut p = pair(
+        client_config("alice", "alice-secret", "PLAIN"),
+        server_config(60_000),
+    );
     p.connect(T0);
     assert!(p.client.start_reauthentication(T0 + 100).unwrap());
     p.pump(T0 + 100);
