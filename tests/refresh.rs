@@ -587,3 +587,63 @@ fn rotated_passwords_are_used_by_the_next_authentication() {
     };
     assert!(rf.set_credential("alice", backwards, pw("x"), T).is_err());
 }
+
+#[test]
+fn extreme_times_and_windows_saturate_instead_of_panicking() {
+    // Found by the C test suite: these used to overflow, and the caught panic poisoned the
+    // refresher or tracker lock for good.
+    let rf = refresher(RefreshConfig::default(), 0.5);
+    assert!(rf.poll(i64::MAX - 1));
+    assert!(matches!(
+        ksasl::refresh::next_refresh(
+            Some(&ExpiringCredential {
+                start_ms: None,
+                expiry_ms: i64::MAX,
+                absolute_last_refresh_ms: None
+            }),
+            i64::MAX - 1,
+            &RefreshConfig::default(),
+            0.5
+        ),
+        RefreshAt::At(_)
+    ));
+    let (tok, _) = token_for(T, 3_600_000);
+    rf.set_token(&tok, i64::MAX, "alice", &[], i64::MAX - 1)
+        .unwrap();
+    assert!(rf.next_deadline().is_some(), "the refresher still works");
+    let tracker = Tracker::new(
+        rf.clone(),
+        TrackerConfig {
+            spread_window_ms: i64::MAX / 2,
+            early_refresh_lead_ms: 0,
+        },
+    )
+    .unwrap();
+    let rf2 = refresher(RefreshConfig::default(), 0.5);
+    rf2.poll(T);
+    let (tok, exp) = token_for(T, 3_600_000);
+    rf2.set_token(&tok, exp, "alice", &[], T).unwrap();
+    let tracker2 = Tracker::new(
+        rf2.clone(),
+        TrackerConfig {
+            spread_window_ms: i64::MAX / 2,
+            early_refresh_lead_ms: 0,
+        },
+    )
+    .unwrap();
+    for id in 0..4 {
+        tracker2
+            .authenticated(id, 1, &session(600_000, T + 540_000))
+            .unwrap();
+    }
+    rf2.poll(exp - 1);
+    let (tok2, exp2) = token_for(exp - 1, 3_600_000);
+    rf2.set_token(&tok2, exp2, "alice", &[], exp - 1).unwrap();
+    assert_eq!(
+        tracker2.poll(exp - 1).reauthenticate,
+        vec![0],
+        "the first is due at once, the others spread far away"
+    );
+    assert!(tracker2.poll(exp).reauthenticate.is_empty());
+    drop(tracker);
+}

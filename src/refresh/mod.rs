@@ -163,12 +163,12 @@ pub fn next_refresh(
     r: f64,
 ) -> RefreshAt {
     let Some(c) = credential else {
-        return RefreshAt::At(now_ms + 10_000);
+        return RefreshAt::At(now_ms.saturating_add(10_000));
     };
     let exp = c.expiry_ms;
     if now_ms > exp {
         return if config.relogin_allowed_before_logout {
-            RefreshAt::At(now_ms + 10_000)
+            RefreshAt::At(now_ms.saturating_add(10_000))
         } else {
             RefreshAt::Stop
         };
@@ -180,14 +180,14 @@ pub fn next_refresh(
     let pct = config.window_factor + config.window_jitter * r;
     let p = 1000 * config.min_period_seconds;
     let b = 1000 * config.buffer_seconds;
-    if now_ms + p + b > exp {
-        return RefreshAt::At(now_ms + ((exp - now_ms) as f64 * pct) as i64);
+    if now_ms.saturating_add(p).saturating_add(b) > exp {
+        return RefreshAt::At(now_ms.saturating_add(((exp as f64 - now_ms as f64) * pct) as i64));
     }
-    let proposed = start + ((exp - start) as f64 * pct) as i64;
+    let proposed = start.saturating_add(((exp as f64 - start as f64) * pct) as i64);
     if proposed > exp - b {
         RefreshAt::At(exp - b)
-    } else if proposed < now_ms + p {
-        RefreshAt::At(now_ms + p)
+    } else if proposed < now_ms.saturating_add(p) {
+        RefreshAt::At(now_ms.saturating_add(p))
     } else {
         RefreshAt::At(proposed)
     }

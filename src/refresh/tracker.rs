@@ -225,12 +225,12 @@ impl Tracker {
         let n = stale.len().max(1) as i64;
         let window = self.config.spread_window_ms;
         i.wave.clear();
-        i.wave.extend(
-            stale
-                .into_iter()
-                .enumerate()
-                .map(|(k, c)| (now_ms + window * k as i64 / n, c)),
-        );
+        i.wave.extend(stale.into_iter().enumerate().map(|(k, c)| {
+            (
+                now_ms.saturating_add((window as i128 * k as i128 / n as i128) as i64),
+                c,
+            )
+        }));
         for t in i.connections.values_mut() {
             t.early_key = i64::MIN;
         }

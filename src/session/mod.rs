@@ -208,17 +208,17 @@ impl Sampled {
             return;
         }
         let cur = self.samples[self.current];
-        if now_ms >= cur.start_ms + WINDOW_MS {
+        if now_ms >= cur.start_ms.saturating_add(WINDOW_MS) {
             self.current ^= 1;
             // A window that is more than one window old holds nothing current.
-            let start = if now_ms >= cur.start_ms + 2 * WINDOW_MS {
+            let start = if now_ms >= cur.start_ms.saturating_add(2 * WINDOW_MS) {
                 now_ms
             } else {
-                cur.start_ms + WINDOW_MS
+                cur.start_ms.saturating_add(WINDOW_MS)
             };
             if start == now_ms {
                 self.samples[self.current ^ 1] = Sample {
-                    start_ms: now_ms - WINDOW_MS,
+                    start_ms: now_ms.saturating_sub(WINDOW_MS),
                     ..Default::default()
                 };
             }
@@ -242,9 +242,9 @@ impl Sampled {
     }
 
     fn live(&self, now_ms: i64) -> impl Iterator<Item = &Sample> {
-        self.samples
-            .iter()
-            .filter(move |s| self.started && now_ms < s.start_ms + 2 * WINDOW_MS && s.count > 0)
+        self.samples.iter().filter(move |s| {
+            self.started && now_ms < s.start_ms.saturating_add(2 * WINDOW_MS) && s.count > 0
+        })
     }
 
     /// Events per second over the samples, with Kafka's `Rate` window rule.
@@ -259,7 +259,7 @@ impl Sampled {
             .map(|s| s.start_ms)
             .min()
             .unwrap_or(now_ms);
-        let mut elapsed = (now_ms - oldest).max(0);
+        let mut elapsed = now_ms.saturating_sub(oldest).max(0);
         let full = elapsed / WINDOW_MS;
         if full < 1 {
             elapsed += (1 - full) * WINDOW_MS;

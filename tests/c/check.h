@@ -14,8 +14,9 @@
 
 #include "ksasl.h"
 
-extern unsigned long check_passed;
-extern unsigned long check_failed;
+/* Atomic: test_threads.c checks from several threads. */
+extern _Atomic unsigned long check_passed;
+extern _Atomic unsigned long check_failed;
 
 void check_fail(const char *file, int line, const char *what);
 void check_fail_rc(const char *file, int line, const char *call, ksasl_result got,
@@ -73,8 +74,8 @@ void check_fail_int(const char *file, int line, const char *expr, long long got,
         }                                                                      \
     } while (0)
 
-/* Reports a bug in the library that the test expects to be fixed: a failing check whose
- * message says so. Used with CHECK-style conditions that describe the correct behaviour. */
+/* Says on stderr that a failing check below is a known library bug (reported to the owner):
+ * the checks expect the correct behaviour and keep failing until the bug is fixed. */
 #define KNOWN_BUG_NOTE(text) fprintf(stderr, "%s:%d: library bug: %s\n", __FILE__, __LINE__, text)
 
 /* ---- helpers shared by the test files (test_ffi.c) ---- */
@@ -106,6 +107,44 @@ typedef struct {
 } counter;
 void counter_free(void *userdata);
 
+/* One exchange between a ksasl_client and a ksasl_server (test_exchange.c). */
+typedef struct {
+    /* The answer given when the server asks for a credential (the pull form). */
+    ksasl_credential_kind kind;
+    const char *value;
+    int64_t expiry_ms;
+    const char *token_owner;
+    /* What the server asked, and how often. */
+    int pulls;
+    char mechanism[32];
+    char username[128];
+    int token_auth;
+} pull_answer;
+
+typedef struct {
+    ksasl_client *client;
+    ksasl_server *server;
+    ksasl_result client_rc; /* the client's first failure (KSASL_OK if none) */
+    ksasl_result server_rc; /* the server's first failure (KSASL_OK if none) */
+    int client_done;
+    int server_done;
+    buf challenge; /* the last challenge the server sent */
+} exchange;
+
+/* Runs `mechanism` from `creg`'s clients against `sreg`'s servers; NEED_CREDENTIAL is
+ * answered from `pull` (a NULL `pull` makes a credential request a test failure). */
+void exchange_run(exchange *x, const ksasl_registry *creg, const ksasl_registry *sreg,
+                  const char *mechanism, pull_answer *pull, int64_t now_ms);
+/* Whether both sides completed. */
+int exchange_ok(const exchange *x);
+void exchange_free(exchange *x);
+
+/* tests/vectors/scram.json, rfc7677-sha256: the Kafka credential string of user/pencil
+ * (test_vectors.c). */
+extern const char RFC7677_KAFKA_CREDENTIAL[];
+/* tests/vectors/scram.json, sha512: the same for SCRAM-SHA-512. */
+extern const char SHA512_KAFKA_CREDENTIAL[];
+
 /* Test groups. */
 void test_basics(void);
 void test_null_arguments(void);
@@ -114,5 +153,7 @@ void test_vectors(void);
 void test_kafka(void);
 void test_oauth(void);
 void test_refresh(void);
+void test_threads(void);
+void test_fuzz(void);
 
 #endif /* KSASL_TEST_CHECK_H */

@@ -16,6 +16,8 @@
  *                    re-authentication, the gate, metrics, the pull form, failures
  *   test_oauth.c     tokens, the callback validator, JWKS validators
  *   test_refresh.c   the refresher (pull and callback forms) and the tracker
+ *   test_threads.c   stores, registries, configurations and refreshers shared by threads
+ *   test_fuzz.c      random and mutated messages, frames and JWKS documents
  *
  * Coverage: `coverage` below lists every function declared in include/ksasl.h (it also
  * makes the link fail if one is missing from the library). mk/ctest.mk checks that every
@@ -25,8 +27,8 @@
 
 #include "check.h"
 
-unsigned long check_passed = 0;
-unsigned long check_failed = 0;
+_Atomic unsigned long check_passed = 0;
+_Atomic unsigned long check_failed = 0;
 
 void check_fail(const char *file, int line, const char *what) {
     check_failed++;
@@ -194,6 +196,7 @@ static const struct {
     FN(ksasl_client_config_set_reauth_timing),
     FN(ksasl_client_config_set_api_versions_version),
     FN(ksasl_client_config_set_reauth_retry),
+    FN(ksasl_client_config_metric),
     FN(ksasl_client_conn_new),
     FN(ksasl_client_conn_free),
     FN(ksasl_client_conn_last_error),
@@ -245,6 +248,7 @@ static const struct {
     FN(ksasl_refresher_last_error),
     FN(ksasl_refresher_set_refresh_callback),
     FN(ksasl_refresher_run_due),
+    FN(ksasl_refresher_invoke_callback),
     FN(ksasl_refresher_poll),
     FN(ksasl_refresher_set_token),
     FN(ksasl_refresher_set_token_failure),
@@ -272,7 +276,10 @@ int main(void) {
     test_kafka();
     test_oauth();
     test_refresh();
+    test_threads();
+    test_fuzz();
 
-    printf("%lu passed, %lu failed\n", check_passed, check_failed);
-    return check_failed > 0 ? 1 : 0;
+    unsigned long passed = check_passed, failed = check_failed;
+    printf("%lu passed, %lu failed\n", passed, failed);
+    return failed > 0 ? 1 : 0;
 }
