@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo demo-mechanisms test test-rust test-interop test-c lint bench clean c-examples c-run-examples abi-check
+.PHONY: demo demo-mechanisms test test-rust test-interop test-python test-c lint bench clean c-examples c-run-examples abi-check
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +21,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust test-interop test-c
+test: lint test-rust test-interop test-python test-c
 
 test-rust:
 	$(CARGO) test
@@ -44,6 +44,12 @@ test-interop: $(VENV)/.installed
 	mkdir -p target
 	$(PY) tests/vectors/gen_jwt.py > target/jwt-fresh.json
 	KSASL_JWT_VECTORS=target/jwt-fresh.json $(CARGO) test --quiet --test oauthbearer
+
+# The Python binding (pyo3, built by maturin through pip), under -X dev and the debug allocator.
+test-python: $(VENV)/.installed
+	(cd bindings/python && $(CARGO) fmt --check)
+	$(PY) -m pip install --quiet ./bindings/python
+	PYTHONMALLOC=debug $(PY) -X dev -m pytest -q bindings/python/tests
 
 # --- C ABI -------------------------------------------------------------------------------
 target/debug/libksasl.a: FORCE

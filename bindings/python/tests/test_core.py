@@ -1,0 +1,232 @@
+"""The Python binding over the core: vectors, every mechanism, errors, callbacks, the pull
+form, and the GIL released around PBKDF2."""
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+import ksasl
+from ksasl import AuthenticationError, Client, CredentialError, KsaslError, MisuseError, ProtocolError, Registry, Server, Store
+
+HERE = os.path.dirname(__file__)
+VECTORS = os.path.join(HERE, "..", "..", "..", "tests", "vectors", "scram.json")
+NOW = 1_800_000_000_000
+
+
+def run(client: Client, server: Server):
+    """Runs an exchange in memory; returns the server's outcome."""
+    msg, done = client.start(NOW)
+    while True:
+        status, reply = server.step(msg or b"", NOW)
+        if status == "done":
+            if not done:
+                last, done = client.step(reply or b"", NOW)
+                assert done and last is None
+            return server.outcome()
+        assert status == "challenge", status
+        msg, done = client.step(reply, NOW)
+
+
+@pytest.fixture
+def store():
+    s = Store()
+    s.add_user("alice", "alice-secret")
+    return s
+
+
+def registries(store, user="alice", password="alice-secret"):
+    servers = Registry()
+    servers.add_password_servers(store)
+    clients = Registry()
+    clients.add_password_clients(user, password)
+    return clients, servers
+
+
+def test_version():
+    assert ksasl.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize("mech", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_every_mechanism(store, mech):
+    clients, servers = registries(store)
+    out = run(Client(clients, mech), Server(servers, mech))
+    assert out["principal"] == "User:alice"
+    assert out["mechanism"] == mech
+    assert out["credential_expiry_ms"] is None
+    assert not out["token_authenticated"]
+
+
+def test_shared_vectors_replayed_on_the_server():
+    with open(VECTORS) as f:
+        vectors = json.load(f)["vectors"]
+    for v in vectors:
+        cred = v.get("kafka_credential") or (
+            f"salt={v['salt_b64']},stored_key={v['stored_key_b64']},server_key={v['server_key_b64']},iterations={v['iterations']}"
+        )
+        store = Store()
+        clients = Registry()
+        if v["token_auth"]:
+            store.set_token(v["username"], v["mechanism"], cred, "owner", NOW + 60_000)
+            clients.add_token_clients(v["username"], v["password"])
+        else:
+            store.set_scram(v["username"], v["mechanism"], cred)
+            clients.add_password_clients(v["username"], v["password"])
+        servers = Registry()
+        servers.add_password_servers(store)
+        out = run(Client(clients, v["mechanism"]), Server(servers, v["mechanism"]))
+        if v["token_auth"]:
+            assert out["principal"] == "User:owner" and out["token_authenticated"]
+            assert out["credential_expiry_ms"] == NOW + 60_000
+            assert out["extensions"] == {"tokenauth": "true"}
+        else:
+            assert out["principal"] == "User:user"
+
+
+@pytest.mark.parametrize("mech", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_wrong_password_raises_with_code(store, mech):
+    clients, servers = registries(store, password="nope")
+    server = Server(servers, mech)
+    with pytest.raises(AuthenticationError) as e:
+        run(Client(clients, mech), server)
+    assert e.value.code == 300 and e.value.name == "INVALID_CREDENTIALS" and e.value.kind == "authentication"
+    assert isinstance(e.value, KsaslError)
+    assert "nope" not in str(e.value)
+    if mech == "PLAIN":
+        assert server.client_message == "Authentication failed: Invalid username or password"
+    else:
+        assert server.client_message.endswith(f"invalid credentials with SASL mechanism {mech}")
+
+
+def test_error_classes():
+    with pytest.raises(MisuseError) as e:
+        Client(Registry(), "GSSAPI")
+    assert isinstance(e.value, ValueError) and e.value.code == 104
+    with pytest.raises(CredentialError) as e:
+        Store().add_user("a", "b", iterations=100)
+    assert e.value.name == "CREDENTIAL_ITERATIONS_TOO_LOW"
+    with pytest.raises(CredentialError):
+        Store().set_scram("a", "SCRAM-SHA-256", "salt=!!")
+    with pytest.raises(MisuseError):
+        Store().set_scram("a", "PLAIN", "x")
+    clients, servers = registries(Store())
+    s = Server(servers, "SCRAM-SHA-256")
+    with pytest.raises(ProtocolError) as e:
+        s.step(b"n,,n=alice")
+    assert e.value.name == "MALFORMED_MESSAGE"
+    with pytest.raises(MisuseError) as e:
+        s.step(b"n,,n=alice,r=abc")
+    assert e.value.name == "STEP_AFTER_FAILURE"
+    c = Client(clients, "SCRAM-SHA-256")
+    with pytest.raises(MisuseError):
+        c.step(b"r=x")  # before start
+    c.start()
+    with pytest.raises(AuthenticationError) as e:
+        c.server_failed("Authentication failed: go away")
+    assert e.value.name == "SERVER_REJECTED_AUTHENTICATION"
+    assert e.value.details["server_message"] == "Authentication failed: go away"
+
+
+def test_credential_callback_forms():
+    seen = []
+
+    def lookup(mechanism, username, token_auth):
+        seen.append((mechanism, username, token_auth))
+        return {"alice": "alice-secret"}.get(username)
+
+    servers = Registry()
+    servers.add_password_servers(lookup)
+    for mech in ["PLAIN", "SCRAM-SHA-512"]:
+        clients = Registry()
+        clients.add_password_clients("alice", "alice-secret")
+        assert run(Client(clients, mech), Server(servers, mech))["principal"] == "User:alice"
+        clients = Registry()
+        clients.add_password_clients("mallory", "x")
+        with pytest.raises(AuthenticationError) as e:
+            run(Client(clients, mech), Server(servers, mech))
+        assert e.value.name == "UNKNOWN_USER"
+    assert ("PLAIN", "alice", False) in seen
+
+
+def test_an_exception_in_the_callback_reaches_the_caller_unchanged():
+    class Boom(RuntimeError):
+        pass
+
+    boom = Boom("database down")
+
+    def lookup(mechanism, username, token_auth):
+        raise boom
+
+    servers = Registry()
+    servers.add_password_servers(lookup)
+    clients = Registry()
+    clients.add_password_clients("alice", "alice-secret")
+    server = Server(servers, "SCRAM-SHA-256")
+    with pytest.raises(Boom) as e:
+        run(Client(clients, "SCRAM-SHA-256"), server)
+    assert e.value is boom
+    assert server.client_message.startswith("Authentication failed during authentication")
+
+
+def test_pull_form_with_every_answer_kind():
+    servers = Registry()
+    servers.add_password_servers()
+    for answer in ["alice-secret", ("password", "alice-secret", NOW + 5000), None, ("unavailable", "db down")]:
+        clients = Registry()
+        clients.add_password_clients("alice", "alice-secret")
+        c, s = Client(clients, "SCRAM-SHA-256"), Server(servers, "SCRAM-SHA-256")
+        first, _ = c.start(NOW)
+        status, _ = s.step(first, NOW)
+        assert status == "need_credential"
+        assert s.credential_request() == {"mechanism": "SCRAM-SHA-256", "username": "alice", "token_auth": False}
+        if answer is None or answer[0] == "unavailable":
+            with pytest.raises(KsaslError) as e:
+                s.provide_credential(answer, NOW)
+            assert e.value.name in ("UNKNOWN_USER", "CREDENTIAL_LOOKUP_FAILED")
+            assert "db down" not in s.client_message
+            continue
+        status, challenge = s.provide_credential(answer, NOW)
+        assert status == "challenge"
+        final, _ = c.step(challenge, NOW)
+        status, verifier = s.step(final, NOW)
+        assert status == "done"
+        c.step(verifier, NOW)
+        if isinstance(answer, tuple):
+            assert s.outcome()["credential_expiry_ms"] == NOW + 5000
+    with pytest.raises(ValueError):
+        s.provide_credential(("later",), NOW)
+
+
+def test_scram_logins_release_the_gil():
+    """Eight threads run SCRAM logins (PBKDF2 in the client and in add_user) in parallel:
+    the wall time is well below the serial time because the GIL is released."""
+    store = Store()
+    store.add_user("alice", "alice-secret", iterations=16384)
+    servers = Registry()
+    servers.add_password_servers(store)
+
+    def logins(n):
+        for _ in range(n):
+            clients = Registry()
+            clients.add_password_clients("alice", "alice-secret")  # fresh: no cached keys
+            run(Client(clients, "SCRAM-SHA-512"), Server(servers, "SCRAM-SHA-512"))
+
+    per_thread = 3
+    start = time.perf_counter()
+    logins(per_thread * 8)
+    serial = time.perf_counter() - start
+
+    threads = [threading.Thread(target=logins, args=(per_thread,)) for _ in range(8)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    parallel = time.perf_counter() - start
+    cores = min(os.cpu_count() or 1, 8)
+    if cores < 2:
+        pytest.skip("one core: parallelism cannot be observed")
+    # With the GIL held the parallel run would take as long as the serial one.
+    assert parallel < serial * 0.75, (serial, parallel)
