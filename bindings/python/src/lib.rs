@@ -15,20 +15,22 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
+mod conn;
+
 /// Milliseconds since the epoch from the wall clock: the binding's default `now`.
-fn wall_ms() -> i64 {
+pub(crate) fn wall_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
 }
 
-fn now_or_wall(now_ms: Option<i64>) -> i64 {
+pub(crate) fn now_or_wall(now_ms: Option<i64>) -> i64 {
     now_ms.unwrap_or_else(wall_ms)
 }
 
 /// Converts a library error into the matching `ksasl.errors` exception.
-fn py_err(py: Python<'_>, e: Error) -> PyErr {
+pub(crate) fn py_err(py: Python<'_>, e: Error) -> PyErr {
     let class = match e.kind() {
         ksasl::ErrorKind::Misuse => "MisuseError",
         ksasl::ErrorKind::Protocol => "ProtocolError",
@@ -54,7 +56,7 @@ fn py_err(py: Python<'_>, e: Error) -> PyErr {
     build().unwrap_or_else(|err| err)
 }
 
-fn wrap<T>(py: Python<'_>, r: ksasl::Result<T>) -> PyResult<T> {
+pub(crate) fn wrap<T>(py: Python<'_>, r: ksasl::Result<T>) -> PyResult<T> {
     r.map_err(|e| py_err(py, e))
 }
 
@@ -152,7 +154,7 @@ impl Store {
 }
 
 /// The exception raised by a credential callback, kept until the step that called it returns.
-type Pending = Arc<Mutex<Option<PyErr>>>;
+pub(crate) type Pending = Arc<Mutex<Option<PyErr>>>;
 
 /// A credential lookup that calls a Python callable `(mechanism, username, token_auth)`.
 /// It returns None (unknown user), a password string, or a tuple
@@ -163,7 +165,7 @@ struct PyLookup {
     pending: Pending,
 }
 
-fn parse_answer(
+pub(crate) fn parse_answer(
     py: Python<'_>,
     request: &CredentialRequest,
     v: &Bound<'_, PyAny>,
@@ -264,9 +266,9 @@ impl CredentialLookup for PyLookup {
 
 /// Client and server mechanisms by name, with their credentials.
 #[pyclass(module = "ksasl._ksasl")]
-struct Registry {
-    inner: MechanismRegistry,
-    pending: Pending,
+pub(crate) struct Registry {
+    pub(crate) inner: MechanismRegistry,
+    pub(crate) pending: Pending,
 }
 
 #[pymethods]
@@ -337,6 +339,26 @@ impl Registry {
         Ok(())
     }
 
+    /// Adds an OAUTHBEARER server. `validator`: None for Kafka's unsecured validator (with
+    /// `required_scope` and `clock_skew_ms`), a `JwksValidator`, or a callable
+    /// `(token, now_ms) -> (principal, expiry_ms) | None`. Verdicts are cached.
+    #[pyo3(signature = (validator = None, required_scope = Vec::new(), clock_skew_ms = 0))]
+    fn add_oauthbearer_server(
+        &mut self,
+        py: Python<'_>,
+        validator: Option<Bound<'_, PyAny>>,
+        required_scope: Vec<String>,
+        clock_skew_ms: i64,
+    ) -> PyResult<()> {
+        conn::add_oauth(self, py, validator.as_ref(), required_scope, clock_skew_ms)
+    }
+
+    /// Adds an OAUTHBEARER client presenting the refresher's current token.
+    fn add_oauthbearer_client(&mut self, refresher: &conn::Refresher) {
+        self.inner
+            .register_oauthbearer_client(refresher.inner.clone());
+    }
+
     /// The client mechanism names.
     fn client_mechanisms(&self) -> Vec<String> {
         self.inner.client_mechanisms()
@@ -363,7 +385,7 @@ struct Client {
     inner: Mutex<ClientAuthenticator>,
 }
 
-fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -557,5 +579,6 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Registry>()?;
     m.add_class::<Client>()?;
     m.add_class::<Server>()?;
+    conn::register(m)?;
     Ok(())
 }

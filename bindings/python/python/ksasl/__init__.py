@@ -1,7 +1,21 @@
 """ksasl: sans-IO SASL authentication for Apache Kafka (PLAIN, SCRAM-SHA-256/512,
 OAUTHBEARER) with KIP-368 re-authentication. The native core is written in Rust."""
 
-from ksasl._ksasl import Client, Registry, Server, Store, __version__
+from ksasl._ksasl import (
+    Client,
+    ClientConfig,
+    ClientConnection,
+    JwksValidator,
+    Refresher,
+    Registry,
+    Server,
+    ServerConfig,
+    ServerConnection,
+    Store,
+    Tracker,
+    __version__,
+    unsecured_token,
+)
 from ksasl.errors import (
     AuthenticationError,
     CredentialError,
@@ -14,6 +28,14 @@ from ksasl.errors import (
 __all__ = [
     "AuthenticationError",
     "Client",
+    "ClientConfig",
+    "ClientConnection",
+    "JwksValidator",
+    "Refresher",
+    "ServerConfig",
+    "ServerConnection",
+    "Tracker",
+    "unsecured_token",
     "CredentialError",
     "InternalError",
     "KsaslError",

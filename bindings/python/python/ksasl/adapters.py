@@ -1,0 +1,63 @@
+"""Adapters that give Python Kafka clients tokens refreshed on Kafka's schedule.
+
+``fetch`` is the application's token source: a callable returning
+``(token, expiry_ms, principal, extensions)`` where ``expiry_ms`` is ABSOLUTE milliseconds since
+the epoch (the refresher refuses relative or second-based values with a message saying so).
+"""
+
+import time
+from typing import Callable, Dict, Optional, Tuple
+
+from ksasl._ksasl import Refresher
+
+Fetch = Callable[[], Tuple[str, int, str, Optional[Dict[str, str]]]]
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _current(refresher: Refresher, fetch: Fetch) -> dict:
+    now = _now_ms()
+    if refresher.poll(now):
+        try:
+            token, expiry_ms, principal, extensions = fetch()
+        except Exception as e:  # the old token stays in use while it is valid
+            refresher.set_token_failure(f"{type(e).__name__}: {e}", now)
+        else:
+            refresher.set_token(token, expiry_ms, principal, extensions or {}, now)
+    return refresher.current(now)
+
+
+def confluent_kafka_oauth_cb(fetch: Fetch, refresher: Optional[Refresher] = None):
+    """An ``oauth_cb`` for confluent-kafka (librdkafka): returns
+    ``(token, absolute expiry in SECONDS, principal, extensions)``, never a relative expiry."""
+    r = refresher or Refresher()
+
+    def oauth_cb(_config: str):
+        t = _current(r, fetch)
+        return t["token"], t["expiry_ms"] / 1000.0, t["principal"], t["extensions"]
+
+    return oauth_cb
+
+
+class TokenProvider:
+    """A ``sasl_oauth_token_provider`` for kafka-python and aiokafka: every (re-)authentication
+    gets the token that is current by Kafka's refresh schedule (never an expired one)."""
+
+    def __init__(self, fetch: Fetch, refresher: Optional[Refresher] = None) -> None:
+        self.refresher = refresher or Refresher()
+        self._fetch = fetch
+
+    def token(self) -> str:
+        return _current(self.refresher, self._fetch)["token"]
+
+    def extensions(self) -> Dict[str, str]:
+        return dict(_current(self.refresher, self._fetch)["extensions"])
+
+
+class AsyncTokenProvider(TokenProvider):
+    """The same for aiokafka, whose provider's ``token()`` is a coroutine."""
+
+    async def token(self) -> str:  # type: ignore[override]
+        return super().token()
