@@ -87,6 +87,8 @@ test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wi
 bench: $(VENV)/.installed
 	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
+	$(PY) -m pip install --quiet ./bindings/python
+	$(PY) benches/python_bench.py
 	$(CARGO) build --release --quiet
 	@mkdir -p target/c
 	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c target/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
