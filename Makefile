@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo demo-mechanisms test test-rust test-interop test-python test-c lint bench clean c-examples c-run-examples abi-check
+.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +21,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust test-interop test-python test-c
+test: lint test-rust test-python test-interop test-c
 
 test-rust:
 	$(CARGO) test
@@ -37,7 +37,14 @@ $(VENV)/.installed: tests/interop/requirements.txt
 	$(PY) -m pip install --quiet -r tests/interop/requirements.txt
 	touch $@
 
-test-interop: $(VENV)/.installed
+# The Python binding, built by maturin through pip into the venv.
+python-binding: $(VENV)/.installed
+	(cd bindings/python && $(CARGO) fmt --check)
+	$(PY) -m pip install --quiet ./bindings/python
+
+# Independent peers: scramp, PyJWT, and real Kafka clients (confluent-kafka, kafka-python)
+# against the asyncio example server in examples/python.
+test-interop: python-binding
 	$(CARGO) build --quiet --example stdio_peer
 	KSASL_STDIO_PEER=target/debug/examples/stdio_peer $(PY) -m pytest -q tests/interop
 	# Fresh keys and tokens from PyJWT on every run, validated by the Rust OAUTHBEARER tests.
@@ -46,9 +53,7 @@ test-interop: $(VENV)/.installed
 	KSASL_JWT_VECTORS=target/jwt-fresh.json $(CARGO) test --quiet --test oauthbearer
 
 # The Python binding (pyo3, built by maturin through pip), under -X dev and the debug allocator.
-test-python: $(VENV)/.installed
-	(cd bindings/python && $(CARGO) fmt --check)
-	$(PY) -m pip install --quiet ./bindings/python
+test-python: python-binding
 	PYTHONMALLOC=debug $(PY) -X dev -m pytest -q bindings/python/tests
 
 # --- C ABI -------------------------------------------------------------------------------
@@ -87,7 +92,7 @@ test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wi
 bench: $(VENV)/.installed
 	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
-	$(PY) -m pip install --quiet ./bindings/python
+	$(MAKE) python-binding
 	$(PY) benches/python_bench.py
 	$(CARGO) build --release --quiet
 	@mkdir -p target/c

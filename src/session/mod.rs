@@ -184,6 +184,7 @@ const WINDOW_MS: i64 = 30_000;
 /// `metrics.num.samples`.
 #[derive(Default, Clone, Copy)]
 struct Sample {
+    used: bool,
     start_ms: i64,
     count: u64,
     sum: f64,
@@ -202,6 +203,7 @@ impl Sampled {
         if !self.started {
             self.started = true;
             self.samples[self.current] = Sample {
+                used: true,
                 start_ms: now_ms,
                 ..Default::default()
             };
@@ -218,11 +220,13 @@ impl Sampled {
             };
             if start == now_ms {
                 self.samples[self.current ^ 1] = Sample {
+                    used: true,
                     start_ms: now_ms.saturating_sub(WINDOW_MS),
                     ..Default::default()
                 };
             }
             self.samples[self.current] = Sample {
+                used: true,
                 start_ms: start,
                 ..Default::default()
             };
@@ -253,9 +257,11 @@ impl Sampled {
         if !self.started {
             return 0.0;
         }
+        // Only samples that have been opened count: an unused one would date from the epoch.
         let oldest = self
             .samples
             .iter()
+            .filter(|s| s.used)
             .map(|s| s.start_ms)
             .min()
             .unwrap_or(now_ms);
@@ -526,6 +532,18 @@ mod tests {
         let d: Vec<_> = (0..5).map(|a| p.retry_delay_ms(a).unwrap()).collect();
         assert_eq!(d, [60_000, 120_000, 240_000, 240_000, 240_000]);
         assert_eq!(FailedReauthPolicy::Close.retry_delay_ms(0), None);
+    }
+
+    #[test]
+    fn rates_right_after_the_first_event() {
+        // Found by the Python real-client test: with one sample in use the rate divided by
+        // the time since the epoch.
+        let m = SaslMetrics::new();
+        m.authentication_succeeded(true, 1_800_000_000_000);
+        m.authentication_succeeded(true, 1_800_000_000_500);
+        let r = m.snapshot(1_800_000_001_000)["successful-authentication-rate"];
+        // Kafka's Rate: one second elapsed, plus one full window while fewer than one has passed.
+        assert!((r - 2.0 / 31.0).abs() < 1e-9, "{r}");
     }
 
     #[test]

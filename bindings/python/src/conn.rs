@@ -381,6 +381,13 @@ impl ServerConnection {
         }
     }
 
+    /// Kafka's ILLEGAL_SASL_STATE answer to a SaslHandshake or SaslAuthenticate request that
+    /// reaches the request handlers of an authenticated connection (None for other APIs).
+    #[staticmethod]
+    fn illegal_state_response<'py>(py: Python<'py>, frame: &[u8]) -> Option<Bound<'py, PyBytes>> {
+        CoreServerConnection::illegal_state_response(frame).map(|b| PyBytes::new(py, &b))
+    }
+
     /// Whether authenticated with no exchange in progress.
     #[getter]
     fn ready(&self) -> bool {

@@ -17,9 +17,14 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _current(refresher: Refresher, fetch: Fetch) -> dict:
+def _current(refresher: Refresher, fetch: Fetch, force: bool = False) -> dict:
     now = _now_ms()
-    if refresher.poll(now):
+    # The refresher's own schedule decides, unless the client itself asks for a new token
+    # (librdkafka calls oauth_cb at its own refresh point, 80 % of the token's life).
+    due = refresher.poll(now)
+    if force and not due and refresher.generation > 0:
+        due = True
+    if due:
         try:
             token, expiry_ms, principal, extensions = fetch()
         except Exception as e:  # the old token stays in use while it is valid
@@ -35,7 +40,7 @@ def confluent_kafka_oauth_cb(fetch: Fetch, refresher: Optional[Refresher] = None
     r = refresher or Refresher()
 
     def oauth_cb(_config: str):
-        t = _current(r, fetch)
+        t = _current(r, fetch, force=True)
         return t["token"], t["expiry_ms"] / 1000.0, t["principal"], t["extensions"]
 
     return oauth_cb
@@ -61,3 +66,21 @@ class AsyncTokenProvider(TokenProvider):
 
     async def token(self) -> str:  # type: ignore[override]
         return super().token()
+
+
+def _register_with_clients() -> None:
+    """kafka-python 3.x and aiokafka accept only instances of their AbstractTokenProvider
+    (an ABC): register the adapters as virtual subclasses when those libraries are present."""
+    for module, name, cls in [
+        ("kafka.net.sasl.oauth", "AbstractTokenProvider", TokenProvider),
+        ("kafka.sasl.oauth", "AbstractTokenProvider", TokenProvider),
+        ("aiokafka.abc", "AbstractTokenProvider", AsyncTokenProvider),
+    ]:
+        try:
+            abc_class = getattr(__import__(module, fromlist=[name]), name)
+            abc_class.register(cls)
+        except Exception:  # the library, or that module of it, is not installed
+            continue
+
+
+_register_with_clients()

@@ -1,0 +1,441 @@
+#!/usr/bin/env python3
+"""A minimal Kafka broker on asyncio whose every connection is authenticated and gated by ksasl.
+
+It speaks just enough of the Kafka protocol for real producers (librdkafka through
+confluent-kafka, kafka-python) to connect and produce: Metadata v0-v4 (one broker, node 0, at
+this server's address; any topic asked for is created with one partition) and Produce v3
+(records are counted, not stored). Everything SASL is ksasl's:
+
+* until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
+  ApiVersions (listing this broker's APIs, given as ``ServerConfig(api_versions=...)``),
+  SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER;
+* afterwards, each request first passes ``conn.gate(api_key)``: "process" (answer it),
+  "begin_reauthentication" (a KIP-368 re-authentication: back to ``handle_frame()``) or
+  "close_expired" (the session outlived ``connections.max.reauth.ms`` or its credential: close
+  without answering, as Kafka does).
+
+Run it alone::
+
+    python examples/python/kafka_server.py --port 0 --max-reauth-ms 3000
+
+(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens), or from Python::
+
+    server = KafkaServer(max_reauth_ms=3000)
+    port = server.start_in_thread()      # or: port = await server.start() in a running loop
+    ...
+    server.stop_thread()                 # or: await server.stop()
+    server.metrics()                     # Kafka's metric names
+    server.connections                   # one ConnectionStats per connection
+
+Not a broker: records are not stored, there is no Fetch, no consumer groups, no idempotent or
+transactional producing (clients must disable idempotence), and a request for any other API
+(including ApiVersions after authentication) closes the connection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import logging
+import signal
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import ksasl
+
+log = logging.getLogger("kafka_server")
+
+PRODUCE, METADATA, SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 0, 3, 17, 18, 36
+# The APIs this broker implements, (api_key, min_version, max_version). ksasl adds its own
+# (ApiVersions, SaslHandshake, SaslAuthenticate) to the ApiVersions response.
+APIS = [(PRODUCE, 3, 3), (METADATA, 0, 4)]
+NODE_ID = 0
+UNKNOWN_TOPIC_OR_PARTITION, ILLEGAL_SASL_STATE = 3, 34
+MAX_FRAME = 100 * 1024 * 1024
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# --- Kafka wire format (big-endian; only the non-flexible versions used here) -------------
+
+def i16(v: int) -> bytes:
+    return struct.pack(">h", v)
+
+
+def i32(v: int) -> bytes:
+    return struct.pack(">i", v)
+
+
+def i64(v: int) -> bytes:
+    return struct.pack(">q", v)
+
+
+def string(s: Optional[str]) -> bytes:
+    if s is None:
+        return i16(-1)
+    b = s.encode()
+    return i16(len(b)) + b
+
+
+def array(items: List[bytes]) -> bytes:
+    return i32(len(items)) + b"".join(items)
+
+
+class Reader:
+    """Reads a request body field by field."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def _take(self, fmt: str) -> int:
+        (v,) = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v
+
+    def int8(self) -> int:
+        return self._take(">b")
+
+    def int16(self) -> int:
+        return self._take(">h")
+
+    def int32(self) -> int:
+        return self._take(">i")
+
+    def _sized(self, n: int) -> Optional[bytes]:
+        if n < 0:
+            return None
+        if self.pos + n > len(self.data):
+            raise ValueError("truncated request")
+        b = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return b
+
+    def string(self) -> Optional[str]:
+        b = self._sized(self.int16())
+        return None if b is None else b.decode()
+
+    def bytes(self) -> Optional[bytes]:
+        return self._sized(self.int32())
+
+    def array(self, item) -> Optional[list]:
+        n = self.int32()
+        return None if n < 0 else [item() for _ in range(n)]
+
+
+def count_records(records: Optional[bytes]) -> int:
+    """Records in a Produce partition's record set: v2 batches carry a count; legacy (v0/v1)
+    messages count one each (a compressed wrapper counts as one). Both formats start with an
+    8-byte offset, a 4-byte length of the rest, and have the magic byte at offset 16."""
+    n, pos = 0, 0
+    while records and pos + 17 <= len(records):
+        (size,) = struct.unpack_from(">i", records, pos + 8)
+        if records[pos + 16] >= 2:
+            n += struct.unpack_from(">i", records, pos + 57)[0]
+        else:
+            n += 1
+        pos += 12 + size
+    return n
+
+
+# --- The broker -----------------------------------------------------------------------------
+
+@dataclass
+class ConnectionStats:
+    """What the server saw on one connection."""
+
+    id: int
+    peer: str
+    opened_ms: int
+    client_id: Optional[str] = None
+    mechanism: Optional[str] = None
+    principal: Optional[str] = None
+    # One entry per successful authentication (the first, then each re-authentication):
+    # (now_ms, session lifetime sent, credential expiry or None).
+    authentications: List[Tuple[int, int, Optional[int]]] = field(default_factory=list)
+    requests: Dict[int, int] = field(default_factory=dict)  # api_key -> count, after auth
+    records: int = 0
+    closed_ms: Optional[int] = None
+    # "client" (EOF), "expired" (gate said close_expired), "auth_failed", "protocol",
+    # "stopped" (server stop)
+    close_reason: Optional[str] = None
+
+    @property
+    def reauthentications(self) -> int:
+        return max(0, len(self.authentications) - 1)
+
+
+class KafkaServer:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_reauth_ms: int = 3000,
+        users: Optional[Dict[str, str]] = None,
+        failed_auth_delay_ms: int = 100,
+    ) -> None:
+        store = ksasl.Store()
+        for user, password in (users or {"alice": "alice-secret"}).items():
+            store.add_user(user, password)
+        registry = ksasl.Registry()
+        registry.add_password_servers(store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+        registry.add_oauthbearer_server()  # OAUTHBEARER, unsecured (alg "none") tokens
+        self.config = ksasl.ServerConfig(
+            registry,
+            max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
+            failed_auth_delay_ms=failed_auth_delay_ms,
+            api_versions=APIS,
+        )
+        self.host, self.port = host, port
+        self.topics: Dict[str, int] = {}  # name -> partition count
+        self.next_offset: Dict[Tuple[str, int], int] = {}
+        self.connections: List[ConnectionStats] = []
+        self._ids = itertools.count(1)
+        self._server: Optional[asyncio.AbstractServer] = None
+        self._tasks: set = set()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._thread: Optional[threading.Thread] = None
+
+    def metrics(self) -> Dict[str, float]:
+        """ksasl's metrics of every connection, with Kafka's names."""
+        return self.config.metrics()
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> int:
+        """Listens in the running event loop; returns the port."""
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def stop(self) -> None:
+        """Stops listening and closes every connection."""
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def start_in_thread(self) -> int:
+        """Runs the server in a thread with its own event loop; returns the port."""
+        ready, failed = threading.Event(), []
+        loop = self._loop = asyncio.new_event_loop()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as e:  # e.g. the port is taken: raised by start_in_thread
+                failed.append(e)
+                loop.close()
+                return
+            finally:
+                ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self.stop())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name=f"kafka-server-{self.port}", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failed:
+            raise failed[0]
+        return self.port
+
+    def stop_thread(self, timeout: float = 10) -> None:
+        """Stops a server started by start_in_thread() and waits for its thread."""
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout)
+
+    # --- one connection -----------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        peer = "%s:%s" % writer.get_extra_info("peername")[:2]
+        stats = ConnectionStats(next(self._ids), peer, now_ms())
+        self.connections.append(stats)
+        conn = ksasl.ServerConnection(self.config)
+        try:
+            stats.close_reason = await self._run(conn, stats, reader, writer)
+        except asyncio.CancelledError:
+            stats.close_reason = "stopped"
+        except (ConnectionError, asyncio.IncompleteReadError):
+            stats.close_reason = "client"
+        except Exception:
+            log.exception("connection %d: closing", stats.id)
+            stats.close_reason = "protocol"
+        finally:
+            stats.closed_ms = now_ms()
+            writer.close()
+            try:
+                await writer.wait_closed()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            self._tasks.discard(task)
+            log.info("connection %d (%s) closed: %s after %d re-authentications", stats.id,
+                     stats.peer, stats.close_reason, stats.reauthentications)
+
+    async def _run(self, conn, stats, reader, writer) -> str:
+        """Serves requests until the connection ends; returns why it ended."""
+        while True:
+            try:
+                (size,) = struct.unpack(">i", await reader.readexactly(4))
+                if not 8 <= size <= MAX_FRAME:
+                    return "protocol"
+                frame = await reader.readexactly(size)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return "client"
+            if conn.ready:
+                api_key = struct.unpack_from(">h", frame)[0]
+                verdict = conn.gate(api_key)
+                if verdict == "close_expired":
+                    log.info("connection %d: session expired, closing", stats.id)
+                    return "expired"
+                if verdict == "process":
+                    response = self.handle_request(frame, stats)
+                    if response is None:
+                        return "protocol"
+                    writer.write(response)
+                    await writer.drain()
+                    continue
+                # "begin_reauthentication": this SaslHandshake starts a re-authentication.
+            if not await self._authenticate(conn, stats, frame, writer):
+                return "auth_failed"
+
+    async def _authenticate(self, conn, stats, frame: bytes, writer) -> bool:
+        """One (re-)authentication frame through ksasl; False when the connection must close."""
+        now = now_ms()
+        action, out, deadline_ms = conn.handle_frame(frame, now)
+        if action == "fail_at":  # Kafka delays the failure response, then closes
+            await asyncio.sleep(max(0, deadline_ms - now_ms()) / 1000)
+            writer.write(out)
+            await writer.drain()
+            return False
+        if action == "close_now":
+            return False
+        writer.write(out)
+        await writer.drain()
+        if action in ("authenticated", "reauthenticated"):
+            s = conn.session()
+            stats.mechanism, stats.principal = s["mechanism"], s["principal"]
+            stats.authentications.append((now, s["lifetime_ms"], s["credential_expiry_ms"]))
+            log.info("connection %d: %s %s with %s, session lifetime %d ms", stats.id, action,
+                     s["principal"], s["mechanism"], s["lifetime_ms"])
+        return True
+
+    # --- requests -----------------------------------------------------------------------
+
+    def handle_request(self, frame: bytes, stats: ConnectionStats) -> Optional[bytes]:
+        """The response frame to an authenticated request (b"" for none), or None to close."""
+        r = Reader(frame)
+        api_key, version, corr = r.int16(), r.int16(), r.int32()
+        stats.client_id = r.string()
+        stats.requests[api_key] = stats.requests.get(api_key, 0) + 1
+        if api_key == METADATA and version <= 4:
+            body = self.metadata(version, r)
+        elif api_key == PRODUCE and version == 3:
+            body = self.produce(r, stats)
+            if body is None:  # acks=0: no response
+                return b""
+        elif api_key == SASL_HANDSHAKE:
+            # The gate did not allow a re-authentication (Kafka allows one per second):
+            # Kafka's answer is ILLEGAL_SASL_STATE, and the client reconnects.
+            body = i16(ILLEGAL_SASL_STATE) + array([])
+        else:
+            log.warning("connection %d: unsupported request %d v%d", stats.id, api_key, version)
+            return None
+        response = i32(corr) + body
+        return i32(len(response)) + response
+
+    def metadata(self, version: int, r: Reader) -> bytes:
+        requested = r.array(r.string)
+        if requested is None or (version == 0 and not requested):
+            names = sorted(self.topics)  # all topics
+        else:
+            names = requested
+            for name in names:  # auto-create
+                if name:
+                    self.topics.setdefault(name, 1)
+        broker = i32(NODE_ID) + string(self.host) + i32(self.port)
+        if version >= 1:
+            broker += string(None)  # rack
+        topics = []
+        for name in names:
+            partitions = [
+                i16(0) + i32(p) + i32(NODE_ID) + array([i32(NODE_ID)]) + array([i32(NODE_ID)])
+                for p in range(self.topics.get(name, 0))
+            ]
+            error = 0 if name in self.topics else UNKNOWN_TOPIC_OR_PARTITION
+            topics.append(i16(error) + string(name) + (b"\0" if version >= 1 else b"")
+                          + array(partitions))
+        out = i32(0) if version >= 3 else b""  # throttle_time_ms
+        out += array([broker])
+        if version >= 2:
+            out += string("ksasl-example")  # cluster_id
+        if version >= 1:
+            out += i32(NODE_ID)  # controller_id
+        return out + array(topics)
+
+    def produce(self, r: Reader, stats: ConnectionStats) -> Optional[bytes]:
+        r.string()  # transactional_id
+        acks = r.int16()
+        r.int32()  # timeout_ms
+        responses = []
+        for _ in range(r.int32()):
+            name = r.string()
+            partitions = []
+            for _ in range(r.int32()):
+                index, records = r.int32(), r.bytes()
+                if index >= self.topics.get(name, 0):
+                    partitions.append(i32(index) + i16(UNKNOWN_TOPIC_OR_PARTITION) + i64(-1) + i64(-1))
+                    continue
+                n = count_records(records)
+                stats.records += n
+                base = self.next_offset.get((name, index), 0)
+                self.next_offset[(name, index)] = base + n
+                # partition_index, error_code, base_offset, log_append_time_ms
+                partitions.append(i32(index) + i16(0) + i64(base) + i64(-1))
+            responses.append(string(name) + array(partitions))
+        if acks == 0:
+            return None
+        return array(responses) + i32(0)  # throttle_time_ms
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
+    p.add_argument("--max-reauth-ms", type=int, default=3000, help="connections.max.reauth.ms")
+    p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
+    args = p.parse_args()
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(message)s")
+
+    async def run() -> None:
+        server = KafkaServer(args.host, args.port, args.max_reauth_ms)
+        port = await server.start()
+        print(port, flush=True)  # first line: the port, for scripts
+        print(f"listening on {args.host}:{port} (users: alice/alice-secret; "
+              f"connections.max.reauth.ms={args.max_reauth_ms}); Ctrl-C stops", flush=True)
+        stopping = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
+        await stopping.wait()
+        await server.stop()
+        for name, value in sorted(server.metrics().items()):
+            print(f"{name} {value}")
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
