@@ -54,6 +54,7 @@ test-interop: python-binding
 
 # The Python binding (pyo3, built by maturin through pip), under -X dev and the debug allocator.
 test-python: python-binding
+	$(PY) -m mypy --strict examples/python bindings/python/python/ksasl
 	PYTHONMALLOC=debug $(PY) -X dev -m pytest -q bindings/python/tests
 
 # --- C ABI -------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import ksasl
 
@@ -96,7 +96,7 @@ class Reader:
     def _take(self, fmt: str) -> int:
         (v,) = struct.unpack_from(fmt, self.data, self.pos)
         self.pos += struct.calcsize(fmt)
-        return v
+        return int(v)
 
     def int8(self) -> int:
         return self._take(">b")
@@ -123,7 +123,7 @@ class Reader:
     def bytes(self) -> Optional[bytes]:
         return self._sized(self.int32())
 
-    def array(self, item) -> Optional[list]:
+    def array(self, item: Callable[[], Any]) -> Optional[List[Any]]:
         n = self.int32()
         return None if n < 0 else [item() for _ in range(n)]
 
@@ -197,7 +197,7 @@ class KafkaServer:
         self.connections: List[ConnectionStats] = []
         self._ids = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
-        self._tasks: set = set()
+        self._tasks: "set[asyncio.Task[Any]]" = set()
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._thread: Optional[threading.Thread] = None
 
@@ -259,6 +259,7 @@ class KafkaServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        assert task is not None
         self._tasks.add(task)
         peer = "%s:%s" % writer.get_extra_info("peername")[:2]
         stats = ConnectionStats(next(self._ids), peer, now_ms())
@@ -284,7 +285,9 @@ class KafkaServer:
             log.info("connection %d (%s) closed: %s after %d re-authentications", stats.id,
                      stats.peer, stats.close_reason, stats.reauthentications)
 
-    async def _run(self, conn, stats, reader, writer) -> str:
+    async def _run(
+        self, conn: ksasl.ServerConnection, stats: "ConnectionStats", reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> str:
         """Serves requests until the connection ends; returns why it ended."""
         while True:
             try:
@@ -311,12 +314,14 @@ class KafkaServer:
             if not await self._authenticate(conn, stats, frame, writer):
                 return "auth_failed"
 
-    async def _authenticate(self, conn, stats, frame: bytes, writer) -> bool:
+    async def _authenticate(
+        self, conn: ksasl.ServerConnection, stats: "ConnectionStats", frame: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
         """One (re-)authentication frame through ksasl; False when the connection must close."""
         now = now_ms()
         action, out, deadline_ms = conn.handle_frame(frame, now)
         if action == "fail_at":  # Kafka delays the failure response, then closes
-            await asyncio.sleep(max(0, deadline_ms - now_ms()) / 1000)
+            await asyncio.sleep(max(0, (deadline_ms or now) - now_ms()) / 1000)
             writer.write(out)
             await writer.drain()
             return False
@@ -326,6 +331,7 @@ class KafkaServer:
         await writer.drain()
         if action in ("authenticated", "reauthenticated"):
             s = conn.session()
+            assert s is not None
             stats.mechanism, stats.principal = s["mechanism"], s["principal"]
             stats.authentications.append((now, s["lifetime_ms"], s["credential_expiry_ms"]))
             log.info("connection %d: %s %s with %s, session lifetime %d ms", stats.id, action,
@@ -340,6 +346,7 @@ class KafkaServer:
         api_key, version, corr = r.int16(), r.int16(), r.int32()
         stats.client_id = r.string()
         stats.requests[api_key] = stats.requests.get(api_key, 0) + 1
+        body: Optional[bytes]
         if api_key == METADATA and version <= 4:
             body = self.metadata(version, r)
         elif api_key == PRODUCE and version == 3:
@@ -391,7 +398,7 @@ class KafkaServer:
         r.int32()  # timeout_ms
         responses = []
         for _ in range(r.int32()):
-            name = r.string()
+            name = r.string() or ""
             partitions = []
             for _ in range(r.int32()):
                 index, records = r.int32(), r.bytes()

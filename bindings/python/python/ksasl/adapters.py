@@ -6,7 +6,7 @@ the epoch (the refresher refuses relative or second-based values with a message 
 """
 
 import time
-from typing import Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ksasl._ksasl import Refresher
 
@@ -17,7 +17,7 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _current(refresher: Refresher, fetch: Fetch, force: bool = False) -> dict:
+def _current(refresher: Refresher, fetch: Fetch, force: bool = False) -> Dict[str, Any]:
     now = _now_ms()
     # The refresher's own schedule decides, unless the client itself asks for a new token
     # (librdkafka calls oauth_cb at its own refresh point, 80 % of the token's life).
@@ -34,12 +34,14 @@ def _current(refresher: Refresher, fetch: Fetch, force: bool = False) -> dict:
     return refresher.current(now)
 
 
-def confluent_kafka_oauth_cb(fetch: Fetch, refresher: Optional[Refresher] = None):
+def confluent_kafka_oauth_cb(
+    fetch: Fetch, refresher: Optional[Refresher] = None
+) -> Callable[[str], Tuple[str, float, str, Dict[str, str]]]:
     """An ``oauth_cb`` for confluent-kafka (librdkafka): returns
     ``(token, absolute expiry in SECONDS, principal, extensions)``, never a relative expiry."""
     r = refresher or Refresher()
 
-    def oauth_cb(_config: str):
+    def oauth_cb(_config: str) -> Tuple[str, float, str, Dict[str, str]]:
         t = _current(r, fetch, force=True)
         return t["token"], t["expiry_ms"] / 1000.0, t["principal"], t["extensions"]
 
@@ -55,7 +57,7 @@ class TokenProvider:
         self._fetch = fetch
 
     def token(self) -> str:
-        return _current(self.refresher, self._fetch)["token"]
+        return str(_current(self.refresher, self._fetch)["token"])
 
     def extensions(self) -> Dict[str, str]:
         return dict(_current(self.refresher, self._fetch)["extensions"])

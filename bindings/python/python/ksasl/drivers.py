@@ -38,7 +38,7 @@ class RefresherThread:
         self.refresher = refresher
         self._fetch = fetch
         self._stop = threading.Event()
-        self.errors: list = []
+        self.errors: "list[Exception]" = []
         self._thread = threading.Thread(target=self._run, name="ksasl-refresh", daemon=True)
         self._thread.start()
 

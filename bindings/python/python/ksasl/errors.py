@@ -6,7 +6,7 @@
 class KsaslError(Exception):
     """A ksasl failure."""
 
-    def __init__(self, message: str, code: int, name: str, kind: str, details: dict) -> None:
+    def __init__(self, message: str, code: int, name: str, kind: str, details: "dict[str, str]") -> None:
         super().__init__(message)
         self.message = message
         self.code = code
