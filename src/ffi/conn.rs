@@ -169,16 +169,7 @@ pub extern "C" fn ksasl_client_config_metric(
     now_ms: i64,
     value: *mut f64,
 ) -> ksasl_result {
-    with(c, |c| {
-        need(value, "value")?;
-        let n = text(name, "name")?;
-        let snap = c.inner.metrics.snapshot(now_ms);
-        let v = snap.get(n).ok_or_else(|| {
-            Error::new(ErrorCode::InvalidArgument, format!("no metric named {n}"))
-        })?;
-        put(value, *v);
-        Ok(())
-    })
+    with(c, |c| metric(&c.inner.metrics, name, now_ms, value))
 }
 
 /// A client connection's SASL state.
@@ -323,9 +314,7 @@ pub extern "C" fn ksasl_client_conn_handle_timeout(
 ) -> ksasl_result {
     with(c, |c| {
         let s = c.inner.handle_timeout(now_ms)?;
-        if !started.is_null() {
-            put(started, as_int(s));
-        }
+        put_opt(started, as_int(s));
         Ok(())
     })
 }
@@ -343,9 +332,7 @@ pub extern "C" fn ksasl_client_conn_start_reauthentication(
 ) -> ksasl_result {
     with(c, |c| {
         let s = c.inner.start_reauthentication(now_ms)?;
-        if !started.is_null() {
-            put(started, as_int(s));
-        }
+        put_opt(started, as_int(s));
         Ok(())
     })
 }
@@ -389,15 +376,9 @@ pub extern "C" fn ksasl_client_conn_session(
             .inner
             .session()
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "not authenticated"))?;
-        if !lifetime_ms.is_null() {
-            put(lifetime_ms, s.lifetime_ms);
-        }
-        if !reauth_at_ms.is_null() {
-            put(reauth_at_ms, s.reauth_at_ms.unwrap_or(-1));
-        }
-        if !expiry_ms.is_null() {
-            put(expiry_ms, s.expiry_ms.unwrap_or(-1));
-        }
+        put_opt(lifetime_ms, s.lifetime_ms);
+        put_opt(reauth_at_ms, s.reauth_at_ms.unwrap_or(-1));
+        put_opt(expiry_ms, s.expiry_ms.unwrap_or(-1));
         Ok(())
     })
 }
@@ -533,16 +514,7 @@ pub extern "C" fn ksasl_server_config_metric(
     now_ms: i64,
     value: *mut f64,
 ) -> ksasl_result {
-    with(c, |c| {
-        need(value, "value")?;
-        let n = text(name, "name")?;
-        let snap = c.inner.metrics.snapshot(now_ms);
-        let v = snap.get(n).ok_or_else(|| {
-            Error::new(ErrorCode::InvalidArgument, format!("no metric named {n}"))
-        })?;
-        put(value, *v);
-        Ok(())
-    })
+    with(c, |c| metric(&c.inner.metrics, name, now_ms, value))
 }
 
 /// What the host does after a server frame.
@@ -660,9 +632,7 @@ fn server_output(
     put(action, a);
     put(out, c.out.as_ptr());
     put(out_len, c.out.len());
-    if !deadline_ms.is_null() {
-        put(deadline_ms, deadline);
-    }
+    put_opt(deadline_ms, deadline);
 }
 
 /// Handles one authentication frame (without its length prefix). `*action` says what to do;
@@ -699,17 +669,7 @@ pub extern "C" fn ksasl_server_conn_credential_request(
     token_auth: *mut c_int,
 ) -> ksasl_result {
     with(c, |c| {
-        need(mechanism, "mechanism")?;
-        need(username, "username")?;
-        need(token_auth, "token_auth")?;
-        let (r, m, u) = c
-            .request
-            .as_ref()
-            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
-        put(mechanism, m.as_ptr());
-        put(username, u.as_ptr());
-        put(token_auth, as_int(r.token_auth));
-        Ok(())
+        put_request(c.request.as_ref(), mechanism, username, token_auth)
     })
 }
 
@@ -786,15 +746,9 @@ pub extern "C" fn ksasl_server_conn_session(
             .session()
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "not authenticated"))?;
         let (l, e) = (s.lifetime_ms, s.expiry_ms.unwrap_or(-1));
-        if !principal.is_null() {
-            put(principal, c.principal.as_ptr());
-        }
-        if !lifetime_ms.is_null() {
-            put(lifetime_ms, l);
-        }
-        if !expiry_ms.is_null() {
-            put(expiry_ms, e);
-        }
+        put_opt(principal, c.principal.as_ptr());
+        put_opt(lifetime_ms, l);
+        put_opt(expiry_ms, e);
         Ok(())
     })
 }

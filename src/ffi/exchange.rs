@@ -278,17 +278,7 @@ pub extern "C" fn ksasl_server_credential_request(
     token_auth: *mut c_int,
 ) -> ksasl_result {
     with(s, |s| {
-        need(mechanism, "mechanism")?;
-        need(username, "username")?;
-        need(token_auth, "token_auth")?;
-        let (req, m, u) = s
-            .request
-            .as_ref()
-            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
-        put(mechanism, m.as_ptr());
-        put(username, u.as_ptr());
-        put(token_auth, as_int(req.token_auth));
-        Ok(())
+        put_request(s.request.as_ref(), mechanism, username, token_auth)
     })
 }
 
@@ -343,21 +333,11 @@ pub extern "C" fn ksasl_server_outcome(
             .outcome
             .as_ref()
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "the exchange has not completed"))?;
-        if !principal.is_null() {
-            put(principal, p.as_ptr());
-        }
-        if !principal_name.is_null() {
-            put(principal_name, n.as_ptr());
-        }
-        if !mechanism.is_null() {
-            put(mechanism, m.as_ptr());
-        }
-        if !credential_expiry_ms.is_null() {
-            put(credential_expiry_ms, o.credential_expiry_ms.unwrap_or(-1));
-        }
-        if !token_authenticated.is_null() {
-            put(token_authenticated, as_int(o.principal.token_authenticated));
-        }
+        put_opt(principal, p.as_ptr());
+        put_opt(principal_name, n.as_ptr());
+        put_opt(mechanism, m.as_ptr());
+        put_opt(credential_expiry_ms, o.credential_expiry_ms.unwrap_or(-1));
+        put_opt(token_authenticated, as_int(o.principal.token_authenticated));
         Ok(())
     })
 }

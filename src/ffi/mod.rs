@@ -212,6 +212,48 @@ pub(crate) fn put<T>(p: *mut T, v: T) {
     unsafe { *p = v }
 }
 
+/// Writes an optional out-parameter (skipped when the caller passed NULL).
+pub(crate) fn put_opt<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        put(p, v)
+    }
+}
+
+/// Writes one metric of a snapshot, by Kafka name, to `value`.
+pub(crate) fn metric(
+    metrics: &crate::session::SaslMetrics,
+    name: *const c_char,
+    now_ms: i64,
+    value: *mut f64,
+) -> Result<(), Error> {
+    need(value, "value")?;
+    let n = text(name, "name")?;
+    let snap = metrics.snapshot(now_ms);
+    let v = snap
+        .get(n)
+        .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, format!("no metric named {n}")))?;
+    put(value, *v);
+    Ok(())
+}
+
+/// Writes a pending credential request's fields to the three out-parameters.
+pub(crate) fn put_request(
+    pending: Option<&(crate::mech::CredentialRequest, CString, CString)>,
+    mechanism: *mut *const c_char,
+    username: *mut *const c_char,
+    token_auth: *mut c_int,
+) -> Result<(), Error> {
+    need(mechanism, "mechanism")?;
+    need(username, "username")?;
+    need(token_auth, "token_auth")?;
+    let (r, m, u) = pending
+        .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
+    put(mechanism, m.as_ptr());
+    put(username, u.as_ptr());
+    put(token_auth, as_int(r.token_auth));
+    Ok(())
+}
+
 /// A C string kept alive by its owner.
 pub(crate) fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "\\0")).unwrap_or_default()

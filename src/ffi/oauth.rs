@@ -401,9 +401,7 @@ pub extern "C" fn ksasl_refresher_run_due(
     // No borrow of the handle is held while the callback runs (it calls back into it).
     match catch_unwind(AssertUnwindSafe(|| inner.run_due(now_ms))) {
         Ok(x) => {
-            if !ran.is_null() {
-                put(ran, as_int(x));
-            }
+            put_opt(ran, as_int(x));
             KSASL_OK
         }
         Err(_) => KSASL_PANIC,

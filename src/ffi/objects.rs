@@ -106,9 +106,7 @@ pub extern "C" fn ksasl_store_remove_user(
 ) -> ksasl_result {
     with(store, |s| {
         let e = s.inner.remove_user(text(username, "username")?)?;
-        if !existed.is_null() {
-            put(existed, as_int(e));
-        }
+        put_opt(existed, as_int(e));
         Ok(())
     })
 }
