@@ -101,6 +101,20 @@ pub enum CredentialAnswer {
     Unavailable(String),
 }
 
+impl CredentialRequest {
+    /// Parses a SCRAM credential in Kafka's text form as the answer to this request: for
+    /// the requested SCRAM mechanism, or, for PLAIN (which can verify a password against
+    /// either variant), as SCRAM-SHA-512 and failing that SCRAM-SHA-256.
+    pub fn scram_credential(&self, kafka_text: &str) -> Result<ScramCredential> {
+        match ScramMechanism::from_name(&self.mechanism) {
+            Some(m) => ScramCredential::from_kafka_string(m, kafka_text),
+            None => ScramCredential::from_kafka_string(ScramMechanism::Sha512, kafka_text).or_else(
+                |_| ScramCredential::from_kafka_string(ScramMechanism::Sha256, kafka_text),
+            ),
+        }
+    }
+}
+
 /// A lookup's immediate reply.
 #[derive(Clone, Debug)]
 pub enum Lookup {

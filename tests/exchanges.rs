@@ -539,3 +539,48 @@ fn redaction_never_shows_passwords_or_proofs() {
         }
     }
 }
+
+#[test]
+fn a_scram_string_answers_plain_and_scram_requests() {
+    let sha256 =
+        ScramCredential::derive(ScramMechanism::Sha256, b"alice-secret", b"salt-256", 4096)
+            .unwrap()
+            .to_kafka_string();
+    let sha512 =
+        ScramCredential::derive(ScramMechanism::Sha512, b"alice-secret", b"salt-512", 4096)
+            .unwrap()
+            .to_kafka_string();
+    let req = |mechanism: &str| CredentialRequest {
+        mechanism: mechanism.into(),
+        username: "alice".into(),
+        token_auth: false,
+    };
+    // PLAIN can check a password against either variant.
+    assert_eq!(
+        req("PLAIN").scram_credential(&sha256).unwrap().mechanism(),
+        ScramMechanism::Sha256
+    );
+    assert_eq!(
+        req("PLAIN").scram_credential(&sha512).unwrap().mechanism(),
+        ScramMechanism::Sha512
+    );
+    // A SCRAM request takes only its own variant.
+    assert_eq!(
+        req("SCRAM-SHA-256")
+            .scram_credential(&sha256)
+            .unwrap()
+            .mechanism(),
+        ScramMechanism::Sha256
+    );
+    assert_eq!(
+        req("SCRAM-SHA-256")
+            .scram_credential(&sha512)
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidCredentialFormat
+    );
+    assert_eq!(
+        req("PLAIN").scram_credential("salt=x").unwrap_err().code(),
+        ErrorCode::InvalidCredentialFormat
+    );
+}

@@ -176,15 +176,9 @@ pub(crate) fn answer(
     };
     Ok(Some(match kind {
         KSASL_CREDENTIAL_PASSWORD => cred(ServerCredential::password(text(value, "password")?))?,
-        KSASL_CREDENTIAL_SCRAM => {
-            let t = text(value, "credential")?;
-            let c = match ScramMechanism::from_name(&request.mechanism) {
-                Some(m) => ScramCredential::from_kafka_string(m, t)?,
-                None => ScramCredential::from_kafka_string(ScramMechanism::Sha512, t)
-                    .or_else(|_| ScramCredential::from_kafka_string(ScramMechanism::Sha256, t))?,
-            };
-            cred(ServerCredential::scram(c))?
-        }
+        KSASL_CREDENTIAL_SCRAM => cred(ServerCredential::scram(
+            request.scram_credential(text(value, "credential")?)?,
+        ))?,
         KSASL_CREDENTIAL_UNKNOWN => CredentialAnswer::Unknown,
         KSASL_CREDENTIAL_UNAVAILABLE => CredentialAnswer::Unavailable(
             opt_text(value, "reason")?

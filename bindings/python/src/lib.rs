@@ -212,15 +212,10 @@ pub(crate) fn parse_answer(
     };
     Ok(Some(match kind.as_str() {
         "password" => finish(ServerCredential::password(value_or("password")?)),
-        "scram" => {
-            let text = value_or("scram")?;
-            let c = match ScramMechanism::from_name(&request.mechanism) {
-                Some(m) => ScramCredential::from_kafka_string(m, &text),
-                None => ScramCredential::from_kafka_string(ScramMechanism::Sha512, &text)
-                    .or_else(|_| ScramCredential::from_kafka_string(ScramMechanism::Sha256, &text)),
-            };
-            finish(ServerCredential::scram(wrap(py, c)?))
-        }
+        "scram" => finish(ServerCredential::scram(wrap(
+            py,
+            request.scram_credential(&value_or("scram")?),
+        )?)),
         "unknown" => CredentialAnswer::Unknown,
         "unavailable" => {
             CredentialAnswer::Unavailable(value.unwrap_or_else(|| "unavailable".into()))
