@@ -3,7 +3,7 @@
 use std::ffi::{c_char, c_int, CString};
 use std::sync::Arc;
 
-use super::objects::{answer, ksasl_credential_kind, ksasl_registry};
+use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use crate::kafka::messages::ApiVersionRange;
@@ -142,22 +142,10 @@ pub extern "C" fn ksasl_client_config_set_reauth_retry(
     initial_delay_ms: i64,
 ) -> ksasl_result {
     with(c, |c| {
-        config_mut(&mut c.inner)?.failed_reauth_policy = retry_policy(initial_delay_ms)?;
+        config_mut(&mut c.inner)?.failed_reauth_policy =
+            FailedReauthPolicy::from_initial_delay_ms(initial_delay_ms)?;
         Ok(())
     })
-}
-
-fn retry_policy(initial_delay_ms: i64) -> Result<FailedReauthPolicy, Error> {
-    match initial_delay_ms {
-        0 => Ok(FailedReauthPolicy::Close),
-        d if d > 0 => Ok(FailedReauthPolicy::RetryUntilExpiry {
-            initial_delay_ms: d,
-        }),
-        _ => Err(Error::new(
-            ErrorCode::InvalidArgument,
-            "the retry delay must not be negative",
-        )),
-    }
 }
 
 /// A metric of every connection of this client configuration, by Kafka name
@@ -474,7 +462,8 @@ pub extern "C" fn ksasl_server_config_set_reauth_retry(
     initial_delay_ms: i64,
 ) -> ksasl_result {
     with(c, |c| {
-        config_mut(&mut c.inner)?.failed_reauth_policy = retry_policy(initial_delay_ms)?;
+        config_mut(&mut c.inner)?.failed_reauth_policy =
+            FailedReauthPolicy::from_initial_delay_ms(initial_delay_ms)?;
         Ok(())
     })
 }
@@ -691,17 +680,7 @@ pub extern "C" fn ksasl_server_conn_provide_credential(
         need(action, "action")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let req =
-            c.request.as_ref().map(|r| r.0.clone()).ok_or_else(|| {
-                Error::new(ErrorCode::WrongState, "no credential has been requested")
-            })?;
-        let a = answer(&req, kind, value, expiry_ms, token_owner)?.ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "KSASL_CREDENTIAL_LATER is not an answer",
-            )
-        })?;
-        c.request = None;
+        let a = take_answer(&mut c.request, kind, value, expiry_ms, token_owner)?;
         let o = c.inner.provide_credential(a, now_ms);
         server_output(c, o, action, out, out_len, deadline_ms);
         Ok(())

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, CString};
 
-use super::objects::{answer, ksasl_credential_kind, ksasl_registry};
+use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
     AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator,
@@ -301,17 +301,7 @@ pub extern "C" fn ksasl_server_provide_credential(
         need(status, "status")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let req =
-            s.request.as_ref().map(|r| r.0.clone()).ok_or_else(|| {
-                Error::new(ErrorCode::WrongState, "no credential has been requested")
-            })?;
-        let a = answer(&req, kind, value, expiry_ms, token_owner)?.ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "KSASL_CREDENTIAL_LATER is not an answer",
-            )
-        })?;
-        s.request = None;
+        let a = take_answer(&mut s.request, kind, value, expiry_ms, token_owner)?;
         let r = s.inner.provide_credential(a, now_ms);
         server_out(s, r, status, out, out_len)
     })

@@ -1,6 +1,6 @@
 //! Credential stores, mechanism registries and the credential callback.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
 use super::*;
@@ -193,6 +193,28 @@ pub(crate) fn answer(
             ))
         }
     }))
+}
+
+/// Answers the pending request of a server handle (the pull form): the request is taken only
+/// when the answer is valid, so a bad answer can be corrected.
+pub(crate) fn take_answer(
+    pending: &mut Option<(CredentialRequest, CString, CString)>,
+    kind: ksasl_credential_kind,
+    value: *const c_char,
+    expiry_ms: i64,
+    token_owner: *const c_char,
+) -> Result<CredentialAnswer, Error> {
+    let (req, _, _) = pending
+        .as_ref()
+        .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
+    let a = answer(req, kind, value, expiry_ms, token_owner)?.ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "KSASL_CREDENTIAL_LATER is not an answer",
+        )
+    })?;
+    *pending = None;
+    Ok(a)
 }
 
 /// A credential request, as a credential callback sees it.

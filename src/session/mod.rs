@@ -142,6 +142,21 @@ pub enum FailedReauthPolicy {
 }
 
 impl FailedReauthPolicy {
+    /// The policy for a configured first retry delay: 0 closes (Kafka), a positive delay
+    /// retries until the session expires; a negative one is an error.
+    pub fn from_initial_delay_ms(initial_delay_ms: i64) -> crate::error::Result<Self> {
+        match initial_delay_ms {
+            0 => Ok(FailedReauthPolicy::Close),
+            d if d > 0 => Ok(FailedReauthPolicy::RetryUntilExpiry {
+                initial_delay_ms: d,
+            }),
+            _ => Err(crate::error::Error::new(
+                crate::error::ErrorCode::InvalidArgument,
+                "the re-authentication retry delay must not be negative",
+            )),
+        }
+    }
+
     /// The seed's policy with its default one-minute first delay.
     pub fn retry() -> Self {
         FailedReauthPolicy::RetryUntilExpiry {

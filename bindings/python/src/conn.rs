@@ -27,16 +27,8 @@ use pyo3::types::{PyBytes, PyDict};
 
 use super::{locked, now_or_wall, parse_answer, py_err, wrap, Pending, Registry};
 
-fn retry(ms: i64) -> PyResult<FailedReauthPolicy> {
-    match ms {
-        0 => Ok(FailedReauthPolicy::Close),
-        d if d > 0 => Ok(FailedReauthPolicy::RetryUntilExpiry {
-            initial_delay_ms: d,
-        }),
-        _ => Err(PyValueError::new_err(
-            "reauth_retry_ms must not be negative",
-        )),
-    }
+fn retry(py: Python<'_>, ms: i64) -> PyResult<FailedReauthPolicy> {
+    wrap(py, FailedReauthPolicy::from_initial_delay_ms(ms))
 }
 
 fn snapshot<'py>(
@@ -103,7 +95,7 @@ impl ClientConfig {
             return Err(PyValueError::new_err("api_versions_version must be 0 to 4"));
         }
         c.api_versions_version = api_versions_version;
-        c.failed_reauth_policy = retry(reauth_retry_ms)?;
+        c.failed_reauth_policy = retry(py, reauth_retry_ms)?;
         Ok(ClientConfig { inner: Arc::new(c) })
     }
 
@@ -240,6 +232,7 @@ impl ServerConfig {
     #[new]
     #[pyo3(signature = (registry, max_reauth_ms = 0, max_reauth_ms_by_mechanism = None, failed_auth_delay_ms = 100, reauth_retry_ms = 0, api_versions = None))]
     fn new(
+        py: Python<'_>,
         registry: &Registry,
         max_reauth_ms: i64,
         max_reauth_ms_by_mechanism: Option<BTreeMap<String, i64>>,
@@ -256,7 +249,7 @@ impl ServerConfig {
             ));
         }
         c.failed_authentication_delay_ms = failed_auth_delay_ms;
-        c.failed_reauth_policy = retry(reauth_retry_ms)?;
+        c.failed_reauth_policy = retry(py, reauth_retry_ms)?;
         for (api_key, min_version, max_version) in api_versions.unwrap_or_default() {
             c.api_versions.retain(|a| a.api_key != api_key);
             c.api_versions.push(ApiVersionRange {
