@@ -1,5 +1,5 @@
 # ksasl: `make demo` and `make test` work on a fresh machine with Rust (cargo), Python 3,
-# gcc/g++, valgrind, cmake and pkg-config.
+# gcc/g++, valgrind, cmake, pkg-config, Java 17 and Maven (artifacts come from Maven Central).
 CARGO  ?= cargo
 PYTHON ?= python3
 CC     ?= gcc
@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check
+.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +21,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust test-python test-interop test-c
+test: lint test-rust test-python test-interop test-c test-java
 
 test-rust:
 	$(CARGO) test
@@ -88,6 +88,36 @@ abi-check:
 
 test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples install-check)
 
+# --- Java binding (JNI) --------------------------------------------------------------------
+MVN       ?= mvn
+MVN_FLAGS := -q -B
+JNI_LIB   := bindings/java/native/target/release/libksasl_jni.so
+JNI_WARNINGS := WARNING in native method|FATAL ERROR in native method|JNI local refs
+
+# The JNI library (its own crate beside the Python one), checked to export only JNI entry
+# points, one for each native method of Native.java, then staged for the jar.
+java-native:
+	cd bindings/java/native && $(CARGO) fmt --check && $(CARGO) clippy --quiet --release -- -D warnings && $(CARGO) build --quiet --release
+	bash tests/abi/jni_exports.sh $(JNI_LIB)
+	mkdir -p bindings/java/target/native
+	cp $(JNI_LIB) bindings/java/target/native/
+
+# The jar (with the native library inside) in the local Maven repository.
+java-binding: java-native
+	cd bindings/java && $(MVN) $(MVN_FLAGS) install -DskipTests
+
+# JUnit 5 under -Xcheck:jni: the binding's tests (surefire), the packaged jar loaded in fresh
+# JVMs (failsafe), and the example server driven by Kafka's Java client. Any JNI warning fails.
+test-java: java-native
+	@mkdir -p target
+	(cd bindings/java && $(MVN) $(MVN_FLAGS) install -Dksasl.test.jvm=-Xcheck:jni) > target/java-test.log 2>&1 || (cat target/java-test.log; exit 1)
+	$(if $(wildcard examples/java/pom.xml),(cd examples/java && $(MVN) $(MVN_FLAGS) test -Dksasl.test.jvm=-Xcheck:jni) >> target/java-test.log 2>&1 || (cat target/java-test.log; exit 1))
+	java -Xcheck:jni -cp bindings/java/target/ksasl-0.1.0.jar:bindings/java/target/test-classes org.ksasl.LoadCheck >> target/java-test.log 2>&1
+	@if grep -hE "$(JNI_WARNINGS)" target/java-test.log $$(find bindings/java/target examples/java/target -name '*.dumpstream' 2>/dev/null); then \
+	  echo "JNI warnings under -Xcheck:jni (above)"; exit 1; fi
+	@grep -h "loaded-from=" target/java-test.log
+	@cat bindings/java/target/surefire-reports/*.txt bindings/java/target/failsafe-reports/*.txt $(wildcard examples/java/target/surefire-reports/*.txt) | grep "Tests run" | awk -F'[:,]' '{n+=$$2; f+=$$4; e+=$$6} END {print "java tests: " n " run, " f " failures, " e " errors"}'
+
 # --- benchmarks ----------------------------------------------------------------------------
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.
 bench: $(VENV)/.installed
@@ -102,6 +132,6 @@ bench: $(VENV)/.installed
 
 clean:
 	$(CARGO) clean
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache bindings/java/target bindings/java/native/target
 
 FORCE:

@@ -1,0 +1,371 @@
+//! JNI glue of the Java binding (`org.ksasl`). It only translates: handles, strings, arrays,
+//! exceptions and callbacks. Every rule lives in the ksasl crate.
+//!
+//! Conventions shared with `org/ksasl/Native.java`:
+//! - a handle is a `Box` turned into a `jlong`; the Java object that owns it guarantees that it
+//!   is live and of the right type for every call, and frees it exactly once;
+//! - `Native.NONE` (`i64::MIN`) stands for "no value" in `long` times;
+//! - every entry point runs inside [`entry`], which catches panics, turns ksasl errors into
+//!   the Java exception for their code, and rethrows an exception a Java callback threw.
+
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use jni::objects::{
+    GlobalRef, JByteArray, JClass, JObject, JObjectArray, JString, JThrowable, JValue,
+};
+use jni::sys::{jint, jlong, JNI_VERSION_1_8};
+use jni::{JNIEnv, JavaVM};
+use ksasl::{Error, ErrorCode};
+
+mod conn;
+mod oauth;
+mod objects;
+
+/// "No value" for a `long` time on the Java side.
+pub(crate) const NONE: i64 = i64::MIN;
+
+static VM: OnceLock<JavaVM> = OnceLock::new();
+static NATIVE_CLASS: OnceLock<GlobalRef> = OnceLock::new();
+static ERRORS_CLASS: OnceLock<GlobalRef> = OnceLock::new();
+
+thread_local! {
+    /// The exception a Java callback threw during the current native call, kept (cleared from
+    /// the JNI environment) until the call returns, then rethrown unchanged.
+    static CALLBACK_EXCEPTION: RefCell<Option<GlobalRef>> = const { RefCell::new(None) };
+}
+
+/// Caches the VM and the classes the native code calls back into.
+#[no_mangle]
+pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) -> jint {
+    let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
+        let mut env = vm.get_env()?;
+        let native = env.find_class("org/ksasl/Native")?;
+        let errors = env.find_class("org/ksasl/Errors")?;
+        let _ = NATIVE_CLASS.set(env.new_global_ref(native)?);
+        let _ = ERRORS_CLASS.set(env.new_global_ref(errors)?);
+        Ok(())
+    }));
+    if !matches!(r, Ok(Ok(()))) {
+        return jni::sys::JNI_ERR;
+    }
+    let _ = VM.set(vm);
+    JNI_VERSION_1_8
+}
+
+/// Why an entry point failed.
+pub(crate) enum Fail {
+    /// A ksasl error: thrown as the exception class of its code.
+    Core(Error),
+    /// A Java exception is already pending.
+    Java,
+    /// A JNI failure other than a Java exception.
+    Jni(jni::errors::Error),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        Fail::Core(e)
+    }
+}
+
+impl From<jni::errors::Error> for Fail {
+    fn from(e: jni::errors::Error) -> Self {
+        match e {
+            jni::errors::Error::JavaException => Fail::Java,
+            other => Fail::Jni(other),
+        }
+    }
+}
+
+pub(crate) type JResult<T> = Result<T, Fail>;
+
+pub(crate) fn invalid(message: impl Into<String>) -> Fail {
+    Fail::Core(Error::new(ErrorCode::InvalidArgument, message))
+}
+
+fn class(cell: &OnceLock<GlobalRef>) -> JResult<&JClass<'static>> {
+    let g = cell
+        .get()
+        .ok_or_else(|| Fail::Core(Error::new(ErrorCode::Internal, "JNI_OnLoad did not run")))?;
+    Ok(<&JClass>::from(g.as_obj()))
+}
+
+pub(crate) fn native_class() -> JResult<&'static JClass<'static>> {
+    class(&NATIVE_CLASS)
+}
+
+/// The Java exception object for a ksasl error (a `KsaslException` subclass, or
+/// `KsaslArgumentException` / `KsaslStateException` for misuse).
+pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<'l>> {
+    let name = env.new_string(e.code().name())?;
+    let kind = env.new_string(e.kind().name())?;
+    let message = env.new_string(e.message())?;
+    let mut kv = Vec::new();
+    for (k, v) in e.details() {
+        kv.push(k.clone());
+        kv.push(v.clone());
+    }
+    let details = string_array(env, &kv)?;
+    let errors = class(&ERRORS_CLASS)?;
+    let obj = env
+        .call_static_method(
+            errors,
+            "create",
+            "(ILjava/lang/String;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)Ljava/lang/Throwable;",
+            &[
+                JValue::Int(e.code().as_u32() as jint),
+                JValue::Object(&name),
+                JValue::Object(&kind),
+                JValue::Object(&message),
+                JValue::Object(&details),
+            ],
+        )?
+        .l()?;
+    Ok(obj)
+}
+
+fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
+    if env.exception_check().unwrap_or(true) {
+        return;
+    }
+    let e = match fail {
+        Fail::Core(e) => e,
+        Fail::Java => return,
+        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure: {j}")),
+    };
+    match exception(env, &e) {
+        Ok(obj) => {
+            let _ = env.throw(JThrowable::from(obj));
+        }
+        Err(_) => {
+            if !env.exception_check().unwrap_or(true) {
+                let _ = env.throw_new("java/lang/IllegalStateException", e.to_string());
+            }
+        }
+    }
+}
+
+fn take_callback_exception() -> Option<GlobalRef> {
+    CALLBACK_EXCEPTION.with(|c| c.borrow_mut().take())
+}
+
+/// Runs one entry point: panics become `KsaslInternalException` (PANIC), errors become their
+/// exception, and an exception thrown by a Java callback is rethrown unchanged. On failure the
+/// Java caller sees the exception; `default` is only what the JVM ignores.
+pub(crate) fn entry<'l, R>(
+    env: &mut JNIEnv<'l>,
+    default: R,
+    f: impl FnOnce(&mut JNIEnv<'l>) -> JResult<R>,
+) -> R {
+    drop(take_callback_exception());
+    let r = catch_unwind(AssertUnwindSafe(|| f(env)));
+    if let Some(ex) = take_callback_exception() {
+        if !env.exception_check().unwrap_or(true) {
+            if let Ok(local) = env.new_local_ref(ex.as_obj()) {
+                let _ = env.throw(JThrowable::from(local));
+            }
+        }
+        return default;
+    }
+    match r {
+        Ok(Ok(v)) => v,
+        Ok(Err(fail)) => {
+            throw(env, fail);
+            default
+        }
+        Err(_) => {
+            throw(
+                env,
+                Fail::Core(Error::new(
+                    ErrorCode::Panic,
+                    "a panic inside ksasl was caught at the JNI boundary",
+                )),
+            );
+            default
+        }
+    }
+}
+
+/// Runs host code called back from the core (a credential lookup, a token validator) on the
+/// current thread. A Java exception is cleared from the environment and kept for [`entry`]
+/// to rethrow; the core sees `Err` with `what` in the message.
+pub(crate) fn callback<T>(
+    what: &str,
+    f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
+) -> Result<T, Error> {
+    let vm = VM
+        .get()
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    let mut env = match vm.get_env() {
+        Ok(env) => env,
+        // A thread the JVM does not know: attach it for good, as a daemon.
+        Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("cannot attach the thread: {e}"),
+            )
+        })?,
+    };
+    let r = env.with_local_frame(32, |env| f(env));
+    if env.exception_check().unwrap_or(false) {
+        if let Ok(ex) = env.exception_occurred() {
+            let _ = env.exception_clear();
+            if let Ok(g) = env.new_global_ref(&ex) {
+                CALLBACK_EXCEPTION.with(|c| *c.borrow_mut() = Some(g));
+            }
+            let _ = env.delete_local_ref(ex);
+        }
+        return Err(Error::new(
+            ErrorCode::CredentialLookupFailed,
+            format!("the Java {what} threw an exception"),
+        ));
+    }
+    r.map_err(|f| match f {
+        Fail::Core(e) => e,
+        Fail::Java => Error::new(
+            ErrorCode::CredentialLookupFailed,
+            format!("the Java {what} threw an exception"),
+        ),
+        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure in {what}: {j}")),
+    })
+}
+
+// --- conversions ----------------------------------------------------------------------------
+
+pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResult<String> {
+    if s.is_null() {
+        return Err(Fail::Core(Error::new(
+            ErrorCode::NullArgument,
+            format!("{what} must not be null"),
+        )));
+    }
+    Ok(env.get_string(s)?.into())
+}
+
+pub(crate) fn opt_string(env: &mut JNIEnv<'_>, s: &JString<'_>) -> JResult<Option<String>> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(env.get_string(s)?.into()))
+}
+
+pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JResult<Vec<u8>> {
+    if b.is_null() {
+        return Err(Fail::Core(Error::new(
+            ErrorCode::NullArgument,
+            format!("{what} must not be null"),
+        )));
+    }
+    Ok(env.convert_byte_array(b)?)
+}
+
+pub(crate) fn byte_array<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JByteArray<'l>> {
+    Ok(env.byte_array_from_slice(b)?)
+}
+
+pub(crate) fn null_bytes<'l>() -> JByteArray<'l> {
+    JByteArray::from(JObject::null())
+}
+
+pub(crate) fn string_array<'l>(
+    env: &mut JNIEnv<'l>,
+    items: &[String],
+) -> JResult<JObjectArray<'l>> {
+    let arr = env.new_object_array(items.len() as i32, "java/lang/String", JObject::null())?;
+    for (i, s) in items.iter().enumerate() {
+        let js = env.new_string(s)?;
+        env.set_object_array_element(&arr, i as i32, &js)?;
+        env.delete_local_ref(js)?;
+    }
+    Ok(arr)
+}
+
+pub(crate) fn read_string_array(
+    env: &mut JNIEnv<'_>,
+    arr: &JObjectArray<'_>,
+) -> JResult<Vec<String>> {
+    if arr.is_null() {
+        return Ok(Vec::new());
+    }
+    let n = env.get_array_length(arr)?;
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let o = env.get_object_array_element(arr, i)?;
+        let s = JString::from(o);
+        out.push(string(env, &s, "an array element")?);
+        env.delete_local_ref(s)?;
+    }
+    Ok(out)
+}
+
+pub(crate) fn object_array<'l>(
+    env: &mut JNIEnv<'l>,
+    items: Vec<JObject<'l>>,
+) -> JResult<JObjectArray<'l>> {
+    let arr = env.new_object_array(items.len() as i32, "java/lang/Object", JObject::null())?;
+    for (i, o) in items.into_iter().enumerate() {
+        env.set_object_array_element(&arr, i as i32, o)?;
+    }
+    Ok(arr)
+}
+
+pub(crate) fn jstring<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
+    Ok(env.new_string(s)?.into())
+}
+
+pub(crate) fn jlong_box<'l>(env: &mut JNIEnv<'l>, v: Option<i64>) -> JResult<JObject<'l>> {
+    match v {
+        None => Ok(JObject::null()),
+        Some(v) => Ok(env.new_object("java/lang/Long", "(J)V", &[JValue::Long(v)])?),
+    }
+}
+
+pub(crate) fn jbool_box<'l>(env: &mut JNIEnv<'l>, v: bool) -> JResult<JObject<'l>> {
+    Ok(env.new_object("java/lang/Boolean", "(Z)V", &[JValue::Bool(v.into())])?)
+}
+
+pub(crate) fn opt(v: i64) -> Option<i64> {
+    (v != NONE).then_some(v)
+}
+
+pub(crate) fn raw(v: Option<i64>) -> i64 {
+    v.unwrap_or(NONE)
+}
+
+/// Moves a value to the heap and returns its handle.
+pub(crate) fn into_handle<T>(v: T) -> jlong {
+    Box::into_raw(Box::new(v)) as jlong
+}
+
+/// The object behind a live handle.
+///
+/// # Safety
+/// `h` came from [`into_handle::<T>`] and has not been freed: the owning Java object holds a
+/// read lock for the duration of the call and frees the handle only under its write lock.
+pub(crate) unsafe fn obj<'a, T>(h: jlong) -> &'a T {
+    &*(h as *const T)
+}
+
+/// Frees a handle once (the Java Cleaner calls this exactly once; 0 is ignored).
+pub(crate) fn free<T>(h: jlong) {
+    if h != 0 {
+        // SAFETY: as for `obj`; the Java side frees each handle once.
+        drop(unsafe { Box::from_raw(h as *mut T) });
+    }
+}
+
+pub(crate) fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_version<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+) -> jni::sys::jstring {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        Ok(env.new_string(ksasl::VERSION)?.into_raw())
+    })
+}

@@ -1,0 +1,34 @@
+package org.ksasl;
+
+import java.util.OptionalLong;
+
+/**
+ * What a received frame meant to a {@link ClientConnection}.
+ *
+ * @param kind what happened
+ * @param frame for {@link Kind#APPLICATION}, the response frame to process
+ * @param session for the authentication kinds, the new session
+ * @param error for {@link Kind#REAUTH_FAILED}, why the re-authentication failed
+ * @param retryAtMs for {@link Kind#REAUTH_FAILED}, when the next attempt is due
+ */
+public record ClientEvent(Kind kind, byte[] frame, ClientSession session, KsaslException error, OptionalLong retryAtMs) {
+    /** The order is shared with the native code. */
+    public enum Kind {
+        /** A SASL response was consumed; write {@link ClientConnection#transmit()}. */
+        CONTINUE,
+        /** A response to an application request (responses come back in arrival order). */
+        APPLICATION,
+        /** Authenticated for the first time. */
+        AUTHENTICATED,
+        /** Re-authenticated; held requests may be sent again. */
+        REAUTHENTICATED,
+        /** A re-authentication failed but the old session holds (retry policy). */
+        REAUTH_FAILED
+    }
+
+    @Override
+    public String toString() {
+        return "ClientEvent[" + kind + (frame != null ? ", " + frame.length + " bytes" : "")
+                + (session != null ? ", " + session : "") + (error != null ? ", " + error : "") + "]";
+    }
+}

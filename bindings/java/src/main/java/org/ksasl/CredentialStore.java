@@ -1,0 +1,61 @@
+package org.ksasl;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * An in-memory credential store for the PLAIN and SCRAM servers: users (a password, or SCRAM
+ * credentials in Kafka's string form) and delegation tokens. Safe to share between threads.
+ */
+public final class CredentialStore extends NativeHandle {
+    public CredentialStore() {
+        super(create(), Native::storeFree);
+    }
+
+    private static long create() {
+        Native.init();
+        return Native.storeNew();
+    }
+
+    /** Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 at 4096 iterations. */
+    public void addUser(String username, String password) throws KsaslException {
+        addUser(username, password, 4096);
+    }
+
+    /** Adds or replaces a user; SCRAM keys are derived at {@code iterations} (at least 4096). */
+    public void addUser(String username, String password, int iterations) throws KsaslException {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        run(h -> Native.storeAddUser(h, username, password, iterations));
+    }
+
+    /** Sets a user's SCRAM credential for one mechanism from Kafka's string form. */
+    public void setScram(String username, String mechanism, String kafkaCredential) throws KsaslException {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(mechanism, "mechanism");
+        Objects.requireNonNull(kafkaCredential, "kafkaCredential");
+        run(h -> Native.storeSetScram(h, username, mechanism, kafkaCredential));
+    }
+
+    /** Sets (or with an empty value clears) an absolute expiry on a user's credentials. */
+    public void setUserExpiry(String username, OptionalLong expiryMs) throws KsaslException {
+        Objects.requireNonNull(username, "username");
+        run(h -> Native.storeSetUserExpiry(h, username, Time.raw(expiryMs)));
+    }
+
+    /** Removes a user; returns whether it existed. */
+    public boolean removeUser(String username) throws KsaslException {
+        Objects.requireNonNull(username, "username");
+        return with(h -> Native.storeRemoveUser(h, username));
+    }
+
+    /** Adds a delegation token's SCRAM credential, owned by {@code owner}, with an optional expiry. */
+    public void setToken(String tokenId, String mechanism, String kafkaCredential, String owner, OptionalLong expiryMs)
+            throws KsaslException {
+        Objects.requireNonNull(tokenId, "tokenId");
+        Objects.requireNonNull(mechanism, "mechanism");
+        Objects.requireNonNull(kafkaCredential, "kafkaCredential");
+        Objects.requireNonNull(owner, "owner");
+        run(h -> Native.storeSetToken(h, tokenId, mechanism, kafkaCredential, owner, Time.raw(expiryMs)));
+    }
+}

@@ -1,0 +1,102 @@
+package org.ksasl;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Client and server mechanisms by name, with their credentials. A registry is configured
+ * first and then used to create authenticators and connection configurations, which take a
+ * snapshot of it; it is safe to share between threads.
+ */
+public final class MechanismRegistry extends NativeHandle {
+    public MechanismRegistry() {
+        super(create(), Native::registryFree);
+    }
+
+    private static long create() {
+        Native.init();
+        return Native.registryNew();
+    }
+
+    /** Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers whose credentials come from {@code store}. */
+    public MechanismRegistry addPasswordServers(CredentialStore store) {
+        Objects.requireNonNull(store, "store");
+        run(h -> store.run(s -> Native.registryAddPasswordServersStore(h, s)));
+        return this;
+    }
+
+    /** Adds PLAIN and SCRAM servers whose credentials come from {@code lookup}, called synchronously. */
+    public MechanismRegistry addPasswordServers(CredentialLookup lookup) {
+        Objects.requireNonNull(lookup, "lookup");
+        run(h -> Native.registryAddPasswordServersLookup(h, lookup));
+        return this;
+    }
+
+    /**
+     * Adds PLAIN and SCRAM servers without a credential source: each exchange asks the host
+     * ({@code NEED_CREDENTIAL}) and the host answers with {@code provideCredential}.
+     */
+    public MechanismRegistry addPasswordServers() {
+        run(h -> Native.registryAddPasswordServersLookup(h, null));
+        return this;
+    }
+
+    /** Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a user name and password. */
+    public MechanismRegistry addPasswordClients(String username, String password) throws KsaslException {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        run(h -> Native.registryAddPasswordClients(h, username, password));
+        return this;
+    }
+
+    /** Adds SCRAM clients that log in with a delegation token ({@code tokenauth=true}). */
+    public MechanismRegistry addTokenClients(String tokenId, String tokenHmac) throws KsaslException {
+        Objects.requireNonNull(tokenId, "tokenId");
+        Objects.requireNonNull(tokenHmac, "tokenHmac");
+        run(h -> Native.registryAddTokenClients(h, tokenId, tokenHmac));
+        return this;
+    }
+
+    /** Adds an OAUTHBEARER server with Kafka's unsecured validator (no scope required, no skew). */
+    public MechanismRegistry addOAuthBearerServer() throws KsaslException {
+        return addOAuthBearerServer(List.of(), 0);
+    }
+
+    /** Adds an OAUTHBEARER server with Kafka's unsecured validator, a required scope and a clock skew. */
+    public MechanismRegistry addOAuthBearerServer(List<String> requiredScope, long clockSkewMs) throws KsaslException {
+        String[] scope = requiredScope.toArray(new String[0]);
+        run(h -> Native.registryAddOAuthUnsecured(h, scope, clockSkewMs));
+        return this;
+    }
+
+    /** Adds an OAUTHBEARER server validating signed JWTs with {@code validator}. */
+    public MechanismRegistry addOAuthBearerServer(JwksValidator validator) {
+        Objects.requireNonNull(validator, "validator");
+        run(h -> validator.run(v -> Native.registryAddOAuthJwks(h, v)));
+        return this;
+    }
+
+    /** Adds an OAUTHBEARER server validating tokens in host code. */
+    public MechanismRegistry addOAuthBearerServer(TokenValidator validator) {
+        Objects.requireNonNull(validator, "validator");
+        run(h -> Native.registryAddOAuthValidator(h, validator));
+        return this;
+    }
+
+    /** Adds an OAUTHBEARER client presenting the refresher's current token. */
+    public MechanismRegistry addOAuthBearerClient(Refresher refresher) {
+        Objects.requireNonNull(refresher, "refresher");
+        run(h -> refresher.run(r -> Native.registryAddOAuthClient(h, r)));
+        return this;
+    }
+
+    /** The client mechanism names. */
+    public List<String> clientMechanisms() {
+        return List.of(with(Native::registryClientMechanisms));
+    }
+
+    /** The server mechanism names. */
+    public List<String> serverMechanisms() {
+        return List.of(with(Native::registryServerMechanisms));
+    }
+}

@@ -1,0 +1,160 @@
+package org.ksasl;
+
+/**
+ * The native entry points (implemented in bindings/java/native). Handles are opaque pointers
+ * owned by {@link NativeHandle} subclasses; nothing here is public API.
+ *
+ * <p>Conventions: "no value" for a {@code long} time is {@link #NONE}; out-arrays carry the
+ * extra results of a call; a credential answer is passed as (kind, value, expiry, hasExpiry,
+ * owner) with kind {@link CredentialAnswer.Kind#ordinal()}.
+ */
+final class Native {
+    private Native() {}
+
+    static final long NONE = Long.MIN_VALUE;
+
+    static {
+        NativeLoader.load();
+    }
+
+    /** Makes sure the library is loaded (the static initializer does the work). */
+    static void init() {}
+
+    static native String version();
+
+    // Credential store
+    static native long storeNew();
+    static native void storeFree(long h);
+    static native void storeAddUser(long h, String user, String password, int iterations) throws KsaslException;
+    static native void storeSetScram(long h, String user, String mechanism, String credential) throws KsaslException;
+    static native void storeSetUserExpiry(long h, String user, long expiryMs) throws KsaslException;
+    static native boolean storeRemoveUser(long h, String user) throws KsaslException;
+    static native void storeSetToken(long h, String tokenId, String mechanism, String credential, String owner,
+            long expiryMs) throws KsaslException;
+
+    // Mechanism registry
+    static native long registryNew();
+    static native void registryFree(long h);
+    static native void registryAddPasswordServersStore(long h, long store);
+    static native void registryAddPasswordServersLookup(long h, CredentialLookup lookup);
+    static native void registryAddPasswordClients(long h, String user, String password) throws KsaslException;
+    static native void registryAddTokenClients(long h, String tokenId, String tokenHmac) throws KsaslException;
+    static native void registryAddOAuthUnsecured(long h, String[] requiredScope, long clockSkewMs) throws KsaslException;
+    static native void registryAddOAuthJwks(long h, long jwks);
+    static native void registryAddOAuthValidator(long h, TokenValidator validator);
+    static native void registryAddOAuthClient(long h, long refresher);
+    static native String[] registryClientMechanisms(long h);
+    static native String[] registryServerMechanisms(long h);
+
+    // Mechanism-level client: returns the message (or null); done[0] tells whether it was the last.
+    static native long clientAuthNew(long registry, String mechanism) throws KsaslException;
+    static native void clientAuthFree(long h);
+    static native byte[] clientAuthStart(long h, long nowMs, boolean[] done) throws KsaslException;
+    static native byte[] clientAuthStep(long h, byte[] challenge, long nowMs, boolean[] done) throws KsaslException;
+    static native void clientAuthServerFailed(long h, String serverMessage) throws KsaslException;
+    static native String clientAuthMechanism(long h);
+    static native boolean clientAuthComplete(long h);
+
+    // Mechanism-level server: kind[0] is a ServerStep.Kind ordinal.
+    static native long serverAuthNew(long registry, String mechanism) throws KsaslException;
+    static native void serverAuthFree(long h);
+    static native byte[] serverAuthStep(long h, byte[] response, long nowMs, int[] kind) throws KsaslException;
+    static native byte[] serverAuthProvide(long h, int answerKind, String value, long expiryMs, String owner,
+            long nowMs, int[] kind) throws KsaslException;
+    static native Object[] serverAuthRequest(long h);
+    static native Object[] serverAuthOutcome(long h);
+    static native String serverAuthClientMessage(long h);
+
+    // Client connection driver
+    static native long clientConfigNew(long registry, String mechanism, String clientId, int timing,
+            int apiVersionsVersion, long reauthRetryMs) throws KsaslException;
+    static native void clientConfigFree(long h);
+    static native Object[] clientConfigMetrics(long h, long nowMs);
+    static native long clientConnNew(long config);
+    static native void clientConnFree(long h);
+    static native void clientConnStart(long h, long nowMs) throws KsaslException;
+    static native byte[] clientConnTransmit(long h);
+    /** event[0]: ClientEvent.Kind ordinal; times[0]: retry time after a failed re-authentication; err[0]: its error. */
+    static native byte[] clientConnHandleFrame(long h, byte[] frame, long nowMs, int[] event, long[] times,
+            Object[] err) throws KsaslException;
+    static native Throwable clientConnClosed(long h, long nowMs);
+    static native long clientConnNextDeadline(long h);
+    static native boolean clientConnHandleTimeout(long h, long nowMs) throws KsaslException;
+    static native boolean clientConnReauthPending(long h, long nowMs);
+    static native boolean clientConnBeforeRequest(long h, long nowMs) throws KsaslException;
+    static native boolean clientConnStartReauth(long h, long nowMs) throws KsaslException;
+    /** {lifetime, reauthAt, expiry, latency} with NONE for absent values; null before authentication. */
+    static native long[] clientConnSession(long h);
+    static native boolean clientConnReauthenticating(long h);
+    static native boolean clientConnReady(long h);
+
+    // Server connection driver
+    static native long serverConfigNew(long registry, long maxReauthMs, String[] mechanisms, long[] maxReauthByMechanism,
+            long failedAuthDelayMs, long reauthRetryMs, short[] apiVersions) throws KsaslException;
+    static native void serverConfigFree(long h);
+    static native Object[] serverConfigMetrics(long h, long nowMs);
+    static native long serverConnNew(long config);
+    static native void serverConnFree(long h);
+    /** out[0]: ServerOutput.Action ordinal, out[1]: deadline; err[0]: the error of a failure. */
+    static native byte[] serverConnHandleFrame(long h, byte[] frame, long nowMs, long[] out, Object[] err);
+    static native Object[] serverConnRequest(long h);
+    static native byte[] serverConnProvide(long h, int answerKind, String value, long expiryMs, String owner,
+            long nowMs, long[] out, Object[] err) throws KsaslException;
+    static native int serverConnGate(long h, short apiKey, long nowMs);
+    static native byte[] serverConnIllegalState(byte[] frame);
+    static native boolean serverConnReady(long h);
+    static native long serverConnNextDeadline(long h);
+    /** {principal, principalName, mechanism, long[]{lifetime, expiry, credentialExpiry}, String[] extensions, Boolean token}. */
+    static native Object[] serverConnSession(long h);
+
+    // OAUTHBEARER
+    static native long jwksNew(String issuer, String audience, long clockSkewMs) throws KsaslException;
+    static native void jwksFree(long h);
+    static native int jwksSet(long h, String json, long nowMs) throws KsaslException;
+    static native long jwksNextRefresh(long h);
+    /** {principal, Long expiry, String[] scope}. */
+    static native Object[] jwksValidate(long h, String token, long nowMs) throws KsaslException;
+    /** {token, Long expiry, principal}. */
+    static native Object[] unsecuredToken(String principal, long lifetimeSeconds, String[] scope, long nowMs)
+            throws KsaslException;
+
+    // Refresher and tracker
+    static native long refresherNew(double windowFactor, double windowJitter, long minPeriodSeconds,
+            long bufferSeconds) throws KsaslException;
+    static native void refresherFree(long h);
+    static native boolean refresherPoll(long h, long nowMs);
+    static native long refresherSetToken(long h, String token, long expiryMs, String principal, String[] extensions,
+            long nowMs) throws KsaslException;
+    static native void refresherSetTokenFailure(long h, String reason, long nowMs) throws KsaslException;
+    static native long refresherNextDeadline(long h);
+    static native long refresherGeneration(long h);
+    /** {token, Long expiry, principal, String[] extensions, Long generation}. */
+    static native Object[] refresherCurrent(long h, long nowMs) throws KsaslException;
+    static native long trackerNew(long refresher, long spreadWindowMs) throws KsaslException;
+    static native void trackerFree(long h);
+    static native void trackerAuthenticated(long h, long id, long generation, long lifetimeMs, long reauthAtMs,
+            long expiryMs) throws KsaslException;
+    static native void trackerForget(long h, long id);
+    static native long trackerNextDeadline(long h);
+    /** Element 0 is 1 when a refresh is needed; the rest are connection ids to re-authenticate. */
+    static native long[] trackerPoll(long h, long nowMs);
+
+    // Called by native code: a credential callback's answer as {kind, value, expiry, owner} strings.
+    static String[] callLookup(CredentialLookup lookup, String mechanism, String username, boolean tokenAuth)
+            throws Exception {
+        CredentialAnswer a = lookup.lookup(new CredentialRequest(mechanism, username, tokenAuth));
+        if (a == null) {
+            a = CredentialAnswer.unknown();
+        }
+        return a.encode();
+    }
+
+    // Called by native code: {principal, expiry} or null to reject.
+    static Object[] callValidate(TokenValidator validator, String token, long nowMs) throws Exception {
+        ValidatedToken v = validator.validate(token, nowMs);
+        if (v == null) {
+            return null;
+        }
+        return new Object[] {v.principal(), v.expiryMs()};
+    }
+}

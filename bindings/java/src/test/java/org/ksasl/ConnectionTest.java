@@ -1,0 +1,281 @@
+package org.ksasl;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The Kafka connection drivers, on a virtual clock. */
+class ConnectionTest {
+    static final long T0 = Wire.T0;
+
+    static ServerConfig serverConfig(long maxReauthMs) throws KsaslException {
+        CredentialStore store = new CredentialStore();
+        store.addUser("alice", "alice-secret");
+        store.addUser("mallory", "mallory-secret");
+        try (MechanismRegistry r = new MechanismRegistry().addPasswordServers(store).addOAuthBearerServer()) {
+            return ServerConfig.builder(r).maxReauthMs(maxReauthMs).failedAuthDelayMs(100).build();
+        } finally {
+            store.close();
+        }
+    }
+
+    static ClientConfig clientConfig(String user, String password, String mech, ReauthTiming timing)
+            throws KsaslException {
+        try (MechanismRegistry r = new MechanismRegistry().addPasswordClients(user, password)) {
+            return ClientConfig.builder(r, mech).clientId("java-test").reauthTiming(timing).build();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
+    void authenticatesAndReauthenticatesWithinTheLifetime(String mech) throws Exception {
+        try (ServerConfig sc = serverConfig(3000);
+                ClientConfig cc = clientConfig("alice", "alice-secret", mech, ReauthTiming.KAFKA)) {
+            Wire.Pair p = new Wire.Pair(cc, sc);
+            p.client.start(T0);
+            p.pump(T0);
+            assertEquals(List.of(ClientEvent.Kind.AUTHENTICATED), p.events);
+            assertTrue(p.client.isReady());
+            assertTrue(p.server.isReady());
+            ClientSession cs = p.client.session();
+            assertEquals(3000, cs.lifetimeMs());
+            long reauthAt = cs.reauthAtMs().getAsLong();
+            assertTrue(reauthAt >= T0 + 2550 && reauthAt <= T0 + 2850, "85-95 %: " + cs);
+            ServerSession ss = p.server.session();
+            assertEquals("User:alice", ss.principal());
+            assertEquals(mech, ss.mechanism());
+            assertEquals(OptionalLong.of(T0 + 3000), ss.expiryMs());
+            assertEquals(OptionalLong.of(reauthAt), p.client.nextDeadline());
+            assertEquals(OptionalLong.of(T0 + 3000), p.server.nextDeadline());
+
+            // Requests flow; at the deadline the client re-authenticates, and requests resume.
+            long now = T0;
+            int corr = 1;
+            for (int round = 0; round < 5; round++) {
+                assertTrue(p.client.beforeRequest(now));
+                p.pump(now, Wire.metadataRequest(corr++));
+                long due = p.client.nextDeadline().getAsLong();
+                now = due;
+                assertTrue(p.client.handleTimeout(now));
+                assertTrue(p.client.isReauthenticating());
+                assertFalse(p.client.beforeRequest(now));
+                p.pump(now);
+                assertEquals(ClientEvent.Kind.REAUTHENTICATED, p.events.get(p.events.size() - 1));
+                assertNull(p.closed);
+            }
+            assertEquals(5, p.responses.size());
+            Map<String, Double> server = sc.metrics(now);
+            assertEquals(1.0, server.get("successful-authentication-total"));
+            assertEquals(5.0, server.get("successful-reauthentication-total"));
+            Map<String, Double> client = cc.metrics(now);
+            assertEquals(5.0, client.get("successful-reauthentication-total"));
+            assertTrue(client.containsKey("reauthentication-latency-avg"));
+            p.client.close();
+            p.server.close();
+        }
+    }
+
+    @Test
+    void clientWithoutReauthenticationIsClosedAtExpiry() throws Exception {
+        try (ServerConfig sc = serverConfig(3000);
+                ClientConfig cc = clientConfig("alice", "alice-secret", "PLAIN", ReauthTiming.DISABLED)) {
+            Wire.Pair p = new Wire.Pair(cc, sc);
+            p.client.start(T0);
+            p.pump(T0);
+            assertEquals(OptionalLong.empty(), p.client.nextDeadline());
+            p.pump(T0 + 2999, Wire.metadataRequest(7));
+            assertEquals(List.of(7), p.responses);
+            p.pump(T0 + 3001, Wire.metadataRequest(8));
+            assertEquals("expired", p.closed);
+            assertEquals(1.0, sc.metrics(T0 + 3001).get("expired-connections-killed-count"));
+            KsaslException why = p.client.closed(T0 + 3002);
+            assertNotNull(why.codeName());
+        }
+    }
+
+    @Test
+    void principalChangeOnReauthenticationIsRefusedWithKafkasMessage() throws Exception {
+        // The client's next token names another principal: the broker must refuse it.
+        try (Refresher refresher = new Refresher(); MechanismRegistry cr = new MechanismRegistry();
+                ServerConfig sc = serverConfig(3000)) {
+            refresher.poll(T0);
+            refresher.setToken(OAuthToken.unsecured("alice", 3600, null, T0), T0);
+            cr.addOAuthBearerClient(refresher);
+            try (ClientConfig cc = ClientConfig.builder(cr, "OAUTHBEARER").build()) {
+                Wire.Pair p = new Wire.Pair(cc, sc);
+                p.client.start(T0);
+                p.pump(T0);
+                assertEquals("User:alice", p.server.session().principal());
+                long due = p.client.nextDeadline().getAsLong();
+                refresher.poll(due);
+                refresher.setToken(OAuthToken.unsecured("mallory", 3600, null, due), due);
+                assertTrue(p.client.handleTimeout(due));
+                KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(due));
+                assertTrue(e.getMessage().contains(
+                        "Cannot change principals during re-authentication from User.alice: User.mallory"),
+                        e.getMessage());
+                ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
+                assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+                assertEquals("PRINCIPAL_CHANGED", last.error().codeName());
+                assertEquals(1.0, sc.metrics(due).get("failed-reauthentication-total"));
+                p.client.close();
+                p.server.close();
+            }
+        }
+    }
+
+    @Test
+    void pullFormThroughTheServerDriverAndItsAsyncHelper() throws Exception {
+        try (MechanismRegistry sr = new MechanismRegistry().addPasswordServers();
+                ServerConfig sc = ServerConfig.builder(sr).maxReauthMs(60_000).apiVersion(3, 0, 12).build();
+                ClientConfig cc = clientConfig("gina", "gina-pw", "SCRAM-SHA-256", ReauthTiming.KAFKA);
+                ClientConnection client = new ClientConnection(cc);
+                ServerConnection server = new ServerConnection(sc)) {
+            AtomicLong clock = new AtomicLong(T0);
+            AsyncCredentialLookup lookup = req -> CompletableFuture.supplyAsync(() -> req.username().equals("gina")
+                    ? CredentialAnswer.password("gina-pw") : CredentialAnswer.unknown());
+            client.start(T0);
+            byte[] toServer = client.transmit();
+            int needed = 0;
+            while (toServer.length > 0) {
+                byte[] toClient = new byte[0];
+                for (byte[] f : Wire.frames(toServer)) {
+                    ServerOutput o = server.handleFrameAsync(f, lookup, clock::get).join();
+                    assertFalse(o.action() == ServerOutput.Action.NEED_CREDENTIAL);
+                    toClient = Wire.concat(toClient, o.frames());
+                    needed += o.action() == ServerOutput.Action.CONTINUE ? 0 : 1;
+                }
+                for (byte[] f : Wire.frames(toClient)) {
+                    client.handleFrame(f, T0);
+                }
+                toServer = client.transmit();
+            }
+            assertTrue(server.isReady());
+            assertEquals("User:gina", server.session().principal());
+            assertEquals(1, needed);
+        }
+        // A failing asynchronous lookup fails the future with its exception.
+        try (MechanismRegistry sr = new MechanismRegistry().addPasswordServers();
+                ServerConfig sc = ServerConfig.builder(sr).build();
+                ClientConfig cc = clientConfig("hal", "pw", "PLAIN", ReauthTiming.KAFKA);
+                ClientConnection client = new ClientConnection(cc);
+                ServerConnection server = new ServerConnection(sc)) {
+            RuntimeException down = new RuntimeException("db down");
+            client.start(T0);
+            CompletableFuture<ServerOutput> last = null;
+            byte[] toServer = client.transmit();
+            for (int i = 0; i < 3 && toServer.length > 0; i++) {
+                byte[] toClient = new byte[0];
+                for (byte[] f : Wire.frames(toServer)) {
+                    last = server.handleFrameAsync(f, req -> CompletableFuture.failedFuture(down), () -> T0);
+                    if (last.isCompletedExceptionally()) {
+                        break;
+                    }
+                    toClient = Wire.concat(toClient, last.join().frames());
+                }
+                if (last.isCompletedExceptionally()) {
+                    break;
+                }
+                for (byte[] f : Wire.frames(toClient)) {
+                    client.handleFrame(f, T0);
+                }
+                toServer = client.transmit();
+            }
+            CompletableFuture<ServerOutput> failed = last;
+            CompletionException e = assertThrows(CompletionException.class, failed::join);
+            assertSame(down, e.getCause());
+        }
+    }
+
+    @Test
+    void illegalStateResponseAndBadFrames() throws Exception {
+        // A SaslHandshake v1 request reaching the request handlers.
+        ByteBuffer b = ByteBuffer.allocate(2 + 2 + 4 + 2 + 2 + 5);
+        b.putShort((short) 17).putShort((short) 1).putInt(42).putShort((short) -1).putShort((short) 5)
+                .put("PLAIN".getBytes());
+        byte[] r = ServerConnection.illegalStateResponse(b.array());
+        assertNotNull(r);
+        ByteBuffer rb = ByteBuffer.wrap(r);
+        assertEquals(r.length - 4, rb.getInt());
+        assertEquals(42, rb.getInt());
+        assertEquals(34, rb.getShort());
+        assertNull(ServerConnection.illegalStateResponse(Wire.metadataRequest(1)));
+        try (ServerConfig sc = serverConfig(0); ServerConnection s = new ServerConnection(sc)) {
+            ServerOutput o = s.handleFrame(new byte[] {0, 1});
+            assertTrue(o.action() == ServerOutput.Action.CLOSE_NOW || o.action() == ServerOutput.Action.FAIL_AT, o.toString());
+            assertNotNull(o.error());
+            assertEquals(ErrorKind.PROTOCOL, o.error().kind());
+        }
+    }
+
+    @Test
+    void oauthRefresherTrackerDriveReauthenticationWithANewToken() throws Exception {
+        try (Refresher refresher = new Refresher();
+                Tracker tracker = new Tracker(refresher, 1000);
+                MechanismRegistry cr = new MechanismRegistry();
+                ServerConfig sc = serverConfig(600_000)) {
+            OAuthToken t1 = OAuthToken.unsecured("ivy", 3600, null, T0);
+            assertTrue(refresher.poll(T0));
+            long g1 = refresher.setToken(t1, T0);
+            cr.addOAuthBearerClient(refresher);
+            try (ClientConfig cc = ClientConfig.builder(cr, "OAUTHBEARER").build()) {
+                Wire.Pair p = new Wire.Pair(cc, sc);
+                p.client.start(T0);
+                p.pump(T0);
+                assertEquals(List.of(ClientEvent.Kind.AUTHENTICATED), p.events);
+                tracker.authenticated(1, g1, p.client.session());
+                long due = refresher.nextDeadline().getAsLong();
+                Tracker.Poll poll = tracker.poll(due);
+                // The tracker's poll answers the refresher: the fetch is now outstanding.
+                assertTrue(poll.refreshNeeded());
+                assertFalse(refresher.poll(due));
+                OAuthToken t2 = OAuthToken.unsecured("ivy", 3600, null, due);
+                long g2 = refresher.setToken(t2, due);
+                assertEquals(g1 + 1, g2);
+                long spreadEnd = due + 1000;
+                Tracker.Poll after = tracker.poll(spreadEnd);
+                assertArrayEquals(new long[] {1}, after.reauthenticate());
+                assertTrue(p.client.startReauthentication(spreadEnd));
+                p.pump(spreadEnd);
+                assertEquals(ClientEvent.Kind.REAUTHENTICATED, p.events.get(1));
+                assertEquals(OptionalLong.of(t2.expiryMs()), p.server.session().outcome().credentialExpiryMs());
+                tracker.forget(1);
+                assertEquals(0, tracker.poll(spreadEnd + 1).reauthenticate().length);
+                p.client.close();
+                p.server.close();
+            }
+        }
+    }
+
+    @Test
+    void configValidation() throws Exception {
+        try (MechanismRegistry r = new MechanismRegistry().addPasswordClients("a", "b")) {
+            KsaslArgumentException e = assertThrows(KsaslArgumentException.class,
+                    () -> ClientConfig.builder(r, "OAUTHBEARER").build());
+            assertEquals("UNKNOWN_MECHANISM", e.codeName());
+            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").apiVersionsVersion(9).build());
+            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").reauthRetryMs(-5).build());
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).maxReauthMs(-1).build());
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).apiVersion(3, 5, 1).build());
+            try (ServerConfig ok = ServerConfig.builder(r).maxReauthMs("PLAIN", 5000).reauthRetryMs(500).build()) {
+                assertFalse(ok.metrics(T0).isEmpty());
+            }
+        }
+    }
+}

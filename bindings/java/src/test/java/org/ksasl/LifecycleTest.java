@@ -1,0 +1,174 @@
+package org.ksasl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** close(), use after close, the Cleaner, and use from several threads. */
+class LifecycleTest {
+    static final long NOW = Wire.T0;
+
+    interface Use {
+        void run() throws Exception;
+    }
+
+    private static void assertClosedUse(NativeHandle h, Use use) {
+        h.close();
+        h.close(); // idempotent
+        assertTrue(h.isClosed());
+        IllegalStateException e = assertThrows(IllegalStateException.class, use::run);
+        assertTrue(e.getMessage().endsWith("is closed"), e.getMessage());
+    }
+
+    @Test
+    void everyClassRefusesUseAfterClose() throws Exception {
+        CredentialStore store = new CredentialStore();
+        store.addUser("u", "p");
+        assertClosedUse(store, () -> store.addUser("u", "p"));
+
+        MechanismRegistry reg = new MechanismRegistry().addPasswordClients("u", "p");
+        MechanismRegistry servers = new MechanismRegistry().addPasswordServers();
+        ClientAuthenticator ca = new ClientAuthenticator(reg, "PLAIN");
+        ServerAuthenticator sa = new ServerAuthenticator(servers, "PLAIN");
+        ClientConfig cc = ClientConfig.builder(reg, "PLAIN").build();
+        ServerConfig sc = ServerConfig.builder(servers).build();
+        ClientConnection conn = new ClientConnection(cc);
+        ServerConnection sconn = new ServerConnection(sc);
+        JwksValidator jwks = new JwksValidator();
+        Refresher refresher = new Refresher();
+        Tracker tracker = new Tracker(refresher);
+
+        assertClosedUse(ca, () -> ca.start(NOW));
+        assertClosedUse(sa, () -> sa.step(new byte[0], NOW));
+        assertClosedUse(conn, () -> conn.start(NOW));
+        assertClosedUse(sconn, () -> sconn.gate((short) 3, NOW));
+        // Closing a registry or a config does not break objects made from it.
+        ClientConnection second = new ClientConnection(cc);
+        assertClosedUse(cc, () -> new ClientConnection(cc));
+        second.start(NOW);
+        assertTrue(second.transmit().length > 0);
+        second.close();
+        assertClosedUse(sc, () -> sc.metrics(NOW));
+        assertClosedUse(reg, () -> reg.addPasswordClients("a", "b"));
+        assertClosedUse(servers, () -> new ServerAuthenticator(servers, "PLAIN"));
+        assertClosedUse(jwks, () -> jwks.nextRefreshMs());
+        assertClosedUse(tracker, () -> tracker.poll(NOW));
+        assertClosedUse(refresher, () -> refresher.poll(NOW));
+        // Using a closed object as an argument is also refused.
+        assertThrows(IllegalStateException.class, () -> new MechanismRegistry().addPasswordServers(store));
+        assertThrows(IllegalStateException.class, () -> new Tracker(refresher));
+    }
+
+    @Test
+    void forgottenObjectsAreFreedByTheCleaner() throws Exception {
+        // Thousands of unclosed objects; the Cleaner frees them as they become unreachable.
+        // This must neither crash nor exhaust memory (native memory is released in free()).
+        for (int i = 0; i < 20_000; i++) {
+            MechanismRegistry r = new MechanismRegistry().addPasswordClients("u" + i, "p");
+            ClientConnection c = new ClientConnection(ClientConfig.builder(r, "SCRAM-SHA-256").build());
+            c.start(NOW);
+            c.transmit();
+        }
+        System.gc();
+        Thread.sleep(0);
+    }
+
+    @Test
+    void sharedObjectsServeManyThreads() throws Exception {
+        int threads = 8;
+        int logins = 50;
+        try (CredentialStore store = new CredentialStore()) {
+            for (int i = 0; i < threads; i++) {
+                store.addUser("user" + i, "pw" + i);
+            }
+            try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(store);
+                    ServerConfig sc = ServerConfig.builder(servers).maxReauthMs(60_000).build()) {
+                ExecutorService pool = Executors.newFixedThreadPool(threads);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Integer>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int id = t;
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        int ok = 0;
+                        try (MechanismRegistry c = new MechanismRegistry().addPasswordClients("user" + id, "pw" + id);
+                                ClientConfig cc = ClientConfig.builder(c, id % 2 == 0 ? "SCRAM-SHA-256" : "SCRAM-SHA-512")
+                                        .build()) {
+                            for (int i = 0; i < logins; i++) {
+                                Wire.Pair p = new Wire.Pair(cc, sc);
+                                p.client.start(NOW);
+                                p.pump(NOW);
+                                if (p.server.session().principal().equals("User:user" + id)) {
+                                    ok++;
+                                }
+                                p.client.close();
+                                p.server.close();
+                            }
+                        }
+                        return ok;
+                    }));
+                }
+                start.countDown();
+                int total = 0;
+                for (Future<Integer> f : results) {
+                    total += f.get(120, TimeUnit.SECONDS);
+                }
+                pool.shutdown();
+                assertEquals(threads * logins, total);
+                assertEquals((double) threads * logins, sc.metrics(NOW).get("successful-authentication-total"));
+            }
+        }
+    }
+
+    @Test
+    void closeWhileOtherThreadsUseTheObjectIsSafe() throws Exception {
+        // Threads hammer a shared refresher while another closes it: every call either works
+        // or fails with IllegalStateException; nothing crashes.
+        for (int round = 0; round < 20; round++) {
+            Refresher r = new Refresher();
+            r.poll(NOW);
+            r.setToken(OAuthToken.unsecured("u", 3600, null, NOW), NOW);
+            AtomicInteger ok = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            for (int t = 0; t < 4; t++) {
+                pool.submit(() -> {
+                    for (int i = 0; i < 2000; i++) {
+                        try {
+                            r.current(NOW);
+                            ok.incrementAndGet();
+                        } catch (IllegalStateException e) {
+                            refused.incrementAndGet();
+                        } catch (KsaslException e) {
+                            throw new AssertionError(e);
+                        }
+                    }
+                    return null;
+                });
+            }
+            Thread.yield();
+            r.close();
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS));
+            assertEquals(8000, ok.get() + refused.get());
+        }
+    }
+
+    @Test
+    void versionsMatchAndTheLibraryCameFromTheJar() {
+        assertEquals(Ksasl.version(), Ksasl.nativeVersion());
+        assertFalse(Ksasl.version().isEmpty());
+        assertEquals("jar", Ksasl.nativeSource());
+    }
+}
