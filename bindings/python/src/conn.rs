@@ -52,9 +52,11 @@ pub struct ClientConfig {
 #[pymethods]
 impl ClientConfig {
     /// `reauth_timing`: "kafka" (85-95 %), "librdkafka" (90 %), "franz-go" (95-98 %) or
-    /// "disabled"; `reauth_retry_ms` > 0 keeps the session after a failed re-authentication.
+    /// "disabled"; `reauth_retry_ms` > 0 keeps the session after a failed re-authentication;
+    /// `known_versions` = `(handshake_version, authenticate_version or None)` skips the
+    /// driver's ApiVersions when the host has already asked the broker (None: legacy framing).
     #[new]
-    #[pyo3(signature = (registry, mechanism, client_id = None, reauth_timing = "kafka", api_versions_version = 0, reauth_retry_ms = 0))]
+    #[pyo3(signature = (registry, mechanism, client_id = None, reauth_timing = "kafka", api_versions_version = 0, reauth_retry_ms = 0, known_versions = None))]
     fn new(
         py: Python<'_>,
         registry: &Registry,
@@ -63,6 +65,7 @@ impl ClientConfig {
         reauth_timing: &str,
         api_versions_version: i16,
         reauth_retry_ms: i64,
+        known_versions: Option<(i16, Option<i16>)>,
     ) -> PyResult<Self> {
         if !registry
             .inner
@@ -96,6 +99,14 @@ impl ClientConfig {
         }
         c.api_versions_version = api_versions_version;
         c.failed_reauth_policy = retry(py, reauth_retry_ms)?;
+        if let Some((handshake, authenticate)) = known_versions {
+            if !(0..=1).contains(&handshake) || !(0..=2).contains(&authenticate.unwrap_or(0)) {
+                return Err(PyValueError::new_err(
+                    "known_versions: SaslHandshake 0-1, SaslAuthenticate 0-2 or None",
+                ));
+            }
+            c.known_versions = Some((handshake, authenticate));
+        }
         Ok(ClientConfig { inner: Arc::new(c) })
     }
 

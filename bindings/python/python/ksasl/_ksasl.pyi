@@ -45,7 +45,8 @@ class Server:
 
 class ClientConfig:
     def __init__(self, registry: Registry, mechanism: str, client_id: Optional[str] = None, reauth_timing: str = "kafka",
-                 api_versions_version: int = 0, reauth_retry_ms: int = 0) -> None: ...
+                 api_versions_version: int = 0, reauth_retry_ms: int = 0,
+                 known_versions: Optional[Tuple[int, Optional[int]]] = None) -> None: ...
     def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]: ...
 
 class ClientConnection:
