@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java
+.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +21,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust test-python test-interop test-c test-java
+test: lint test-rust test-python test-interop test-c test-java test-broker
 
 test-rust:
 	$(CARGO) test
@@ -117,6 +117,14 @@ test-java: java-native
 	  echo "JNI warnings under -Xcheck:jni (above)"; exit 1; fi
 	@grep -h "loaded-from=" target/java-test.log
 	@cat bindings/java/target/surefire-reports/*.txt bindings/java/target/failsafe-reports/*.txt $(wildcard examples/java/target/surefire-reports/*.txt) | grep "Tests run" | awk -F'[:,]' '{n+=$$2; f+=$$4; e+=$$6} END {print "java tests: " n " run, " f " failures, " e " errors"}'
+
+# --- a real Apache Kafka broker ------------------------------------------------------------
+# Kafka 4.4 (fetched by Maven into ~/.m2 on the first run) in KRaft mode on 127.0.0.1:
+# the harness smoke tests, every ksasl client (C, Python, Java) with every mechanism,
+# negative controls and signed JWTs, and aiokafka with ksasl.aiokafka. Broker logs of a
+# failed start stay in tests/broker/target/broker-logs.
+test-broker: python-binding target/c/kafka_client java-binding
+	$(PY) -m pytest -q -p no:warnings tests/broker
 
 # --- benchmarks ----------------------------------------------------------------------------
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.

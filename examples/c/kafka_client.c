@@ -5,8 +5,11 @@
  *
  *   kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]
  *
- * Exit status 0 when every request was answered, no authentication failed, and at least
- * MIN_REAUTHS re-authentications happened. */
+ * With MECHANISM OAUTHBEARER, USERNAME is the principal of an unsecured token (for brokers
+ * running Kafka's unsecured validator) and PASSWORD is ignored. At the end it prints its own
+ * SASL metrics (Kafka's names) on one line starting with "metrics". Exit status 0 when every
+ * request was answered, no authentication failed, and at least MIN_REAUTHS
+ * re-authentications happened. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,8 +59,30 @@ int main(int argc, char **argv) {
     ksasl_registry *reg;
     ksasl_client_config *cfg;
     ksasl_client_conn *conn;
-    if (ksasl_registry_new(&reg) || ksasl_registry_add_password_clients(reg, argv[4], argv[5]) ||
-        ksasl_client_config_new(reg, mech, &cfg) || ksasl_client_config_set_client_id(cfg, "ksasl-c-client") ||
+    ksasl_refresher *refresher = NULL;
+    int oauth = strcmp(mech, "OAUTHBEARER") == 0;
+    if (ksasl_registry_new(&reg)) {
+        fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
+        return 1;
+    }
+    if (oauth) {
+        /* One unsecured token of an hour, installed in a refresher the client reads from. */
+        ksasl_token *token = NULL;
+        int64_t now = wall_ms();
+        if (ksasl_token_new_unsecured(argv[4], 3600, NULL, now, &token) ||
+            ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher) || !ksasl_refresher_poll(refresher, now) ||
+            ksasl_refresher_set_token(refresher, ksasl_token_value(token), ksasl_token_expiry_ms(token), argv[4], NULL,
+                                      NULL, 0, now) ||
+            ksasl_registry_add_oauthbearer_client(reg, refresher)) {
+            fprintf(stderr, "token setup failed: %s\n", ksasl_last_constructor_error());
+            return 1;
+        }
+        ksasl_token_free(token);
+    } else if (ksasl_registry_add_password_clients(reg, argv[4], argv[5])) {
+        fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
+        return 1;
+    }
+    if (ksasl_client_config_new(reg, mech, &cfg) || ksasl_client_config_set_client_id(cfg, "ksasl-c-client") ||
         ksasl_client_conn_new(cfg, &conn)) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
         return 1;
@@ -173,10 +198,19 @@ int main(int argc, char **argv) {
         }
     }
     printf("%d Metadata requests sent, %d answered, %d re-authentications\n", sent, answered, reauths);
+    static const char *const metric_names[] = {"successful-authentication-total", "successful-reauthentication-total",
+                                               "failed-reauthentication-total", "reauthentication-latency-avg"};
+    printf("metrics");
+    for (size_t i = 0; i < sizeof metric_names / sizeof *metric_names; i++) {
+        double v = 0;
+        if (ksasl_client_config_metric(cfg, metric_names[i], wall_ms(), &v) == KSASL_OK) printf(" %s=%g", metric_names[i], v);
+    }
+    printf("\n");
     close(fd);
     buf_free(&in);
     ksasl_client_conn_free(conn);
     ksasl_client_config_free(cfg);
     ksasl_registry_free(reg);
+    ksasl_refresher_free(refresher);
     return (!failed && authenticated && sent > 0 && answered == sent && reauths >= min_reauths) ? 0 : 1;
 }

@@ -56,6 +56,8 @@ class Integration:
 
     def __init__(self, reauth_timing: str = "kafka") -> None:
         self.reauth_timing = reauth_timing
+        #: (host, port, close reason) of every connection closed while the integration was on.
+        self.closes: List[Tuple[str, int, Any]] = []
         self._configs: Dict[Tuple[Any, ...], Tuple[ClientConfig, Any]] = {}
 
     def config_for(self, conn: "_conn.AIOKafkaConnection", known: Tuple[int, Optional[int]]) -> Tuple[ClientConfig, Any]:
@@ -254,6 +256,9 @@ class ReauthenticatingConnection(_conn.AIOKafkaConnection):  # type: ignore[misc
             self._ksasl_refreshing = False
 
     def close(self, reason: Any = None, exc: Optional[BaseException] = None) -> Any:
+        integration = type(self).integration
+        if integration is not None and self._reader is not None:
+            integration.closes.append((self._host, self._port, reason))
         if self._ksasl_timer is not None:
             self._ksasl_timer.cancel()
             self._ksasl_timer = None

@@ -1,0 +1,385 @@
+"""Every ksasl client against a real Apache Kafka 4.4 broker (tests/broker/broker.py) with
+connections.max.reauth.ms = 3000:
+
+- the C example client (examples/c/kafka_client.c, over the C ABI), a Python client on the
+  binding (below), and a Java client on the JNI binding (KsaslJavaClient.java) each
+  authenticate with PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER and send Metadata
+  requests for more than four session lifetimes, all twelve at once;
+- the broker's own JMX counters (socket-server-metrics of the SASL listener), read before and
+  after, agree with the clients' own metrics: as many re-authentications as the clients
+  counted, none failed, no connection killed for expiry;
+- negative controls: a client that does not re-authenticate is closed by the broker at the end
+  of its session; a client changing its principal on re-authentication is refused; a wrong
+  password is refused with the broker's text;
+- signed JWTs on the broker's JWKS-file listener: a token signed by the JWKS key is accepted and
+  re-authenticates with a refreshed token (whose shorter expiry caps the next session); an
+  expired or foreign-key token is refused with the broker's JSON status.
+
+Needs the C client (make target/c/kafka_client) and the Java binding jar (make java-binding);
+their paths may be given by KSASL_C_CLIENT and KSASL_JAR."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import ksasl
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+from broker import KafkaBroker, java_bin  # noqa: E402
+
+C_CLIENT = Path(os.environ.get("KSASL_C_CLIENT", ROOT / "target" / "c" / "kafka_client"))
+JAR = Path(os.environ.get("KSASL_JAR", ROOT / "bindings" / "java" / "target" / "ksasl-0.1.0.jar"))
+LIFETIME_MS = 3000
+RUN_MS = 13_500  # more than four session lifetimes
+MIN_REAUTHS = 4
+MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]
+USERS = {"alice": "alice-secret", "bob": "bob-secret"}
+ISSUER, AUDIENCE = "https://issuer.ksasl.test", "kafka-test"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# --- keys and tokens for the JWT listener ------------------------------------------------------
+
+def _b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def rsa_key():
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def jwk(key, kid: str) -> dict:
+    n = key.public_key().public_numbers()
+    size = lambda i: (i.bit_length() + 7) // 8  # noqa: E731
+    return {"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
+            "n": _b64u(n.n.to_bytes(size(n.n), "big")), "e": _b64u(n.e.to_bytes(size(n.e), "big"))}
+
+
+def signed_token(key, kid: str, sub: str, exp_ms: int, iat_ms: int | None = None) -> str:
+    import jwt  # PyJWT
+
+    iat = (iat_ms if iat_ms is not None else now_ms()) // 1000
+    claims = {"sub": sub, "iss": ISSUER, "aud": AUDIENCE, "iat": iat, "exp": exp_ms // 1000, "scope": "kafka"}
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": kid})
+
+
+@pytest.fixture(scope="module")
+def jwt_key():
+    return rsa_key()
+
+
+@pytest.fixture(scope="module")
+def broker(jwt_key):
+    jwks = {"keys": [jwk(jwt_key, "ksasl-test-1")]}
+    with KafkaBroker(USERS, reauth_ms=LIFETIME_MS, jwks_json=jwks, jwt_issuer=ISSUER, jwt_audience=AUDIENCE) as b:
+        yield b
+
+
+def sasl_metrics(broker: KafkaBroker, listener: str = "SASL") -> dict:
+    return broker.socket_server_metrics(listener)
+
+
+def delta(after: dict, before: dict, key: str) -> float:
+    return (after.get(key) or 0) - (before.get(key) or 0)
+
+
+# --- a Python client on the binding -------------------------------------------------------------
+
+def metadata_request(corr: int) -> bytes:
+    cid = b"ksasl-python-client"
+    body = struct.pack(">hhih", 3, 0, corr, len(cid)) + cid + struct.pack(">i", 0)
+    return struct.pack(">i", len(body)) + body
+
+
+class PyClient:
+    """A Kafka client over a socket whose SASL and re-authentication run through
+    ksasl.ClientConnection; sends Metadata v0 every 250 ms."""
+
+    def __init__(self, port: int, mechanism: str, user: str = "alice", password: str | None = None,
+                 reauth_timing: str = "kafka", refresher: ksasl.Refresher | None = None) -> None:
+        self.registry = ksasl.Registry()
+        if mechanism == "OAUTHBEARER":
+            if refresher is None:
+                refresher = ksasl.Refresher()
+                refresher.poll(now_ms())
+                t = ksasl.unsecured_token(user, lifetime_seconds=3600)
+                refresher.set_token(t["token"], t["expiry_ms"], t["principal"])
+            self.registry.add_oauthbearer_client(refresher)
+        else:
+            self.registry.add_password_clients(user, password if password is not None else USERS[user])
+        self.refresher = refresher
+        self.config = ksasl.ClientConfig(self.registry, mechanism, client_id="ksasl-python-client",
+                                         reauth_timing=reauth_timing)
+        self.conn = ksasl.ClientConnection(self.config)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.settimeout(0.02)
+        self.buf = b""
+        self.sent = self.answered = self.reauths = 0
+        self.events: list[tuple[str, int]] = []
+        self.error: Exception | None = None
+        self.closed_at: int | None = None
+        self.authenticated_at: int | None = None
+        self.before_reauth = None  # called with (client, now) when a re-authentication is due
+
+    def _frames(self):
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return
+        if not data:
+            raise ConnectionResetError("closed by the broker")
+        self.buf += data
+        while len(self.buf) >= 4:
+            (n,) = struct.unpack(">i", self.buf[:4])
+            if len(self.buf) < 4 + n:
+                break
+            frame, self.buf = self.buf[4:4 + n], self.buf[4 + n:]
+            yield frame
+
+    def flush(self) -> None:
+        out = self.conn.transmit()
+        if out:
+            self.sock.sendall(out)
+
+    def step(self, now: int, send_requests: bool = True) -> None:
+        if self.authenticated_at is not None:
+            deadline = self.conn.next_deadline()
+            if deadline is not None and now >= deadline and self.before_reauth is not None:
+                self.before_reauth(self, now)
+            self.conn.handle_timeout(now)
+            if send_requests and now >= getattr(self, "_next", 0) and self.conn.before_request(now):
+                self.sock.sendall(metadata_request(self.sent))
+                self.sent += 1
+                self._next = now + 250
+        self.flush()
+        for frame in self._frames():
+            event, _ = self.conn.handle_frame(frame, now_ms())  # raises when authentication fails
+            if event == "application":
+                self.answered += 1
+            elif event != "continue":
+                self.events.append((event, now_ms()))
+                if event == "authenticated":
+                    self.authenticated_at = now_ms()
+                elif event == "reauthenticated":
+                    self.reauths += 1
+            self.flush()
+
+    def run(self, duration_ms: int) -> None:
+        t0 = now_ms()
+        self.conn.start(t0)
+        try:
+            while now_ms() - t0 < duration_ms:
+                self.step(now_ms())
+            end = now_ms() + 2000
+            while self.answered < self.sent and now_ms() < end:
+                self.step(now_ms(), send_requests=False)
+        except ConnectionResetError as e:
+            self.closed_at = now_ms()
+            self.error = e
+        except ksasl.KsaslError as e:
+            self.error = e
+        finally:
+            self.sock.close()
+
+    def metric(self, name: str) -> float:
+        return self.config.metrics()[name]
+
+
+# --- the main run: every client, every mechanism, at once ---------------------------------------
+
+def parse_metrics(output: str) -> dict:
+    line = next(ln for ln in output.splitlines() if ln.startswith("metrics"))
+    return {k: float(v) for k, v in re.findall(r"(\S+)=(\S+)", line)}
+
+
+@pytest.fixture(scope="module")
+def java_client_classes():
+    """KsaslJavaClient compiled once against the binding's jar."""
+    assert JAR.is_file(), f"{JAR} is missing: run make java-binding"
+    out = Path(tempfile.mkdtemp(prefix="ksasl-java-client-"))
+    javac = java_bin("javac")
+    subprocess.run([javac, "-d", str(out), "-cp", str(JAR), str(HERE / "KsaslJavaClient.java")], check=True)
+    yield out
+    subprocess.run(["rm", "-rf", str(out)], check=False)
+
+
+@pytest.fixture(scope="module")
+def main_run(broker, java_client_classes):
+    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
+    before = sasl_metrics(broker)
+    port = str(broker.port)
+    procs = {}
+    for mech in MECHANISMS:
+        args = ["127.0.0.1", port, mech, "alice", USERS["alice"], str(RUN_MS), str(MIN_REAUTHS)]
+        procs[("C", mech)] = subprocess.Popen([str(C_CLIENT), *args], stdout=subprocess.PIPE,
+                                              stderr=subprocess.STDOUT, text=True)
+        procs[("Java", mech)] = subprocess.Popen(
+            [java_bin(), "-Xcheck:jni", "-cp", f"{JAR}:{java_client_classes}", "KsaslJavaClient", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    py = {mech: PyClient(broker.port, mech) for mech in MECHANISMS}
+    threads = [threading.Thread(target=c.run, args=(RUN_MS,)) for c in py.values()]
+    for t in threads:
+        t.start()
+    results = {}
+    try:
+        for key, p in procs.items():
+            out, _ = p.communicate(timeout=120)
+            results[key] = (p.returncode, out)
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+        for t in threads:
+            t.join(60)
+    time.sleep(1.0)  # let the broker record the closes
+    after = sasl_metrics(broker)
+    return before, after, results, py
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("client", ["C", "Python", "Java"])
+def test_client_reauthenticates_against_kafka(main_run, client, mechanism):
+    _, _, results, py = main_run
+    if client == "Python":
+        c = py[mechanism]
+        assert c.error is None, c.error
+        assert c.sent > 0 and c.answered == c.sent
+        assert c.reauths >= MIN_REAUTHS, c.events
+        assert c.metric("successful-reauthentication-total") == c.reauths
+        return
+    code, out = results[(client, mechanism)]
+    assert code == 0, out
+    m = re.search(r"(\d+) Metadata requests sent, (\d+) answered, (\d+) re-authentications", out)
+    assert m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) >= MIN_REAUTHS, out
+    assert parse_metrics(out)["successful-reauthentication-total"] == int(m.group(3)), out
+    assert "WARNING in native method" not in out
+
+
+def test_broker_counters_agree_with_the_clients(main_run):
+    before, after, results, py = main_run
+    client_reauths = sum(parse_metrics(out)["successful-reauthentication-total"] for _, out in results.values())
+    client_reauths += sum(c.metric("successful-reauthentication-total") for c in py.values())
+    client_auths = sum(parse_metrics(out)["successful-authentication-total"] for _, out in results.values())
+    client_auths += sum(c.metric("successful-authentication-total") for c in py.values())
+    assert client_reauths >= 12 * MIN_REAUTHS
+    assert delta(after, before, "successful-reauthentication-total") == client_reauths
+    assert delta(after, before, "successful-authentication-total") == client_auths == 12
+    assert delta(after, before, "failed-reauthentication-total") == 0
+    assert delta(after, before, "expired-connections-killed-count") == 0
+
+
+# --- negative controls --------------------------------------------------------------------------
+
+def test_client_without_reauthentication_is_closed_at_expiry(broker, main_run):
+    before = sasl_metrics(broker)
+    c = PyClient(broker.port, "SCRAM-SHA-256", reauth_timing="disabled")
+    c.run(8000)
+    assert isinstance(c.error, ConnectionResetError), c.error
+    assert c.authenticated_at is not None and c.closed_at is not None
+    # Kafka closes lazily: on the first request after the session ended (one every 250 ms).
+    assert LIFETIME_MS <= c.closed_at - c.authenticated_at <= LIFETIME_MS + 1500
+    assert c.reauths == 0
+    after = sasl_metrics(broker)
+    assert delta(after, before, "expired-connections-killed-count") >= 1
+
+
+def test_principal_change_on_reauthentication_is_refused(broker, main_run):
+    before = sasl_metrics(broker)
+    refresher = ksasl.Refresher()
+    refresher.poll(now_ms())
+    t = ksasl.unsecured_token("alice", lifetime_seconds=3600)
+    refresher.set_token(t["token"], t["expiry_ms"], t["principal"])
+    c = PyClient(broker.port, "OAUTHBEARER", refresher=refresher)
+
+    def switch_principal(client, now):
+        if client.refresher.current()["principal"] == "alice":
+            client.refresher.poll(now)
+            other = ksasl.unsecured_token("bob", lifetime_seconds=3600)
+            client.refresher.set_token(other["token"], other["expiry_ms"], other["principal"])
+
+    c.before_reauth = switch_principal
+    c.run(6000)
+    assert isinstance(c.error, ksasl.AuthenticationError), c.error
+    assert "Cannot change principals during re-authentication from User.alice: User.bob" in str(c.error)
+    assert c.reauths == 0
+    after = sasl_metrics(broker)
+    assert delta(after, before, "failed-reauthentication-total") == 1
+
+
+@pytest.mark.parametrize("mechanism,text", [
+    ("PLAIN", "Authentication failed: Invalid username or password"),
+    ("SCRAM-SHA-256", "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256"),
+    ("SCRAM-SHA-512", "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"),
+])
+def test_wrong_password_is_refused_with_the_brokers_text(broker, mechanism, text):
+    c = PyClient(broker.port, mechanism, password="not-the-password")
+    c.run(3000)
+    assert isinstance(c.error, ksasl.AuthenticationError), c.error
+    assert text in str(c.error)
+    assert c.authenticated_at is None
+
+
+# --- signed JWTs ---------------------------------------------------------------------------------
+
+def test_signed_jwt_accepted_and_refreshed(broker, jwt_key):
+    refresher = ksasl.Refresher()
+    refresher.poll(now_ms())
+    refresher.set_token(signed_token(jwt_key, "ksasl-test-1", "carol", now_ms() + 60_000),
+                        now_ms() + 60_000, "carol")
+    c = PyClient(broker.jwt_port, "OAUTHBEARER", refresher=refresher)
+    refreshed = {}
+
+    def refresh(client, now):
+        if not refreshed:
+            # A fresh token expiring in 2.5 s: the broker caps the next session by it.
+            exp = now + 2500
+            client.refresher.poll(now)
+            client.refresher.set_token(signed_token(jwt_key, "ksasl-test-1", "carol", exp), exp, "carol")
+            refreshed["exp"] = exp
+
+    c.before_reauth = refresh
+    c.run(4500)
+    assert c.error is None, c.error
+    assert c.reauths >= 1
+    session = c.conn.session()
+    # The re-authenticated session ends no later than the refreshed token.
+    assert session["lifetime_ms"] < LIFETIME_MS
+    assert session["expiry_ms"] <= refreshed["exp"] + 50
+
+
+@pytest.mark.parametrize("case", ["expired", "foreign-key"])
+def test_bad_signed_jwt_is_refused_with_the_brokers_status(broker, jwt_key, case):
+    if case == "expired":
+        token = signed_token(jwt_key, "ksasl-test-1", "carol", now_ms() - 60_000, iat_ms=now_ms() - 120_000)
+    else:
+        token = signed_token(rsa_key(), "ksasl-test-1", "carol", now_ms() + 60_000)
+    refresher = ksasl.Refresher()
+    refresher.poll(now_ms())
+    # The refresher never offers an expired token, so give it a future expiry: the broker
+    # judges the token's own exp claim.
+    refresher.set_token(token, now_ms() + 60_000, "carol")
+    c = PyClient(broker.jwt_port, "OAUTHBEARER", refresher=refresher)
+    c.run(3000)
+    assert isinstance(c.error, ksasl.AuthenticationError), c.error
+    assert c.error.details.get("status") == "invalid_token", (c.error, c.error.details)
+    assert c.authenticated_at is None
