@@ -213,6 +213,17 @@ error_codes! {
     InvalidCredentialExpiry = 405, "INVALID_CREDENTIAL_EXPIRY" => Credential,
     /// A refresh answer reached a refresher that no longer exists.
     RefresherGone = 406, "REFRESHER_GONE" => Credential,
+    /// No delegation token has this id or HMAC (Kafka's DELEGATION_TOKEN_NOT_FOUND, 62).
+    DelegationTokenNotFound = 407, "DELEGATION_TOKEN_NOT_FOUND" => Credential,
+    /// Only the token's owner or a renewer may do this (DELEGATION_TOKEN_OWNER_MISMATCH, 63).
+    DelegationTokenOwnerMismatch = 408, "DELEGATION_TOKEN_OWNER_MISMATCH" => Credential,
+    /// The delegation token has expired (DELEGATION_TOKEN_EXPIRED, 66).
+    DelegationTokenExpired = 409, "DELEGATION_TOKEN_EXPIRED" => Credential,
+    /// A renewer or owner is not a `User` principal (INVALID_PRINCIPAL_TYPE, 67).
+    InvalidPrincipalType = 410, "INVALID_PRINCIPAL_TYPE" => Credential,
+    /// Delegation-token requests are not allowed on this connection, e.g. one that itself
+    /// authenticated with a token (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64).
+    DelegationTokenRequestNotAllowed = 411, "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED" => Credential,
 
     /// An invariant of the library failed.
     Internal = 500, "INTERNAL" => Internal,

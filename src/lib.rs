@@ -55,6 +55,7 @@ pub mod random;
 pub mod refresh;
 pub mod secret;
 pub mod session;
+pub mod token;
 
 use std::sync::Arc;
 

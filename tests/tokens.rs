@@ -1,0 +1,128 @@
+//! Delegation tokens end to end through the connection drivers: a token created by the
+//! authority logs in with SCRAM `tokenauth`, the session is capped by the token's expiry, a
+//! renew gives the next re-authentication a longer session, an expired token that is still
+//! present yields an already-expired session, and after the sweep the login is refused.
+
+mod kafka_pair;
+
+use std::sync::Arc;
+
+use base64::Engine;
+use kafka_pair::Pair;
+use ksasl::kafka::client::ClientConfig;
+use ksasl::kafka::server::ServerConfig;
+use ksasl::refresh::{RefreshConfig, Refresher};
+use ksasl::session::Gate;
+use ksasl::token::{TokenAuthority, TokenConfig, UsersAndTokens};
+use ksasl::*;
+
+const T0: i64 = 1_800_000_000_000;
+
+fn setup(max_reauth_ms: i64) -> (Arc<TokenAuthority>, Arc<ServerConfig>) {
+    let mut tc = TokenConfig::new("a-secret-key");
+    tc.expiry_time_ms = 10_000;
+    tc.max_lifetime_ms = 60_000;
+    let authority = Arc::new(TokenAuthority::new(tc, SharedRandom::default()).unwrap());
+    let users = Arc::new(MemoryCredentialStore::new());
+    users
+        .add_user("alice", "alice-secret", 4096, &OsRandom)
+        .unwrap();
+    let lookup = Arc::new(UsersAndTokens {
+        users,
+        tokens: authority.clone(),
+    });
+    let mut c = ServerConfig::new(MechanismRegistry::password_servers(Some(lookup)));
+    c.max_reauth_ms = max_reauth_ms;
+    (authority, Arc::new(c))
+}
+
+#[test]
+fn token_login_is_capped_by_the_token_and_extended_by_a_renew() {
+    for mech in ["SCRAM-SHA-256", "SCRAM-SHA-512"] {
+        let (authority, server) = setup(0);
+        let alice = Principal::user("alice");
+        let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+        let refresher =
+            Arc::new(Refresher::new(RefreshConfig::default(), SharedRandom::default()).unwrap());
+        assert!(refresher.poll(T0));
+        token.install(&refresher, T0).unwrap();
+        let mut registry = MechanismRegistry::new();
+        registry.register_refreshing_password_clients(refresher.clone());
+        let client = Arc::new(ClientConfig::new(registry, mech));
+        let mut p = Pair::new(client, server.clone());
+        p.connect(T0);
+        assert_eq!(p.stats.authenticated, 1, "{mech}: {:?}", p.stats.failed);
+        let s = p.server.session().unwrap().clone();
+        assert_eq!(s.outcome.principal.to_string(), "User:alice");
+        assert!(s.outcome.principal.token_authenticated);
+        assert_eq!(s.outcome.credential_expiry_ms, Some(T0 + 10_000));
+        // connections.max.reauth.ms is 0: the token alone bounds the session.
+        assert_eq!(s.lifetime_ms, 10_000);
+        assert_eq!(p.client.session().unwrap().lifetime_ms, 10_000);
+
+        // Renew at T0 + 5 s: the next re-authentication gets the new expiry.
+        let now = T0 + 5_000;
+        let expiry = authority.renew(token.hmac(), &alice, 0, now).unwrap();
+        assert_eq!(expiry, now + 10_000);
+        let due = p.client.next_deadline().unwrap();
+        assert!(due < T0 + 10_000);
+        p.client.handle_timeout(due).unwrap();
+        p.pump(due);
+        assert_eq!(p.stats.reauthenticated, 1);
+        let s = p.server.session().unwrap();
+        assert_eq!(s.outcome.credential_expiry_ms, Some(expiry));
+        assert_eq!(s.lifetime_ms, expiry - due);
+        assert_eq!(p.server.gate(3, due + 1), Gate::Process);
+    }
+}
+
+#[test]
+fn expired_token_before_the_sweep_gives_an_expired_session_and_after_it_is_refused() {
+    let (authority, server) = setup(3000);
+    let alice = Principal::user("alice");
+    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let credential = Arc::new(token.client_credential().unwrap());
+    let client = Arc::new(ClientConfig::new(
+        MechanismRegistry::password_clients(credential),
+        "SCRAM-SHA-512",
+    ));
+
+    // After the expiry, before the sweep: the login works but the session is already over.
+    let later = T0 + 20_000;
+    let mut p = Pair::new(client.clone(), server.clone());
+    p.connect(later);
+    assert_eq!(p.stats.authenticated, 1);
+    let s = p.server.session().unwrap();
+    assert_eq!(s.lifetime_ms, 0);
+    assert_eq!(s.expiry_ms, Some(later));
+    assert_eq!(p.server.gate(3, later + 1), Gate::CloseExpired);
+
+    // After the sweep the token is unknown: the login fails with Kafka's generic text.
+    assert_eq!(
+        authority.sweep(later).unwrap(),
+        vec![token.token_id().to_string()]
+    );
+    let mut p = Pair::new(client, server);
+    p.connect(later);
+    assert_eq!(p.stats.authenticated, 0);
+    assert!(p.stats.failed.is_some());
+}
+
+#[test]
+fn token_credentials_match_an_independent_derivation() {
+    // The client password is the standard base64 of HMAC-SHA512(secret, id) (reference 7.3).
+    let (authority, _) = setup(0);
+    let alice = Principal::user("alice");
+    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let expected = {
+        use hmac::{Hmac, Mac};
+        let mut m = <Hmac<sha2::Sha512> as Mac>::new_from_slice(b"a-secret-key").unwrap();
+        m.update(token.token_id().as_bytes());
+        base64::engine::general_purpose::STANDARD.encode(m.finalize().into_bytes())
+    };
+    assert_eq!(token.hmac_base64().expose(), expected.as_bytes());
+    assert_eq!(expected.len(), 88);
+    let c = token.client_credential().unwrap();
+    assert!(c.is_token());
+    assert_eq!(c.username(), token.token_id());
+}
