@@ -757,7 +757,9 @@ mod tests {
         let a = authority();
         let alice = Principal::user("alice");
         let bob = Principal::user("bob");
-        let t = a.create(&alice, &alice, &[bob.clone()], 0, 1000).unwrap();
+        let t = a
+            .create(&alice, &alice, std::slice::from_ref(&bob), 0, 1000)
+            .unwrap();
         assert!(valid_token_id(t.token_id()));
         assert_eq!(t.info.max_ms, 1000 + 1_000_000);
         assert_eq!(t.info.expiry_ms, 1000 + 100_000);
@@ -849,7 +851,10 @@ mod tests {
         let t1 = a.create(&alice, &alice, &[], 10, 0).unwrap();
         let t2 = a.create(&bob, &bob, &[], 0, 0).unwrap();
         assert_eq!(a.next_sweep_ms(), i64::MIN);
-        assert_eq!(a.describe(Some(&[bob.clone()])).unwrap().len(), 1);
+        assert_eq!(
+            a.describe(Some(std::slice::from_ref(&bob))).unwrap().len(),
+            1
+        );
         assert_eq!(a.describe(None).unwrap().len(), 2);
         // Expired but not swept: still answers, with its past expiry.
         let req = CredentialRequest {
