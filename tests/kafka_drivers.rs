@@ -794,3 +794,55 @@ fn reauthentications_are_spaced_by_more_than_a_second() {
     assert_eq!(p.stats.reauthenticated, 2);
     assert!(p.stats.failed.is_none());
 }
+
+#[test]
+fn api_versions_after_authentication_and_the_version_table_rules() {
+    let mut c = server_config(0);
+    c.set_api_version(3, 0, 12).unwrap();
+    // ksasl's own APIs cannot be advertised beyond what it speaks; ranges must be valid.
+    for (k, lo, hi) in [
+        (17, 0, 2),
+        (18, 0, 5),
+        (36, 0, 3),
+        (3, 5, 1),
+        (-1, 0, 0),
+        (3, -1, 2),
+    ] {
+        assert_eq!(
+            c.set_api_version(k, lo, hi).unwrap_err().code(),
+            ErrorCode::InvalidArgument,
+            "{k} {lo} {hi}"
+        );
+    }
+    c.set_api_version(17, 1, 1).unwrap();
+    // v3 request with client software fields: the listener's table.
+    let mut f = vec![0, 18, 0, 3, 0, 0, 0, 9, 0, 0, 0];
+    f.extend_from_slice(&[2, b'x', 2, b'1', 0]);
+    let (answer, ok) = c.api_versions_response(&f).unwrap();
+    assert!(ok);
+    let (_, r) = parse_response_header(&answer[4..], false).unwrap();
+    let parsed = ApiVersionsResponse::parse(3, r).unwrap();
+    assert_eq!(parsed.error_code, 0);
+    assert!(parsed
+        .api_keys
+        .iter()
+        .any(|a| a.api_key == 3 && a.max_version == 12));
+    assert!(parsed
+        .api_keys
+        .iter()
+        .any(|a| a.api_key == 17 && a.min_version == 1));
+    // v9: Kafka's fallback (v0, UNSUPPORTED_VERSION, listing ApiVersions 0..4).
+    let (answer, ok) = c
+        .api_versions_response(&[0, 18, 0, 9, 0, 0, 0, 1, 0, 0, 0])
+        .unwrap();
+    assert!(!ok);
+    let (_, r) = parse_response_header(&answer[4..], false).unwrap();
+    let parsed = ApiVersionsResponse::parse(0, r).unwrap();
+    assert_eq!(parsed.error_code, 35);
+    // Not an ApiVersions request.
+    assert!(c.api_versions_response(&app_request_body()).is_err());
+}
+
+fn app_request_body() -> Vec<u8> {
+    kafka_pair::app_request(1)[4..].to_vec()
+}

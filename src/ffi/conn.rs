@@ -6,7 +6,6 @@ use std::sync::Arc;
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use crate::kafka::messages::ApiVersionRange;
 use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
 use crate::mech::CredentialRequest;
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
@@ -477,20 +476,7 @@ pub extern "C" fn ksasl_server_config_add_api_version(
     max_version: i16,
 ) -> ksasl_result {
     with(c, |c| {
-        if min_version < 0 || max_version < min_version {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                "invalid version range",
-            ));
-        }
-        let cfg = config_mut(&mut c.inner)?;
-        cfg.api_versions.retain(|a| a.api_key != api_key);
-        cfg.api_versions.push(ApiVersionRange {
-            api_key,
-            min_version,
-            max_version,
-        });
-        Ok(())
+        config_mut(&mut c.inner)?.set_api_version(api_key, min_version, max_version)
     })
 }
 

@@ -98,6 +98,93 @@ impl ServerConfig {
         }
     }
 
+    /// Adds (or replaces) an API in the ApiVersions answer. The version range must be valid,
+    /// and the APIs ksasl answers itself (SaslHandshake, ApiVersions, SaslAuthenticate) cannot
+    /// be advertised beyond the versions ksasl speaks.
+    pub fn set_api_version(
+        &mut self,
+        api_key: i16,
+        min_version: i16,
+        max_version: i16,
+    ) -> crate::Result<()> {
+        if api_key < 0 || min_version < 0 || max_version < min_version {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("API {api_key}: the version range {min_version}..{max_version} is invalid"),
+            ));
+        }
+        let own = match api_key {
+            SASL_HANDSHAKE => Some(MAX_SASL_HANDSHAKE_VERSION),
+            API_VERSIONS => Some(MAX_API_VERSIONS_VERSION),
+            SASL_AUTHENTICATE => Some(MAX_SASL_AUTHENTICATE_VERSION),
+            _ => None,
+        };
+        if let Some(max) = own {
+            if max_version > max {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("API {api_key} is answered by ksasl, which speaks versions 0..{max}"),
+                ));
+            }
+        }
+        self.api_versions.retain(|a| a.api_key != api_key);
+        self.api_versions.push(ApiVersionRange {
+            api_key,
+            min_version,
+            max_version,
+        });
+        Ok(())
+    }
+
+    /// The answer to an ApiVersions request `frame` (without its length prefix), framed, as
+    /// the driver answers it before authentication: this listener's APIs, the KIP-511
+    /// fallback (v0, error 35) for a version ksasl does not speak, or INVALID_REQUEST for bad
+    /// client software fields. The flag tells whether the answer was a success. Hosts use it
+    /// for ApiVersions requests after authentication, which Kafka's clients send.
+    pub fn api_versions_response(&self, frame: &[u8]) -> crate::Result<(Vec<u8>, bool)> {
+        let prefix = RequestPrefix::parse(frame)?;
+        if prefix.api_key != API_VERSIONS {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("API {} is not ApiVersions", prefix.api_key),
+            ));
+        }
+        let v = prefix.api_version;
+        if !(0..=MAX_API_VERSIONS_VERSION).contains(&v) {
+            let r = ApiVersionsResponse {
+                error_code: error_code::UNSUPPORTED_VERSION,
+                api_keys: vec![ApiVersionRange {
+                    api_key: API_VERSIONS,
+                    min_version: 0,
+                    max_version: MAX_API_VERSIONS_VERSION,
+                }],
+                throttle_time_ms: 0,
+            };
+            return Ok((r.encode(0, prefix.correlation_id), false));
+        }
+        let software =
+            parse_request(frame).and_then(|r| parse_api_versions_request_body(v, r.body));
+        let invalid = match &software {
+            Err(_) => true,
+            Ok(Some((name, ver))) => !valid_software_field(name) || !valid_software_field(ver),
+            Ok(None) => false,
+        };
+        if invalid {
+            let r = ApiVersionsResponse {
+                error_code: error_code::INVALID_REQUEST,
+                api_keys: vec![],
+                throttle_time_ms: 0,
+            };
+            return Ok((r.encode(v, prefix.correlation_id), false));
+        }
+        let r = ApiVersionsResponse {
+            error_code: error_code::NONE,
+            api_keys: self.api_versions.clone(),
+            throttle_time_ms: 0,
+        };
+        Ok((r.encode(v, prefix.correlation_id), true))
+    }
+
     fn max_reauth_for(&self, mechanism: &str) -> i64 {
         self.max_reauth_ms_by_mechanism
             .get(mechanism)
@@ -452,7 +539,7 @@ impl ServerConnection {
             }
         };
         match prefix.api_key {
-            API_VERSIONS if first => self.api_versions(frame, prefix, now_ms),
+            API_VERSIONS if first => self.api_versions(frame, now_ms),
             API_VERSIONS => self.close_now(
                 Error::new(
                     ErrorCode::IllegalSaslState,
@@ -466,46 +553,19 @@ impl ServerConnection {
         }
     }
 
-    fn api_versions(&mut self, frame: &[u8], prefix: RequestPrefix, now_ms: i64) -> ServerOutput {
-        let v = prefix.api_version;
-        if !(0..=MAX_API_VERSIONS_VERSION).contains(&v) {
-            // KIP-511: answer as v0, listing only ApiVersions, and stay in this state.
-            let r = ApiVersionsResponse {
-                error_code: error_code::UNSUPPORTED_VERSION,
-                api_keys: vec![ApiVersionRange {
-                    api_key: API_VERSIONS,
-                    min_version: 0,
-                    max_version: MAX_API_VERSIONS_VERSION,
-                }],
-                throttle_time_ms: 0,
-            };
-            self.phase = Phase::VersionsOrHandshake;
-            return Self::out(r.encode(0, prefix.correlation_id), ServerStatus::Continue);
+    fn api_versions(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {
+        match self.config.api_versions_response(frame) {
+            Ok((answer, ok)) => {
+                // After a failed ApiVersions the client may try again (KIP-511).
+                self.phase = if ok {
+                    Phase::Handshake
+                } else {
+                    Phase::VersionsOrHandshake
+                };
+                Self::out(answer, ServerStatus::Continue)
+            }
+            Err(e) => self.close_now(e, true, now_ms),
         }
-        let software =
-            parse_request(frame).and_then(|r| parse_api_versions_request_body(v, r.body));
-        let invalid = match &software {
-            Err(_) => true,
-            Ok(Some((name, ver))) => !valid_software_field(name) || !valid_software_field(ver),
-            Ok(None) => false,
-        };
-        if invalid {
-            let r = ApiVersionsResponse {
-                error_code: error_code::INVALID_REQUEST,
-                api_keys: vec![],
-                throttle_time_ms: 0,
-            };
-            self.phase = Phase::VersionsOrHandshake;
-            return Self::out(r.encode(v, prefix.correlation_id), ServerStatus::Continue);
-        }
-        let r = ApiVersionsResponse {
-            error_code: error_code::NONE,
-            api_keys: self.config.api_versions.clone(),
-            throttle_time_ms: 0,
-        };
-        self.phase = Phase::Handshake;
-        let _ = now_ms;
-        Self::out(r.encode(v, prefix.correlation_id), ServerStatus::Continue)
     }
 
     fn handshake(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {

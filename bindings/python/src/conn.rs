@@ -7,7 +7,6 @@ use ksasl::kafka::client::{
     ClientConfig as CoreClientConfig, ClientConnection as CoreClientConnection, ClientEvent,
     ClientSession,
 };
-use ksasl::kafka::messages::ApiVersionRange;
 use ksasl::kafka::server::{
     ServerConfig as CoreServerConfig, ServerConnection as CoreServerConnection, ServerStatus,
 };
@@ -262,12 +261,7 @@ impl ServerConfig {
         c.failed_authentication_delay_ms = failed_auth_delay_ms;
         c.failed_reauth_policy = retry(py, reauth_retry_ms)?;
         for (api_key, min_version, max_version) in api_versions.unwrap_or_default() {
-            c.api_versions.retain(|a| a.api_key != api_key);
-            c.api_versions.push(ApiVersionRange {
-                api_key,
-                min_version,
-                max_version,
-            });
+            wrap(py, c.set_api_version(api_key, min_version, max_version))?;
         }
         Ok(ServerConfig {
             inner: Arc::new(c),
@@ -279,6 +273,17 @@ impl ServerConfig {
     #[pyo3(signature = (now_ms = None))]
     fn metrics<'py>(&self, py: Python<'py>, now_ms: Option<i64>) -> PyResult<Bound<'py, PyDict>> {
         snapshot(py, &self.inner.metrics, now_ms)
+    }
+
+    /// The answer (framed) to an ApiVersions request frame, as before authentication: for
+    /// hosts answering ApiVersions on an authenticated connection (Kafka's clients ask again).
+    fn api_versions_response<'py>(
+        &self,
+        py: Python<'py>,
+        frame: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (answer, _) = wrap(py, self.inner.api_versions_response(frame))?;
+        Ok(PyBytes::new(py, &answer))
     }
 }
 

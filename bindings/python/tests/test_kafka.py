@@ -230,3 +230,19 @@ def test_adapters_never_return_an_expired_token():
     provider = TokenProvider(fetch)
     assert provider.token() and provider.extensions() == {"identityPoolId": "pool-1"}
     assert len(issued) == 2
+
+
+def test_api_versions_after_authentication_come_from_the_config():
+    servers = Registry()
+    servers.add_password_servers()
+    config = ServerConfig(servers, api_versions=[(3, 0, 12)])
+    req = struct.pack(">hhih", 18, 0, 5, -1)
+    out = config.api_versions_response(req)
+    (size, corr, err, n) = struct.unpack(">iihi", out[:14])
+    assert size == len(out) - 4 and corr == 5 and err == 0
+    entries = [struct.unpack(">hhh", out[14 + 6 * i : 20 + 6 * i]) for i in range(n)]
+    assert (3, 0, 12) in entries
+    with pytest.raises(ksasl.MisuseError):
+        ServerConfig(servers, api_versions=[(17, 0, 3)])
+    with pytest.raises(ksasl.KsaslError):
+        config.api_versions_response(metadata_request(1)[4:])

@@ -8,7 +8,6 @@ use jni::objects::{
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jlongArray, jobject, jobjectArray, jshort};
 use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent, ClientSession};
-use ksasl::kafka::messages::ApiVersionRange;
 use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
 use ksasl::mech::CredentialRequest;
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthTiming, SaslMetrics};
@@ -376,18 +375,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverConfigNew<'l>(
         let mut v = vec![0 as jshort; n];
         env.get_short_array_region(&api_versions, 0, &mut v)?;
         for t in v.chunks(3).filter(|t| t.len() == 3) {
-            if t[1] < 0 || t[2] < t[1] {
-                return Err(crate::invalid(format!(
-                    "API {}: the version range {}..{} is invalid",
-                    t[0], t[1], t[2]
-                )));
-            }
-            c.api_versions.retain(|a| a.api_key != t[0]);
-            c.api_versions.push(ApiVersionRange {
-                api_key: t[0],
-                min_version: t[1],
-                max_version: t[2],
-            });
+            c.set_api_version(t[0], t[1], t[2])?;
         }
         Ok(into_handle::<ServerCfg>(Arc::new(c)))
     })
@@ -415,6 +403,20 @@ pub extern "system" fn Java_org_ksasl_Native_serverConfigMetrics<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let c = unsafe { obj::<ServerCfg>(h) }.clone();
         metrics(env, &c.metrics, now)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_serverConfigApiVersionsResponse<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    frame: JByteArray<'l>,
+) -> jbyteArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let frame = bytes(env, &frame, "frame")?;
+        let (answer, _) = unsafe { obj::<ServerCfg>(h) }.api_versions_response(&frame)?;
+        Ok(byte_array(env, &answer)?.into_raw())
     })
 }
 

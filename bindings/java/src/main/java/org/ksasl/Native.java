@@ -93,6 +93,7 @@ final class Native {
             long failedAuthDelayMs, long reauthRetryMs, short[] apiVersions) throws KsaslException;
     static native void serverConfigFree(long h);
     static native Object[] serverConfigMetrics(long h, long nowMs);
+    static native byte[] serverConfigApiVersionsResponse(long h, byte[] frame) throws KsaslException;
     static native long serverConnNew(long config);
     static native void serverConnFree(long h);
     /** out[0]: ServerOutput.Action ordinal, out[1]: deadline; err[0]: the error of a failure. */

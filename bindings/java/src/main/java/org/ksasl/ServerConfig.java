@@ -26,6 +26,17 @@ public final class ServerConfig extends NativeHandle {
         return Decode.metrics(with(h -> Native.serverConfigMetrics(h, nowMs)));
     }
 
+    /**
+     * The answer (length-prefixed) to an ApiVersions request frame (without its length), as the
+     * connection driver answers it before authentication: this listener's APIs, or Kafka's
+     * fallback for a version ksasl does not speak. Kafka's clients ask again after
+     * authentication; hosts answer those requests with this.
+     */
+    public byte[] apiVersionsResponse(byte[] frame) throws KsaslException {
+        Objects.requireNonNull(frame, "frame");
+        return with(h -> Native.serverConfigApiVersionsResponse(h, frame));
+    }
+
     /** Builds a {@link ServerConfig}. */
     public static final class Builder {
         private final MechanismRegistry registry;
@@ -63,8 +74,16 @@ public final class ServerConfig extends NativeHandle {
             return this;
         }
 
-        /** Adds (or replaces) an API in the ApiVersions answer. */
+        /**
+         * Adds (or replaces) an API in the ApiVersions answer. The SASL APIs and ApiVersions
+         * cannot be advertised beyond what ksasl speaks ({@link #build()} refuses them).
+         */
         public Builder apiVersion(int apiKey, int minVersion, int maxVersion) {
+            for (int v : new int[] {apiKey, minVersion, maxVersion}) {
+                if (v < 0 || v > Short.MAX_VALUE) {
+                    throw new IllegalArgumentException("API keys and versions are 0.." + Short.MAX_VALUE + ", not " + v);
+                }
+            }
             apiVersions.add(new short[] {(short) apiKey, (short) minVersion, (short) maxVersion});
             return this;
         }

@@ -264,6 +264,32 @@ class ConnectionTest {
     }
 
     @Test
+    void apiVersionsAfterAuthenticationComeFromTheConfig() throws Exception {
+        try (MechanismRegistry r = new MechanismRegistry().addPasswordServers();
+                ServerConfig sc = ServerConfig.builder(r).apiVersion(3, 0, 12).build()) {
+            // ApiVersions v0, correlation id 9, null client id.
+            byte[] req = ByteBuffer.allocate(10).putShort((short) 18).putShort((short) 0).putInt(9).putShort((short) -1)
+                    .array();
+            ByteBuffer b = ByteBuffer.wrap(sc.apiVersionsResponse(req));
+            assertEquals(b.remaining() - 4, b.getInt());
+            assertEquals(9, b.getInt());
+            assertEquals(0, b.getShort());
+            int n = b.getInt();
+            boolean metadata = false;
+            for (int i = 0; i < n; i++) {
+                short key = b.getShort();
+                b.getShort();
+                short max = b.getShort();
+                metadata |= key == 3 && max == 12;
+            }
+            assertTrue(metadata);
+            assertThrows(KsaslArgumentException.class, () -> sc.apiVersionsResponse(Wire.metadataRequest(1)));
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).apiVersion(17, 0, 3).build());
+            assertThrows(IllegalArgumentException.class, () -> ServerConfig.builder(r).apiVersion(3, 0, 70_000));
+        }
+    }
+
+    @Test
     void configValidation() throws Exception {
         try (MechanismRegistry r = new MechanismRegistry().addPasswordClients("a", "b")) {
             KsaslArgumentException e = assertThrows(KsaslArgumentException.class,

@@ -1,0 +1,554 @@
+package org.ksasl.examples;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.ksasl.CredentialStore;
+import org.ksasl.Gate;
+import org.ksasl.KsaslException;
+import org.ksasl.MechanismRegistry;
+import org.ksasl.ServerConfig;
+import org.ksasl.ServerConnection;
+import org.ksasl.ServerOutput;
+import org.ksasl.ServerSession;
+
+/**
+ * A minimal Kafka-protocol server on 127.0.0.1 whose every connection is authenticated and
+ * gated by ksasl; the Java counterpart of {@code examples/python/kafka_server.py}. One thread
+ * per connection, blocking sockets.
+ *
+ * <p>Everything SASL is ksasl's ({@link ServerConnection}):
+ *
+ * <ul>
+ *   <li>until the connection is authenticated, each request frame goes to
+ *       {@link ServerConnection#handleFrame}, which answers ApiVersions (listing this server's
+ *       APIs, given to {@link ServerConfig.Builder#apiVersion}), SaslHandshake and
+ *       SaslAuthenticate for PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (Kafka's
+ *       unsecured tokens); a failure is written at the KIP-306 deadline, then the socket closes;
+ *   <li>afterwards each request first passes {@link ServerConnection#gate}: PROCESS (the
+ *       {@link Broker} answers it), BEGIN_REAUTHENTICATION (a KIP-368 re-authentication starts:
+ *       back to {@code handleFrame}) or CLOSE_EXPIRED (the session outlived
+ *       {@code connections.max.reauth.ms} or its credential: close without answering, as Kafka
+ *       does).
+ * </ul>
+ *
+ * <p>Not a broker: records are counted, not stored; there is no Fetch, no consumer group, no
+ * transaction. An idle connection whose session expired stays open until its next request
+ * (Kafka's behaviour), which then closes it.
+ */
+public final class KsaslKafkaServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(KsaslKafkaServer.class.getName());
+
+    /** The only address this server listens on. */
+    public static final String HOST = "127.0.0.1";
+    /** Kafka's {@code sasl.server.max.receive.size}: the largest frame read before authentication. */
+    static final int MAX_SASL_RECEIVE_SIZE = 512 * 1024;
+    /** Kafka's {@code socket.request.max.bytes}: the largest request after authentication. */
+    static final int MAX_REQUEST_SIZE = 100 * 1024 * 1024;
+
+    private final CredentialStore store;
+    private final ServerConfig config;
+    private final Broker broker;
+    private final int requestedPort;
+    private final long maxReauthMs;
+    private final AtomicLong ids = new AtomicLong();
+    private final List<ConnectionStats> connections = new CopyOnWriteArrayList<>();
+    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
+    private ServerSocket listener;
+    private Thread acceptor;
+    private volatile boolean stopping;
+    private boolean closed;
+
+    /** Starts a configuration; {@link Builder#build()} creates the (not yet listening) server. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The server's settings. */
+    public static final class Builder {
+        private int port;
+        private long maxReauthMs = 3000;
+        private final Map<String, Long> maxReauthByMechanism = new LinkedHashMap<>();
+        private long failedAuthDelayMs = 100;
+        private final Map<String, String> users = new LinkedHashMap<>();
+        private final Map<String, Integer> topics = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        /** The port on 127.0.0.1; 0 (default) picks a free one. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** {@code connections.max.reauth.ms} (default 3000; 0: sessions never expire unless their credential does). */
+        public Builder maxReauthMs(long ms) {
+            this.maxReauthMs = ms;
+            return this;
+        }
+
+        /** {@code listener.name.X.<mechanism>.connections.max.reauth.ms}. */
+        public Builder maxReauthMs(String mechanism, long ms) {
+            maxReauthByMechanism.put(Objects.requireNonNull(mechanism, "mechanism"), ms);
+            return this;
+        }
+
+        /** {@code connection.failed.authentication.delay.ms} (KIP-306, default 100). */
+        public Builder failedAuthDelayMs(long ms) {
+            this.failedAuthDelayMs = ms;
+            return this;
+        }
+
+        /** Adds a user for PLAIN and SCRAM (default, if none is given: alice / alice-secret). */
+        public Builder user(String name, String password) {
+            users.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(password, "password"));
+            return this;
+        }
+
+        /** Creates a topic at start (topics asked for in Metadata are also created, with one partition). */
+        public Builder topic(String name, int partitions) {
+            topics.put(Objects.requireNonNull(name, "name"), partitions);
+            return this;
+        }
+
+        public KsaslKafkaServer build() throws KsaslException {
+            return new KsaslKafkaServer(this);
+        }
+    }
+
+    private KsaslKafkaServer(Builder b) throws KsaslException {
+        this.requestedPort = b.port;
+        this.maxReauthMs = b.maxReauthMs;
+        this.broker = new Broker(HOST, LOG);
+        b.topics.forEach(broker::createTopic);
+        store = new CredentialStore();
+        try {
+            Map<String, String> users = b.users.isEmpty() ? Map.of("alice", "alice-secret") : b.users;
+            for (Map.Entry<String, String> u : users.entrySet()) {
+                store.addUser(u.getKey(), u.getValue()); // PLAIN, and SCRAM keys at 4096 iterations
+            }
+            // The registry is a template: the configuration takes a snapshot of it.
+            try (MechanismRegistry registry = new MechanismRegistry()) {
+                registry.addPasswordServers(store); // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+                registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
+                ServerConfig.Builder cb = ServerConfig.builder(registry)
+                        .maxReauthMs(b.maxReauthMs)
+                        .failedAuthDelayMs(b.failedAuthDelayMs);
+                b.maxReauthByMechanism.forEach(cb::maxReauthMs);
+                // ksasl answers ApiVersions before authentication: it must list our APIs too.
+                for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
+                    cb.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                }
+                config = cb.build();
+            }
+        } catch (KsaslException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Listens on 127.0.0.1 and accepts connections in a background thread; returns the port. */
+    public synchronized int start() throws IOException {
+        if (listener != null || closed) {
+            throw new IllegalStateException(closed ? "closed" : "already started");
+        }
+        ServerSocket s = new ServerSocket();
+        try {
+            s.bind(new InetSocketAddress(InetAddress.getByName(HOST), requestedPort));
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+        listener = s;
+        broker.port(s.getLocalPort());
+        acceptor = new Thread(this::acceptLoop, "ksasl-kafka-acceptor-" + s.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return s.getLocalPort();
+    }
+
+    /** The port, once started. */
+    public synchronized int port() {
+        if (listener == null) {
+            throw new IllegalStateException("not started");
+        }
+        return listener.getLocalPort();
+    }
+
+    /** {@code host:port}, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return HOST + ":" + port();
+    }
+
+    /** {@code connections.max.reauth.ms}. */
+    public long maxReauthMs() {
+        return maxReauthMs;
+    }
+
+    /** Kafka's broker SASL metrics over every connection of this listener (Kafka's names). */
+    public Map<String, Double> metrics() {
+        return config.metrics(System.currentTimeMillis());
+    }
+
+    /** One record per connection accepted so far, open or closed, in accept order. */
+    public List<ConnectionStats> connections() {
+        return List.copyOf(connections);
+    }
+
+    /** Topic name to partition count. */
+    public Map<String, Integer> topics() {
+        return broker.topics();
+    }
+
+    /** Creates a topic; returns whether it did not exist. */
+    public boolean createTopic(String name, int partitions) {
+        return broker.createTopic(name, partitions);
+    }
+
+    /** Records appended so far to {@code topic}. */
+    public long records(String topic) {
+        return broker.records(topic);
+    }
+
+    /** Adds or replaces a user while running (the store is shared with the configuration). */
+    public void addUser(String name, String password) throws KsaslException {
+        store.addUser(name, password);
+    }
+
+    /** Stops listening, closes every connection, waits for their threads and frees ksasl's objects. */
+    @Override
+    public void close() {
+        Thread acceptorThread;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            stopping = true;
+            acceptorThread = acceptor;
+            if (listener != null) {
+                closeQuietly(listener);
+            }
+        }
+        join(acceptorThread);
+        List<Connection> open = new ArrayList<>(live);
+        for (Connection c : open) {
+            c.stop();
+        }
+        for (Connection c : open) {
+            join(c.thread);
+        }
+        config.close();
+        store.close();
+    }
+
+    private static void join(Thread t) {
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            LOG.log(System.Logger.Level.WARNING, () -> "thread " + t.getName() + " did not stop");
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // nothing more to do
+        }
+    }
+
+    private void acceptLoop() {
+        while (!stopping) {
+            Socket socket;
+            try {
+                socket = listener.accept();
+            } catch (IOException e) {
+                if (!stopping) {
+                    LOG.log(System.Logger.Level.WARNING, "accept failed", e);
+                }
+                return;
+            }
+            long id = ids.incrementAndGet();
+            ConnectionStats stats = new ConnectionStats(id,
+                    socket.getInetAddress().getHostAddress() + ":" + socket.getPort(), System.currentTimeMillis());
+            Connection c = new Connection(socket, stats);
+            connections.add(stats);
+            live.add(c);
+            if (stopping) { // close() has begun: do not serve it
+                live.remove(c);
+                closeQuietly(socket);
+                stats.closed(ConnectionStats.CloseReason.STOPPED, System.currentTimeMillis());
+                return;
+            }
+            c.thread.start();
+        }
+    }
+
+    /** One connection: its socket, its thread and its ksasl state. */
+    private final class Connection implements Runnable {
+        private final Socket socket;
+        private final ConnectionStats stats;
+        private final Thread thread;
+
+        Connection(Socket socket, ConnectionStats stats) {
+            this.socket = socket;
+            this.stats = stats;
+            this.thread = new Thread(this, "ksasl-kafka-connection-" + stats.id());
+            thread.setDaemon(true);
+        }
+
+        void stop() {
+            closeQuietly(socket);
+            thread.interrupt();
+        }
+
+        @Override
+        public void run() {
+            ConnectionStats.CloseReason reason = ConnectionStats.CloseReason.ERROR;
+            try (socket; ServerConnection conn = new ServerConnection(config)) {
+                socket.setTcpNoDelay(true);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+                reason = serve(conn, in, socket.getOutputStream());
+            } catch (EOFException e) {
+                reason = ConnectionStats.CloseReason.CLIENT;
+            } catch (SocketException e) {
+                reason = stopping ? ConnectionStats.CloseReason.STOPPED : ConnectionStats.CloseReason.CLIENT;
+            } catch (InterruptedException e) {
+                reason = ConnectionStats.CloseReason.STOPPED;
+            } catch (RequestReader.MalformedRequestException e) {
+                LOG.log(System.Logger.Level.WARNING,
+                        () -> "connection " + stats.id() + ": malformed request: " + e.getMessage());
+                reason = ConnectionStats.CloseReason.PROTOCOL;
+            } catch (Exception e) {
+                if (stopping) {
+                    reason = ConnectionStats.CloseReason.STOPPED;
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "connection " + stats.id() + " failed", e);
+                }
+            } finally {
+                stats.closed(reason, System.currentTimeMillis());
+                live.remove(this);
+                LOG.log(System.Logger.Level.DEBUG, stats::toString);
+            }
+        }
+
+        /** Serves requests until the connection must end; returns why. */
+        private ConnectionStats.CloseReason serve(ServerConnection conn, DataInputStream in, OutputStream out)
+                throws IOException, InterruptedException {
+            while (true) {
+                int size = in.readInt();
+                boolean ready = conn.isReady();
+                // Before authentication (and during a re-authentication) Kafka reads at most
+                // sasl.server.max.receive.size; afterwards socket.request.max.bytes.
+                if (size < 8 || size > (ready ? MAX_REQUEST_SIZE : MAX_SASL_RECEIVE_SIZE)) {
+                    LOG.log(System.Logger.Level.DEBUG,
+                            () -> "connection " + stats.id() + ": invalid frame size " + size);
+                    return ConnectionStats.CloseReason.PROTOCOL;
+                }
+                byte[] frame = new byte[size];
+                in.readFully(frame);
+                long now = System.currentTimeMillis();
+                if (ready) {
+                    short apiKey = (short) (((frame[0] & 0xff) << 8) | (frame[1] & 0xff));
+                    Gate gate = conn.gate(apiKey, now);
+                    if (gate == Gate.CLOSE_EXPIRED) {
+                        LOG.log(System.Logger.Level.DEBUG,
+                                () -> "connection " + stats.id() + ": session expired, closing");
+                        return ConnectionStats.CloseReason.EXPIRED;
+                    }
+                    if (gate == Gate.PROCESS) {
+                        // Kafka's clients ask for ApiVersions again once authenticated: the
+                        // answer comes from the same configuration that answered it before.
+                        byte[] response = apiKey == Broker.API_VERSIONS
+                                ? apiVersions(frame, stats, now)
+                                : broker.handle(frame, stats, now);
+                        if (response == null) {
+                            return ConnectionStats.CloseReason.PROTOCOL;
+                        }
+                        out.write(response);
+                        out.flush();
+                        continue;
+                    }
+                    // BEGIN_REAUTHENTICATION: this SaslHandshake starts a KIP-368 re-authentication.
+                    stats.reauthenticationStarted();
+                }
+                if (!authenticate(conn, frame, now, out)) {
+                    return ConnectionStats.CloseReason.AUTHENTICATION_FAILED;
+                }
+            }
+        }
+
+        /** One (re-)authentication frame through ksasl; {@code false} when the connection must close. */
+        private boolean authenticate(ServerConnection conn, byte[] frame, long now, OutputStream out)
+                throws IOException, InterruptedException {
+            ServerOutput o = conn.handleFrame(frame, now);
+            switch (o.action()) {
+                case FAIL_AT: {
+                    // KIP-306: the failure answer (if any) goes out after the delay, then the socket closes.
+                    stats.failed(String.valueOf(o.error()));
+                    LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
+                            + (stats.authentications().isEmpty() ? "" : "re-") + "authentication failed: " + o.error());
+                    long wait = o.deadlineMs() - System.currentTimeMillis();
+                    if (wait > 0) {
+                        Thread.sleep(wait);
+                    }
+                    out.write(o.frames());
+                    out.flush();
+                    return false;
+                }
+                case CLOSE_NOW:
+                    stats.failed(String.valueOf(o.error()));
+                    LOG.log(System.Logger.Level.DEBUG,
+                            () -> "connection " + stats.id() + ": closing: " + o.error());
+                    return false;
+                case NEED_CREDENTIAL:
+                    // Only a registry without a credential source asks; this one has a store.
+                    throw new IllegalStateException("unexpected credential request " + conn.credentialRequest());
+                case AUTHENTICATED:
+                case REAUTHENTICATED: {
+                    // Recorded before the answer is written, so a client never sees an
+                    // authentication the statistics do not show yet.
+                    ServerSession s = conn.session();
+                    boolean reauth = o.action() == ServerOutput.Action.REAUTHENTICATED;
+                    stats.authenticated(now, reauth, s.mechanism(), s.principal(), s.lifetimeMs(),
+                            s.outcome().credentialExpiryMs());
+                    LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
+                            + (reauth ? "re-authenticated " : "authenticated ") + s.principal() + " with "
+                            + s.mechanism() + ", session lifetime " + s.lifetimeMs() + " ms");
+                    break;
+                }
+                case REAUTH_FAILED:
+                    // Only with ServerConfig.Builder.reauthRetryMs > 0: the old session holds.
+                    stats.failed(String.valueOf(o.error()));
+                    break;
+                case CONTINUE:
+                default:
+                    break;
+            }
+            out.write(o.frames());
+            out.flush();
+            return true;
+        }
+    }
+
+    // --- Command line ---------------------------------------------------------------------
+
+    private static final String USAGE = String.join("\n",
+            "usage: KsaslKafkaServer [--port N] [--max-reauth-ms N] [--failed-auth-delay-ms N]",
+            "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]... [-v]",
+            "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
+            "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
+            "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
+            "  --user NAME=PASSWORD     a PLAIN/SCRAM user (default: alice=alice-secret)",
+            "  --topic NAME[:N]         a topic with N partitions (default 1)",
+            "  -v                       log every connection and authentication");
+
+    // Held so that the configured level is not lost if the logger were collected.
+    private static final Logger EXAMPLES_LOGGER = Logger.getLogger("org.ksasl.examples");
+
+    /** Runs the server until the process is stopped (Ctrl-C); the first line printed is the port. */
+    public static void main(String[] args) throws Exception {
+        Builder b = builder();
+        boolean verbose = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--port": b.port(Integer.parseInt(value(args, ++i, a))); break;
+                case "--max-reauth-ms": b.maxReauthMs(Long.parseLong(value(args, ++i, a))); break;
+                case "--failed-auth-delay-ms": b.failedAuthDelayMs(Long.parseLong(value(args, ++i, a))); break;
+                case "--user": {
+                    String[] kv = value(args, ++i, a).split("=", 2);
+                    if (kv.length != 2) {
+                        usage("--user takes NAME=PASSWORD");
+                    }
+                    b.user(kv[0], kv[1]);
+                    break;
+                }
+                case "--topic": {
+                    String[] t = value(args, ++i, a).split(":", 2);
+                    b.topic(t[0], t.length == 2 ? Integer.parseInt(t[1]) : 1);
+                    break;
+                }
+                case "-v": case "--verbose": verbose = true; break;
+                case "-h": case "--help": System.out.println(USAGE); return;
+                default: usage("unknown argument " + a);
+            }
+        }
+        if (verbose) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %5$s%6$s%n");
+            ConsoleHandler h = new ConsoleHandler();
+            h.setLevel(Level.ALL);
+            EXAMPLES_LOGGER.setLevel(Level.FINE);
+            EXAMPLES_LOGGER.addHandler(h);
+            EXAMPLES_LOGGER.setUseParentHandlers(false);
+        }
+        KsaslKafkaServer server = b.build();
+        int port = server.start();
+        System.out.println(port); // first line: the port, for scripts
+        System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER;"
+                + " connections.max.reauth.ms=" + server.maxReauthMs() + "); Ctrl-C stops");
+        System.out.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // Print the summary before closing: the metrics need the live configuration.
+            for (ConnectionStats c : server.connections()) {
+                System.out.println(c);
+            }
+            server.metrics().forEach((k, v) -> System.out.println(k + " " + v));
+            server.close();
+            stopped.countDown();
+        }, "ksasl-kafka-shutdown"));
+        stopped.await();
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            usage(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static void usage(String problem) {
+        System.err.println(problem);
+        System.err.println(USAGE);
+        System.exit(2);
+    }
+
+    /** The answer to an ApiVersions request on an authenticated connection. */
+    private byte[] apiVersions(byte[] frame, ConnectionStats stats, long now) {
+        stats.request(Broker.API_VERSIONS, null, now);
+        try {
+            return config.apiVersionsResponse(frame);
+        } catch (KsaslException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> "connection " + stats.id() + ": bad ApiVersions request: " + e);
+            return null;
+        }
+    }
+}
