@@ -29,7 +29,8 @@ Run it alone::
 
 Not a broker: records are not stored, there is no Fetch, no consumer groups, no idempotent or
 transactional producing (clients must disable idempotence), and a request for any other API
-(including ApiVersions after authentication) closes the connection.
+closes the connection. ApiVersions after authentication gets the same answer as before it
+(``ServerConfig.api_versions_response``).
 """
 
 from __future__ import annotations
@@ -304,7 +305,12 @@ class KafkaServer:
                     log.info("connection %d: session expired, closing", stats.id)
                     return "expired"
                 if verdict == "process":
-                    response = self.handle_request(frame, stats)
+                    response: Optional[bytes]
+                    if api_key == API_VERSIONS:
+                        # Clients ask again once authenticated: the same answer as before.
+                        response = self.config.api_versions_response(frame)
+                    else:
+                        response = self.handle_request(frame, stats)
                     if response is None:
                         return "protocol"
                     writer.write(response)
