@@ -37,6 +37,8 @@ pub fn is_flexible(api_key: i16, version: i16) -> bool {
     match api_key {
         API_VERSIONS => version >= 3,
         SASL_AUTHENTICATE => version >= 2,
+        // The delegation-token APIs, 38-41 (`kafka::tokens`).
+        38..=41 => version >= 2,
         _ => false,
     }
 }

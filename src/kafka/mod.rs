@@ -5,3 +5,4 @@ pub mod client;
 pub mod codec;
 pub mod messages;
 pub mod server;
+pub mod tokens;

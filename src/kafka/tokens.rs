@@ -1,0 +1,1065 @@
+//! The delegation-token admin messages of KIP-48: CreateDelegationToken (api key 38,
+//! versions 0-3), RenewDelegationToken (39, 0-2), ExpireDelegationToken (40, 0-2) and
+//! DescribeDelegationToken (41, 0-3), requests and responses, in every version.
+//!
+//! A server parses a request with [`parse_request`](super::messages::parse_request) (which
+//! reads the request header) and hands the body to `parse_request_body` of the right type,
+//! or to [`TokenRequest::parse_body`]; it answers with `encode_response`. A client builds a
+//! request with `encode_request` and reads the answer with `parse_response`.
+//!
+//! Conventions, shared with [`messages`](super::messages):
+//! - `encode_request` / `encode_response` return a whole frame: the 4-byte length, the
+//!   header (request header v1, or v2 for flexible versions; response header v0, or v1 for
+//!   flexible versions) and the body. `encode_body` returns the body alone.
+//! - `parse_request_body` takes the [`Reader`] left after the request header;
+//!   `parse_response` takes a frame *without* its length prefix (what
+//!   [`FrameDecoder`](super::messages::FrameDecoder) returns) and checks nothing about the
+//!   correlation id, which [`response_correlation_id`](super::messages::response_correlation_id)
+//!   gives; `parse_response_body` takes the reader left after the response header.
+//! - Versions 2 and later are flexible: compact strings, arrays and bytes, and a (normally
+//!   empty) tagged-field section after every structure. Tagged fields received are skipped:
+//!   none of these messages defines one.
+//! - A version outside the supported range is an [`ErrorCode::UnsupportedVersion`] error, on
+//!   both sides. So is a field set to a non-default value in a version that does not have
+//!   it (an owner on a v2 CreateDelegationToken request, a requester on a v2 response), as
+//!   Kafka's generated code throws `UnsupportedVersionException`. A string longer than
+//!   32767 bytes is an [`ErrorCode::InvalidArgument`] error at encode time.
+//! - Malformed input (truncated, trailing bytes, a null where the schema forbids one,
+//!   invalid UTF-8, impossible lengths) is an [`ErrorCode::InvalidRequest`] error; no input
+//!   makes a parser panic.
+//! - Version 0 of every one of these APIs is byte-for-byte the same as version 1 (v1 only
+//!   changed when a broker throttles). Apache Kafka 4.0 removed v0 (KIP-896): its brokers
+//!   advertise 1 as the minimum, see [`SUPPORTED_KAFKA_4`].
+//! - HMACs are the token's password material: they are held in [`Secret`], which is wiped
+//!   on drop, compared in constant time and never printed by `Debug`.
+
+use std::fmt;
+
+use super::codec::{invalid, Reader, Writer};
+use super::messages::{is_flexible, parse_response_header, ApiVersionRange};
+use crate::error::{Error, ErrorCode, Result};
+use crate::mech::Principal;
+use crate::secret::Secret;
+
+/// CreateDelegationToken.
+pub const CREATE_DELEGATION_TOKEN: i16 = 38;
+/// RenewDelegationToken.
+pub const RENEW_DELEGATION_TOKEN: i16 = 39;
+/// ExpireDelegationToken.
+pub const EXPIRE_DELEGATION_TOKEN: i16 = 40;
+/// DescribeDelegationToken.
+pub const DESCRIBE_DELEGATION_TOKEN: i16 = 41;
+
+/// Every version this module encodes and parses, for a server's ApiVersions answer
+/// (append them to [`ApiVersionsResponse::api_keys`](super::messages::ApiVersionsResponse)).
+pub const SUPPORTED: [ApiVersionRange; 4] = [
+    range(CREATE_DELEGATION_TOKEN, 0, 3),
+    range(RENEW_DELEGATION_TOKEN, 0, 2),
+    range(EXPIRE_DELEGATION_TOKEN, 0, 2),
+    range(DESCRIBE_DELEGATION_TOKEN, 0, 3),
+];
+
+/// What an Apache Kafka 4.x broker advertises for these APIs: the same maxima, but minimum
+/// version 1 (KIP-896 removed version 0). A server that wants to look like Kafka 4 can
+/// advertise these instead of [`SUPPORTED`]; the codec still parses version 0.
+pub const SUPPORTED_KAFKA_4: [ApiVersionRange; 4] = [
+    range(CREATE_DELEGATION_TOKEN, 1, 3),
+    range(RENEW_DELEGATION_TOKEN, 1, 2),
+    range(EXPIRE_DELEGATION_TOKEN, 1, 2),
+    range(DESCRIBE_DELEGATION_TOKEN, 1, 3),
+];
+
+const fn range(api_key: i16, min_version: i16, max_version: i16) -> ApiVersionRange {
+    ApiVersionRange {
+        api_key,
+        min_version,
+        max_version,
+    }
+}
+
+/// Whether `api_key` is one of the four delegation-token APIs.
+pub fn is_token_api(api_key: i16) -> bool {
+    (CREATE_DELEGATION_TOKEN..=DESCRIBE_DELEGATION_TOKEN).contains(&api_key)
+}
+
+/// The Kafka error codes of the delegation-token APIs (the `error_code` of their responses).
+pub mod error_code {
+    /// No error.
+    pub const NONE: i16 = 0;
+    /// UNSUPPORTED_VERSION (also used by these APIs).
+    pub const UNSUPPORTED_VERSION: i16 = 35;
+    /// INVALID_REQUEST.
+    pub const INVALID_REQUEST: i16 = 42;
+    /// DELEGATION_TOKEN_AUTH_DISABLED: the broker has no `delegation.token.secret.key`.
+    pub const DELEGATION_TOKEN_AUTH_DISABLED: i16 = 61;
+    /// DELEGATION_TOKEN_NOT_FOUND: no token has this HMAC.
+    pub const DELEGATION_TOKEN_NOT_FOUND: i16 = 62;
+    /// DELEGATION_TOKEN_OWNER_MISMATCH: the caller is neither the owner nor a renewer.
+    pub const DELEGATION_TOKEN_OWNER_MISMATCH: i16 = 63;
+    /// DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: token requests are refused on this connection
+    /// (PLAINTEXT, 1-way SSL, or a connection that authenticated with a token).
+    pub const DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: i16 = 64;
+    /// DELEGATION_TOKEN_AUTHORIZATION_FAILED: the ACLs refuse the operation.
+    pub const DELEGATION_TOKEN_AUTHORIZATION_FAILED: i16 = 65;
+    /// DELEGATION_TOKEN_EXPIRED: the token has expired.
+    pub const DELEGATION_TOKEN_EXPIRED: i16 = 66;
+    /// INVALID_PRINCIPAL_TYPE: a renewer (or owner) is not a `User` principal.
+    pub const INVALID_PRINCIPAL_TYPE: i16 = 67;
+
+    /// Kafka's name for one of the codes above.
+    pub fn name(code: i16) -> Option<&'static str> {
+        Some(match code {
+            NONE => "NONE",
+            UNSUPPORTED_VERSION => "UNSUPPORTED_VERSION",
+            INVALID_REQUEST => "INVALID_REQUEST",
+            DELEGATION_TOKEN_AUTH_DISABLED => "DELEGATION_TOKEN_AUTH_DISABLED",
+            DELEGATION_TOKEN_NOT_FOUND => "DELEGATION_TOKEN_NOT_FOUND",
+            DELEGATION_TOKEN_OWNER_MISMATCH => "DELEGATION_TOKEN_OWNER_MISMATCH",
+            DELEGATION_TOKEN_REQUEST_NOT_ALLOWED => "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED",
+            DELEGATION_TOKEN_AUTHORIZATION_FAILED => "DELEGATION_TOKEN_AUTHORIZATION_FAILED",
+            DELEGATION_TOKEN_EXPIRED => "DELEGATION_TOKEN_EXPIRED",
+            INVALID_PRINCIPAL_TYPE => "INVALID_PRINCIPAL_TYPE",
+            _ => return None,
+        })
+    }
+}
+
+/// A principal as these messages carry it: a type (`User` for SASL) and a name.
+///
+/// The empty value (both strings empty) is Kafka's default for a principal field, and what
+/// a field that does not exist in a version reads as.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PrincipalName {
+    /// Principal type, e.g. `User`.
+    pub principal_type: String,
+    /// Principal name.
+    pub name: String,
+}
+
+impl PrincipalName {
+    /// A principal of any type.
+    pub fn new(principal_type: impl Into<String>, name: impl Into<String>) -> Self {
+        PrincipalName {
+            principal_type: principal_type.into(),
+            name: name.into(),
+        }
+    }
+
+    /// `User:<name>`.
+    pub fn user(name: impl Into<String>) -> Self {
+        PrincipalName::new("User", name)
+    }
+
+    /// Whether both strings are empty (Kafka's default value).
+    pub fn is_empty(&self) -> bool {
+        self.principal_type.is_empty() && self.name.is_empty()
+    }
+}
+
+impl fmt::Display for PrincipalName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.principal_type, self.name)
+    }
+}
+
+impl From<&Principal> for PrincipalName {
+    fn from(p: &Principal) -> Self {
+        PrincipalName::new(p.principal_type.clone(), p.name.clone())
+    }
+}
+
+impl From<&PrincipalName> for Principal {
+    /// A principal that did not authenticate with a token.
+    fn from(p: &PrincipalName) -> Self {
+        Principal {
+            principal_type: p.principal_type.clone(),
+            name: p.name.clone(),
+            token_authenticated: false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Version checks and field-level helpers.
+
+fn check_version(api: &str, version: i16, max: i16) -> Result<()> {
+    if (0..=max).contains(&version) {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::UnsupportedVersion,
+            format!("{api} version {version} is not supported (supported: 0-{max})"),
+        ))
+    }
+}
+
+fn absent_field(api: &str, field: &str, version: i16, since: i16) -> Error {
+    Error::new(
+        ErrorCode::UnsupportedVersion,
+        format!(
+            "{api}: attempted to write a non-default {field} at version {version} \
+             (the field exists from version {since})"
+        ),
+    )
+}
+
+/// A body writer that knows whether the version is flexible.
+struct Out {
+    w: Writer,
+    flexible: bool,
+}
+
+impl Out {
+    fn nullable_string(&mut self, field: &str, s: Option<&str>) -> Result<()> {
+        if let Some(s) = s {
+            if s.len() > i16::MAX as usize {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "{field} is too long to be serialized ({} bytes, at most 32767)",
+                        s.len()
+                    ),
+                ));
+            }
+        }
+        if self.flexible {
+            self.w.compact_nullable_string(s);
+        } else {
+            self.w.nullable_string(s);
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, field: &str, s: &str) -> Result<()> {
+        self.nullable_string(field, Some(s))
+    }
+
+    /// A principal's type and name; `what` names it in errors ("owner", "renewer").
+    fn principal(&mut self, what: &str, p: &PrincipalName) -> Result<()> {
+        self.string(what, &p.principal_type)?;
+        self.string(what, &p.name)
+    }
+
+    fn bytes(&mut self, field: &str, b: &[u8]) -> Result<()> {
+        if b.len() >= i32::MAX as usize {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{field} is too long to be serialized"),
+            ));
+        }
+        if self.flexible {
+            self.w.compact_bytes(b);
+        } else {
+            self.w.bytes(b);
+        }
+        Ok(())
+    }
+
+    /// The length of a non-null array, or `None` for a null one.
+    fn array_len(&mut self, field: &str, n: Option<usize>) -> Result<()> {
+        match n {
+            Some(n) if n >= i32::MAX as usize => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{field} has too many elements to be serialized"),
+            )),
+            Some(n) if self.flexible => {
+                self.w.uvarint(n as u32 + 1);
+                Ok(())
+            }
+            Some(n) => {
+                self.w.i32(n as i32);
+                Ok(())
+            }
+            None if self.flexible => {
+                self.w.uvarint(0);
+                Ok(())
+            }
+            None => {
+                self.w.i32(-1);
+                Ok(())
+            }
+        }
+    }
+
+    /// The (empty) tagged-field section ending a structure, in flexible versions.
+    fn end_struct(&mut self) {
+        if self.flexible {
+            self.w.no_tagged_fields();
+        }
+    }
+}
+
+/// A body reader that knows whether the version is flexible.
+struct In<'a> {
+    r: Reader<'a>,
+    flexible: bool,
+}
+
+impl<'a> In<'a> {
+    /// Whether the next BYTES or ARRAY length is the null marker (-1, or 0 in compact
+    /// form), without consuming it: the codec reads a null as empty, these schemas need the
+    /// difference.
+    fn next_is_null(&self) -> bool {
+        let rest = self.r.rest();
+        if self.flexible {
+            rest.first() == Some(&0)
+        } else {
+            rest.get(..4) == Some(&[0xff; 4][..])
+        }
+    }
+
+    fn nullable_string(&mut self) -> Result<Option<String>> {
+        let s = if self.flexible {
+            self.r.compact_nullable_string()?
+        } else {
+            self.r.nullable_string()?
+        };
+        // Kafka refuses compact strings longer than a classic string can be.
+        if s.as_ref().is_some_and(|s| s.len() > i16::MAX as usize) {
+            return Err(invalid("string longer than 32767 bytes"));
+        }
+        Ok(s)
+    }
+
+    fn string(&mut self, field: &str) -> Result<String> {
+        self.nullable_string()?
+            .ok_or_else(|| invalid(&format!("non-nullable {field} is null")))
+    }
+
+    /// A principal's type and name, neither of which may be null.
+    fn principal(&mut self, what: &str) -> Result<PrincipalName> {
+        let principal_type = self.nullable_string()?;
+        let name = self.nullable_string()?;
+        match (principal_type, name) {
+            (Some(principal_type), Some(name)) => Ok(PrincipalName {
+                principal_type,
+                name,
+            }),
+            _ => Err(invalid(&format!("non-nullable {what} principal is null"))),
+        }
+    }
+
+    fn bytes(&mut self, field: &str) -> Result<Vec<u8>> {
+        if self.next_is_null() {
+            return Err(invalid(&format!("non-nullable {field} is null")));
+        }
+        Ok(if self.flexible {
+            self.r.compact_bytes()?
+        } else {
+            self.r.bytes()?
+        }
+        .to_vec())
+    }
+
+    fn nullable_array_len(&mut self) -> Result<Option<usize>> {
+        let null = self.next_is_null();
+        let n = if self.flexible {
+            self.r.compact_array_len()?
+        } else {
+            self.r.array_len()?
+        };
+        Ok((!null).then_some(n))
+    }
+
+    fn array_len(&mut self, field: &str) -> Result<usize> {
+        self.nullable_array_len()?
+            .ok_or_else(|| invalid(&format!("non-nullable {field} is null")))
+    }
+
+    fn principals(&mut self, field: &str, what: &str) -> Result<Vec<PrincipalName>> {
+        let n = self.array_len(field)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(self.principal(what)?);
+            self.end_struct()?;
+        }
+        Ok(v)
+    }
+
+    fn end_struct(&mut self) -> Result<()> {
+        if self.flexible {
+            self.r.tagged_fields()?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, what: &str) -> Result<()> {
+        self.r.finish(what)
+    }
+}
+
+fn body_writer(api_key: i16, version: i16) -> Out {
+    Out {
+        w: Writer::default(),
+        flexible: is_flexible(api_key, version),
+    }
+}
+
+fn request_writer(
+    api_key: i16,
+    version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+) -> Result<Out> {
+    let flexible = is_flexible(api_key, version);
+    let mut out = Out {
+        w: Writer::framed(),
+        flexible: false,
+    };
+    out.w.i16(api_key);
+    out.w.i16(version);
+    out.w.i32(correlation_id);
+    // client_id is a classic nullable string even in request header v2.
+    out.nullable_string("client_id", client_id)?;
+    out.flexible = flexible;
+    out.end_struct();
+    Ok(out)
+}
+
+fn response_writer(api_key: i16, version: i16, correlation_id: i32) -> Out {
+    let mut out = Out {
+        w: Writer::framed(),
+        flexible: is_flexible(api_key, version),
+    };
+    out.w.i32(correlation_id);
+    out.end_struct();
+    out
+}
+
+fn finish_frame(out: Out) -> Result<Vec<u8>> {
+    if out.w.buf.len() - 4 > i32::MAX as usize {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "message is too large for a Kafka frame",
+        ));
+    }
+    Ok(out.w.finish_frame())
+}
+
+fn body_reader(api_key: i16, version: i16, r: Reader<'_>) -> In<'_> {
+    In {
+        r,
+        flexible: is_flexible(api_key, version),
+    }
+}
+
+fn response_reader(api_key: i16, version: i16, frame: &[u8]) -> Result<In<'_>> {
+    let flexible = is_flexible(api_key, version);
+    let (_, r) = parse_response_header(frame, flexible)?;
+    Ok(In { r, flexible })
+}
+
+// Implements the frame-level functions of a request type from its body functions.
+macro_rules! request_frames {
+    ($t:ty) => {
+        impl $t {
+            /// The body alone (no header, no length prefix).
+            pub fn encode_body(&self, version: i16) -> Result<Vec<u8>> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut out = body_writer(Self::API_KEY, version);
+                self.write_body(version, &mut out)?;
+                Ok(out.w.buf)
+            }
+
+            /// A whole request frame: length, request header (v1, or v2 when `version` is
+            /// flexible) and body.
+            pub fn encode_request(
+                &self,
+                version: i16,
+                correlation_id: i32,
+                client_id: Option<&str>,
+            ) -> Result<Vec<u8>> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut out = request_writer(Self::API_KEY, version, correlation_id, client_id)?;
+                self.write_body(version, &mut out)?;
+                finish_frame(out)
+            }
+
+            /// Parses a `version` request body: the reader
+            /// [`parse_request`](super::messages::parse_request) leaves after the header.
+            pub fn parse_request_body(version: i16, body: Reader<'_>) -> Result<Self> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut r = body_reader(Self::API_KEY, version, body);
+                let v = Self::read_body(version, &mut r)?;
+                r.finish(Self::NAME)?;
+                Ok(v)
+            }
+        }
+    };
+}
+
+// Implements the frame-level functions of a response type from its body functions.
+macro_rules! response_frames {
+    ($t:ty) => {
+        impl $t {
+            /// The body alone (no header, no length prefix).
+            pub fn encode_body(&self, version: i16) -> Result<Vec<u8>> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut out = body_writer(Self::API_KEY, version);
+                self.write_body(version, &mut out)?;
+                Ok(out.w.buf)
+            }
+
+            /// A whole response frame: length, response header (v0, or v1 when `version` is
+            /// flexible) and body.
+            pub fn encode_response(&self, version: i16, correlation_id: i32) -> Result<Vec<u8>> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut out = response_writer(Self::API_KEY, version, correlation_id);
+                self.write_body(version, &mut out)?;
+                finish_frame(out)
+            }
+
+            /// Parses a `version` response frame, without its length prefix (the
+            /// correlation id is not checked: see
+            /// [`response_correlation_id`](super::messages::response_correlation_id)).
+            pub fn parse_response(version: i16, frame: &[u8]) -> Result<Self> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut r = response_reader(Self::API_KEY, version, frame)?;
+                let v = Self::read_body(version, &mut r)?;
+                r.finish(Self::NAME)?;
+                Ok(v)
+            }
+
+            /// Parses a `version` response body (the reader left after the response header).
+            pub fn parse_response_body(version: i16, body: Reader<'_>) -> Result<Self> {
+                check_version(Self::NAME, version, Self::MAX_VERSION)?;
+                let mut r = body_reader(Self::API_KEY, version, body);
+                let v = Self::read_body(version, &mut r)?;
+                r.finish(Self::NAME)?;
+                Ok(v)
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------------------------------
+// CreateDelegationToken (38).
+
+/// CreateDelegationToken request (versions 0-3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateTokenRequest {
+    /// The principal that should own the token (v3+, nullable). `None` (null on the wire)
+    /// means the requester. Kafka also treats an empty owner name as the requester; the Java
+    /// admin client sends two empty strings when no owner is set, which parses as
+    /// `Some(PrincipalName::default())`: see [`CreateTokenRequest::effective_owner`].
+    /// Encoding a version below 3 refuses an owner that is neither `None` nor empty.
+    pub owner: Option<PrincipalName>,
+    /// Who may renew the token besides its owner.
+    pub renewers: Vec<PrincipalName>,
+    /// The requested maximum lifetime, or -1 for the server's default.
+    pub max_lifetime_ms: i64,
+}
+
+impl CreateTokenRequest {
+    /// API key 38.
+    pub const API_KEY: i16 = CREATE_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 3;
+    const NAME: &'static str = "CreateDelegationToken request";
+
+    /// The owner a Kafka broker would use: `None` (the requester) when the owner is null or
+    /// its name is empty.
+    pub fn effective_owner(&self) -> Option<&PrincipalName> {
+        self.owner.as_ref().filter(|p| !p.name.is_empty())
+    }
+
+    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+        if version >= 3 {
+            let owner = self.owner.as_ref();
+            out.nullable_string(
+                "owner principal type",
+                owner.map(|p| p.principal_type.as_str()),
+            )?;
+            out.nullable_string("owner principal name", owner.map(|p| p.name.as_str()))?;
+        } else if self.owner.as_ref().is_some_and(|p| !p.is_empty()) {
+            return Err(absent_field(Self::NAME, "owner", version, 3));
+        }
+        out.array_len("renewers", Some(self.renewers.len()))?;
+        for p in &self.renewers {
+            out.principal("renewer", p)?;
+            out.end_struct();
+        }
+        out.w.i64(self.max_lifetime_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+        let owner = if version >= 3 {
+            let t = r.nullable_string()?;
+            let n = r.nullable_string()?;
+            match (t, n) {
+                // Kafka ignores the type when the name is null: the owner is the requester.
+                (_, None) => None,
+                (Some(principal_type), Some(name)) => Some(PrincipalName {
+                    principal_type,
+                    name,
+                }),
+                (None, Some(_)) => {
+                    return Err(invalid("owner principal type is null but its name is not"))
+                }
+            }
+        } else {
+            None
+        };
+        let renewers = r.principals("renewers", "renewer")?;
+        let max_lifetime_ms = r.r.i64()?;
+        r.end_struct()?;
+        Ok(CreateTokenRequest {
+            owner,
+            renewers,
+            max_lifetime_ms,
+        })
+    }
+}
+request_frames!(CreateTokenRequest);
+
+/// CreateDelegationToken response (versions 0-3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateTokenResponse {
+    /// Kafka error code (see [`error_code`]).
+    pub error_code: i16,
+    /// The token's owner.
+    pub owner: PrincipalName,
+    /// The principal that asked for the token (v3+; empty, and required to be empty when
+    /// encoding, in earlier versions).
+    pub requester: PrincipalName,
+    /// When the token was issued (ms since the epoch).
+    pub issue_timestamp_ms: i64,
+    /// When the token expires unless renewed.
+    pub expiry_timestamp_ms: i64,
+    /// The token's hard end of life.
+    pub max_timestamp_ms: i64,
+    /// The token id (the SCRAM username of token authentication).
+    pub token_id: String,
+    /// HMAC-SHA512 of the token id (its base64 is the SCRAM password).
+    pub hmac: Secret,
+    /// Throttle time.
+    pub throttle_time_ms: i32,
+}
+
+impl CreateTokenResponse {
+    /// API key 38.
+    pub const API_KEY: i16 = CREATE_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 3;
+    const NAME: &'static str = "CreateDelegationToken response";
+
+    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.principal("owner", &self.owner)?;
+        if version >= 3 {
+            out.principal("token requester", &self.requester)?;
+        } else if !self.requester.is_empty() {
+            return Err(absent_field(Self::NAME, "token requester", version, 3));
+        }
+        out.w.i64(self.issue_timestamp_ms);
+        out.w.i64(self.expiry_timestamp_ms);
+        out.w.i64(self.max_timestamp_ms);
+        out.string("token id", &self.token_id)?;
+        out.bytes("hmac", self.hmac.expose())?;
+        out.w.i32(self.throttle_time_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let owner = r.principal("owner")?;
+        let requester = if version >= 3 {
+            r.principal("token requester")?
+        } else {
+            PrincipalName::default()
+        };
+        let issue_timestamp_ms = r.r.i64()?;
+        let expiry_timestamp_ms = r.r.i64()?;
+        let max_timestamp_ms = r.r.i64()?;
+        let token_id = r.string("token id")?;
+        let hmac = Secret::new(r.bytes("hmac")?);
+        let throttle_time_ms = r.r.i32()?;
+        r.end_struct()?;
+        Ok(CreateTokenResponse {
+            error_code,
+            owner,
+            requester,
+            issue_timestamp_ms,
+            expiry_timestamp_ms,
+            max_timestamp_ms,
+            token_id,
+            hmac,
+            throttle_time_ms,
+        })
+    }
+}
+response_frames!(CreateTokenResponse);
+
+// ---------------------------------------------------------------------------------------
+// RenewDelegationToken (39) and ExpireDelegationToken (40).
+
+/// RenewDelegationToken request (versions 0-2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenewTokenRequest {
+    /// The HMAC of the token to renew.
+    pub hmac: Secret,
+    /// The requested renewal period (Kafka caps it at `delegation.token.expiry.time.ms`; a
+    /// value of 0 or less means that default).
+    pub renew_period_ms: i64,
+}
+
+impl RenewTokenRequest {
+    /// API key 39.
+    pub const API_KEY: i16 = RENEW_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 2;
+    const NAME: &'static str = "RenewDelegationToken request";
+
+    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+        out.bytes("hmac", self.hmac.expose())?;
+        out.w.i64(self.renew_period_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+        let hmac = Secret::new(r.bytes("hmac")?);
+        let renew_period_ms = r.r.i64()?;
+        r.end_struct()?;
+        Ok(RenewTokenRequest {
+            hmac,
+            renew_period_ms,
+        })
+    }
+}
+request_frames!(RenewTokenRequest);
+
+/// ExpireDelegationToken request (versions 0-2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpireTokenRequest {
+    /// The HMAC of the token to expire.
+    pub hmac: Secret,
+    /// The expiry time period: negative expires the token at once, otherwise the new expiry
+    /// is `now + period` (capped by the token's maximum timestamp).
+    pub expiry_time_period_ms: i64,
+}
+
+impl ExpireTokenRequest {
+    /// API key 40.
+    pub const API_KEY: i16 = EXPIRE_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 2;
+    const NAME: &'static str = "ExpireDelegationToken request";
+
+    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+        out.bytes("hmac", self.hmac.expose())?;
+        out.w.i64(self.expiry_time_period_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+        let hmac = Secret::new(r.bytes("hmac")?);
+        let expiry_time_period_ms = r.r.i64()?;
+        r.end_struct()?;
+        Ok(ExpireTokenRequest {
+            hmac,
+            expiry_time_period_ms,
+        })
+    }
+}
+request_frames!(ExpireTokenRequest);
+
+/// The response to RenewDelegationToken and to ExpireDelegationToken (versions 0-2; the two
+/// schemas are identical).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpiryResponse {
+    /// Kafka error code (see [`error_code`]).
+    pub error_code: i16,
+    /// The token's expiry timestamp after the operation (ms since the epoch).
+    pub expiry_timestamp_ms: i64,
+    /// Throttle time.
+    pub throttle_time_ms: i32,
+}
+
+/// RenewDelegationToken response.
+pub type RenewTokenResponse = ExpiryResponse;
+/// ExpireDelegationToken response.
+pub type ExpireTokenResponse = ExpiryResponse;
+
+impl ExpiryResponse {
+    /// API key 39 (40 has the same schema, versions and flexibility).
+    pub const API_KEY: i16 = RENEW_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 2;
+    const NAME: &'static str = "Renew/ExpireDelegationToken response";
+
+    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.w.i64(self.expiry_timestamp_ms);
+        out.w.i32(self.throttle_time_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let expiry_timestamp_ms = r.r.i64()?;
+        let throttle_time_ms = r.r.i32()?;
+        r.end_struct()?;
+        Ok(ExpiryResponse {
+            error_code,
+            expiry_timestamp_ms,
+            throttle_time_ms,
+        })
+    }
+}
+response_frames!(ExpiryResponse);
+
+// ---------------------------------------------------------------------------------------
+// DescribeDelegationToken (41).
+
+/// DescribeDelegationToken request (versions 0-3; v3 only changes the response).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescribeTokensRequest {
+    /// The owners whose tokens to describe; `None` (null on the wire) describes every token
+    /// the caller may see, and an empty list describes none.
+    pub owners: Option<Vec<PrincipalName>>,
+}
+
+impl DescribeTokensRequest {
+    /// API key 41.
+    pub const API_KEY: i16 = DESCRIBE_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 3;
+    const NAME: &'static str = "DescribeDelegationToken request";
+
+    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+        out.array_len("owners", self.owners.as_ref().map(Vec::len))?;
+        for p in self.owners.iter().flatten() {
+            out.principal("owner", p)?;
+            out.end_struct();
+        }
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+        let owners = match r.nullable_array_len()? {
+            None => None,
+            Some(n) => {
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.principal("owner")?);
+                    r.end_struct()?;
+                }
+                Some(v)
+            }
+        };
+        r.end_struct()?;
+        Ok(DescribeTokensRequest { owners })
+    }
+}
+request_frames!(DescribeTokensRequest);
+
+/// One token of a DescribeDelegationToken response.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescribedToken {
+    /// The token's owner.
+    pub owner: PrincipalName,
+    /// The principal that created the token (v3+; empty, and required to be empty when
+    /// encoding, in earlier versions).
+    pub requester: PrincipalName,
+    /// Issue timestamp (ms since the epoch).
+    pub issue_timestamp_ms: i64,
+    /// Expiry timestamp.
+    pub expiry_timestamp_ms: i64,
+    /// Maximum timestamp.
+    pub max_timestamp_ms: i64,
+    /// Token id.
+    pub token_id: String,
+    /// The token's HMAC.
+    pub hmac: Secret,
+    /// Who may renew the token.
+    pub renewers: Vec<PrincipalName>,
+}
+
+/// DescribeDelegationToken response (versions 0-3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescribeTokensResponse {
+    /// Kafka error code (see [`error_code`]).
+    pub error_code: i16,
+    /// The tokens.
+    pub tokens: Vec<DescribedToken>,
+    /// Throttle time.
+    pub throttle_time_ms: i32,
+}
+
+impl DescribeTokensResponse {
+    /// API key 41.
+    pub const API_KEY: i16 = DESCRIBE_DELEGATION_TOKEN;
+    /// Highest version.
+    pub const MAX_VERSION: i16 = 3;
+    const NAME: &'static str = "DescribeDelegationToken response";
+
+    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.array_len("tokens", Some(self.tokens.len()))?;
+        for t in &self.tokens {
+            out.principal("owner", &t.owner)?;
+            if version >= 3 {
+                out.principal("token requester", &t.requester)?;
+            } else if !t.requester.is_empty() {
+                return Err(absent_field(Self::NAME, "token requester", version, 3));
+            }
+            out.w.i64(t.issue_timestamp_ms);
+            out.w.i64(t.expiry_timestamp_ms);
+            out.w.i64(t.max_timestamp_ms);
+            out.string("token id", &t.token_id)?;
+            out.bytes("hmac", t.hmac.expose())?;
+            out.array_len("renewers", Some(t.renewers.len()))?;
+            for p in &t.renewers {
+                out.principal("renewer", p)?;
+                out.end_struct();
+            }
+            out.end_struct();
+        }
+        out.w.i32(self.throttle_time_ms);
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let n = r.array_len("tokens")?;
+        let mut tokens = Vec::with_capacity(n);
+        for _ in 0..n {
+            let owner = r.principal("owner")?;
+            let requester = if version >= 3 {
+                r.principal("token requester")?
+            } else {
+                PrincipalName::default()
+            };
+            let issue_timestamp_ms = r.r.i64()?;
+            let expiry_timestamp_ms = r.r.i64()?;
+            let max_timestamp_ms = r.r.i64()?;
+            let token_id = r.string("token id")?;
+            let hmac = Secret::new(r.bytes("hmac")?);
+            let renewers = r.principals("renewers", "renewer")?;
+            r.end_struct()?;
+            tokens.push(DescribedToken {
+                owner,
+                requester,
+                issue_timestamp_ms,
+                expiry_timestamp_ms,
+                max_timestamp_ms,
+                token_id,
+                hmac,
+                renewers,
+            });
+        }
+        let throttle_time_ms = r.r.i32()?;
+        r.end_struct()?;
+        Ok(DescribeTokensResponse {
+            error_code,
+            tokens,
+            throttle_time_ms,
+        })
+    }
+}
+response_frames!(DescribeTokensResponse);
+
+// ---------------------------------------------------------------------------------------
+// Dispatch for servers.
+
+/// Any delegation-token request, for a server that routes on the api key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenRequest {
+    /// CreateDelegationToken.
+    Create(CreateTokenRequest),
+    /// RenewDelegationToken.
+    Renew(RenewTokenRequest),
+    /// ExpireDelegationToken.
+    Expire(ExpireTokenRequest),
+    /// DescribeDelegationToken.
+    Describe(DescribeTokensRequest),
+}
+
+impl TokenRequest {
+    /// Parses the body of a token request of `api_key` and `version` (the values of
+    /// [`RequestPrefix`](super::messages::RequestPrefix)). Another api key is an
+    /// [`ErrorCode::InvalidArgument`] error (check with [`is_token_api`] first).
+    pub fn parse_body(api_key: i16, version: i16, body: Reader<'_>) -> Result<Self> {
+        Ok(match api_key {
+            CREATE_DELEGATION_TOKEN => {
+                TokenRequest::Create(CreateTokenRequest::parse_request_body(version, body)?)
+            }
+            RENEW_DELEGATION_TOKEN => {
+                TokenRequest::Renew(RenewTokenRequest::parse_request_body(version, body)?)
+            }
+            EXPIRE_DELEGATION_TOKEN => {
+                TokenRequest::Expire(ExpireTokenRequest::parse_request_body(version, body)?)
+            }
+            DESCRIBE_DELEGATION_TOKEN => {
+                TokenRequest::Describe(DescribeTokensRequest::parse_request_body(version, body)?)
+            }
+            other => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("api key {other} is not a delegation-token API"),
+                ))
+            }
+        })
+    }
+
+    /// The api key of this request.
+    pub fn api_key(&self) -> i16 {
+        match self {
+            TokenRequest::Create(_) => CREATE_DELEGATION_TOKEN,
+            TokenRequest::Renew(_) => RENEW_DELEGATION_TOKEN,
+            TokenRequest::Expire(_) => EXPIRE_DELEGATION_TOKEN,
+            TokenRequest::Describe(_) => DESCRIBE_DELEGATION_TOKEN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supported_matches_the_types() {
+        let max = [
+            CreateTokenRequest::MAX_VERSION,
+            RenewTokenRequest::MAX_VERSION,
+            ExpireTokenRequest::MAX_VERSION,
+            DescribeTokensRequest::MAX_VERSION,
+        ];
+        for ((s, k), m) in SUPPORTED.iter().zip(SUPPORTED_KAFKA_4).zip(max) {
+            assert_eq!((s.min_version, s.max_version), (0, m));
+            assert_eq!((k.api_key, k.min_version, k.max_version), (s.api_key, 1, m));
+            assert!(is_token_api(s.api_key));
+            for v in 0..=m {
+                assert_eq!(is_flexible(s.api_key, v), v >= 2);
+            }
+        }
+        assert_eq!(CreateTokenResponse::MAX_VERSION, 3);
+        assert_eq!(DescribeTokensResponse::MAX_VERSION, 3);
+        assert_eq!(ExpiryResponse::MAX_VERSION, 2);
+        assert!(!is_token_api(37) && !is_token_api(42));
+    }
+
+    #[test]
+    fn classic_null_markers_are_seen_without_consuming() {
+        let bytes = [0xff, 0xff, 0xff, 0xff];
+        let mut r = In {
+            r: Reader::new(&bytes),
+            flexible: false,
+        };
+        assert_eq!(r.nullable_array_len().unwrap(), None);
+        assert_eq!(r.r.remaining(), 0);
+        let mut r = In {
+            r: Reader::new(&bytes),
+            flexible: false,
+        };
+        assert!(r.bytes("hmac").is_err());
+    }
+}
