@@ -126,3 +126,158 @@ fn token_credentials_match_an_independent_derivation() {
     assert!(c.is_token());
     assert_eq!(c.username(), token.token_id());
 }
+
+/// Serves one token request through the authority as the session's principal; returns the
+/// response frame without its length prefix.
+fn serve(authority: &TokenAuthority, p: &Pair, request: Vec<u8>, now: i64) -> Vec<u8> {
+    let principal = p.server.session().unwrap().outcome.principal.clone();
+    let out = authority
+        .handle_request(&request[4..], &principal, now)
+        .unwrap();
+    out[4..].to_vec()
+}
+
+#[test]
+fn the_token_apis_served_by_the_authority() {
+    use ksasl::kafka::tokens::*;
+    let (authority, server) = setup(0);
+    let alice_client = Arc::new(ClientConfig::new(
+        MechanismRegistry::password_clients(Arc::new(
+            PasswordCredential::new("alice", "alice-secret").unwrap(),
+        )),
+        "SCRAM-SHA-256",
+    ));
+    let mut p = Pair::new(alice_client, server.clone());
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 1);
+
+    for version in 0..=3 {
+        let create = CreateTokenRequest {
+            owner: None,
+            renewers: vec![PrincipalName::user("bob")],
+            max_lifetime_ms: -1,
+        };
+        let resp = serve(
+            &authority,
+            &p,
+            create.encode_request(version, 7, Some("t")).unwrap(),
+            T0,
+        );
+        let resp = CreateTokenResponse::parse_response(version, &resp).unwrap();
+        let token = ksasl::token::token_from_create_response(&resp).unwrap();
+        assert_eq!(token.info.owner, Principal::user("alice"));
+        assert_eq!(token.info.expiry_ms, T0 + 10_000);
+        assert_eq!(token.hmac(), authority.hmac(token.token_id()).expose());
+        if version >= 3 {
+            assert_eq!(resp.requester, PrincipalName::user("alice"));
+        }
+    }
+    // Renew and expire by HMAC; a stranger's HMAC is unknown; expire twice.
+    let t = authority.describe(None).unwrap().remove(0);
+    let renew = RenewTokenRequest {
+        hmac: Secret::from_slice(t.hmac()),
+        renew_period_ms: 5_000,
+    };
+    let r = serve(
+        &authority,
+        &p,
+        renew.encode_request(2, 8, None).unwrap(),
+        T0 + 1_000,
+    );
+    let r = RenewTokenResponse::parse_response(2, &r).unwrap();
+    assert_eq!((r.error_code, r.expiry_timestamp_ms), (0, T0 + 6_000));
+    let bad = RenewTokenRequest {
+        hmac: Secret::from_slice(&[1; 64]),
+        renew_period_ms: 5_000,
+    };
+    let r = serve(&authority, &p, bad.encode_request(1, 9, None).unwrap(), T0);
+    assert_eq!(
+        RenewTokenResponse::parse_response(1, &r)
+            .unwrap()
+            .error_code,
+        62
+    );
+    let expire = ExpireTokenRequest {
+        hmac: Secret::from_slice(t.hmac()),
+        expiry_time_period_ms: -1,
+    };
+    for (corr, code) in [(10, 0), (11, 62)] {
+        let r = serve(
+            &authority,
+            &p,
+            expire.encode_request(2, corr, None).unwrap(),
+            T0 + 2_000,
+        );
+        assert_eq!(
+            ExpireTokenResponse::parse_response(2, &r)
+                .unwrap()
+                .error_code,
+            code
+        );
+    }
+    // Describe: all, then by owner.
+    let d = DescribeTokensRequest { owners: None };
+    let r = serve(&authority, &p, d.encode_request(3, 12, None).unwrap(), T0);
+    let r = DescribeTokensResponse::parse_response(3, &r).unwrap();
+    assert_eq!(r.tokens.len(), 3);
+    assert_eq!(r.tokens[0].renewers, vec![PrincipalName::user("bob")]);
+    let d = DescribeTokensRequest {
+        owners: Some(vec![PrincipalName::user("carol")]),
+    };
+    let r = serve(&authority, &p, d.encode_request(1, 13, None).unwrap(), T0);
+    assert!(DescribeTokensResponse::parse_response(1, &r)
+        .unwrap()
+        .tokens
+        .is_empty());
+    // Renewers must be User principals.
+    let create = CreateTokenRequest {
+        owner: None,
+        renewers: vec![PrincipalName::new("Group", "ops")],
+        max_lifetime_ms: -1,
+    };
+    let r = serve(
+        &authority,
+        &p,
+        create.encode_request(2, 14, None).unwrap(),
+        T0,
+    );
+    let r = CreateTokenResponse::parse_response(2, &r).unwrap();
+    assert_eq!(r.error_code, 67);
+    assert_eq!(
+        ksasl::token::token_from_create_response(&r)
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidPrincipalType
+    );
+
+    // A connection that logged in with a token may not ask for tokens (64).
+    let token = authority.describe(None).unwrap().remove(0);
+    let client = Arc::new(ClientConfig::new(
+        MechanismRegistry::password_clients(Arc::new(token.client_credential().unwrap())),
+        "SCRAM-SHA-512",
+    ));
+    let mut q = Pair::new(client, server);
+    q.connect(T0);
+    assert_eq!(q.stats.authenticated, 1);
+    let create = CreateTokenRequest::default();
+    let r = serve(
+        &authority,
+        &q,
+        create.encode_request(1, 15, None).unwrap(),
+        T0,
+    );
+    assert_eq!(
+        CreateTokenResponse::parse_response(1, &r)
+            .unwrap()
+            .error_code,
+        64
+    );
+    // Not a token request, or garbage: an error for the host.
+    assert!(authority
+        .handle_request(
+            &kafka_pair::app_request(1)[4..],
+            &Principal::user("alice"),
+            T0
+        )
+        .is_err());
+}

@@ -29,6 +29,7 @@ use crate::credential::{
     CredentialAnswer, CredentialLookup, Lookup, PasswordCredential, ServerCredential,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::kafka::tokens::error_code;
 use crate::mech::scram::{ScramCredential, ScramMechanism};
 use crate::mech::{CredentialRequest, Principal};
 use crate::random::{RandomSource, SharedRandom};
@@ -38,40 +39,39 @@ use crate::secret::{ct_eq, Secret};
 /// The SCRAM iteration count of token credentials (Kafka's fixed value).
 pub const TOKEN_SCRAM_ITERATIONS: u32 = 4096;
 
-/// Kafka's error codes for delegation-token requests.
-pub mod kafka_errors {
-    /// The broker has no secret key: delegation tokens are disabled.
-    pub const DELEGATION_TOKEN_AUTH_DISABLED: i16 = 61;
-    /// No token has this HMAC.
-    pub const DELEGATION_TOKEN_NOT_FOUND: i16 = 62;
-    /// The caller is neither the owner nor a renewer.
-    pub const DELEGATION_TOKEN_OWNER_MISMATCH: i16 = 63;
-    /// Token requests are not allowed on this connection (plaintext, anonymous, or itself
-    /// authenticated with a token).
-    pub const DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: i16 = 64;
-    /// The caller may not describe or create tokens (authorization).
-    pub const DELEGATION_TOKEN_AUTHORIZATION_FAILED: i16 = 65;
-    /// The token has expired.
-    pub const DELEGATION_TOKEN_EXPIRED: i16 = 66;
-    /// A principal (renewer or owner) is not of type `User`.
-    pub const INVALID_PRINCIPAL_TYPE: i16 = 67;
-    /// Anything else.
-    pub const UNKNOWN_SERVER_ERROR: i16 = -1;
-}
-
 /// The Kafka error code to put in a token response for a ksasl error from the authority.
 pub fn kafka_error_code(e: &Error) -> i16 {
     match e.code() {
-        ErrorCode::DelegationTokenNotFound => kafka_errors::DELEGATION_TOKEN_NOT_FOUND,
-        ErrorCode::DelegationTokenOwnerMismatch => kafka_errors::DELEGATION_TOKEN_OWNER_MISMATCH,
+        ErrorCode::DelegationTokenNotFound => error_code::DELEGATION_TOKEN_NOT_FOUND,
+        ErrorCode::DelegationTokenOwnerMismatch => error_code::DELEGATION_TOKEN_OWNER_MISMATCH,
         ErrorCode::DelegationTokenRequestNotAllowed => {
-            kafka_errors::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+            error_code::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
         }
-        ErrorCode::DelegationTokenExpired => kafka_errors::DELEGATION_TOKEN_EXPIRED,
-        ErrorCode::InvalidPrincipalType => kafka_errors::INVALID_PRINCIPAL_TYPE,
-        _ => kafka_errors::UNKNOWN_SERVER_ERROR,
+        ErrorCode::DelegationTokenExpired => error_code::DELEGATION_TOKEN_EXPIRED,
+        ErrorCode::InvalidPrincipalType => error_code::INVALID_PRINCIPAL_TYPE,
+        _ => UNKNOWN_SERVER_ERROR,
     }
 }
+
+/// The ksasl error for a Kafka error code in a token response (0 is not an error).
+pub fn error_from_kafka(code: i16, what: &str) -> Error {
+    let name = error_code::name(code).unwrap_or("UNKNOWN");
+    let e = match code {
+        error_code::DELEGATION_TOKEN_NOT_FOUND => ErrorCode::DelegationTokenNotFound,
+        error_code::DELEGATION_TOKEN_OWNER_MISMATCH => ErrorCode::DelegationTokenOwnerMismatch,
+        error_code::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+        | error_code::DELEGATION_TOKEN_AUTHORIZATION_FAILED
+        | error_code::DELEGATION_TOKEN_AUTH_DISABLED => ErrorCode::DelegationTokenRequestNotAllowed,
+        error_code::DELEGATION_TOKEN_EXPIRED => ErrorCode::DelegationTokenExpired,
+        error_code::INVALID_PRINCIPAL_TYPE => ErrorCode::InvalidPrincipalType,
+        _ => ErrorCode::KafkaError,
+    };
+    Error::new(e, format!("{what} failed with Kafka error {code} ({name})"))
+        .with_detail("kafka_error_code", code.to_string())
+}
+
+/// Kafka's UNKNOWN_SERVER_ERROR.
+pub const UNKNOWN_SERVER_ERROR: i16 = -1;
 
 /// `delegation.token.*` settings.
 #[derive(Clone)]
@@ -731,6 +731,9 @@ pub fn random_secret_key(rng: &dyn RandomSource) -> Result<Secret> {
     Ok(Secret::from(URL_SAFE_NO_PAD.encode(b).as_str()))
 }
 
+mod serve;
+pub use serve::token_from_create_response;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -788,6 +791,10 @@ mod tests {
         let e = a.renew(t.hmac(), &alice, 0, 2_000_000).unwrap_err();
         assert_eq!(e.code(), ErrorCode::DelegationTokenExpired);
         assert_eq!(kafka_error_code(&e), 66);
+        assert_eq!(
+            error_from_kafka(66, "renew").code(),
+            ErrorCode::DelegationTokenExpired
+        );
         // Expire now, then again.
         assert_eq!(a.expire(short.hmac(), &alice, -1, 2000).unwrap(), 2000);
         assert_eq!(

@@ -1,0 +1,192 @@
+//! The authority behind Kafka's delegation-token APIs (38-41): one call serves a request frame
+//! of an authenticated connection, and one turns a CreateDelegationToken response into a
+//! token a client can log in with.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::kafka::messages::parse_request;
+use crate::kafka::tokens::{
+    error_code, CreateTokenResponse, DescribeTokensResponse, DescribedToken, ExpiryResponse,
+    PrincipalName, TokenRequest,
+};
+use crate::mech::Principal;
+use crate::secret::Secret;
+
+use super::{kafka_error_code, DelegationToken, TokenAuthority, TokenInfo};
+
+fn name(p: &Principal) -> PrincipalName {
+    PrincipalName::new(p.principal_type.clone(), p.name.clone())
+}
+
+fn principal(p: &PrincipalName) -> Principal {
+    Principal {
+        principal_type: p.principal_type.clone(),
+        name: p.name.clone(),
+        token_authenticated: false,
+    }
+}
+
+impl TokenAuthority {
+    /// Serves one delegation-token request (CreateDelegationToken, RenewDelegationToken,
+    /// ExpireDelegationToken or DescribeDelegationToken; `frame` without its length prefix)
+    /// of a connection authenticated as `caller` (the principal of the connection's session).
+    /// Returns the response frame, length-prefixed, with Kafka's error codes: 64 for a
+    /// connection that itself logged in with a token, 62/63/66/67 from the operation. A
+    /// request that cannot be parsed is an error (Kafka closes such connections).
+    ///
+    /// Kafka's authorizer (who may create tokens for others, or describe whose tokens) is the
+    /// host's business: without one, as here, every authenticated principal may.
+    pub fn handle_request(&self, frame: &[u8], caller: &Principal, now_ms: i64) -> Result<Vec<u8>> {
+        let parsed = parse_request(frame)?;
+        let p = parsed.prefix;
+        let request = TokenRequest::parse_body(p.api_key, p.api_version, parsed.body)?;
+        let (v, corr) = (p.api_version, p.correlation_id);
+        let allowed = TokenAuthority::check_request_allowed(caller);
+        match request {
+            TokenRequest::Create(r) => {
+                let result = allowed.and_then(|()| {
+                    let owner = r
+                        .effective_owner()
+                        .map(principal)
+                        .unwrap_or_else(|| Principal {
+                            token_authenticated: false,
+                            ..caller.clone()
+                        });
+                    let renewers: Vec<Principal> = r.renewers.iter().map(principal).collect();
+                    self.create(&owner, caller, &renewers, r.max_lifetime_ms, now_ms)
+                });
+                let resp = match result {
+                    Ok(t) => CreateTokenResponse {
+                        error_code: error_code::NONE,
+                        owner: name(&t.info.owner),
+                        requester: if v >= 3 {
+                            name(&t.info.requester)
+                        } else {
+                            PrincipalName::default()
+                        },
+                        issue_timestamp_ms: t.info.issue_ms,
+                        expiry_timestamp_ms: t.info.expiry_ms,
+                        max_timestamp_ms: t.info.max_ms,
+                        token_id: t.info.token_id.clone(),
+                        hmac: Secret::from_slice(t.hmac()),
+                        throttle_time_ms: 0,
+                    },
+                    Err(e) => CreateTokenResponse {
+                        error_code: kafka_error_code(&e),
+                        owner: if v >= 3 {
+                            name(caller)
+                        } else {
+                            PrincipalName::default()
+                        },
+                        requester: if v >= 3 {
+                            name(caller)
+                        } else {
+                            PrincipalName::default()
+                        },
+                        issue_timestamp_ms: -1,
+                        expiry_timestamp_ms: -1,
+                        max_timestamp_ms: -1,
+                        token_id: String::new(),
+                        hmac: Secret::new(Vec::new()),
+                        throttle_time_ms: 0,
+                    },
+                };
+                resp.encode_response(v, corr)
+            }
+            TokenRequest::Renew(r) => {
+                let result = allowed
+                    .and_then(|()| self.renew(r.hmac.expose(), caller, r.renew_period_ms, now_ms));
+                expiry_response(result).encode_response(v, corr)
+            }
+            TokenRequest::Expire(r) => {
+                let result = allowed.and_then(|()| {
+                    self.expire(r.hmac.expose(), caller, r.expiry_time_period_ms, now_ms)
+                });
+                // The expire response has the renew response's schema, under api key 40.
+                let body = expiry_response(result);
+                crate::kafka::tokens::ExpireTokenResponse::encode_response(&body, v, corr)
+            }
+            TokenRequest::Describe(r) => {
+                let resp = match allowed.and_then(|()| {
+                    let owners: Option<Vec<Principal>> =
+                        r.owners.as_ref().map(|o| o.iter().map(principal).collect());
+                    self.describe(owners.as_deref())
+                }) {
+                    Ok(tokens) => DescribeTokensResponse {
+                        error_code: error_code::NONE,
+                        tokens: tokens
+                            .iter()
+                            .map(|t| DescribedToken {
+                                owner: name(&t.info.owner),
+                                requester: if v >= 3 {
+                                    name(&t.info.requester)
+                                } else {
+                                    PrincipalName::default()
+                                },
+                                issue_timestamp_ms: t.info.issue_ms,
+                                expiry_timestamp_ms: t.info.expiry_ms,
+                                max_timestamp_ms: t.info.max_ms,
+                                token_id: t.info.token_id.clone(),
+                                hmac: Secret::from_slice(t.hmac()),
+                                renewers: t.info.renewers.iter().map(name).collect(),
+                            })
+                            .collect(),
+                        throttle_time_ms: 0,
+                    },
+                    Err(e) => DescribeTokensResponse {
+                        error_code: kafka_error_code(&e),
+                        tokens: Vec::new(),
+                        throttle_time_ms: 0,
+                    },
+                };
+                resp.encode_response(v, corr)
+            }
+        }
+    }
+}
+
+fn expiry_response(result: Result<i64>) -> ExpiryResponse {
+    match result {
+        Ok(expiry) => ExpiryResponse {
+            error_code: error_code::NONE,
+            expiry_timestamp_ms: expiry,
+            throttle_time_ms: 0,
+        },
+        Err(e) => ExpiryResponse {
+            error_code: kafka_error_code(&e),
+            expiry_timestamp_ms: -1,
+            throttle_time_ms: 0,
+        },
+    }
+}
+
+/// The token a CreateDelegationToken response hands out, ready for a client login
+/// ([`DelegationToken::client_credential`], [`DelegationToken::install`]); a response with
+/// an error code is that error.
+pub fn token_from_create_response(r: &CreateTokenResponse) -> Result<DelegationToken> {
+    if r.error_code != error_code::NONE {
+        return Err(super::error_from_kafka(
+            r.error_code,
+            "CreateDelegationToken",
+        ));
+    }
+    if r.token_id.is_empty() || r.hmac.is_empty() {
+        return Err(Error::new(
+            ErrorCode::MalformedMessage,
+            "the CreateDelegationToken response has no token id or HMAC",
+        ));
+    }
+    let info = TokenInfo {
+        token_id: r.token_id.clone(),
+        owner: principal(&r.owner),
+        requester: if r.requester.is_empty() {
+            principal(&r.owner)
+        } else {
+            principal(&r.requester)
+        },
+        renewers: Vec::new(),
+        issue_ms: r.issue_timestamp_ms,
+        expiry_ms: r.expiry_timestamp_ms,
+        max_ms: r.max_timestamp_ms,
+    };
+    Ok(DelegationToken::new(info, r.hmac.expose().to_vec()))
+}
