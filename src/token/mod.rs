@@ -732,7 +732,7 @@ pub fn random_secret_key(rng: &dyn RandomSource) -> Result<Secret> {
 }
 
 mod serve;
-pub use serve::token_from_create_response;
+pub use serve::{token_from_create_response, token_from_described};
 
 #[cfg(test)]
 mod tests {

@@ -14,15 +14,11 @@ use crate::secret::Secret;
 use super::{kafka_error_code, DelegationToken, TokenAuthority, TokenInfo};
 
 fn name(p: &Principal) -> PrincipalName {
-    PrincipalName::new(p.principal_type.clone(), p.name.clone())
+    PrincipalName::from(p)
 }
 
 fn principal(p: &PrincipalName) -> Principal {
-    Principal {
-        principal_type: p.principal_type.clone(),
-        name: p.name.clone(),
-        token_authenticated: false,
-    }
+    Principal::from(p)
 }
 
 impl TokenAuthority {
@@ -189,4 +185,22 @@ pub fn token_from_create_response(r: &CreateTokenResponse) -> Result<DelegationT
         max_ms: r.max_timestamp_ms,
     };
     Ok(DelegationToken::new(info, r.hmac.expose().to_vec()))
+}
+
+/// A token from a DescribeDelegationToken response.
+pub fn token_from_described(t: &DescribedToken) -> DelegationToken {
+    let info = TokenInfo {
+        token_id: t.token_id.clone(),
+        owner: principal(&t.owner),
+        requester: if t.requester.is_empty() {
+            principal(&t.owner)
+        } else {
+            principal(&t.requester)
+        },
+        renewers: t.renewers.iter().map(principal).collect(),
+        issue_ms: t.issue_timestamp_ms,
+        expiry_ms: t.expiry_timestamp_ms,
+        max_ms: t.max_timestamp_ms,
+    };
+    DelegationToken::new(info, t.hmac.expose().to_vec())
 }

@@ -658,6 +658,21 @@ impl Refresher {
         )
     }
 
+    /// Installs a delegation token (a dict from `TokenAuthority.create` or
+    /// `parse_create_token_response`) as the refresher's credential: clients made with
+    /// `Registry.add_refreshing_password_clients` log in with it; a refresh is due before it
+    /// expires (answer with the renewed token). Returns the generation.
+    #[pyo3(signature = (token, now_ms = None))]
+    fn set_delegation_token(
+        &self,
+        py: Python<'_>,
+        token: &Bound<'_, PyDict>,
+        now_ms: Option<i64>,
+    ) -> PyResult<u64> {
+        let t = crate::tokens::token_from_dict(py, token)?;
+        wrap(py, t.install(&self.inner, now_or_wall(now_ms)))
+    }
+
     /// When a refresh is next due (ms; None if outstanding or stopped).
     fn next_deadline(&self) -> Option<i64> {
         self.inner.next_deadline().map(|d| d.max(0))

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 mod conn;
+mod tokens;
 
 /// Milliseconds since the epoch from the wall clock: the binding's default `now`.
 pub(crate) fn wall_ms() -> i64 {
@@ -259,6 +260,15 @@ impl CredentialLookup for PyLookup {
     }
 }
 
+/// Leaves every user lookup to the host (the pull form) while tokens come from an authority.
+struct AskHost;
+
+impl CredentialLookup for AskHost {
+    fn lookup(&self, _request: &CredentialRequest) -> Lookup {
+        Lookup::Later
+    }
+}
+
 /// Client and server mechanisms by name, with their credentials.
 #[pyclass(module = "ksasl._ksasl")]
 pub(crate) struct Registry {
@@ -278,31 +288,53 @@ impl Registry {
 
     /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. Credentials come from `store`,
     /// from a callable `(mechanism, username, token_auth) -> answer`, or (None) from the host
-    /// through `Server.provide_credential` (the pull form).
-    #[pyo3(signature = (credentials = None))]
+    /// through `Server.provide_credential` (the pull form). With `tokens` (a
+    /// `TokenAuthority`), `tokenauth` logins are answered by the authority.
+    #[pyo3(signature = (credentials = None, tokens = None))]
     fn add_password_servers(
         &mut self,
         py: Python<'_>,
         credentials: Option<PyObject>,
+        tokens: Option<PyRef<'_, tokens::TokenAuthority>>,
     ) -> PyResult<()> {
         self.inner.merge(MechanismRegistry::password_servers(None));
-        if let Some(c) = credentials {
-            let bound = c.bind(py);
-            if let Ok(store) = bound.downcast::<Store>() {
-                self.inner
-                    .set_credential_lookup(Some(store.get().inner.clone()));
-            } else if bound.is_callable() {
-                self.inner.set_credential_lookup(Some(Arc::new(PyLookup {
-                    callback: c,
-                    pending: self.pending.clone(),
-                })));
-            } else {
-                return Err(PyValueError::new_err(
-                    "credentials must be a Store, a callable or None",
-                ));
+        let users: Option<Arc<dyn CredentialLookup>> = match credentials {
+            None => None,
+            Some(c) => {
+                let bound = c.bind(py);
+                if let Ok(store) = bound.downcast::<Store>() {
+                    Some(store.get().inner.clone())
+                } else if bound.is_callable() {
+                    Some(Arc::new(PyLookup {
+                        callback: c,
+                        pending: self.pending.clone(),
+                    }))
+                } else {
+                    return Err(PyValueError::new_err(
+                        "credentials must be a Store, a callable or None",
+                    ));
+                }
             }
+        };
+        let lookup: Option<Arc<dyn CredentialLookup>> = match (users, tokens) {
+            (users, Some(t)) => Some(Arc::new(ksasl::token::UsersAndTokens {
+                users: users.unwrap_or_else(|| Arc::new(AskHost)),
+                tokens: t.inner.clone(),
+            })),
+            (Some(u), None) => Some(u),
+            (None, None) => None,
+        };
+        if lookup.is_some() {
+            self.inner.set_credential_lookup(lookup);
         }
         Ok(())
+    }
+
+    /// Adds PLAIN and SCRAM clients that log in with the refresher's current password
+    /// credential: a delegation token installed with `Refresher.set_delegation_token`.
+    fn add_refreshing_password_clients(&mut self, refresher: &conn::Refresher) {
+        self.inner
+            .register_refreshing_password_clients(refresher.inner.clone());
     }
 
     /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
@@ -575,5 +607,6 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Client>()?;
     m.add_class::<Server>()?;
     conn::register(m)?;
+    tokens::register(m)?;
     Ok(())
 }

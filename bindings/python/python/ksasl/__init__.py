@@ -12,8 +12,15 @@ from ksasl._ksasl import (
     ServerConfig,
     ServerConnection,
     Store,
+    TokenAuthority,
     Tracker,
     __version__,
+    create_token_request,
+    describe_tokens_request,
+    parse_create_token_response,
+    parse_describe_tokens_response,
+    parse_token_expiry_response,
+    renew_or_expire_token_request,
     unsecured_token,
 )
 from ksasl.errors import (
@@ -44,5 +51,12 @@ __all__ = [
     "Registry",
     "Server",
     "Store",
+    "TokenAuthority",
     "__version__",
+    "create_token_request",
+    "describe_tokens_request",
+    "parse_create_token_response",
+    "parse_describe_tokens_response",
+    "parse_token_expiry_response",
+    "renew_or_expire_token_request",
 ]
