@@ -56,6 +56,7 @@ impl ClientConfig {
     /// driver's ApiVersions when the host has already asked the broker (None: legacy framing).
     #[new]
     #[pyo3(signature = (registry, mechanism, client_id = None, reauth_timing = "kafka", api_versions_version = 0, reauth_retry_ms = 0, known_versions = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         registry: &Registry,
