@@ -281,3 +281,45 @@ fn the_token_apis_served_by_the_authority() {
         )
         .is_err());
 }
+
+#[test]
+fn bad_token_logins_are_refused_like_kafka() {
+    let (authority, server) = setup(0);
+    let alice = Principal::user("alice");
+    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let cases = [
+        // The right id with a wrong HMAC (another authority's secret).
+        (token.token_id().to_string(), {
+            let other = TokenAuthority::new(TokenConfig::new("other-key"), SharedRandom::default())
+                .unwrap();
+            base64::engine::general_purpose::STANDARD.encode(other.hmac(token.token_id()).expose())
+        }),
+        // An id the authority never issued.
+        ("AAECAwQFBgcICQoLDA0ODw".to_string(), {
+            base64::engine::general_purpose::STANDARD
+                .encode(authority.hmac("AAECAwQFBgcICQoLDA0ODw").expose())
+        }),
+    ];
+    for (id, hmac) in cases {
+        for mech in ["SCRAM-SHA-256", "SCRAM-SHA-512"] {
+            let c = PasswordCredential::delegation_token(&id, &hmac).unwrap();
+            let client = Arc::new(ClientConfig::new(
+                MechanismRegistry::password_clients(Arc::new(c)),
+                mech,
+            ));
+            let mut p = Pair::new(client, server.clone());
+            p.connect(T0);
+            assert_eq!(p.stats.authenticated, 0, "{id} {mech}");
+            let failed = p.stats.failed.clone().unwrap();
+            assert!(
+                failed.contains(&format!("invalid credentials with SASL mechanism {mech}")),
+                "{failed}"
+            );
+        }
+    }
+    // PLAIN never accepts token credentials (tokenauth is SCRAM only).
+    let c = token.client_credential().unwrap();
+    assert!(MechanismRegistry::password_clients(Arc::new(c))
+        .client("PLAIN")
+        .is_err());
+}
