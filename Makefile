@@ -116,7 +116,7 @@ test-java: java-native
 	@if grep -hE "$(JNI_WARNINGS)" target/java-test.log $$(find bindings/java/target examples/java/target -name '*.dumpstream' 2>/dev/null); then \
 	  echo "JNI warnings under -Xcheck:jni (above)"; exit 1; fi
 	@grep -h "loaded-from=" target/java-test.log
-	@cat bindings/java/target/surefire-reports/*.txt bindings/java/target/failsafe-reports/*.txt $(wildcard examples/java/target/surefire-reports/*.txt) | grep "Tests run" | awk -F'[:,]' '{n+=$$2; f+=$$4; e+=$$6} END {print "java tests: " n " run, " f " failures, " e " errors"}'
+	@cat bindings/java/target/surefire-reports/*.txt bindings/java/target/failsafe-reports/*.txt $$(ls examples/java/target/surefire-reports/*.txt 2>/dev/null) | grep "Tests run" | awk -F'[:,]' '{n+=$$2; f+=$$4; e+=$$6} END {print "java tests: " n " run, " f " failures, " e " errors"}'
 
 # --- a real Apache Kafka broker ------------------------------------------------------------
 # Kafka 4.4 (fetched by Maven into ~/.m2 on the first run) in KRaft mode on 127.0.0.1:
