@@ -131,6 +131,18 @@ pub trait CredentialLookup: Send + Sync {
     fn lookup(&self, request: &CredentialRequest) -> Lookup;
 }
 
+/// A lookup that leaves every answer to the host (the pull form): each request comes back
+/// as `NeedCredential`. Useful where a lookup is required, e.g. for the users of
+/// [`crate::token::UsersAndTokens`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AskHost;
+
+impl CredentialLookup for AskHost {
+    fn lookup(&self, _request: &CredentialRequest) -> Lookup {
+        Lookup::Later
+    }
+}
+
 #[derive(Default)]
 struct UserEntry {
     password: Option<Secret>,

@@ -230,6 +230,26 @@ impl TokenInfo {
     }
 }
 
+/// Reads a principal given by a user of a binding: `TYPE:NAME`, or a bare name meaning
+/// `User:<name>`.
+pub fn principal_from_str(s: &str) -> Result<Principal> {
+    if !s.contains(':') {
+        if s.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "a principal name must not be empty",
+            ));
+        }
+        return Ok(Principal::user(s));
+    }
+    parse_principal(s).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{s:?} is not a TYPE:NAME principal"),
+        )
+    })
+}
+
 /// Parses `TYPE:NAME` (the type is everything before the first colon).
 pub fn parse_principal(s: &str) -> Option<Principal> {
     let (t, n) = s.split_once(':')?;

@@ -260,15 +260,6 @@ impl CredentialLookup for PyLookup {
     }
 }
 
-/// Leaves every user lookup to the host (the pull form) while tokens come from an authority.
-struct AskHost;
-
-impl CredentialLookup for AskHost {
-    fn lookup(&self, _request: &CredentialRequest) -> Lookup {
-        Lookup::Later
-    }
-}
-
 /// Client and server mechanisms by name, with their credentials.
 #[pyclass(module = "ksasl._ksasl")]
 pub(crate) struct Registry {
@@ -318,7 +309,7 @@ impl Registry {
         };
         let lookup: Option<Arc<dyn CredentialLookup>> = match (users, tokens) {
             (users, Some(t)) => Some(Arc::new(ksasl::token::UsersAndTokens {
-                users: users.unwrap_or_else(|| Arc::new(AskHost)),
+                users: users.unwrap_or_else(|| Arc::new(ksasl::credential::AskHost)),
                 tokens: t.inner.clone(),
             })),
             (Some(u), None) => Some(u),

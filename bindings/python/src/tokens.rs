@@ -9,7 +9,7 @@ use ksasl::kafka::tokens::{
 };
 use ksasl::mech::Principal;
 use ksasl::token::{
-    error_from_kafka, parse_principal, token_from_create_response, token_from_described,
+    error_from_kafka, principal_from_str, token_from_create_response, token_from_described,
     DelegationToken, TokenAuthority as CoreAuthority, TokenConfig, TokenInfo,
 };
 use ksasl::{Error, ErrorCode, Secret, SharedRandom};
@@ -20,27 +20,7 @@ use super::{now_or_wall, py_err, wrap};
 
 /// `User:alice`, `Group:x`, or a bare name meaning `User:<name>`.
 fn principal(py: Python<'_>, s: &str) -> PyResult<Principal> {
-    if !s.contains(':') {
-        if s.is_empty() {
-            return Err(py_err(
-                py,
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    "a principal name must not be empty",
-                ),
-            ));
-        }
-        return Ok(Principal::user(s));
-    }
-    parse_principal(s).ok_or_else(|| {
-        py_err(
-            py,
-            Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{s:?} is not a TYPE:NAME principal"),
-            ),
-        )
-    })
+    wrap(py, principal_from_str(s))
 }
 
 fn wire_name(p: &Principal) -> PrincipalName {

@@ -22,6 +22,7 @@ use ksasl::{Error, ErrorCode};
 mod conn;
 mod oauth;
 mod objects;
+mod tokens;
 
 /// "No value" for a `long` time on the Java side.
 pub(crate) const NONE: i64 = i64::MIN;

@@ -21,7 +21,7 @@ use crate::{
 };
 
 type Jwks = Arc<JwksValidator>;
-type Refr = Arc<Refresher>;
+pub(crate) type Refr = Arc<Refresher>;
 
 /// How many validated tokens an OAUTHBEARER server caches.
 const VALIDATION_CACHE: usize = 4096;

@@ -77,8 +77,8 @@ pub(crate) fn answer(
 }
 
 /// A credential lookup implemented by a Java `CredentialLookup`.
-struct JavaLookup {
-    lookup: GlobalRef,
+pub(crate) struct JavaLookup {
+    pub(crate) lookup: GlobalRef,
 }
 
 impl CredentialLookup for JavaLookup {

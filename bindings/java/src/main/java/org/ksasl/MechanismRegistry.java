@@ -41,6 +41,51 @@ public final class MechanismRegistry extends NativeHandle {
         return this;
     }
 
+    /**
+     * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers: {@code tokenauth} logins (SCRAM with a
+     * delegation token) are answered by {@code tokens}, every other login by {@code store}. The
+     * session of a token login is capped by the token's expiry.
+     */
+    public MechanismRegistry addPasswordServers(CredentialStore store, TokenAuthority tokens) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(tokens, "tokens");
+        run(h -> tokens.run(t -> store.run(s -> Native.registryAddPasswordServersTokens(h, s, null, t))));
+        return this;
+    }
+
+    /**
+     * Adds PLAIN and SCRAM servers: {@code tokenauth} logins are answered by {@code tokens}, every
+     * other login by {@code lookup}, called synchronously.
+     */
+    public MechanismRegistry addPasswordServers(CredentialLookup lookup, TokenAuthority tokens) {
+        Objects.requireNonNull(lookup, "lookup");
+        Objects.requireNonNull(tokens, "tokens");
+        run(h -> tokens.run(t -> Native.registryAddPasswordServersTokens(h, 0, lookup, t)));
+        return this;
+    }
+
+    /**
+     * Adds PLAIN and SCRAM servers: {@code tokenauth} logins are answered by {@code tokens}; for
+     * every other login the exchange asks the host ({@code NEED_CREDENTIAL}, the pull form).
+     */
+    public MechanismRegistry addPasswordServers(TokenAuthority tokens) {
+        Objects.requireNonNull(tokens, "tokens");
+        run(h -> tokens.run(t -> Native.registryAddPasswordServersTokens(h, 0, null, t)));
+        return this;
+    }
+
+    /**
+     * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with the refresher's
+     * newest password credential at the start of every (re-)authentication: a delegation token
+     * installed with {@link Refresher#setDelegationToken} (then with {@code tokenauth=true}),
+     * renewed as the refresher asks.
+     */
+    public MechanismRegistry addRefreshingPasswordClients(Refresher refresher) {
+        Objects.requireNonNull(refresher, "refresher");
+        run(h -> refresher.run(r -> Native.registryAddRefreshingPasswordClients(h, r)));
+        return this;
+    }
+
     /** Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a user name and password. */
     public MechanismRegistry addPasswordClients(String username, String password) throws KsaslException {
         Objects.requireNonNull(username, "username");

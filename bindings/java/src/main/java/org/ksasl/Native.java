@@ -140,6 +140,46 @@ final class Native {
     /** Element 0 is 1 when a refresh is needed; the rest are connection ids to re-authenticate. */
     static native long[] trackerPoll(long h, long nowMs);
 
+    // Delegation tokens. A token comes back as {tokenId, byte[] hmac, hmacBase64, owner, requester,
+    // String[] renewers, long[] {issue, expiry, max}}; it goes in as (tokenId, hmac,
+    // String[] {owner, requester, renewers...}, long[] {issue, expiry, max}).
+    static native long tokenAuthorityNew(String secretKey, long maxLifetimeMs, long expiryTimeMs,
+            long expiryCheckIntervalMs) throws KsaslException;
+    static native void tokenAuthorityFree(long h);
+    static native Object[] tokenAuthorityCreate(long h, String owner, String requester, String[] renewers,
+            long maxLifetimeMs, long nowMs) throws KsaslException;
+    static native long tokenAuthorityRenew(long h, byte[] hmac, String caller, long periodMs, long nowMs)
+            throws KsaslException;
+    static native long tokenAuthorityExpire(long h, byte[] hmac, String caller, long periodMs, long nowMs)
+            throws KsaslException;
+    /** An array of tokens; {@code owners} null: every token. */
+    static native Object[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
+    static native String[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
+    static native long tokenAuthorityNextSweep(long h);
+    static native byte[] tokenAuthorityHmac(long h, String tokenId);
+    static native String tokenAuthorityExport(long h) throws KsaslException;
+    static native int tokenAuthorityImport(long h, String records) throws KsaslException;
+    static native byte[] tokenAuthorityHandleRequest(long h, byte[] frame, String principal,
+            boolean tokenAuthenticated, long nowMs) throws KsaslException;
+    static native Object[] tokenNew(String tokenId, byte[] hmac, String[] principals, long[] times)
+            throws KsaslException;
+    static native long refresherSetDelegationToken(long h, String tokenId, byte[] hmac, String[] principals,
+            long[] times, long nowMs) throws KsaslException;
+    /** Users from {@code store} (a handle, or 0), else from {@code lookup} (or null: the pull form). */
+    static native void registryAddPasswordServersTokens(long h, long store, CredentialLookup lookup, long tokens);
+    static native void registryAddRefreshingPasswordClients(long h, long refresher);
+    static native byte[] tokenCreateRequest(short version, int correlationId, String[] renewers, long maxLifetimeMs,
+            String owner, String clientId) throws KsaslException;
+    static native byte[] tokenRenewOrExpireRequest(short version, int correlationId, byte[] hmac, long periodMs,
+            boolean expire, String clientId) throws KsaslException;
+    static native byte[] tokenDescribeRequest(short version, int correlationId, String[] owners, String clientId)
+            throws KsaslException;
+    static native Object[] tokenParseCreateResponse(short version, byte[] frame) throws KsaslException;
+    static native long tokenParseExpiryResponse(short version, byte[] frame) throws KsaslException;
+    static native Object[] tokenParseDescribeResponse(short version, byte[] frame) throws KsaslException;
+    /** {apiKey, min, max} triples. */
+    static native short[] tokenApiVersions(boolean kafka4);
+
     // Called by native code: a credential callback's answer as {kind, value, expiry, owner} strings.
     static String[] callLookup(CredentialLookup lookup, String mechanism, String username, boolean tokenAuth)
             throws Exception {

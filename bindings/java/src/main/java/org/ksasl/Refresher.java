@@ -5,9 +5,10 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * Refreshes OAUTHBEARER tokens on Kafka's {@code sasl.login.refresh.*} schedule, in
- * librdkafka's shape: {@link #poll} says when a new token must be fetched, the host fetches it
- * and calls {@link #setToken} (or {@link #setTokenFailure}). Clients registered with
+ * Refreshes OAUTHBEARER tokens (or delegation tokens, {@link #setDelegationToken}) on Kafka's
+ * {@code sasl.login.refresh.*} schedule, in librdkafka's shape: {@link #poll} says when a new
+ * token must be fetched, the host fetches it and calls {@link #setToken} (or
+ * {@link #setTokenFailure}). Clients registered with
  * {@link MechanismRegistry#addOAuthBearerClient} always present the current token, never an
  * expired one. Safe to share between threads.
  */
@@ -45,6 +46,21 @@ public final class Refresher extends NativeHandle {
     /** Installs a token made by {@link OAuthToken#unsecured} or fetched elsewhere. */
     public long setToken(OAuthToken token, long nowMs) throws KsaslException {
         return setToken(token.value(), token.expiryMs(), token.principal(), token.extensions(), nowMs);
+    }
+
+    /**
+     * Installs a delegation token as the refresher's credential: clients registered with
+     * {@link MechanismRegistry#addRefreshingPasswordClients} log in with it (SCRAM,
+     * {@code tokenauth=true}). A refresh is due on Kafka's schedule before its expiry, never past
+     * its maximum lifetime: answer {@link #poll} with the renewed token
+     * ({@link DelegationToken#renewed}) or a new one. Returns the generation.
+     */
+    public long setDelegationToken(DelegationToken token, long nowMs) throws KsaslException {
+        Objects.requireNonNull(token, "token");
+        String[] principals = token.principals();
+        long[] times = token.times();
+        return with(h -> Native.refresherSetDelegationToken(h, token.tokenId(), token.hmacRaw(), principals, times,
+                nowMs));
     }
 
     /** Reports a failed refresh: the old token stays while valid; the next attempt is scheduled. */

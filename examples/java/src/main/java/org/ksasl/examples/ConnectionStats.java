@@ -34,10 +34,12 @@ public final class ConnectionStats {
      * @param reauthentication whether it was a KIP-368 re-authentication
      * @param principal the principal, e.g. {@code User:alice}
      * @param lifetimeMs the session lifetime sent to the client (0: none)
-     * @param credentialExpiryMs the credential's own expiry (an OAuth token's {@code exp}), if any
+     * @param credentialExpiryMs the credential's own expiry (an OAuth token's {@code exp}, a
+     *     delegation token's expiry), if any
+     * @param tokenAuthenticated whether the client logged in with a delegation token
      */
     public record Authentication(long atMs, boolean reauthentication, String principal, long lifetimeMs,
-            OptionalLong credentialExpiryMs) {}
+            OptionalLong credentialExpiryMs, boolean tokenAuthenticated) {}
 
     private final long id;
     private final String peer;
@@ -45,8 +47,9 @@ public final class ConnectionStats {
     private String clientId;
     private String mechanism;
     private String principal;
+    private boolean tokenAuthenticated;
     private final List<Authentication> authentications = new ArrayList<>();
-    private int reauthenticationsStarted;
+    private final List<Long> reauthenticationStarts = new ArrayList<>();
     private int failedAuthentications;
     private int failedReauthentications;
     private String lastFailure;
@@ -88,6 +91,11 @@ public final class ConnectionStats {
         return principal;
     }
 
+    /** Whether the last successful authentication used a delegation token ({@code tokenauth=true}). */
+    public synchronized boolean tokenAuthenticated() {
+        return tokenAuthenticated;
+    }
+
     /** Every successful authentication, the first one and then each re-authentication. */
     public synchronized List<Authentication> authentications() {
         return List.copyOf(authentications);
@@ -100,7 +108,12 @@ public final class ConnectionStats {
 
     /** Re-authentications the client began (SaslHandshake on an authenticated connection). */
     public synchronized int reauthenticationsStarted() {
-        return reauthenticationsStarted;
+        return reauthenticationStarts.size();
+    }
+
+    /** When each re-authentication began (server clock), in order. */
+    public synchronized List<Long> reauthenticationStarts() {
+        return List.copyOf(reauthenticationStarts);
     }
 
     public synchronized int failedAuthentications() {
@@ -151,14 +164,16 @@ public final class ConnectionStats {
     }
 
     synchronized void authenticated(long nowMs, boolean reauthentication, String mechanism, String principal,
-            long lifetimeMs, OptionalLong credentialExpiryMs) {
+            long lifetimeMs, OptionalLong credentialExpiryMs, boolean tokenAuthenticated) {
         this.mechanism = mechanism;
         this.principal = principal;
-        authentications.add(new Authentication(nowMs, reauthentication, principal, lifetimeMs, credentialExpiryMs));
+        this.tokenAuthenticated = tokenAuthenticated;
+        authentications.add(new Authentication(nowMs, reauthentication, principal, lifetimeMs, credentialExpiryMs,
+                tokenAuthenticated));
     }
 
-    synchronized void reauthenticationStarted() {
-        reauthenticationsStarted++;
+    synchronized void reauthenticationStarted(long nowMs) {
+        reauthenticationStarts.add(nowMs);
     }
 
     synchronized void failed(String why) {
@@ -190,7 +205,8 @@ public final class ConnectionStats {
     @Override
     public synchronized String toString() {
         return "connection " + id + " (" + peer + ", client " + clientId + "): " + principal + " with " + mechanism
-                + ", " + authentications.size() + " authentications (" + reauthentications() + " re-authentications, "
+                + (tokenAuthenticated ? " (delegation token)" : "") + ", " + authentications.size()
+                + " authentications (" + reauthentications() + " re-authentications, "
                 + failedAuthentications + "+" + failedReauthentications + " failed), requests " + requests
                 + (closeReason == null ? ", open" : ", closed: " + closeReason);
     }

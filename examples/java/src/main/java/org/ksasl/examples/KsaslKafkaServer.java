@@ -31,6 +31,8 @@ import org.ksasl.ServerConfig;
 import org.ksasl.ServerConnection;
 import org.ksasl.ServerOutput;
 import org.ksasl.ServerSession;
+import org.ksasl.TokenAuthority;
+import org.ksasl.TokenRequests;
 
 /**
  * A minimal Kafka-protocol server on 127.0.0.1 whose every connection is authenticated and
@@ -52,6 +54,13 @@ import org.ksasl.ServerSession;
  *       does).
  * </ul>
  *
+ * <p>With a {@link TokenAuthority} ({@link Builder#tokens}), SCRAM logins with
+ * {@code tokenauth=true} are answered from the authority's delegation tokens (the session is
+ * capped by the token's expiry), and the token APIs (CreateDelegationToken,
+ * RenewDelegationToken, ExpireDelegationToken, DescribeDelegationToken) are served by
+ * {@link TokenAuthority#handleRequest} on authenticated connections and advertised in
+ * ApiVersions (only then).
+ *
  * <p>Not a broker: records are counted, not stored; there is no Fetch, no consumer group, no
  * transaction. An idle connection whose session expired stays open until its next request
  * (Kafka's behaviour), which then closes it.
@@ -67,6 +76,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     static final int MAX_REQUEST_SIZE = 100 * 1024 * 1024;
 
     private final CredentialStore store;
+    private final TokenAuthority tokens;
     private final ServerConfig config;
     private final Broker broker;
     private final int requestedPort;
@@ -92,6 +102,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private long failedAuthDelayMs = 100;
         private final Map<String, String> users = new LinkedHashMap<>();
         private final Map<String, Integer> topics = new LinkedHashMap<>();
+        private TokenAuthority tokens;
 
         private Builder() {}
 
@@ -131,6 +142,16 @@ public final class KsaslKafkaServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Answers {@code tokenauth} logins from {@code authority}'s delegation tokens and serves the
+         * token APIs (38-41) with it. The authority stays the caller's: keep it open while the
+         * server runs, and close it afterwards.
+         */
+        public Builder tokens(TokenAuthority authority) {
+            this.tokens = Objects.requireNonNull(authority, "authority");
+            return this;
+        }
+
         public KsaslKafkaServer build() throws KsaslException {
             return new KsaslKafkaServer(this);
         }
@@ -140,6 +161,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         this.requestedPort = b.port;
         this.maxReauthMs = b.maxReauthMs;
         this.broker = new Broker(HOST, LOG);
+        this.tokens = b.tokens;
         b.topics.forEach(broker::createTopic);
         store = new CredentialStore();
         try {
@@ -149,7 +171,12 @@ public final class KsaslKafkaServer implements AutoCloseable {
             }
             // The registry is a template: the configuration takes a snapshot of it.
             try (MechanismRegistry registry = new MechanismRegistry()) {
-                registry.addPasswordServers(store); // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+                if (tokens == null) {
+                    registry.addPasswordServers(store); // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+                } else {
+                    // The same, with tokenauth=true logins answered by the token authority.
+                    registry.addPasswordServers(store, tokens);
+                }
                 registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
                 ServerConfig.Builder cb = ServerConfig.builder(registry)
                         .maxReauthMs(b.maxReauthMs)
@@ -158,6 +185,12 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 // ksasl answers ApiVersions before authentication: it must list our APIs too.
                 for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
                     cb.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                }
+                if (tokens != null) {
+                    // The token APIs, in the ranges a Kafka 4 broker advertises.
+                    for (TokenRequests.ApiRange api : TokenRequests.apiVersions(true)) {
+                        cb.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                    }
                 }
                 config = cb.build();
             }
@@ -230,6 +263,11 @@ public final class KsaslKafkaServer implements AutoCloseable {
         return broker.records(topic);
     }
 
+    /** The token authority given to {@link Builder#tokens}, or {@code null}. */
+    public TokenAuthority tokens() {
+        return tokens;
+    }
+
     /** Adds or replaces a user while running (the store is shared with the configuration). */
     public void addUser(String name, String password) throws KsaslException {
         store.addUser(name, password);
@@ -295,6 +333,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 }
                 return;
             }
+            sweepTokensIfDue(System.currentTimeMillis());
             long id = ids.incrementAndGet();
             ConnectionStats stats = new ConnectionStats(id,
                     socket.getInetAddress().getHostAddress() + ":" + socket.getPort(), System.currentTimeMillis());
@@ -386,9 +425,14 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     if (gate == Gate.PROCESS) {
                         // Kafka's clients ask for ApiVersions again once authenticated: the
                         // answer comes from the same configuration that answered it before.
-                        byte[] response = apiKey == Broker.API_VERSIONS
-                                ? apiVersions(frame, stats, now)
-                                : broker.handle(frame, stats, now);
+                        byte[] response;
+                        if (apiKey == Broker.API_VERSIONS) {
+                            response = apiVersions(frame, stats, now);
+                        } else if (tokens != null && TokenRequests.isTokenApi(apiKey)) {
+                            response = tokenRequest(conn, frame, stats, now);
+                        } else {
+                            response = broker.handle(frame, stats, now);
+                        }
                         if (response == null) {
                             return ConnectionStats.CloseReason.PROTOCOL;
                         }
@@ -397,7 +441,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                         continue;
                     }
                     // BEGIN_REAUTHENTICATION: this SaslHandshake starts a KIP-368 re-authentication.
-                    stats.reauthenticationStarted();
+                    stats.reauthenticationStarted(now);
                 }
                 if (!authenticate(conn, frame, now, out)) {
                     return ConnectionStats.CloseReason.AUTHENTICATION_FAILED;
@@ -438,10 +482,11 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     ServerSession s = conn.session();
                     boolean reauth = o.action() == ServerOutput.Action.REAUTHENTICATED;
                     stats.authenticated(now, reauth, s.mechanism(), s.principal(), s.lifetimeMs(),
-                            s.outcome().credentialExpiryMs());
+                            s.outcome().credentialExpiryMs(), s.outcome().tokenAuthenticated());
                     LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
                             + (reauth ? "re-authenticated " : "authenticated ") + s.principal() + " with "
-                            + s.mechanism() + ", session lifetime " + s.lifetimeMs() + " ms");
+                            + s.mechanism() + (s.outcome().tokenAuthenticated() ? " (delegation token)" : "")
+                            + ", session lifetime " + s.lifetimeMs() + " ms");
                     break;
                 }
                 case REAUTH_FAILED:
@@ -462,12 +507,15 @@ public final class KsaslKafkaServer implements AutoCloseable {
 
     private static final String USAGE = String.join("\n",
             "usage: KsaslKafkaServer [--port N] [--max-reauth-ms N] [--failed-auth-delay-ms N]",
-            "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]... [-v]",
+            "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]...",
+            "                        [--token-secret KEY] [-v]",
             "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
             "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
             "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
             "  --user NAME=PASSWORD     a PLAIN/SCRAM user (default: alice=alice-secret)",
             "  --topic NAME[:N]         a topic with N partitions (default 1)",
+            "  --token-secret KEY       delegation.token.secret.key: serve delegation tokens (Kafka's",
+            "                           default lifetimes) and tokenauth logins",
             "  -v                       log every connection and authentication");
 
     // Held so that the configured level is not lost if the logger were collected.
@@ -477,6 +525,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     public static void main(String[] args) throws Exception {
         Builder b = builder();
         boolean verbose = false;
+        TokenAuthority authority = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -496,6 +545,14 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     b.topic(t[0], t.length == 2 ? Integer.parseInt(t[1]) : 1);
                     break;
                 }
+                case "--token-secret": {
+                    if (authority != null) {
+                        usage("--token-secret is given twice");
+                    }
+                    authority = new TokenAuthority(value(args, ++i, a));
+                    b.tokens(authority);
+                    break;
+                }
                 case "-v": case "--verbose": verbose = true; break;
                 case "-h": case "--help": System.out.println(USAGE); return;
                 default: usage("unknown argument " + a);
@@ -512,10 +569,12 @@ public final class KsaslKafkaServer implements AutoCloseable {
         KsaslKafkaServer server = b.build();
         int port = server.start();
         System.out.println(port); // first line: the port, for scripts
-        System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER;"
-                + " connections.max.reauth.ms=" + server.maxReauthMs() + "); Ctrl-C stops");
+        System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
+                + (authority != null ? ", delegation tokens" : "") + "; connections.max.reauth.ms="
+                + server.maxReauthMs() + "); Ctrl-C stops");
         System.out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
+        TokenAuthority tokenAuthority = authority;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Print the summary before closing: the metrics need the live configuration.
             for (ConnectionStats c : server.connections()) {
@@ -523,6 +582,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
             }
             server.metrics().forEach((k, v) -> System.out.println(k + " " + v));
             server.close();
+            if (tokenAuthority != null) {
+                tokenAuthority.close();
+            }
             stopped.countDown();
         }, "ksasl-kafka-shutdown"));
         stopped.await();
@@ -539,6 +601,46 @@ public final class KsaslKafkaServer implements AutoCloseable {
         System.err.println(problem);
         System.err.println(USAGE);
         System.exit(2);
+    }
+
+    /**
+     * The answer to a delegation-token request on an authenticated connection, from the token
+     * authority as the connection's principal ({@code null}, closing the connection, when the
+     * request does not parse). Kafka's authorizer is not modelled: every authenticated principal
+     * may create tokens (also on someone's behalf) and describe any; renewing and expiring follow
+     * the authority's rules (the owner or a renewer).
+     */
+    private byte[] tokenRequest(ServerConnection conn, byte[] frame, ConnectionStats stats, long now) {
+        RequestReader r = new RequestReader(frame);
+        short apiKey = r.int16();
+        r.int16(); // version
+        r.int32(); // correlation id
+        stats.request(apiKey, r.string(false), now);
+        sweepTokensIfDue(now);
+        try {
+            return tokens.handleRequest(frame, conn.session(), now);
+        } catch (KsaslException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> "connection " + stats.id() + ": bad token request: " + e);
+            return null;
+        }
+    }
+
+    /** Removes expired delegation tokens when the authority's check interval has passed. */
+    private void sweepTokensIfDue(long now) {
+        if (tokens == null) {
+            return;
+        }
+        try {
+            if (now < tokens.nextSweepMs()) {
+                return;
+            }
+            List<String> gone = tokens.sweep(now);
+            if (!gone.isEmpty()) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "expired delegation tokens removed: " + gone);
+            }
+        } catch (KsaslException | IllegalStateException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> "delegation token sweep failed: " + e);
+        }
     }
 
     /** The answer to an ApiVersions request on an authenticated connection. */

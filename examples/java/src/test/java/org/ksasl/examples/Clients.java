@@ -31,6 +31,15 @@ final class Clients {
         }
     }
 
+    /**
+     * The JAAS line of Kafka's SCRAM login module for a delegation token: the token id as the
+     * user name, the base64 of its HMAC as the password, and {@code tokenauth="true"}.
+     */
+    static String tokenJaas(String tokenId, String hmacBase64) {
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + tokenId
+                + "\" password=\"" + hmacBase64 + "\" tokenauth=\"true\";";
+    }
+
     /** An Admin configuration over SASL_PLAINTEXT. */
     static Properties admin(KsaslKafkaServer server, String clientId, String mechanism, String jaas) {
         Properties p = new Properties();

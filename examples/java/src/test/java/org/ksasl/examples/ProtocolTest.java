@@ -19,6 +19,12 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.CreateDelegationTokenRequestData;
+import org.apache.kafka.common.message.CreateDelegationTokenResponseData;
+import org.apache.kafka.common.message.DescribeDelegationTokenRequestData;
+import org.apache.kafka.common.message.DescribeDelegationTokenResponseData;
+import org.apache.kafka.common.message.ExpireDelegationTokenRequestData;
+import org.apache.kafka.common.message.ExpireDelegationTokenResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -26,6 +32,8 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.RenewDelegationTokenRequestData;
+import org.apache.kafka.common.message.RenewDelegationTokenResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
@@ -41,6 +49,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.ksasl.TokenAuthority;
+import org.ksasl.TokenRequests;
 
 /**
  * The {@link Broker}'s encodings at every version it advertises, checked against Kafka's own
@@ -76,6 +86,11 @@ class ProtocolTest {
 
     static IntStream apiVersionsVersions() {
         return IntStream.rangeClosed(0, 5);
+    }
+
+    /** CreateDelegationToken and DescribeDelegationToken; Renew and Expire go to 2. */
+    static IntStream delegationTokenVersions() {
+        return IntStream.rangeClosed(1, 3);
     }
 
     /** A request frame (without the length prefix) as kafka-clients writes it. */
@@ -307,6 +322,81 @@ class ProtocolTest {
             InitProducerIdResponseData r2 = new InitProducerIdResponseData(b, v);
             assertEquals(r.producerId(), r2.producerId());
             assertEquals(1, r2.producerEpoch());
+        }
+    }
+
+    /**
+     * The token APIs as the server serves them ({@link TokenAuthority#handleRequest}), at every
+     * version it advertises: the Kafka 4 ranges, all of which kafka-clients 4.4 knows.
+     */
+    @ParameterizedTest
+    @MethodSource("delegationTokenVersions")
+    void delegationTokens(int version) throws Exception {
+        short v = (short) version;
+        short ev = (short) Math.min(version, 2);
+        for (TokenRequests.ApiRange api : TokenRequests.apiVersions(true)) {
+            ApiKeys k = ApiKeys.forId(api.apiKey());
+            assertEquals(k.oldestVersion(), api.minVersion(), k.name);
+            assertEquals(k.latestVersion(), api.maxVersion(), k.name);
+        }
+        long now = 1_000_000;
+        try (TokenAuthority authority = new TokenAuthority("protocol-test")) {
+            CreateDelegationTokenRequestData create = new CreateDelegationTokenRequestData().setMaxLifetimeMs(-1)
+                    .setRenewers(List.of(new CreateDelegationTokenRequestData.CreatableRenewers()
+                            .setPrincipalType("User").setPrincipalName("bob")));
+            byte[] frame = authority.handleRequest(request(ApiKeys.CREATE_DELEGATION_TOKEN, v, create), "User:alice",
+                    false, now);
+            ByteBufferAccessor a = response(frame, ApiKeys.CREATE_DELEGATION_TOKEN, v);
+            CreateDelegationTokenResponseData created = new CreateDelegationTokenResponseData(a, v);
+            assertConsumed(a);
+            assertEquals(Errors.NONE.code(), created.errorCode());
+            assertEquals("User", created.principalType());
+            assertEquals("alice", created.principalName());
+            assertEquals(v >= 3 ? "alice" : "", created.tokenRequesterPrincipalName());
+            assertEquals(now, created.issueTimestampMs());
+            assertEquals(now + TokenAuthority.DEFAULT_EXPIRY_TIME_MS, created.expiryTimestampMs());
+            assertEquals(now + TokenAuthority.DEFAULT_MAX_LIFETIME_MS, created.maxTimestampMs());
+            assertArrayEquals(authority.hmac(created.tokenId()), created.hmac());
+
+            DescribeDelegationTokenRequestData describe = new DescribeDelegationTokenRequestData().setOwners(List.of(
+                    new DescribeDelegationTokenRequestData.DescribeDelegationTokenOwner()
+                            .setPrincipalType("User").setPrincipalName("alice")));
+            a = response(authority.handleRequest(request(ApiKeys.DESCRIBE_DELEGATION_TOKEN, v, describe), "User:bob",
+                    false, now), ApiKeys.DESCRIBE_DELEGATION_TOKEN, v);
+            DescribeDelegationTokenResponseData described = new DescribeDelegationTokenResponseData(a, v);
+            assertConsumed(a);
+            assertEquals(Errors.NONE.code(), described.errorCode());
+            assertEquals(1, described.tokens().size());
+            DescribeDelegationTokenResponseData.DescribedDelegationToken t = described.tokens().get(0);
+            assertEquals(created.tokenId(), t.tokenId());
+            assertArrayEquals(created.hmac(), t.hmac());
+            assertEquals("bob", t.renewers().get(0).principalName());
+
+            a = response(authority.handleRequest(request(ApiKeys.RENEW_DELEGATION_TOKEN, ev,
+                    new RenewDelegationTokenRequestData().setHmac(created.hmac()).setRenewPeriodMs(1000)), "User:bob",
+                    false, now + 1), ApiKeys.RENEW_DELEGATION_TOKEN, ev);
+            RenewDelegationTokenResponseData renewed = new RenewDelegationTokenResponseData(a, ev);
+            assertConsumed(a);
+            assertEquals(Errors.NONE.code(), renewed.errorCode());
+            assertEquals(now + 1 + 1000, renewed.expiryTimestampMs());
+
+            // A connection that logged in with a token may not ask.
+            a = response(authority.handleRequest(request(ApiKeys.RENEW_DELEGATION_TOKEN, ev,
+                    new RenewDelegationTokenRequestData().setHmac(created.hmac()).setRenewPeriodMs(1000)), "User:alice",
+                    true, now + 2), ApiKeys.RENEW_DELEGATION_TOKEN, ev);
+            assertEquals(Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.code(),
+                    new RenewDelegationTokenResponseData(a, ev).errorCode());
+
+            for (int round = 0; round < 2; round++) {
+                a = response(authority.handleRequest(request(ApiKeys.EXPIRE_DELEGATION_TOKEN, ev,
+                        new ExpireDelegationTokenRequestData().setHmac(created.hmac()).setExpiryTimePeriodMs(-1)),
+                        "User:alice", false, now + 3), ApiKeys.EXPIRE_DELEGATION_TOKEN, ev);
+                ExpireDelegationTokenResponseData expired = new ExpireDelegationTokenResponseData(a, ev);
+                assertConsumed(a);
+                // Expired now; a second time the token is gone.
+                assertEquals(round == 0 ? Errors.NONE.code() : Errors.DELEGATION_TOKEN_NOT_FOUND.code(),
+                        expired.errorCode());
+            }
         }
     }
 
