@@ -98,6 +98,21 @@
 
 
 /**
+ * Kafka's default `delegation.token.max.lifetime.ms` (7 days).
+ */
+#define KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS 604800000
+
+/**
+ * Kafka's default `delegation.token.expiry.time.ms` (1 day).
+ */
+#define KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS 86400000
+
+/**
+ * Kafka's default `delegation.token.expiry.check.interval.ms` (1 hour).
+ */
+#define KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS 3600000
+
+/**
  * A client exchange for one mechanism.
  */
 typedef struct ksasl_client ksasl_client;
@@ -121,6 +136,18 @@ typedef struct ksasl_credential_answer ksasl_credential_answer;
  * A credential request, as a credential callback sees it.
  */
 typedef struct ksasl_credential_request ksasl_credential_request;
+
+/**
+ * A delegation token: its id, its HMAC (the secret the SCRAM password is made of), owner,
+ * requester, renewers and timestamps. Immutable; free it with `ksasl_delegation_token_free`
+ * (tokens borrowed from a `ksasl_delegation_token_list` belong to the list).
+ */
+typedef struct ksasl_delegation_token ksasl_delegation_token;
+
+/**
+ * Tokens from `ksasl_token_authority_describe` or a DescribeDelegationToken response.
+ */
+typedef struct ksasl_delegation_token_list ksasl_delegation_token_list;
 
 /**
  * A signed-JWT validator (KIP-768) whose JWKS the host supplies.
@@ -161,6 +188,23 @@ typedef struct ksasl_store ksasl_store;
  * An OAUTHBEARER token.
  */
 typedef struct ksasl_token ksasl_token;
+
+/**
+ * Creates, renews, expires, describes and sweeps delegation tokens by Kafka's rules, serves
+ * Kafka's token APIs, and answers `tokenauth` logins (see
+ * `ksasl_registry_add_password_servers_with_tokens`). The authority is shared (reference
+ * counted) and thread-safe; a handle's outputs and last error are per handle, so threads
+ * that use an authority at the same time each take a handle from
+ * `ksasl_token_authority_share`.
+ */
+typedef struct ksasl_token_authority ksasl_token_authority;
+
+/**
+ * Builds delegation-token request frames and reads their responses (the client side of api
+ * keys 38-41). Request frames include their length prefix; responses are given without it
+ * (as `ksasl_client_conn_handle_frame` returns application frames).
+ */
+typedef struct ksasl_token_codec ksasl_token_codec;
 
 /**
  * Where a token-validation callback writes its verdict.
@@ -661,6 +705,13 @@ ksasl_result ksasl_server_conn_session(ksasl_server_conn *c,
                                        int64_t *expiry_ms);
 
 /**
+ * 1 when the connection's session logged in with a delegation token (`tokenauth`), which
+ * `ksasl_token_authority_handle_request` needs to know; 0 otherwise, before authentication
+ * and for NULL.
+ */
+int ksasl_server_conn_token_authenticated(const ksasl_server_conn *c);
+
+/**
  * Creates a client exchange for `mechanism` from the registry's client mechanisms.
  */
 ksasl_result ksasl_client_new(const ksasl_registry *registry,
@@ -1103,15 +1154,17 @@ const char *ksasl_registry_last_error(const ksasl_registry *r);
 /**
  * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. With a store they look
  * credentials up there; with NULL they use the credential callback if one is set, and
- * otherwise stop with a credential request (the pull form).
+ * otherwise stop with a credential request (the pull form). A token authority given to
+ * `ksasl_registry_add_password_servers_with_tokens` keeps answering `tokenauth` logins.
  */
 ksasl_result ksasl_registry_add_password_servers(ksasl_registry *r, const ksasl_store *store);
 
 /**
  * Sets a credential callback consulted by every server exchange of this registry (it
- * replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
- * given, is called when the registry no longer needs `userdata`; the library takes `userdata`
- * in every case, so it is also freed at once if this call fails.
+ * replaces a store given to `ksasl_registry_add_password_servers`; `tokenauth` logins still
+ * go to a token authority given to `ksasl_registry_add_password_servers_with_tokens`).
+ * `free_userdata`, if given, is called when the registry no longer needs `userdata`; the
+ * library takes `userdata` in every case, so it is also freed at once if this call fails.
  */
 ksasl_result ksasl_registry_set_credential_callback(ksasl_registry *r,
                                                     ksasl_credential_cb cb,
@@ -1137,6 +1190,393 @@ ksasl_result ksasl_registry_add_token_clients(ksasl_registry *r,
  * The number of client (`server` = 0) or server (`server` = 1) mechanisms.
  */
 size_t ksasl_registry_mechanism_count(const ksasl_registry *r, int server);
+
+/**
+ * Makes a token from its parts (for example a token a client persisted): id, owner
+ * (`TYPE:NAME` or a bare user name), requester (NULL: the owner), HMAC bytes and
+ * timestamps. Renewers are not needed to log in and are left empty.
+ */
+ksasl_result ksasl_delegation_token_new(const char *token_id,
+                                        const char *owner,
+                                        const char *requester,
+                                        const uint8_t *hmac,
+                                        size_t hmac_len,
+                                        int64_t issue_ms,
+                                        int64_t expiry_ms,
+                                        int64_t max_ms,
+                                        ksasl_delegation_token **out);
+
+/**
+ * The same token with a new expiry (after a renewal), as a new token.
+ */
+ksasl_result ksasl_delegation_token_renewed(const ksasl_delegation_token *t,
+                                            int64_t expiry_ms,
+                                            ksasl_delegation_token **out);
+
+/**
+ * Frees a token (NULL is a no-op). Never free a token borrowed from a list.
+ */
+void ksasl_delegation_token_free(ksasl_delegation_token *t);
+
+/**
+ * The token id (the SCRAM username of a `tokenauth` login); NULL for NULL.
+ */
+const char *ksasl_delegation_token_id(const ksasl_delegation_token *t);
+
+/**
+ * The HMAC (64 bytes from an authority; a secret), borrowed from the token.
+ */
+ksasl_result ksasl_delegation_token_hmac(const ksasl_delegation_token *t,
+                                         const uint8_t **hmac,
+                                         size_t *hmac_len);
+
+/**
+ * The SCRAM password of the token: standard base64 of the HMAC, with padding (a secret: do
+ * not log it); NULL for NULL.
+ */
+const char *ksasl_delegation_token_hmac_base64(const ksasl_delegation_token *t);
+
+/**
+ * The owner (`"User:alice"`): whom a login with the token authenticates as; NULL for NULL.
+ */
+const char *ksasl_delegation_token_owner(const ksasl_delegation_token *t);
+
+/**
+ * Who asked for the token (the owner unless created on someone's behalf); NULL for NULL.
+ */
+const char *ksasl_delegation_token_requester(const ksasl_delegation_token *t);
+
+/**
+ * How many renewers the token has (0 for NULL, and for a token from a
+ * CreateDelegationToken response, which does not carry them).
+ */
+size_t ksasl_delegation_token_renewer_count(const ksasl_delegation_token *t);
+
+/**
+ * Renewer `index` (`"User:bob"`); NULL for NULL or an index out of range.
+ */
+const char *ksasl_delegation_token_renewer(const ksasl_delegation_token *t, size_t index);
+
+/**
+ * When the token was issued (ms since the epoch; -1 for NULL).
+ */
+int64_t ksasl_delegation_token_issue_ms(const ksasl_delegation_token *t);
+
+/**
+ * When the token expires unless renewed (-1 for NULL).
+ */
+int64_t ksasl_delegation_token_expiry_ms(const ksasl_delegation_token *t);
+
+/**
+ * The latest expiry any renewal can reach (-1 for NULL).
+ */
+int64_t ksasl_delegation_token_max_ms(const ksasl_delegation_token *t);
+
+/**
+ * Frees a token list and the tokens borrowed from it (NULL is a no-op).
+ */
+void ksasl_delegation_token_list_free(ksasl_delegation_token_list *l);
+
+/**
+ * The number of tokens in the list (0 for NULL).
+ */
+size_t ksasl_delegation_token_list_count(const ksasl_delegation_token_list *l);
+
+/**
+ * Token `index`, borrowed from the list (valid until the list is freed); NULL for NULL or an
+ * index out of range.
+ */
+const ksasl_delegation_token *ksasl_delegation_token_list_get(const ksasl_delegation_token_list *l,
+                                                              size_t index);
+
+/**
+ * Creates an authority: `secret_key` is `delegation.token.secret.key` (the same on every
+ * broker; must not be empty), then `delegation.token.max.lifetime.ms`,
+ * `delegation.token.expiry.time.ms` and `delegation.token.expiry.check.interval.ms` (each at
+ * least 1; Kafka's defaults are `KSASL_TOKEN_DEFAULT_*`). `KSASL_INVALID_CONFIG` otherwise.
+ */
+ksasl_result ksasl_token_authority_new(const char *secret_key,
+                                       int64_t max_lifetime_ms,
+                                       int64_t expiry_time_ms,
+                                       int64_t expiry_check_interval_ms,
+                                       ksasl_token_authority **out);
+
+/**
+ * Another handle on the same authority (the same tokens), with its own outputs and last
+ * error. The authority lives while any handle or registry uses it.
+ */
+ksasl_result ksasl_token_authority_share(const ksasl_token_authority *a,
+                                         ksasl_token_authority **out);
+
+/**
+ * Frees a handle (NULL is a no-op); registries and other handles keep the authority alive.
+ */
+void ksasl_token_authority_free(ksasl_token_authority *a);
+
+/**
+ * The detail of the handle's last failure.
+ */
+const char *ksasl_token_authority_last_error(const ksasl_token_authority *a);
+
+/**
+ * Creates a token for `owner` (`TYPE:NAME`, or a bare name for `User:<name>`; only `User`
+ * principals may own or renew tokens: `KSASL_INVALID_PRINCIPAL_TYPE`) requested by `requester` (NULL: the owner),
+ * renewable by the `n_renewers` principals of `renewers` (NULL when 0). `max_lifetime_ms` > 0
+ * shortens the maximum lifetime; 0 or less takes the authority's. `*token` is a new token
+ * (free it).
+ */
+ksasl_result ksasl_token_authority_create(ksasl_token_authority *a,
+                                          const char *owner,
+                                          const char *requester,
+                                          const char *const *renewers,
+                                          size_t n_renewers,
+                                          int64_t max_lifetime_ms,
+                                          int64_t now_ms,
+                                          ksasl_delegation_token **token);
+
+/**
+ * Renews the token whose HMAC is `hmac` for `caller` (`TYPE:NAME`, its owner or a renewer):
+ * the new expiry, written to `*expiry_ms`, is `now + period` capped by the token's maximum,
+ * the period being `delegation.token.expiry.time.ms` or the smaller `period_ms` when
+ * positive. Fails with `KSASL_DELEGATION_TOKEN_NOT_FOUND`, `_OWNER_MISMATCH` or `_EXPIRED`.
+ */
+ksasl_result ksasl_token_authority_renew(ksasl_token_authority *a,
+                                         const uint8_t *hmac,
+                                         size_t hmac_len,
+                                         const char *caller,
+                                         int64_t period_ms,
+                                         int64_t now_ms,
+                                         int64_t *expiry_ms);
+
+/**
+ * Expires the token whose HMAC is `hmac` for `caller`: a negative `period_ms` removes it now
+ * (`*expiry_ms` = `now_ms`); otherwise its expiry becomes `now + period_ms` capped by its
+ * maximum. Errors as `ksasl_token_authority_renew`.
+ */
+ksasl_result ksasl_token_authority_expire(ksasl_token_authority *a,
+                                          const uint8_t *hmac,
+                                          size_t hmac_len,
+                                          const char *caller,
+                                          int64_t period_ms,
+                                          int64_t now_ms,
+                                          int64_t *expiry_ms);
+
+/**
+ * The tokens owned by one of the `n_owners` principals of `owners`, with their HMACs, in
+ * token-id order; `owners` NULL (with `n_owners` 0) describes every token. `*list` is a new
+ * list (free it). Who may see what is the host's decision.
+ */
+ksasl_result ksasl_token_authority_describe(ksasl_token_authority *a,
+                                            const char *const *owners,
+                                            size_t n_owners,
+                                            ksasl_delegation_token_list **list);
+
+/**
+ * Removes every token expired at `now_ms`: `*n_removed` is how many, and `*ids` (may be
+ * NULL) their ids (borrowed until the next call on this handle). Call at
+ * `ksasl_token_authority_next_sweep_ms`.
+ */
+ksasl_result ksasl_token_authority_sweep(ksasl_token_authority *a,
+                                         int64_t now_ms,
+                                         const char *const **ids,
+                                         size_t *n_removed);
+
+/**
+ * When the next sweep is due (ms; 0 means now, as before the first sweep; -1 for NULL).
+ */
+int64_t ksasl_token_authority_next_sweep_ms(const ksasl_token_authority *a);
+
+/**
+ * The HMAC of `token_id` under the authority's secret key (HMAC-SHA512; a secret), borrowed
+ * until the next call on this handle.
+ */
+ksasl_result ksasl_token_authority_hmac(ksasl_token_authority *a,
+                                        const char *token_id,
+                                        const uint8_t **hmac,
+                                        size_t *hmac_len);
+
+/**
+ * Every token as a JSON array of records, for the host to persist (no secret inside: HMACs
+ * are recomputed from the secret key). Borrowed until the next call on this handle.
+ */
+ksasl_result ksasl_token_authority_export_records(ksasl_token_authority *a, const char **json);
+
+/**
+ * Loads records written by `ksasl_token_authority_export_records` (replacing tokens with
+ * the same id); `*loaded` (may be NULL) is how many. Nothing is loaded if any record is
+ * malformed (`KSASL_INVALID_CREDENTIAL_FORMAT`).
+ */
+ksasl_result ksasl_token_authority_import_records(ksasl_token_authority *a,
+                                                  const char *json,
+                                                  size_t *loaded);
+
+/**
+ * Serves one delegation-token request (api key 38-41; `frame` without its length prefix)
+ * of a connection authenticated as `principal` (`TYPE:NAME` as `ksasl_server_conn_session`
+ * gives it, or a bare user name), `token_authenticated` 1 when that connection logged in with a token
+ * (`ksasl_server_conn_token_authenticated`; such connections get error 64). `*out` /
+ * `*out_len` are the response frame, length prefix included (borrowed until the next call
+ * on this handle); failed operations are Kafka error codes inside it. A request that cannot
+ * be parsed is an error (close the connection, as Kafka does).
+ */
+ksasl_result ksasl_token_authority_handle_request(ksasl_token_authority *a,
+                                                  const uint8_t *frame,
+                                                  size_t frame_len,
+                                                  const char *principal,
+                                                  int token_authenticated,
+                                                  int64_t now_ms,
+                                                  const uint8_t **out,
+                                                  size_t *out_len);
+
+/**
+ * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers, with delegation-token logins
+ * (`tokenauth=true`) answered by `authority` and user logins from `store`; with a NULL
+ * store, user logins go to the registry's credential callback (set before or after this
+ * call) or, without one, to the host (the pull form). The registry keeps the authority
+ * alive.
+ */
+ksasl_result ksasl_registry_add_password_servers_with_tokens(ksasl_registry *r,
+                                                             const ksasl_store *store,
+                                                             const ksasl_token_authority *authority);
+
+/**
+ * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with the refresher's
+ * current password credential, taken at the start of every (re-)authentication: a
+ * delegation token installed with `ksasl_refresher_set_delegation_token` (SCRAM only).
+ */
+ksasl_result ksasl_registry_add_refreshing_password_clients(ksasl_registry *reg,
+                                                            const ksasl_refresher *refresher);
+
+/**
+ * Installs a delegation token in the refresher: refreshed on Kafka's schedule before its
+ * expiry, never past its maximum (answer each refresh with a renewed token,
+ * `ksasl_delegation_token_renewed`, or a new one). `KSASL_INVALID_CREDENTIAL_EXPIRY` for a
+ * token whose expiry is not after `now_ms` or whose issue time is after its expiry.
+ */
+ksasl_result ksasl_refresher_set_delegation_token(ksasl_refresher *r,
+                                                  const ksasl_delegation_token *token,
+                                                  int64_t now_ms);
+
+/**
+ * Adds the token APIs (38-41) to the listener's ApiVersions response, for a server that
+ * serves them with `ksasl_token_authority_handle_request`: every version the codec speaks
+ * (`kafka4` = 0), or what an Apache Kafka 4 broker advertises (`kafka4` = 1: minimum
+ * version 1, KIP-896). Configure before creating connections.
+ */
+ksasl_result ksasl_server_config_add_token_api_versions(ksasl_server_config *c, int kafka4);
+
+/**
+ * Creates a codec.
+ */
+ksasl_result ksasl_token_codec_new(ksasl_token_codec **out);
+
+/**
+ * Frees a codec (NULL is a no-op).
+ */
+void ksasl_token_codec_free(ksasl_token_codec *c);
+
+/**
+ * The detail of the codec's last failure.
+ */
+const char *ksasl_token_codec_last_error(const ksasl_token_codec *c);
+
+/**
+ * The Kafka error code of the last response parsed (0: none; e.g. 64 for
+ * DELEGATION_TOKEN_REQUEST_NOT_ALLOWED; also 0 for NULL), for the codes that share a ksasl
+ * result code.
+ */
+int16_t ksasl_token_codec_kafka_error(const ksasl_token_codec *c);
+
+/**
+ * A CreateDelegationToken request frame (`version` 0-3): `owner` (`TYPE:NAME`, v3+; NULL:
+ * the requester), the `n_renewers` renewers, `max_lifetime_ms` (-1: the broker's default),
+ * `client_id` (may be NULL). Borrowed until the next call on this codec.
+ */
+ksasl_result ksasl_token_codec_create_request(ksasl_token_codec *c,
+                                              int16_t version,
+                                              int32_t correlation_id,
+                                              const char *client_id,
+                                              const char *owner,
+                                              const char *const *renewers,
+                                              size_t n_renewers,
+                                              int64_t max_lifetime_ms,
+                                              const uint8_t **out,
+                                              size_t *out_len);
+
+/**
+ * A RenewDelegationToken request frame (`version` 0-2) for the token with this HMAC;
+ * `renew_period_ms` <= 0 asks for the broker's default period.
+ */
+ksasl_result ksasl_token_codec_renew_request(ksasl_token_codec *c,
+                                             int16_t version,
+                                             int32_t correlation_id,
+                                             const char *client_id,
+                                             const uint8_t *hmac,
+                                             size_t hmac_len,
+                                             int64_t renew_period_ms,
+                                             const uint8_t **out,
+                                             size_t *out_len);
+
+/**
+ * An ExpireDelegationToken request frame (`version` 0-2) for the token with this HMAC; a
+ * negative `expiry_period_ms` expires it at once.
+ */
+ksasl_result ksasl_token_codec_expire_request(ksasl_token_codec *c,
+                                              int16_t version,
+                                              int32_t correlation_id,
+                                              const char *client_id,
+                                              const uint8_t *hmac,
+                                              size_t hmac_len,
+                                              int64_t expiry_period_ms,
+                                              const uint8_t **out,
+                                              size_t *out_len);
+
+/**
+ * A DescribeDelegationToken request frame (`version` 0-3) for the tokens of the `n_owners`
+ * owners; `owners` NULL (with `n_owners` 0) asks for every token the caller may see.
+ */
+ksasl_result ksasl_token_codec_describe_request(ksasl_token_codec *c,
+                                                int16_t version,
+                                                int32_t correlation_id,
+                                                const char *client_id,
+                                                const char *const *owners,
+                                                size_t n_owners,
+                                                const uint8_t **out,
+                                                size_t *out_len);
+
+/**
+ * Reads a CreateDelegationToken response (`version` 0-3, `frame` without its length
+ * prefix): `*token` is the new token (free it). A response carrying a Kafka error is that
+ * error (`KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED`, ...; `ksasl_token_codec_kafka_error`
+ * has the Kafka code).
+ */
+ksasl_result ksasl_token_codec_parse_create_response(ksasl_token_codec *c,
+                                                     int16_t version,
+                                                     const uint8_t *frame,
+                                                     size_t frame_len,
+                                                     ksasl_delegation_token **token);
+
+/**
+ * Reads a RenewDelegationToken or ExpireDelegationToken response (`version` 0-2; the two
+ * have the same schema): `*expiry_ms` is the token's new expiry. A Kafka error is returned
+ * as its ksasl code (61-67 as `KSASL_DELEGATION_TOKEN_*` / `KSASL_INVALID_PRINCIPAL_TYPE`,
+ * any other as `KSASL_KAFKA_ERROR`; `ksasl_token_codec_kafka_error` has the Kafka code).
+ */
+ksasl_result ksasl_token_codec_parse_expiry_response(ksasl_token_codec *c,
+                                                     int16_t version,
+                                                     const uint8_t *frame,
+                                                     size_t frame_len,
+                                                     int64_t *expiry_ms);
+
+/**
+ * Reads a DescribeDelegationToken response (`version` 0-3): `*list` is a new list (free
+ * it). A Kafka error is returned as its ksasl code.
+ */
+ksasl_result ksasl_token_codec_parse_describe_response(ksasl_token_codec *c,
+                                                       int16_t version,
+                                                       const uint8_t *frame,
+                                                       size_t frame_len,
+                                                       ksasl_delegation_token_list **list);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -22,7 +22,7 @@ impl HasError for ksasl_client_config {
     }
 }
 
-fn config_mut<T>(a: &mut Arc<T>) -> Result<&mut T, Error> {
+pub(crate) fn config_mut<T>(a: &mut Arc<T>) -> Result<&mut T, Error> {
     Arc::get_mut(a).ok_or_else(|| {
         Error::new(
             ErrorCode::WrongState,
@@ -378,7 +378,7 @@ pub extern "C" fn ksasl_client_conn_is_reauthenticating(c: *const ksasl_client_c
 
 /// Configuration of server connections (one listener).
 pub struct ksasl_server_config {
-    inner: Arc<ServerConfig>,
+    pub(crate) inner: Arc<ServerConfig>,
     err: LastError,
 }
 
@@ -716,4 +716,14 @@ pub extern "C" fn ksasl_server_conn_session(
         put_opt(expiry_ms, e);
         Ok(())
     })
+}
+
+/// 1 when the connection's session logged in with a delegation token (`tokenauth`), which
+/// `ksasl_token_authority_handle_request` needs to know; 0 otherwise, before authentication
+/// and for NULL.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_token_authenticated(c: *const ksasl_server_conn) -> c_int {
+    unsafe { c.as_ref() }
+        .and_then(|c| c.inner.session())
+        .map_or(0, |s| as_int(s.outcome.principal.token_authenticated))
 }

@@ -29,11 +29,13 @@ mod conn;
 mod exchange;
 mod oauth;
 mod objects;
+mod tokens;
 
 pub use conn::*;
 pub use exchange::*;
 pub use oauth::*;
 pub use objects::*;
+pub use tokens::*;
 
 /// A result code: 0 is success; anything else is an error code (see `ksasl_result_name`).
 pub type ksasl_result = u32;

@@ -283,7 +283,7 @@ pub extern "C" fn ksasl_registry_add_oauthbearer_callback_server(
 
 /// Refreshes expiring credentials on Kafka's schedule (librdkafka's shape). Thread-safe.
 pub struct ksasl_refresher {
-    inner: Arc<Refresher>,
+    pub(crate) inner: Arc<Refresher>,
     err: LastError,
 }
 

@@ -333,6 +333,10 @@ impl CredentialLookup for CallbackLookup {
 /// A set of client and server mechanisms by name, with the credentials they use.
 pub struct ksasl_registry {
     pub(crate) inner: MechanismRegistry,
+    /// Where user logins are looked up (a store or the callback; None: the pull form).
+    pub(crate) users: Option<Arc<dyn CredentialLookup>>,
+    /// Where `tokenauth` logins are looked up, if anywhere.
+    pub(crate) tokens: Option<Arc<crate::token::TokenAuthority>>,
     err: LastError,
 }
 
@@ -348,6 +352,8 @@ pub extern "C" fn ksasl_registry_new(out: *mut *mut ksasl_registry) -> ksasl_res
     construct(out, || {
         Ok(ksasl_registry {
             inner: MechanismRegistry::new(),
+            users: None,
+            tokens: None,
             err: LastError::default(),
         })
     })
@@ -367,7 +373,8 @@ pub extern "C" fn ksasl_registry_last_error(r: *const ksasl_registry) -> *const 
 
 /// Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. With a store they look
 /// credentials up there; with NULL they use the credential callback if one is set, and
-/// otherwise stop with a credential request (the pull form).
+/// otherwise stop with a credential request (the pull form). A token authority given to
+/// `ksasl_registry_add_password_servers_with_tokens` keeps answering `tokenauth` logins.
 #[no_mangle]
 pub extern "C" fn ksasl_registry_add_password_servers(
     r: *mut ksasl_registry,
@@ -376,17 +383,18 @@ pub extern "C" fn ksasl_registry_add_password_servers(
     with(r, |r| {
         r.inner.merge(MechanismRegistry::password_servers(None));
         if let Some(s) = unsafe { store.as_ref() } {
-            r.inner
-                .set_credential_lookup(Some(s.inner.clone() as Arc<dyn CredentialLookup>));
+            r.users = Some(s.inner.clone() as Arc<dyn CredentialLookup>);
+            r.apply_lookup();
         }
         Ok(())
     })
 }
 
 /// Sets a credential callback consulted by every server exchange of this registry (it
-/// replaces a store given to `ksasl_registry_add_password_servers`). `free_userdata`, if
-/// given, is called when the registry no longer needs `userdata`; the library takes `userdata`
-/// in every case, so it is also freed at once if this call fails.
+/// replaces a store given to `ksasl_registry_add_password_servers`; `tokenauth` logins still
+/// go to a token authority given to `ksasl_registry_add_password_servers_with_tokens`).
+/// `free_userdata`, if given, is called when the registry no longer needs `userdata`; the
+/// library takes `userdata` in every case, so it is also freed at once if this call fails.
 #[no_mangle]
 pub extern "C" fn ksasl_registry_set_credential_callback(
     r: *mut ksasl_registry,
@@ -397,8 +405,8 @@ pub extern "C" fn ksasl_registry_set_credential_callback(
     let ud = Userdata::new(userdata, free_userdata);
     with(r, move |r| {
         let cb = cb.ok_or_else(|| Error::new(ErrorCode::NullArgument, "cb must not be NULL"))?;
-        r.inner
-            .set_credential_lookup(Some(Arc::new(CallbackLookup { cb, userdata: ud })));
+        r.users = Some(Arc::new(CallbackLookup { cb, userdata: ud }));
+        r.apply_lookup();
         Ok(())
     })
 }

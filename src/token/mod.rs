@@ -752,7 +752,10 @@ pub fn random_secret_key(rng: &dyn RandomSource) -> Result<Secret> {
 }
 
 mod serve;
-pub use serve::{token_from_create_response, token_from_described};
+pub use serve::{
+    expiry_from_response, token_from_create_response, token_from_described,
+    tokens_from_describe_response,
+};
 
 #[cfg(test)]
 mod tests {

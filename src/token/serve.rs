@@ -204,3 +204,26 @@ pub fn token_from_described(t: &DescribedToken) -> DelegationToken {
     };
     DelegationToken::new(info, t.hmac.expose().to_vec())
 }
+
+/// The new expiry of a RenewDelegationToken or ExpireDelegationToken response frame (without
+/// its length prefix); a response with an error code is that error.
+pub fn expiry_from_response(version: i16, frame: &[u8]) -> Result<i64> {
+    let r = ExpiryResponse::parse_response(version, frame)?;
+    if r.error_code != error_code::NONE {
+        return Err(super::error_from_kafka(r.error_code, "the token request"));
+    }
+    Ok(r.expiry_timestamp_ms)
+}
+
+/// The tokens of a DescribeDelegationToken response frame (without its length prefix); a
+/// response with an error code is that error.
+pub fn tokens_from_describe_response(version: i16, frame: &[u8]) -> Result<Vec<DelegationToken>> {
+    let r = DescribeTokensResponse::parse_response(version, frame)?;
+    if r.error_code != error_code::NONE {
+        return Err(super::error_from_kafka(
+            r.error_code,
+            "DescribeDelegationToken",
+        ));
+    }
+    Ok(r.tokens.iter().map(token_from_described).collect())
+}

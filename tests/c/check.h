@@ -155,5 +155,6 @@ void test_oauth(void);
 void test_refresh(void);
 void test_threads(void);
 void test_fuzz(void);
+void test_tokens(void);
 
 #endif /* KSASL_TEST_CHECK_H */

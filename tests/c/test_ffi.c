@@ -18,6 +18,9 @@
  *   test_refresh.c   the refresher (pull and callback forms) and the tracker
  *   test_threads.c   stores, registries, configurations and refreshers shared by threads
  *   test_fuzz.c      random and mutated messages, frames and JWKS documents
+ *   test_tokens.c    delegation tokens: the authority's rules, records, tokenauth logins,
+ *                    the token API codec through the authority and over connections,
+ *                    ApiVersions, shared authorities
  *
  * Coverage: `coverage` below lists every function declared in include/ksasl.h (it also
  * makes the link fail if one is missing from the library). mk/ctest.mk checks that every
@@ -228,6 +231,7 @@ static const struct {
     FN(ksasl_server_conn_gate),
     FN(ksasl_server_conn_is_ready),
     FN(ksasl_server_conn_session),
+    FN(ksasl_server_conn_token_authenticated),
     /* src/ffi/oauth.rs */
     FN(ksasl_token_new_unsecured),
     FN(ksasl_token_free),
@@ -262,6 +266,52 @@ static const struct {
     FN(ksasl_tracker_forget),
     FN(ksasl_tracker_next_deadline),
     FN(ksasl_tracker_poll),
+    /* src/ffi/tokens.rs */
+    FN(ksasl_delegation_token_new),
+    FN(ksasl_delegation_token_renewed),
+    FN(ksasl_delegation_token_free),
+    FN(ksasl_delegation_token_id),
+    FN(ksasl_delegation_token_hmac),
+    FN(ksasl_delegation_token_hmac_base64),
+    FN(ksasl_delegation_token_owner),
+    FN(ksasl_delegation_token_requester),
+    FN(ksasl_delegation_token_renewer_count),
+    FN(ksasl_delegation_token_renewer),
+    FN(ksasl_delegation_token_issue_ms),
+    FN(ksasl_delegation_token_expiry_ms),
+    FN(ksasl_delegation_token_max_ms),
+    FN(ksasl_delegation_token_list_free),
+    FN(ksasl_delegation_token_list_count),
+    FN(ksasl_delegation_token_list_get),
+    FN(ksasl_token_authority_new),
+    FN(ksasl_token_authority_share),
+    FN(ksasl_token_authority_free),
+    FN(ksasl_token_authority_last_error),
+    FN(ksasl_token_authority_create),
+    FN(ksasl_token_authority_renew),
+    FN(ksasl_token_authority_expire),
+    FN(ksasl_token_authority_describe),
+    FN(ksasl_token_authority_sweep),
+    FN(ksasl_token_authority_next_sweep_ms),
+    FN(ksasl_token_authority_hmac),
+    FN(ksasl_token_authority_export_records),
+    FN(ksasl_token_authority_import_records),
+    FN(ksasl_token_authority_handle_request),
+    FN(ksasl_registry_add_password_servers_with_tokens),
+    FN(ksasl_registry_add_refreshing_password_clients),
+    FN(ksasl_refresher_set_delegation_token),
+    FN(ksasl_server_config_add_token_api_versions),
+    FN(ksasl_token_codec_new),
+    FN(ksasl_token_codec_free),
+    FN(ksasl_token_codec_last_error),
+    FN(ksasl_token_codec_kafka_error),
+    FN(ksasl_token_codec_create_request),
+    FN(ksasl_token_codec_renew_request),
+    FN(ksasl_token_codec_expire_request),
+    FN(ksasl_token_codec_describe_request),
+    FN(ksasl_token_codec_parse_create_response),
+    FN(ksasl_token_codec_parse_expiry_response),
+    FN(ksasl_token_codec_parse_describe_response),
 };
 
 int main(void) {
@@ -278,6 +328,7 @@ int main(void) {
     test_refresh();
     test_threads();
     test_fuzz();
+    test_tokens();
 
     unsigned long passed = check_passed, failed = check_failed;
     printf("%lu passed, %lu failed\n", passed, failed);

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use ksasl::kafka::tokens::{
-    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, DescribeTokensResponse,
-    ExpireTokenRequest, ExpiryResponse, PrincipalName, RenewTokenRequest,
+    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, ExpireTokenRequest,
+    PrincipalName, RenewTokenRequest,
 };
 use ksasl::mech::Principal;
 use ksasl::token::{
-    error_from_kafka, principal_from_str, token_from_create_response, token_from_described,
-    DelegationToken, TokenAuthority as CoreAuthority, TokenConfig, TokenInfo,
+    expiry_from_response, principal_from_str, token_from_create_response,
+    tokens_from_describe_response, DelegationToken, TokenAuthority as CoreAuthority, TokenConfig,
+    TokenInfo,
 };
 use ksasl::{Error, ErrorCode, Secret, SharedRandom};
 use pyo3::prelude::*;
@@ -343,14 +344,7 @@ pub fn parse_create_token_response<'py>(
 /// error.
 #[pyfunction]
 pub fn parse_token_expiry_response(py: Python<'_>, version: i16, frame: &[u8]) -> PyResult<i64> {
-    let r = wrap(py, ExpiryResponse::parse_response(version, frame))?;
-    if r.error_code != 0 {
-        return Err(py_err(
-            py,
-            error_from_kafka(r.error_code, "the token request"),
-        ));
-    }
-    Ok(r.expiry_timestamp_ms)
+    wrap(py, expiry_from_response(version, frame))
 }
 
 /// The tokens of a DescribeDelegationToken response frame; raises the broker's error.
@@ -360,17 +354,8 @@ pub fn parse_describe_tokens_response<'py>(
     version: i16,
     frame: &[u8],
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let r = wrap(py, DescribeTokensResponse::parse_response(version, frame))?;
-    if r.error_code != 0 {
-        return Err(py_err(
-            py,
-            error_from_kafka(r.error_code, "DescribeDelegationToken"),
-        ));
-    }
-    r.tokens
-        .iter()
-        .map(|t| token_dict(py, &token_from_described(t)))
-        .collect()
+    let tokens = wrap(py, tokens_from_describe_response(version, frame))?;
+    tokens.iter().map(|t| token_dict(py, t)).collect()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -14,14 +14,13 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jshort, jshortAr
 use jni::JNIEnv;
 use ksasl::credential::CredentialLookup;
 use ksasl::kafka::tokens::{
-    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, DescribeTokensResponse,
-    ExpireTokenRequest, ExpiryResponse, PrincipalName, RenewTokenRequest, SUPPORTED,
-    SUPPORTED_KAFKA_4,
+    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, ExpireTokenRequest,
+    PrincipalName, RenewTokenRequest, SUPPORTED, SUPPORTED_KAFKA_4,
 };
 use ksasl::mech::Principal;
 use ksasl::token::{
-    error_from_kafka, token_from_create_response, token_from_described, DelegationToken,
-    TokenAuthority, TokenConfig, TokenInfo, UsersAndTokens,
+    expiry_from_response, token_from_create_response, tokens_from_describe_response,
+    DelegationToken, TokenAuthority, TokenConfig, TokenInfo, UsersAndTokens,
 };
 use ksasl::{Error, MechanismRegistry, Secret, SharedRandom};
 
@@ -528,11 +527,7 @@ pub extern "system" fn Java_org_ksasl_Native_tokenParseExpiryResponse<'l>(
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let frame = bytes(env, &frame, "frame")?;
-        let r = ExpiryResponse::parse_response(version, &frame)?;
-        if r.error_code != 0 {
-            return Err(error_from_kafka(r.error_code, "the token request").into());
-        }
-        Ok(r.expiry_timestamp_ms)
+        Ok(expiry_from_response(version, &frame)?)
     })
 }
 
@@ -545,11 +540,7 @@ pub extern "system" fn Java_org_ksasl_Native_tokenParseDescribeResponse<'l>(
 ) -> jobjectArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let frame = bytes(env, &frame, "frame")?;
-        let r = DescribeTokensResponse::parse_response(version, &frame)?;
-        if r.error_code != 0 {
-            return Err(error_from_kafka(r.error_code, "DescribeDelegationToken").into());
-        }
-        let tokens: Vec<DelegationToken> = r.tokens.iter().map(token_from_described).collect();
+        let tokens = tokens_from_describe_response(version, &frame)?;
         token_array(env, &tokens)
     })
 }
