@@ -13,8 +13,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use jni::objects::{
-    GlobalRef, JByteArray, JClass, JObject, JObjectArray, JString, JThrowable, JValue,
+    GlobalRef, JByteArray, JClass, JObject, JObjectArray, JStaticMethodID, JString, JThrowable,
+    JValue,
 };
+use jni::signature::ReturnType;
 use jni::sys::{jint, jlong, JNI_VERSION_1_8};
 use jni::{JNIEnv, JavaVM};
 use ksasl::{Error, ErrorCode};
@@ -29,7 +31,29 @@ pub(crate) const NONE: i64 = i64::MIN;
 
 static VM: OnceLock<JavaVM> = OnceLock::new();
 static NATIVE_CLASS: OnceLock<GlobalRef> = OnceLock::new();
-static ERRORS_CLASS: OnceLock<GlobalRef> = OnceLock::new();
+static CACHE: OnceLock<Cache> = OnceLock::new();
+
+/// Classes and method ids looked up once, in `JNI_OnLoad`, instead of by name on every call.
+struct Cache {
+    errors: GlobalRef,
+    errors_create: JStaticMethodID,
+    string: GlobalRef,
+    object: GlobalRef,
+    long: GlobalRef,
+    long_value_of: JStaticMethodID,
+    boolean: GlobalRef,
+    boolean_value_of: JStaticMethodID,
+}
+
+fn cache() -> JResult<&'static Cache> {
+    CACHE
+        .get()
+        .ok_or_else(|| Fail::Core(Error::new(ErrorCode::Internal, "JNI_OnLoad did not run")))
+}
+
+fn class_of(g: &GlobalRef) -> &JClass<'static> {
+    <&JClass>::from(g.as_obj())
+}
 
 thread_local! {
     /// The exception a Java callback threw during the current native call, kept (cleared from
@@ -43,9 +67,35 @@ pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) 
     let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
         let mut env = vm.get_env()?;
         let native = env.find_class("org/ksasl/Native")?;
-        let errors = env.find_class("org/ksasl/Errors")?;
         let _ = NATIVE_CLASS.set(env.new_global_ref(native)?);
-        let _ = ERRORS_CLASS.set(env.new_global_ref(errors)?);
+        let mut global = |name: &str| -> jni::errors::Result<GlobalRef> {
+            let c = env.find_class(name)?;
+            env.new_global_ref(c)
+        };
+        let errors = global("org/ksasl/Errors")?;
+        let string = global("java/lang/String")?;
+        let object = global("java/lang/Object")?;
+        let long = global("java/lang/Long")?;
+        let boolean = global("java/lang/Boolean")?;
+        let errors_create = env.get_static_method_id(
+            class_of(&errors),
+            "create",
+            "(ILjava/lang/String;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)Ljava/lang/Throwable;",
+        )?;
+        let long_value_of =
+            env.get_static_method_id(class_of(&long), "valueOf", "(J)Ljava/lang/Long;")?;
+        let boolean_value_of =
+            env.get_static_method_id(class_of(&boolean), "valueOf", "(Z)Ljava/lang/Boolean;")?;
+        let _ = CACHE.set(Cache {
+            errors,
+            errors_create,
+            string,
+            object,
+            long,
+            long_value_of,
+            boolean,
+            boolean_value_of,
+        });
         Ok(())
     }));
     if !matches!(r, Ok(Ok(()))) {
@@ -109,21 +159,23 @@ pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<
         kv.push(v.clone());
     }
     let details = string_array(env, &kv)?;
-    let errors = class(&ERRORS_CLASS)?;
-    let obj = env
-        .call_static_method(
-            errors,
-            "create",
-            "(ILjava/lang/String;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)Ljava/lang/Throwable;",
+    let c = cache()?;
+    // SAFETY: the method id belongs to the class and the arguments match its signature.
+    let obj = unsafe {
+        env.call_static_method_unchecked(
+            class_of(&c.errors),
+            c.errors_create,
+            ReturnType::Object,
             &[
-                JValue::Int(e.code().as_u32() as jint),
-                JValue::Object(&name),
-                JValue::Object(&kind),
-                JValue::Object(&message),
-                JValue::Object(&details),
+                JValue::Int(e.code().as_u32() as jint).as_jni(),
+                JValue::Object(&name).as_jni(),
+                JValue::Object(&kind).as_jni(),
+                JValue::Object(&message).as_jni(),
+                JValue::Object(&details).as_jni(),
             ],
-        )?
-        .l()?;
+        )
+    }?
+    .l()?;
     Ok(obj)
 }
 
@@ -242,14 +294,16 @@ pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResu
             format!("{what} must not be null"),
         )));
     }
-    Ok(env.get_string(s)?.into())
+    // SAFETY: `s` is a java.lang.String: the native methods declare their parameters so.
+    Ok(unsafe { env.get_string_unchecked(s) }?.into())
 }
 
 pub(crate) fn opt_string(env: &mut JNIEnv<'_>, s: &JString<'_>) -> JResult<Option<String>> {
     if s.is_null() {
         return Ok(None);
     }
-    Ok(Some(env.get_string(s)?.into()))
+    // SAFETY: as in `string`.
+    Ok(Some(unsafe { env.get_string_unchecked(s) }?.into()))
 }
 
 pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JResult<Vec<u8>> {
@@ -274,7 +328,11 @@ pub(crate) fn string_array<'l>(
     env: &mut JNIEnv<'l>,
     items: &[String],
 ) -> JResult<JObjectArray<'l>> {
-    let arr = env.new_object_array(items.len() as i32, "java/lang/String", JObject::null())?;
+    let arr = env.new_object_array(
+        items.len() as i32,
+        class_of(&cache()?.string),
+        JObject::null(),
+    )?;
     for (i, s) in items.iter().enumerate() {
         let js = env.new_string(s)?;
         env.set_object_array_element(&arr, i as i32, &js)?;
@@ -305,7 +363,11 @@ pub(crate) fn object_array<'l>(
     env: &mut JNIEnv<'l>,
     items: Vec<JObject<'l>>,
 ) -> JResult<JObjectArray<'l>> {
-    let arr = env.new_object_array(items.len() as i32, "java/lang/Object", JObject::null())?;
+    let arr = env.new_object_array(
+        items.len() as i32,
+        class_of(&cache()?.object),
+        JObject::null(),
+    )?;
     for (i, o) in items.into_iter().enumerate() {
         env.set_object_array_element(&arr, i as i32, o)?;
     }
@@ -319,12 +381,34 @@ pub(crate) fn jstring<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>>
 pub(crate) fn jlong_box<'l>(env: &mut JNIEnv<'l>, v: Option<i64>) -> JResult<JObject<'l>> {
     match v {
         None => Ok(JObject::null()),
-        Some(v) => Ok(env.new_object("java/lang/Long", "(J)V", &[JValue::Long(v)])?),
+        Some(v) => {
+            let c = cache()?;
+            // SAFETY: Long.valueOf(long) with a long.
+            Ok(unsafe {
+                env.call_static_method_unchecked(
+                    class_of(&c.long),
+                    c.long_value_of,
+                    ReturnType::Object,
+                    &[JValue::Long(v).as_jni()],
+                )
+            }?
+            .l()?)
+        }
     }
 }
 
 pub(crate) fn jbool_box<'l>(env: &mut JNIEnv<'l>, v: bool) -> JResult<JObject<'l>> {
-    Ok(env.new_object("java/lang/Boolean", "(Z)V", &[JValue::Bool(v.into())])?)
+    let c = cache()?;
+    // SAFETY: Boolean.valueOf(boolean) with a boolean (no allocation: the two constants).
+    Ok(unsafe {
+        env.call_static_method_unchecked(
+            class_of(&c.boolean),
+            c.boolean_value_of,
+            ReturnType::Object,
+            &[JValue::Bool(v.into()).as_jni()],
+        )
+    }?
+    .l()?)
 }
 
 pub(crate) fn opt(v: i64) -> Option<i64> {

@@ -20,14 +20,14 @@ public final class ClientAuthenticator extends NativeHandle {
     }
 
     /** The first message. */
-    public synchronized ClientStep start(long nowMs) throws KsaslException {
+    public ClientStep start(long nowMs) throws KsaslException {
         boolean[] done = new boolean[1];
         byte[] m = with(h -> Native.clientAuthStart(h, nowMs, done));
         return new ClientStep(m, done[0]);
     }
 
     /** Evaluates a server challenge. */
-    public synchronized ClientStep step(byte[] challenge, long nowMs) throws KsaslException {
+    public ClientStep step(byte[] challenge, long nowMs) throws KsaslException {
         Objects.requireNonNull(challenge, "challenge");
         boolean[] done = new boolean[1];
         byte[] m = with(h -> Native.clientAuthStep(h, challenge, nowMs, done));
@@ -38,7 +38,7 @@ public final class ClientAuthenticator extends NativeHandle {
      * Reports that the server failed the exchange (with the server's error message, if any)
      * and throws the resulting exception; the authenticator is then failed.
      */
-    public synchronized void serverFailed(String serverMessage) throws KsaslException {
+    public void serverFailed(String serverMessage) throws KsaslException {
         run(h -> Native.clientAuthServerFailed(h, serverMessage));
     }
 
@@ -48,7 +48,7 @@ public final class ClientAuthenticator extends NativeHandle {
     }
 
     /** Whether the client side has completed. */
-    public synchronized boolean isComplete() {
+    public boolean isComplete() {
         return with(Native::clientAuthComplete);
     }
 }

@@ -12,6 +12,8 @@ import java.util.OptionalLong;
  * driven by one thread.
  */
 public final class ClientConnection extends NativeHandle {
+    private static final ClientEvent.Kind[] EVENTS = ClientEvent.Kind.values();
+
     public ClientConnection(ClientConfig config) {
         super(create(config), Native::clientConnFree);
     }
@@ -22,12 +24,12 @@ public final class ClientConnection extends NativeHandle {
     }
 
     /** Starts the initial authentication; then write {@link #transmit()}. */
-    public synchronized void start(long nowMs) throws KsaslException {
+    public void start(long nowMs) throws KsaslException {
         run(h -> Native.clientConnStart(h, nowMs));
     }
 
     /** The bytes to write (length-prefixed frames); empty when there is nothing. */
-    public synchronized byte[] transmit() {
+    public byte[] transmit() {
         return with(Native::clientConnTransmit);
     }
 
@@ -42,7 +44,7 @@ public final class ClientConnection extends NativeHandle {
         long[] times = new long[1];
         Object[] err = new Object[1];
         byte[] app = with(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
-        ClientEvent.Kind kind = ClientEvent.Kind.values()[event[0]];
+        ClientEvent.Kind kind = EVENTS[event[0]];
         ClientSession session = kind == ClientEvent.Kind.AUTHENTICATED || kind == ClientEvent.Kind.REAUTHENTICATED
                 ? session() : null;
         return new ClientEvent(kind, app, session, (KsaslException) err[0],
@@ -50,7 +52,7 @@ public final class ClientConnection extends NativeHandle {
     }
 
     /** The broker closed the connection: returns the exception that explains it (expired session, ...). */
-    public synchronized KsaslException closed(long nowMs) {
+    public KsaslException closed(long nowMs) {
         Throwable t = with(h -> Native.clientConnClosed(h, nowMs));
         if (t instanceof KsaslException) {
             return (KsaslException) t;
@@ -59,42 +61,42 @@ public final class ClientConnection extends NativeHandle {
     }
 
     /** When to call {@link #handleTimeout} next. */
-    public synchronized OptionalLong nextDeadline() {
+    public OptionalLong nextDeadline() {
         return Time.opt(with(Native::clientConnNextDeadline));
     }
 
     /** Starts a due re-authentication (then write {@link #transmit()}); returns whether one started. */
-    public synchronized boolean handleTimeout(long nowMs) throws KsaslException {
+    public boolean handleTimeout(long nowMs) throws KsaslException {
         return with(h -> Native.clientConnHandleTimeout(h, nowMs));
     }
 
     /** Whether a re-authentication is due (for hosts that check before each request). */
-    public synchronized boolean reauthPending(long nowMs) {
+    public boolean reauthPending(long nowMs) {
         return with(h -> Native.clientConnReauthPending(h, nowMs));
     }
 
     /** Before an application request: {@code true} to send it now, {@code false} to hold it until re-authenticated. */
-    public synchronized boolean beforeRequest(long nowMs) throws KsaslException {
+    public boolean beforeRequest(long nowMs) throws KsaslException {
         return with(h -> Native.clientConnBeforeRequest(h, nowMs));
     }
 
     /** Starts a re-authentication now (deferred, returning {@code false}, within a second of the last). */
-    public synchronized boolean startReauthentication(long nowMs) throws KsaslException {
+    public boolean startReauthentication(long nowMs) throws KsaslException {
         return with(h -> Native.clientConnStartReauth(h, nowMs));
     }
 
     /** The current session, or {@code null} before authentication. */
-    public synchronized ClientSession session() {
+    public ClientSession session() {
         return ClientSession.of(with(Native::clientConnSession));
     }
 
     /** Whether a re-authentication is in progress. */
-    public synchronized boolean isReauthenticating() {
+    public boolean isReauthenticating() {
         return with(Native::clientConnReauthenticating);
     }
 
     /** Whether authenticated with no exchange in progress. */
-    public synchronized boolean isReady() {
+    public boolean isReady() {
         return with(Native::clientConnReady);
     }
 }

@@ -8,6 +8,8 @@ import java.util.Objects;
  * returns {@link ServerStep.Kind#NEED_CREDENTIAL}.
  */
 public final class ServerAuthenticator extends NativeHandle {
+    private static final ServerStep.Kind[] KINDS = ServerStep.Kind.values();
+
     /** Creates the server side of {@code mechanism} from the registry's server mechanisms. */
     public ServerAuthenticator(MechanismRegistry registry, String mechanism) throws KsaslException {
         super(create(registry, mechanism), Native::serverAuthFree);
@@ -20,34 +22,34 @@ public final class ServerAuthenticator extends NativeHandle {
     }
 
     /** Evaluates one client message. */
-    public synchronized ServerStep step(byte[] response, long nowMs) throws KsaslException {
+    public ServerStep step(byte[] response, long nowMs) throws KsaslException {
         Objects.requireNonNull(response, "response");
         int[] kind = new int[1];
         byte[] m = with(h -> Native.serverAuthStep(h, response, nowMs, kind));
-        return new ServerStep(ServerStep.Kind.values()[kind[0]], m);
+        return new ServerStep(KINDS[kind[0]], m);
     }
 
     /** The pending credential request, or {@code null}. */
-    public synchronized CredentialRequest credentialRequest() {
+    public CredentialRequest credentialRequest() {
         return Decode.request(with(Native::serverAuthRequest));
     }
 
     /** Answers the pending credential request. */
-    public synchronized ServerStep provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
+    public ServerStep provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
         Objects.requireNonNull(answer, "answer");
         int[] kind = new int[1];
         byte[] m = with(h -> Native.serverAuthProvide(h, answer.kind().ordinal(), answer.value(), answer.expiryMs(),
                 answer.tokenOwner(), nowMs, kind));
-        return new ServerStep(ServerStep.Kind.values()[kind[0]], m);
+        return new ServerStep(KINDS[kind[0]], m);
     }
 
     /** After {@link ServerStep.Kind#DONE}: who authenticated; otherwise {@code null}. */
-    public synchronized AuthenticationOutcome outcome() {
+    public AuthenticationOutcome outcome() {
         return Decode.outcome(with(Native::serverAuthOutcome));
     }
 
     /** After a failure: the text a Kafka broker sends the client (no secrets, no reason for unknown users). */
-    public synchronized String clientMessage() {
+    public String clientMessage() {
         return with(Native::serverAuthClientMessage);
     }
 }

@@ -12,6 +12,8 @@ import java.util.function.LongSupplier;
  * {@link #handleFrame}, {@link Gate#CLOSE_EXPIRED} closes. Calls are serialized on the object.
  */
 public final class ServerConnection extends NativeHandle {
+    private static final Gate[] GATES = Gate.values();
+
     public ServerConnection(ServerConfig config) {
         super(create(config), Native::serverConnFree);
     }
@@ -26,7 +28,7 @@ public final class ServerConnection extends NativeHandle {
      * {@link ServerOutput.Action#FAIL_AT} or {@link ServerOutput.Action#CLOSE_NOW}; only an
      * exception thrown by a credential or token callback is thrown (unchanged).
      */
-    public synchronized ServerOutput handleFrame(byte[] frame, long nowMs) {
+    public ServerOutput handleFrame(byte[] frame, long nowMs) {
         Objects.requireNonNull(frame, "frame");
         long[] out = new long[2];
         Object[] err = new Object[1];
@@ -40,12 +42,12 @@ public final class ServerConnection extends NativeHandle {
     }
 
     /** The pending credential request, or {@code null}. */
-    public synchronized CredentialRequest credentialRequest() {
+    public CredentialRequest credentialRequest() {
         return Decode.request(with(Native::serverConnRequest));
     }
 
     /** Answers the pending credential request. */
-    public synchronized ServerOutput provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
+    public ServerOutput provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
         Objects.requireNonNull(answer, "answer");
         long[] out = new long[2];
         Object[] err = new Object[1];
@@ -86,9 +88,9 @@ public final class ServerConnection extends NativeHandle {
     }
 
     /** The verdict on one request with API key {@code apiKey} of an authenticated connection. */
-    public synchronized Gate gate(short apiKey, long nowMs) {
+    public Gate gate(short apiKey, long nowMs) {
         int g = with(h -> Native.serverConnGate(h, apiKey, nowMs));
-        return Gate.values()[g];
+        return GATES[g];
     }
 
     /** {@link #gate(short, long)} at the wall clock. */
@@ -107,17 +109,17 @@ public final class ServerConnection extends NativeHandle {
     }
 
     /** Whether authenticated with no exchange in progress. */
-    public synchronized boolean isReady() {
+    public boolean isReady() {
         return with(Native::serverConnReady);
     }
 
     /** When the session expires, if ever: a host may close an idle expired connection then (Kafka closes on the next request). */
-    public synchronized OptionalLong nextDeadline() {
+    public OptionalLong nextDeadline() {
         return Time.opt(with(Native::serverConnNextDeadline));
     }
 
     /** The session, or {@code null} before authentication. */
-    public synchronized ServerSession session() {
+    public ServerSession session() {
         Object[] s = with(Native::serverConnSession);
         if (s == null) {
             return null;

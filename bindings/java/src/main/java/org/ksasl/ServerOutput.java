@@ -27,8 +27,10 @@ public record ServerOutput(Action action, byte[] frames, long deadlineMs, KsaslE
         CLOSE_NOW
     }
 
+    private static final Action[] ACTIONS = Action.values();
+
     static ServerOutput of(byte[] frames, long[] out, Object[] err) {
-        return new ServerOutput(Action.values()[(int) out[0]], frames, out[1], (KsaslException) err[0]);
+        return new ServerOutput(ACTIONS[(int) out[0]], frames, out[1], (KsaslException) err[0]);
     }
 
     @Override
