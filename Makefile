@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker
+.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -137,6 +137,10 @@ bench: $(VENV)/.installed
 	@mkdir -p target/c
 	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c target/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
 	./target/c/gate_bench
+
+# JMH benchmarks of the Java binding next to Rust and Kafka's ScramSaslServer (BENCHMARKS.md).
+bench-java: java-binding
+	KSASL_BENCH_RUST=1 bash benches/java/run.sh
 
 clean:
 	$(CARGO) clean
