@@ -77,8 +77,8 @@ pub use mech::scram::{
 };
 pub use mech::{
     AuthOutcome, Authenticated, ClientAuthenticator, ClientMechanism, ClientStep,
-    CredentialRequest, ExchangeState, MechanismRegistry, Principal, ServerAuthenticator,
-    ServerMechanism, ServerStep,
+    CredentialRequest, ExchangeState, MechServerStep, MechanismRegistry, Principal,
+    ServerAuthenticator, ServerMechanism, ServerStep,
 };
 pub use random::{OsRandom, RandomSource, SharedRandom};
 pub use secret::Secret;

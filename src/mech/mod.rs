@@ -206,6 +206,23 @@ pub trait ClientMechanism: Send {
     }
 }
 
+/// Runs a call into a mechanism (possibly written by the host), turning a panic into a
+/// [`ErrorCode::Panic`] error so that the authenticator ends in its failed state instead of
+/// unwinding through the connection driver.
+fn guarded<T>(f: impl FnOnce() -> Result<T>) -> std::thread::Result<Result<T>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+}
+
+/// The result of a [`guarded`] call, a panic becoming an error naming the mechanism.
+fn unpanic<T>(r: std::thread::Result<Result<T>>, mechanism: &str) -> Result<T> {
+    r.unwrap_or_else(|_| {
+        Err(Error::new(
+            ErrorCode::Panic,
+            format!("the {mechanism} mechanism panicked"),
+        ))
+    })
+}
+
 /// The error a client reports when the server fails an exchange.
 pub fn server_rejection(mechanism: &str, server_message: Option<&str>) -> Error {
     let e = Error::new(
@@ -345,7 +362,8 @@ impl ClientAuthenticator {
                 "the exchange has already started",
             ));
         }
-        let r = self.mech.start(now_ms);
+        let r = guarded(|| self.mech.start(now_ms));
+        let r = unpanic(r, self.mech.name());
         self.after(r)
     }
 
@@ -358,7 +376,10 @@ impl ClientAuthenticator {
                 return e.clone();
             }
         }
-        let e = self.mech.server_failed(server_message);
+        let r = guarded(|| Ok(self.mech.server_failed(server_message)));
+        let e = match unpanic(r, self.mech.name()) {
+            Ok(e) | Err(e) => e,
+        };
         self.state = ExchangeState::Failed;
         self.last_error = Some(e.clone());
         e
@@ -376,7 +397,8 @@ impl ClientAuthenticator {
         if let Err(e) = check_size(challenge.len(), self.max_message_size) {
             return self.after(Err(e));
         }
-        let r = self.mech.step(challenge, now_ms);
+        let r = guarded(|| self.mech.step(challenge, now_ms));
+        let r = unpanic(r, self.mech.name());
         self.after(r)
     }
 
@@ -479,7 +501,8 @@ impl ServerAuthenticator {
         if let Err(e) = check_size(response.len(), self.max_message_size) {
             return self.after(Err(e));
         }
-        let r = self.mech.step(response, now_ms);
+        let r = guarded(|| self.mech.step(response, now_ms));
+        let r = unpanic(r, self.mech.name());
         self.after(r)
     }
 
@@ -497,7 +520,8 @@ impl ServerAuthenticator {
             ));
         }
         self.now_ms = now_ms;
-        let r = self.mech.provide_credential(answer, now_ms);
+        let r = guarded(|| self.mech.provide_credential(answer, now_ms));
+        let r = unpanic(r, self.mech.name());
         self.after(r)
     }
 
@@ -515,7 +539,11 @@ impl ServerAuthenticator {
             }
             answered += 1;
             match lookup.lookup(req) {
-                Lookup::Now(answer) => r = self.mech.provide_credential(answer, self.now_ms),
+                Lookup::Now(answer) => {
+                    let now = self.now_ms;
+                    let g = guarded(|| self.mech.provide_credential(answer, now));
+                    r = unpanic(g, self.mech.name())
+                }
                 Lookup::Later => break,
             }
         }
