@@ -197,6 +197,9 @@ error_codes! {
     PrincipalChanged = 323, "PRINCIPAL_CHANGED" => Authentication,
     /// Re-authentication tried to change the mechanism (KIP-368 forbids it).
     MechanismChanged = 324, "MECHANISM_CHANGED" => Authentication,
+    /// A mechanism written by the host (in C, Python or Java) failed: it raised, or answered
+    /// in a way the protocol does not allow. The message is the host's.
+    HostMechanismFailed = 325, "HOST_MECHANISM_FAILED" => Authentication,
 
     /// A credential string or record cannot be parsed.
     InvalidCredentialFormat = 400, "INVALID_CREDENTIAL_FORMAT" => Credential,

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 mod conn;
+mod hostmech;
 mod tokens;
 
 /// Milliseconds since the epoch from the wall clock: the binding's default `now`.
@@ -375,6 +376,61 @@ impl Registry {
     fn add_oauthbearer_client(&mut self, refresher: &conn::Refresher) {
         self.inner
             .register_oauthbearer_client(refresher.inner.clone());
+    }
+
+    /// Registers a client mechanism written in Python: `factory()` makes one object per
+    /// exchange, with `start(now_ms)` and `step(challenge, now_ms)` returning
+    /// `(message or None, done)`.
+    fn add_client_mechanism(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        factory: PyObject,
+    ) -> PyResult<()> {
+        let n = name.to_string();
+        wrap(
+            py,
+            self.inner.register_client(name, move || {
+                let obj = Python::with_gil(|py| factory.call0(py)).map_err(|e| {
+                    Error::new(
+                        ksasl::ErrorCode::HostMechanismFailed,
+                        format!("the {n} factory raised {e}"),
+                    )
+                })?;
+                Ok(Box::new(hostmech::PyClientMechanism {
+                    name: n.clone(),
+                    obj,
+                }))
+            }),
+        )
+    }
+
+    /// Registers a server mechanism written in Python: `factory()` makes one object per
+    /// exchange, whose `step(response, now_ms)` returns `("challenge", bytes)` or
+    /// `("done", final message or None, authorization id, credential expiry ms or None)`.
+    /// The principal is `User:<authorization id>`; the expiry bounds the KIP-368 session.
+    fn add_server_mechanism(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        factory: PyObject,
+    ) -> PyResult<()> {
+        let n = name.to_string();
+        wrap(
+            py,
+            self.inner.register_server(name, move || {
+                let obj = Python::with_gil(|py| factory.call0(py)).map_err(|e| {
+                    Error::new(
+                        ksasl::ErrorCode::HostMechanismFailed,
+                        format!("the {n} factory raised {e}"),
+                    )
+                })?;
+                Ok(Box::new(hostmech::PyServerMechanism {
+                    name: n.clone(),
+                    obj,
+                }))
+            }),
+        )
     }
 
     /// The client mechanism names.
