@@ -22,6 +22,7 @@ use jni::{JNIEnv, JavaVM};
 use ksasl::{Error, ErrorCode};
 
 mod conn;
+mod hostmech;
 mod oauth;
 mod objects;
 mod tokens;
@@ -176,19 +177,40 @@ pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<
         )
     }?
     .l()?;
+    // An error a host mechanism's exception became carries that exception as its cause.
+    if let Some(cause) = hostmech::take_cause(e) {
+        let r = env.call_method(
+            &obj,
+            "initCause",
+            "(Ljava/lang/Throwable;)Ljava/lang/Throwable;",
+            &[JValue::Object(cause.as_obj())],
+        );
+        if env.exception_check().unwrap_or(true) {
+            let _ = env.exception_clear();
+        } else if let Ok(same) = r.and_then(|v| v.l()) {
+            env.delete_local_ref(same)?;
+        }
+    }
     Ok(obj)
 }
 
 fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
     if env.exception_check().unwrap_or(true) {
+        hostmech::clear_cause();
         return;
     }
     let e = match fail {
         Fail::Core(e) => e,
-        Fail::Java => return,
+        Fail::Java => {
+            hostmech::clear_cause();
+            return;
+        }
         Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure: {j}")),
     };
-    match exception(env, &e) {
+    let obj = exception(env, &e);
+    // The host exception behind `e` is now its cause; drop any other before throwing.
+    hostmech::clear_cause();
+    match obj {
         Ok(obj) => {
             let _ = env.throw(JThrowable::from(obj));
         }
@@ -205,16 +227,20 @@ fn take_callback_exception() -> Option<GlobalRef> {
 }
 
 /// Runs one entry point: panics become `KsaslInternalException` (PANIC), errors become their
-/// exception, and an exception thrown by a Java callback is rethrown unchanged. On failure the
-/// Java caller sees the exception; `default` is only what the JVM ignores.
+/// exception, and an exception thrown by a Java callback is rethrown unchanged. An exception
+/// thrown by a host mechanism (`HostClientMechanism`, ...) is not rethrown: it became a ksasl
+/// error, whose exception gets it as cause. On failure the Java caller sees the exception;
+/// `default` is only what the JVM ignores.
 pub(crate) fn entry<'l, R>(
     env: &mut JNIEnv<'l>,
     default: R,
     f: impl FnOnce(&mut JNIEnv<'l>) -> JResult<R>,
 ) -> R {
     drop(take_callback_exception());
+    hostmech::clear_cause();
     let r = catch_unwind(AssertUnwindSafe(|| f(env)));
     if let Some(ex) = take_callback_exception() {
+        hostmech::clear_cause();
         if !env.exception_check().unwrap_or(true) {
             if let Ok(local) = env.new_local_ref(ex.as_obj()) {
                 let _ = env.throw(JThrowable::from(local));
@@ -223,7 +249,10 @@ pub(crate) fn entry<'l, R>(
         return default;
     }
     match r {
-        Ok(Ok(v)) => v,
+        Ok(Ok(v)) => {
+            hostmech::clear_cause();
+            v
+        }
         Ok(Err(fail)) => {
             throw(env, fail);
             default
@@ -241,6 +270,23 @@ pub(crate) fn entry<'l, R>(
     }
 }
 
+/// The JNI environment of the current thread, attaching it (for good, as a daemon) if the JVM
+/// does not know it.
+pub(crate) fn attach() -> Result<JNIEnv<'static>, Error> {
+    let vm = VM
+        .get()
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    match vm.get_env() {
+        Ok(env) => Ok(env),
+        Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("cannot attach the thread: {e}"),
+            )
+        }),
+    }
+}
+
 /// Runs host code called back from the core (a credential lookup, a token validator) on the
 /// current thread. A Java exception is cleared from the environment and kept for [`entry`]
 /// to rethrow; the core sees `Err` with `what` in the message.
@@ -248,19 +294,7 @@ pub(crate) fn callback<T>(
     what: &str,
     f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
 ) -> Result<T, Error> {
-    let vm = VM
-        .get()
-        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
-    let mut env = match vm.get_env() {
-        Ok(env) => env,
-        // A thread the JVM does not know: attach it for good, as a daemon.
-        Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("cannot attach the thread: {e}"),
-            )
-        })?,
-    };
+    let mut env = attach()?;
     let r = env.with_local_frame(32, |env| f(env));
     if env.exception_check().unwrap_or(false) {
         if let Ok(ex) = env.exception_occurred() {

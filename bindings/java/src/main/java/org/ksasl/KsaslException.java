@@ -24,6 +24,26 @@ public class KsaslException extends Exception implements KsaslError {
         this.details = Collections.unmodifiableMap(details);
     }
 
+    /**
+     * The ksasl exception for {@code code} with a message of the host's: for example a
+     * {@link HostServerMechanism} refusing a client with {@code UNKNOWN_USER} (301) or
+     * {@code INVALID_CREDENTIALS} (300), which the library then reports with that code. The
+     * class is the one ksasl uses for the code ({@link KsaslAuthenticationException}, ...).
+     *
+     * @throws IllegalArgumentException if {@code code} is not a ksasl code, or is the code of a
+     *     misuse ({@link KsaslArgumentException}, {@link KsaslStateException}), which are not
+     *     {@code KsaslException}s
+     */
+    public static KsaslException of(int code, String message) {
+        java.util.Objects.requireNonNull(message, "message");
+        Native.init();
+        Throwable t = Native.errorNew(code, message);
+        if (t instanceof KsaslException) {
+            return (KsaslException) t;
+        }
+        throw new IllegalArgumentException(code + " (" + ((KsaslError) t).codeName() + ") is a misuse code");
+    }
+
     @Override public int code() { return code; }
     @Override public String codeName() { return codeName; }
     @Override public ErrorKind kind() { return kind; }

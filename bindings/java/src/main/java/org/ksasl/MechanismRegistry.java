@@ -2,6 +2,7 @@ package org.ksasl;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Client and server mechanisms by name, with their credentials. A registry is configured
@@ -132,6 +133,43 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addOAuthBearerClient(Refresher refresher) {
         Objects.requireNonNull(refresher, "refresher");
         run(h -> refresher.run(r -> Native.registryAddOAuthClient(h, r)));
+        return this;
+    }
+
+    /**
+     * Adds (or replaces) a client mechanism written in Java (KIP-43): {@code factory} makes one
+     * {@link HostClientMechanism} per exchange, when it begins (a {@link ClientAuthenticator}
+     * is created, or a {@link ClientConnection} reads the {@code SaslHandshake} response). An
+     * exception thrown by the factory, or a {@code null} from it, fails that exchange
+     * like an exception of the mechanism (see {@link HostClientMechanism}): a
+     * {@link KsaslError} keeps its code, anything else is {@code HOST_MECHANISM_FAILED} with
+     * the host's message. The registry keeps a reference to the factory until it is closed and
+     * every configuration made from it is closed.
+     *
+     * @throws KsaslArgumentException if {@code name} is not a valid SASL mechanism name
+     */
+    public MechanismRegistry addClientMechanism(String name, Supplier<? extends HostClientMechanism> factory) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(factory, "factory");
+        run(h -> Native.registryAddHostClient(h, name, factory));
+        return this;
+    }
+
+    /**
+     * Adds (or replaces) a server mechanism written in Java (KIP-43): {@code factory} makes one
+     * {@link HostServerMechanism} per exchange. Server configurations built from this registry
+     * offer it in {@code SaslHandshake} next to the built-ins; a {@link ServerConnection} calls
+     * the factory when it handles the handshake. An exception thrown by the factory, or a
+     * {@code null} from it, fails the exchange (see {@link HostServerMechanism}): a connection
+     * answers {@code FAIL_AT} without a response, as Kafka's broker closes a connection whose
+     * {@code SaslServer} cannot be created.
+     *
+     * @throws KsaslArgumentException if {@code name} is not a valid SASL mechanism name
+     */
+    public MechanismRegistry addServerMechanism(String name, Supplier<? extends HostServerMechanism> factory) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(factory, "factory");
+        run(h -> Native.registryAddHostServer(h, name, factory));
         return this;
     }
 

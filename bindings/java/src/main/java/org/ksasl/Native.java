@@ -1,5 +1,8 @@
 package org.ksasl;
 
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
 /**
  * The native entry points (implemented in bindings/java/native). Handles are opaque pointers
  * owned by {@link NativeHandle} subclasses; nothing here is public API.
@@ -22,6 +25,9 @@ final class Native {
 
     static native String version();
 
+    /** The exception for a ksasl code and a message (a KsaslException, or a misuse exception). */
+    static native Throwable errorNew(int code, String message);
+
     // Credential store
     static native long storeNew();
     static native void storeFree(long h);
@@ -43,6 +49,8 @@ final class Native {
     static native void registryAddOAuthJwks(long h, long jwks);
     static native void registryAddOAuthValidator(long h, TokenValidator validator);
     static native void registryAddOAuthClient(long h, long refresher);
+    static native void registryAddHostClient(long h, String name, Supplier<? extends HostClientMechanism> factory);
+    static native void registryAddHostServer(long h, String name, Supplier<? extends HostServerMechanism> factory);
     static native String[] registryClientMechanisms(long h);
     static native String[] registryServerMechanisms(long h);
 
@@ -197,5 +205,91 @@ final class Native {
             return null;
         }
         return new Object[] {v.principal(), v.expiryMs()};
+    }
+
+    // --- Host mechanisms (HostClientMechanism, HostServerMechanism) ----------------------------
+    // Called by native code. Each helper runs host code and reports what happened without
+    // throwing: out = {status, code, expiryMs, hasExpiry} and the result is
+    // {byte[] message, String text, String[] details, Object created-or-cause}, where status is
+    // HOST_SEND (a client message or a server challenge), HOST_DONE (complete; text is the
+    // authorization id on the server), HOST_THREW (code is the KsaslError code or 0, text its
+    // message or the Throwable's toString(), cause the Throwable) or HOST_NULL (null where an
+    // object or a message is required).
+
+    static final int HOST_SEND = 0;
+    static final int HOST_DONE = 1;
+    static final int HOST_THREW = 2;
+    static final int HOST_NULL = 3;
+
+    private static Object[] hostReply(long[] out, int status, byte[] message, String text, Object extra) {
+        out[0] = status;
+        return new Object[] {message, text, new String[0], extra};
+    }
+
+    private static Object[] hostThrew(long[] out, Throwable t) {
+        out[0] = HOST_THREW;
+        if (t instanceof KsaslError) {
+            KsaslError k = (KsaslError) t;
+            out[1] = k.code();
+            String[] details = new String[2 * k.details().size()];
+            int i = 0;
+            for (java.util.Map.Entry<String, String> e : k.details().entrySet()) {
+                details[i++] = e.getKey();
+                details[i++] = e.getValue();
+            }
+            return new Object[] {null, t.getMessage(), details, t};
+        }
+        out[1] = 0;
+        return new Object[] {null, t.toString(), new String[0], t};
+    }
+
+    static Object[] hostCreate(Supplier<?> factory, long[] out) {
+        try {
+            Object m = factory.get();
+            return hostReply(out, m == null ? HOST_NULL : HOST_SEND, null, null, m);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    private static Object[] hostClientAnswer(HostClientMechanism m, byte[] message, long[] out) {
+        if (m.isComplete()) {
+            return hostReply(out, HOST_DONE, message, null, null);
+        }
+        return hostReply(out, message == null ? HOST_NULL : HOST_SEND, message, null, null);
+    }
+
+    static Object[] hostClientStart(HostClientMechanism m, long nowMs, long[] out) {
+        try {
+            return hostClientAnswer(m, m.start(nowMs), out);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    static Object[] hostClientStep(HostClientMechanism m, byte[] challenge, long nowMs, long[] out) {
+        try {
+            return hostClientAnswer(m, m.step(challenge, nowMs), out);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    static Object[] hostServerStep(HostServerMechanism m, byte[] response, long nowMs, long[] out) {
+        try {
+            HostServerStep s = m.step(response, nowMs);
+            if (s == null) {
+                return hostReply(out, HOST_NULL, null, null, null);
+            }
+            if (!s.isDone()) {
+                return hostReply(out, HOST_SEND, s.challenge(), null, null);
+            }
+            OptionalLong expiry = s.credentialExpiryMs();
+            out[2] = expiry.orElse(0);
+            out[3] = expiry.isPresent() ? 1 : 0;
+            return hostReply(out, HOST_DONE, s.message(), s.authorizationId(), null);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
     }
 }

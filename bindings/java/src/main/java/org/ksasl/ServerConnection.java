@@ -26,7 +26,11 @@ public final class ServerConnection extends NativeHandle {
     /**
      * Handles one authentication frame (without its length prefix). Failures come back as
      * {@link ServerOutput.Action#FAIL_AT} or {@link ServerOutput.Action#CLOSE_NOW}; only an
-     * exception thrown by a credential or token callback is thrown (unchanged).
+     * exception thrown by a credential or token callback is thrown (unchanged). (Failures of
+     * host mechanisms, {@link HostServerMechanism}, are failures like the others.)
+     *
+     * @throws KsaslStateException if the connection has already failed ({@code STEP_AFTER_FAILURE}:
+     *     the host should have closed it)
      */
     public ServerOutput handleFrame(byte[] frame, long nowMs) {
         Objects.requireNonNull(frame, "frame");

@@ -30,6 +30,10 @@ public record ServerOutput(Action action, byte[] frames, long deadlineMs, KsaslE
     private static final Action[] ACTIONS = Action.values();
 
     static ServerOutput of(byte[] frames, long[] out, Object[] err) {
+        if (err[0] instanceof RuntimeException) {
+            // A misuse (a frame for a connection that has already failed): refused, as a call.
+            throw (RuntimeException) err[0];
+        }
         return new ServerOutput(ACTIONS[(int) out[0]], frames, out[1], (KsaslException) err[0]);
     }
 
