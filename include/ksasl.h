@@ -151,6 +151,19 @@ typedef struct ksasl_delegation_token ksasl_delegation_token;
 typedef struct ksasl_delegation_token_list ksasl_delegation_token_list;
 
 /**
+ * Where a host mechanism's callback writes its answer. Valid only during the callback that
+ * received it.
+ *
+ * A client callback sets a message to send (`ksasl_host_output_set_message`) and/or says the
+ * client side is complete (`ksasl_host_output_set_done`); a server callback sets a challenge,
+ * or authenticates the client (`ksasl_host_output_set_authenticated`, optionally after a last
+ * message). A failure is reported with `ksasl_host_output_set_error` and a non-zero return.
+ * The message, if any, comes first: `set_done` and `set_authenticated` complete the answer,
+ * and nothing may be set after them.
+ */
+typedef struct ksasl_host_output ksasl_host_output;
+
+/**
  * A signed-JWT validator (KIP-768) whose JWKS the host supplies.
  */
 typedef struct ksasl_jwks_validator ksasl_jwks_validator;
@@ -253,6 +266,87 @@ typedef uint32_t ksasl_gate;
 typedef uint32_t ksasl_server_status;
 
 /**
+ * A client mechanism written by the host. The library copies the table at registration.
+ *
+ * - `new_exchange(userdata)` makes the state of one exchange (called when a connection or
+ *   `ksasl_client_new` starts using the mechanism) and returns it; NULL fails the exchange.
+ * - `start(exchange, now_ms, out)` produces the first message (Kafka always starts with a
+ *   client message; an empty one is allowed).
+ * - `step(exchange, challenge, challenge_len, now_ms, out)` answers a server challenge
+ *   (`challenge` is borrowed for the call).
+ * - `dispose(exchange)` (may be NULL) frees the exchange state: called exactly once for
+ *   every exchange `new_exchange` made, when the exchange is freed.
+ *
+ * `start` and `step` answer through `out` and return 0, or non-zero to fail the exchange (with
+ * `ksasl_host_output_set_error`'s message). A client that is not done must set a message.
+ * The callbacks are called from the threads that use the connections and exchanges of the
+ * registry, never from a thread of the library's own: `new_exchange` may run on several
+ * threads at once (the userdata is shared), while one exchange is used by one thread at a
+ * time. A callback must not call into the connection or exchange that is calling it.
+ */
+typedef struct {
+  /**
+   * Makes one exchange's state (required).
+   */
+  void *(*new_exchange)(void *userdata);
+  /**
+   * The first message (required).
+   */
+  int (*start)(void *exchange, int64_t now_ms, ksasl_host_output *out);
+  /**
+   * The answer to a server challenge (required).
+   */
+  int (*step)(void *exchange,
+              const uint8_t *challenge,
+              size_t challenge_len,
+              int64_t now_ms,
+              ksasl_host_output *out);
+  /**
+   * Frees one exchange's state (optional).
+   */
+  void (*dispose)(void *exchange);
+} ksasl_client_mechanism_vtable;
+
+/**
+ * Frees a userdata pointer handed to the library with a callback.
+ */
+typedef void (*ksasl_free_fn)(void *userdata);
+
+/**
+ * A server mechanism written by the host. The library copies the table at registration.
+ *
+ * - `new_exchange(userdata)` makes the state of one exchange (called when a client selects
+ *   the mechanism, or by `ksasl_server_new`); NULL fails the exchange.
+ * - `step(exchange, response, response_len, now_ms, out)` evaluates one client message
+ *   (borrowed for the call) and sets a challenge (`ksasl_host_output_set_message`) or
+ *   authenticates the client (`ksasl_host_output_set_authenticated`, after an optional last
+ *   message); returns 0, or non-zero to fail the exchange (with
+ *   `ksasl_host_output_set_error`'s message).
+ * - `dispose(exchange)` (may be NULL): as for client mechanisms, once per exchange.
+ *
+ * Threads and re-entrancy as for `ksasl_client_mechanism_vtable`. The host looks credentials
+ * up itself (the registry's store or credential callback is not consulted).
+ */
+typedef struct {
+  /**
+   * Makes one exchange's state (required).
+   */
+  void *(*new_exchange)(void *userdata);
+  /**
+   * Evaluates one client message (required).
+   */
+  int (*step)(void *exchange,
+              const uint8_t *response,
+              size_t response_len,
+              int64_t now_ms,
+              ksasl_host_output *out);
+  /**
+   * Frees one exchange's state (optional).
+   */
+  void (*dispose)(void *exchange);
+} ksasl_server_mechanism_vtable;
+
+/**
  * A token-validation callback: judge `token` at `now_ms` and answer with
  * `ksasl_token_verdict_accept` or `_reject`. Return 0 (non-zero rejects the token).
  */
@@ -260,11 +354,6 @@ typedef int (*ksasl_token_validator_cb)(void *userdata,
                                         const char *token,
                                         int64_t now_ms,
                                         ksasl_token_verdict *verdict);
-
-/**
- * Frees a userdata pointer handed to the library with a callback.
- */
-typedef void (*ksasl_free_fn)(void *userdata);
 
 /**
  * The refresh callback: fetch a token and answer with `ksasl_refresher_set_token` or
@@ -827,6 +916,65 @@ ksasl_result ksasl_server_outcome(ksasl_server *s,
                                   const char **mechanism,
                                   int64_t *credential_expiry_ms,
                                   int *token_authenticated);
+
+/**
+ * Sets the message to send: the client's next message, or the server's challenge (or its
+ * last message, when followed by `ksasl_host_output_set_authenticated`). `message` may be
+ * NULL when `len` is 0 (an empty message). Once per callback, before the answer is completed.
+ * A wrong call returns an error code and fails the step with `KSASL_HOST_MECHANISM_FAILED`.
+ */
+ksasl_result ksasl_host_output_set_message(ksasl_host_output *out,
+                                           const uint8_t *message,
+                                           size_t len);
+
+/**
+ * Client mechanisms only: the client side is complete (after the message, if one is to be
+ * sent). The server's verdict is still to come.
+ */
+ksasl_result ksasl_host_output_set_done(ksasl_host_output *out);
+
+/**
+ * Server mechanisms only: the client is authenticated as `authorization_id` (UTF-8, not
+ * empty; the Kafka principal is `User:<authorization_id>`). `credential_expiry_ms` is the
+ * absolute expiry of the credential used (ms since the epoch), which bounds the KIP-368
+ * session, or -1 (any negative value) for none. A message set before is sent as the last
+ * challenge.
+ */
+ksasl_result ksasl_host_output_set_authenticated(ksasl_host_output *out,
+                                                 const char *authorization_id,
+                                                 int64_t credential_expiry_ms);
+
+/**
+ * Fails the step with `message` (a NUL-terminated text, kept in the error the library reports
+ * as `KSASL_HOST_MECHANISM_FAILED`; the Kafka client is sent only Kafka's generic sentence).
+ * The callback should then return non-zero; the step fails in any case. The first message
+ * set is kept.
+ */
+ksasl_result ksasl_host_output_set_error(ksasl_host_output *out, const char *message);
+
+/**
+ * Registers (or replaces) a client mechanism written by the host, under `name` (1 to 20 of
+ * `A-Z 0-9 - _`). `vtable` is copied. The library takes `userdata` in every case:
+ * `free_userdata` (may be NULL) is called once, when the registry, every configuration and
+ * connection made from it and every exchange of the mechanism are gone, or at once if this
+ * call fails.
+ */
+ksasl_result ksasl_registry_add_client_mechanism(ksasl_registry *r,
+                                                 const char *name,
+                                                 const ksasl_client_mechanism_vtable *vtable,
+                                                 void *userdata,
+                                                 ksasl_free_fn free_userdata);
+
+/**
+ * Registers (or replaces) a server mechanism written by the host, under `name`; a server
+ * configuration made from the registry afterwards offers it next to the other mechanisms.
+ * Ownership of `vtable` and `userdata` as for `ksasl_registry_add_client_mechanism`.
+ */
+ksasl_result ksasl_registry_add_server_mechanism(ksasl_registry *r,
+                                                 const char *name,
+                                                 const ksasl_server_mechanism_vtable *vtable,
+                                                 void *userdata,
+                                                 ksasl_free_fn free_userdata);
 
 /**
  * Builds an unsecured (`alg: none`) token as Kafka's development login does: principal

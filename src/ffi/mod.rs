@@ -27,12 +27,14 @@ use crate::error::{Error, ErrorCode};
 
 mod conn;
 mod exchange;
+mod hostmech;
 mod oauth;
 mod objects;
 mod tokens;
 
 pub use conn::*;
 pub use exchange::*;
+pub use hostmech::*;
 pub use oauth::*;
 pub use objects::*;
 pub use tokens::*;

@@ -156,5 +156,6 @@ void test_refresh(void);
 void test_threads(void);
 void test_fuzz(void);
 void test_tokens(void);
+void test_hostmech(void);
 
 #endif /* KSASL_TEST_CHECK_H */

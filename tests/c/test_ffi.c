@@ -21,6 +21,10 @@
  *   test_tokens.c    delegation tokens: the authority's rules, records, tokenauth logins,
  *                    the token API codec through the authority and over connections,
  *                    ApiVersions, shared authorities
+ *   test_hostmech.c  host-defined mechanisms (an HMAC challenge-response written in C)
+ *                    through the drivers and single exchanges: negotiation next to the
+ *                    built-ins, re-authentication, principal change, every misbehaviour,
+ *                    NULL arguments, userdata and exchange ownership
  *
  * Coverage: `coverage` below lists every function declared in include/ksasl.h (it also
  * makes the link fail if one is missing from the library). mk/ctest.mk checks that every
@@ -312,6 +316,13 @@ static const struct {
     FN(ksasl_token_codec_parse_create_response),
     FN(ksasl_token_codec_parse_expiry_response),
     FN(ksasl_token_codec_parse_describe_response),
+    /* src/ffi/hostmech.rs */
+    FN(ksasl_host_output_set_message),
+    FN(ksasl_host_output_set_done),
+    FN(ksasl_host_output_set_authenticated),
+    FN(ksasl_host_output_set_error),
+    FN(ksasl_registry_add_client_mechanism),
+    FN(ksasl_registry_add_server_mechanism),
 };
 
 int main(void) {
@@ -329,6 +340,7 @@ int main(void) {
     test_threads();
     test_fuzz();
     test_tokens();
+    test_hostmech();
 
     unsigned long passed = check_passed, failed = check_failed;
     printf("%lu passed, %lu failed\n", passed, failed);
