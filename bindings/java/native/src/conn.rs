@@ -13,10 +13,10 @@ use ksasl::mech::CredentialRequest;
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode};
 
-use crate::objects::{answer, outcome_items, request_array, Registry};
+use crate::objects::{outcome_items, request_array, Registry};
 use crate::{
-    byte_array, bytes, entry, exception, free, into_handle, locked, null_bytes, obj, object_array,
-    opt, opt_string, raw, read_string_array, string, string_array, JResult,
+    byte_array, bytes, entry, exception, into_handle, locked, null_bytes, obj, object_array,
+    opt_string, raw, read_string_array, string, string_array, JResult,
 };
 
 type ClientCfg = Arc<ClientConfig>;
@@ -87,17 +87,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConfigNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConfigFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ClientCfg>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_clientConfigFree, ClientCfg);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_clientConfigMetrics<'l>(
@@ -126,17 +116,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ClientConn>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_clientConnFree, ClientConn);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_clientConnStart<'l>(
@@ -381,17 +361,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverConfigNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConfigFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ServerCfg>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_serverConfigFree, ServerCfg);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_serverConfigMetrics<'l>(
@@ -435,17 +405,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ServerConn>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_serverConnFree, ServerConn);
 
 /// Writes the action and deadline to `out`, the error of a failure to `err`; returns the frames.
 fn server_output<'l>(
@@ -523,15 +483,9 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnProvide<'l>(
     err: JObjectArray<'l>,
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let value = opt_string(env, &value)?;
-        let owner = opt_string(env, &owner)?;
         let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let request = s
-            .request
-            .clone()
-            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
-        let a = answer(&request, answer_kind, value, opt(expiry), owner)?;
-        s.request = None;
+        let a =
+            crate::objects::take_answer(env, &mut s.request, answer_kind, &value, expiry, &owner)?;
         let o = s.conn.provide_credential(a, now);
         server_output(env, &mut s, o, &out, &err)
     })

@@ -453,6 +453,25 @@ pub(crate) fn raw(v: Option<i64>) -> i64 {
     v.unwrap_or(NONE)
 }
 
+/// Defines the JNI entry point that frees a handle of type `$t` (called once, by the Java
+/// object's Cleaner or close()).
+#[macro_export]
+macro_rules! free_entry {
+    ($name:ident, $t:ty) => {
+        #[no_mangle]
+        pub extern "system" fn $name<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _c: jni::objects::JClass<'l>,
+            h: jni::sys::jlong,
+        ) {
+            $crate::entry(&mut env, (), |_| {
+                $crate::free::<$t>(h);
+                Ok(())
+            })
+        }
+    };
+}
+
 /// Moves a value to the heap and returns its handle.
 pub(crate) fn into_handle<T>(v: T) -> jlong {
     Box::into_raw(Box::new(v)) as jlong

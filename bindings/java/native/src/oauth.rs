@@ -16,8 +16,8 @@ use ksasl::{
 
 use crate::objects::{read_pairs, Registry};
 use crate::{
-    callback, entry, free, into_handle, jlong_box, jstring, locked, native_class, obj,
-    object_array, opt, opt_string, raw, read_string_array, string, string_array,
+    callback, entry, into_handle, jlong_box, jstring, locked, native_class, obj, object_array, opt,
+    opt_string, raw, read_string_array, string, string_array,
 };
 
 type Jwks = Arc<JwksValidator>;
@@ -166,17 +166,7 @@ pub extern "system" fn Java_org_ksasl_Native_jwksNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_jwksFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Jwks>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_jwksFree, Jwks);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_jwksSet<'l>(
@@ -280,17 +270,7 @@ pub extern "system" fn Java_org_ksasl_Native_refresherNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Refr>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_refresherFree, Refr);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_refresherPoll<'l>(
@@ -407,17 +387,7 @@ pub extern "system" fn Java_org_ksasl_Native_trackerNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Tracker>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_trackerFree, Tracker);
 
 #[allow(clippy::too_many_arguments)]
 #[no_mangle]

@@ -17,7 +17,7 @@ use ksasl::{
 };
 
 use crate::{
-    byte_array, bytes, callback, entry, free, into_handle, jbool_box, jlong_box, jstring, locked,
+    byte_array, bytes, callback, entry, into_handle, jbool_box, jlong_box, jstring, locked,
     native_class, null_bytes, obj, object_array, opt, opt_string, read_string_array, string,
     string_array, JResult,
 };
@@ -74,6 +74,25 @@ pub(crate) fn answer(
             ))
         }
     })
+}
+
+/// Answers a pending credential request from the Java form of an answer, and clears it.
+pub(crate) fn take_answer(
+    env: &mut JNIEnv<'_>,
+    pending: &mut Option<CredentialRequest>,
+    kind: jint,
+    value: &JString<'_>,
+    expiry: jlong,
+    owner: &JString<'_>,
+) -> JResult<CredentialAnswer> {
+    let value = opt_string(env, value)?;
+    let owner = opt_string(env, owner)?;
+    let request = pending
+        .as_ref()
+        .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
+    let a = answer(request, kind, value, opt(expiry), owner)?;
+    *pending = None;
+    Ok(a)
 }
 
 /// A credential lookup implemented by a Java `CredentialLookup`.
@@ -137,17 +156,7 @@ pub extern "system" fn Java_org_ksasl_Native_storeNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_storeFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Store>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_storeFree, Store);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_storeAddUser<'l>(
@@ -251,17 +260,7 @@ pub extern "system" fn Java_org_ksasl_Native_registryNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Registry>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_registryFree, Registry);
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_registryAddPasswordServersStore<'l>(
@@ -379,17 +378,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientAuthFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ClientAuth>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_clientAuthFree, ClientAuth);
 
 fn client_step<'l>(
     env: &mut JNIEnv<'l>,
@@ -504,17 +493,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverAuthFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<ServerAuth>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_serverAuthFree, ServerAuth);
 
 fn server_step<'l>(
     env: &mut JNIEnv<'l>,
@@ -575,15 +554,8 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthProvide<'l>(
     kind: JIntArray<'l>,
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let value = opt_string(env, &value)?;
-        let owner = opt_string(env, &owner)?;
         let mut s = locked(unsafe { obj::<ServerAuth>(h) });
-        let request = s
-            .request
-            .clone()
-            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
-        let a = answer(&request, answer_kind, value, opt(expiry), owner)?;
-        s.request = None;
+        let a = take_answer(env, &mut s.request, answer_kind, &value, expiry, &owner)?;
         let r = s.auth.provide_credential(a, now);
         server_step(env, &mut s, r, &kind)
     })

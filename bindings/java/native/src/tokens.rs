@@ -27,7 +27,7 @@ use ksasl::{Error, MechanismRegistry, Secret, SharedRandom};
 use crate::oauth::Refr;
 use crate::objects::{JavaLookup, Registry, Store};
 use crate::{
-    byte_array, bytes, entry, free, into_handle, jstring, locked, obj, object_array, opt_string,
+    byte_array, bytes, entry, into_handle, jstring, locked, obj, object_array, opt_string,
     read_string_array, string, string_array, JResult,
 };
 
@@ -144,17 +144,7 @@ pub extern "system" fn Java_org_ksasl_Native_tokenAuthorityNew<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_tokenAuthorityFree<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) {
-    entry(&mut env, (), |_| {
-        free::<Authority>(h);
-        Ok(())
-    })
-}
+crate::free_entry!(Java_org_ksasl_Native_tokenAuthorityFree, Authority);
 
 #[allow(clippy::too_many_arguments)]
 #[no_mangle]
