@@ -696,6 +696,21 @@ response_frames!(CreateTokenResponse);
 // ---------------------------------------------------------------------------------------
 // RenewDelegationToken (39) and ExpireDelegationToken (40).
 
+/// The body shared by Renew- and ExpireDelegationToken requests: an HMAC and a period.
+fn write_hmac_period(out: &mut Out, hmac: &Secret, period_ms: i64) -> Result<()> {
+    out.bytes("hmac", hmac.expose())?;
+    out.w.i64(period_ms);
+    out.end_struct();
+    Ok(())
+}
+
+fn read_hmac_period(r: &mut In<'_>) -> Result<(Secret, i64)> {
+    let hmac = Secret::new(r.bytes("hmac")?);
+    let period_ms = r.r.i64()?;
+    r.end_struct()?;
+    Ok((hmac, period_ms))
+}
+
 /// RenewDelegationToken request (versions 0-2).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RenewTokenRequest {
@@ -714,16 +729,11 @@ impl RenewTokenRequest {
     const NAME: &'static str = "RenewDelegationToken request";
 
     fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
-        out.bytes("hmac", self.hmac.expose())?;
-        out.w.i64(self.renew_period_ms);
-        out.end_struct();
-        Ok(())
+        write_hmac_period(out, &self.hmac, self.renew_period_ms)
     }
 
     fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
-        let hmac = Secret::new(r.bytes("hmac")?);
-        let renew_period_ms = r.r.i64()?;
-        r.end_struct()?;
+        let (hmac, renew_period_ms) = read_hmac_period(r)?;
         Ok(RenewTokenRequest {
             hmac,
             renew_period_ms,
@@ -750,16 +760,11 @@ impl ExpireTokenRequest {
     const NAME: &'static str = "ExpireDelegationToken request";
 
     fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
-        out.bytes("hmac", self.hmac.expose())?;
-        out.w.i64(self.expiry_time_period_ms);
-        out.end_struct();
-        Ok(())
+        write_hmac_period(out, &self.hmac, self.expiry_time_period_ms)
     }
 
     fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
-        let hmac = Secret::new(r.bytes("hmac")?);
-        let expiry_time_period_ms = r.r.i64()?;
-        r.end_struct()?;
+        let (hmac, expiry_time_period_ms) = read_hmac_period(r)?;
         Ok(ExpireTokenRequest {
             hmac,
             expiry_time_period_ms,

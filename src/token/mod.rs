@@ -521,7 +521,8 @@ impl TokenAuthority {
         hmac: &[u8],
         caller: &Principal,
         now_ms: i64,
-        f: impl FnOnce(&mut TokenInfo),
+        // Changes the token; returns true to remove it.
+        f: impl FnOnce(&mut TokenInfo) -> bool,
     ) -> Result<i64> {
         let mut tokens = self.tokens.write().map_err(|_| poisoned())?;
         let id = self.id_for_hmac(&tokens, hmac)?;
@@ -538,8 +539,12 @@ impl TokenAuthority {
                 format!("the delegation token {} has expired", entry.info.token_id),
             ));
         }
-        f(&mut entry.info);
-        Ok(entry.info.expiry_ms)
+        let remove = f(&mut entry.info);
+        let expiry = entry.info.expiry_ms;
+        if remove {
+            tokens.remove(&id);
+        }
+        Ok(expiry)
     }
 
     /// Renews the token with HMAC `hmac` for `caller` (its owner or a renewer): the new
@@ -560,6 +565,7 @@ impl TokenAuthority {
         };
         self.managed(hmac, caller, now_ms, |info| {
             info.expiry_ms = info.max_ms.min(now_ms.saturating_add(period));
+            false
         })
     }
 
@@ -572,27 +578,13 @@ impl TokenAuthority {
         period_ms: i64,
         now_ms: i64,
     ) -> Result<i64> {
-        if period_ms < 0 {
-            let mut tokens = self.tokens.write().map_err(|_| poisoned())?;
-            let id = self.id_for_hmac(&tokens, hmac)?;
-            let entry = tokens.get(&id).ok_or_else(poisoned)?;
-            if !entry.info.may_manage(caller) {
-                return Err(Error::new(
-                    ErrorCode::DelegationTokenOwnerMismatch,
-                    format!("{caller} is neither the owner nor a renewer of the token"),
-                ));
-            }
-            if entry.info.is_expired(now_ms) {
-                return Err(Error::new(
-                    ErrorCode::DelegationTokenExpired,
-                    format!("the delegation token {} has expired", entry.info.token_id),
-                ));
-            }
-            tokens.remove(&id);
-            return Ok(now_ms);
-        }
         self.managed(hmac, caller, now_ms, |info| {
+            if period_ms < 0 {
+                info.expiry_ms = now_ms;
+                return true;
+            }
             info.expiry_ms = info.max_ms.min(now_ms.saturating_add(period_ms));
+            false
         })
     }
 

@@ -17,6 +17,15 @@ fn name(p: &Principal) -> PrincipalName {
     PrincipalName::from(p)
 }
 
+/// A principal field that exists from version 3 (empty, Kafka's default, before).
+fn since_v3(version: i16, p: &Principal) -> PrincipalName {
+    if version >= 3 {
+        name(p)
+    } else {
+        PrincipalName::default()
+    }
+}
+
 fn principal(p: &PrincipalName) -> Principal {
     Principal::from(p)
 }
@@ -54,11 +63,7 @@ impl TokenAuthority {
                     Ok(t) => CreateTokenResponse {
                         error_code: error_code::NONE,
                         owner: name(&t.info.owner),
-                        requester: if v >= 3 {
-                            name(&t.info.requester)
-                        } else {
-                            PrincipalName::default()
-                        },
+                        requester: since_v3(v, &t.info.requester),
                         issue_timestamp_ms: t.info.issue_ms,
                         expiry_timestamp_ms: t.info.expiry_ms,
                         max_timestamp_ms: t.info.max_ms,
@@ -68,16 +73,8 @@ impl TokenAuthority {
                     },
                     Err(e) => CreateTokenResponse {
                         error_code: kafka_error_code(&e),
-                        owner: if v >= 3 {
-                            name(caller)
-                        } else {
-                            PrincipalName::default()
-                        },
-                        requester: if v >= 3 {
-                            name(caller)
-                        } else {
-                            PrincipalName::default()
-                        },
+                        owner: since_v3(v, caller),
+                        requester: since_v3(v, caller),
                         issue_timestamp_ms: -1,
                         expiry_timestamp_ms: -1,
                         max_timestamp_ms: -1,
@@ -113,11 +110,7 @@ impl TokenAuthority {
                             .iter()
                             .map(|t| DescribedToken {
                                 owner: name(&t.info.owner),
-                                requester: if v >= 3 {
-                                    name(&t.info.requester)
-                                } else {
-                                    PrincipalName::default()
-                                },
+                                requester: since_v3(v, &t.info.requester),
                                 issue_timestamp_ms: t.info.issue_ms,
                                 expiry_timestamp_ms: t.info.expiry_ms,
                                 max_timestamp_ms: t.info.max_ms,
