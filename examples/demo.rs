@@ -29,6 +29,9 @@ fn show(from_client: bool, mech: &str, bytes: &[u8]) {
     );
 }
 
+/// The built-in mechanisms never hand work to the host.
+const NOT_DEFERRED: &str = "built-in mechanisms answer at once";
+
 /// Runs one exchange, printing every message. Returns the server's outcome, or what the
 /// client learns when the server fails it (as it would from a Kafka broker's error 58).
 fn run(
@@ -39,6 +42,7 @@ fn run(
     let (mut msg, mut client_done) = match client.start(NOW).map_err(|e| e.to_string())? {
         ClientStep::Send(m) => (m, false),
         ClientStep::Done(m) => (m.unwrap_or_default(), true),
+        ClientStep::Pending(_) => return Err(NOT_DEFERRED.into()),
     };
     loop {
         show(true, &mech, &msg);
@@ -73,6 +77,7 @@ fn run(
                         client_done = true;
                         msg = m.unwrap_or_default();
                     }
+                    ClientStep::Pending(_) => return Err(NOT_DEFERRED.into()),
                 }
             }
             ServerStep::Done { message, outcome } => {
@@ -86,6 +91,7 @@ fn run(
             ServerStep::NeedCredential(r) => {
                 return Err(format!("unexpected credential request for {}", r.username))
             }
+            ServerStep::Pending(_) => return Err(NOT_DEFERRED.into()),
         }
     }
 }

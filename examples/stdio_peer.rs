@@ -62,6 +62,12 @@ fn run_client(mech: &str, user: &str, password: &str) -> Result<ExitCode> {
                 ));
                 return Ok(ExitCode::SUCCESS);
             }
+            ClientStep::Pending(_) => {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    "built-in mechanisms answer at once",
+                ))
+            }
         }
         let Some(challenge) = read_message(&mut lines) else {
             return Err(Error::new(
@@ -96,6 +102,12 @@ fn run_server(mech: &str, user: &str, password: &str, iterations: u32) -> Result
             }
             ServerStep::NeedCredential(_) => {
                 return Err(Error::new(ErrorCode::Internal, "the store answers at once"))
+            }
+            ServerStep::Pending(_) => {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    "built-in mechanisms answer at once",
+                ))
             }
         }
     }

@@ -28,7 +28,7 @@
 //!     match server.step(&to_server, now).unwrap() {
 //!         ServerStep::Challenge(c) => match client.step(&c, now).unwrap() {
 //!             ClientStep::Send(m) => to_server = m,
-//!             ClientStep::Done(_) => unreachable!(),
+//!             ClientStep::Done(_) | ClientStep::Pending(_) => unreachable!(),
 //!         },
 //!         ServerStep::Done { message, outcome } => {
 //!             assert!(matches!(client.step(&message.unwrap(), now).unwrap(), ClientStep::Done(None)));
@@ -36,6 +36,7 @@
 //!             break;
 //!         }
 //!         ServerStep::NeedCredential(_) => unreachable!("the store answers at once"),
+//!         ServerStep::Pending(_) => unreachable!("built-in mechanisms answer at once"),
 //!     }
 //! }
 //! ```
@@ -77,7 +78,7 @@ pub use mech::scram::{
 };
 pub use mech::{
     AuthOutcome, Authenticated, ClientAuthenticator, ClientMechanism, ClientStep,
-    CredentialRequest, ExchangeState, MechServerStep, MechanismRegistry, Principal,
+    CredentialRequest, ExchangeState, HostWork, MechServerStep, MechanismRegistry, Principal,
     ServerAuthenticator, ServerMechanism, ServerStep,
 };
 pub use random::{OsRandom, RandomSource, SharedRandom};

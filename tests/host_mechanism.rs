@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use hmac::{Hmac, Mac};
 use kafka_pair::Pair;
-use ksasl::kafka::client::ClientConfig;
-use ksasl::kafka::server::ServerConfig;
+use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
 use ksasl::session::Gate;
 use ksasl::*;
 use sha2::Sha256;
@@ -268,6 +268,321 @@ fn a_panicking_mechanism_leaves_the_authenticator_failed() {
     assert_eq!(s.state(), ExchangeState::Failed);
     assert_eq!(
         s.step(b"alice", T0).unwrap_err().code(),
+        ErrorCode::StepAfterFailure
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Asynchronous host mechanisms: every call hands the host a job (as a coroutine or a call to
+// a remote signer would); the host finishes it later and resumes the driver.
+
+/// A client job: the HMAC client's next call, made by the host.
+struct ClientJob {
+    mech: Arc<Mutex<HmacClient>>,
+    challenge: Option<Vec<u8>>,
+    now: i64,
+}
+
+/// The HMAC client, answering later.
+struct DeferredClient(Arc<Mutex<HmacClient>>);
+
+impl ClientMechanism for DeferredClient {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
+        Ok(ClientStep::Pending(HostWork::new(ClientJob {
+            mech: self.0.clone(),
+            challenge: None,
+            now: now_ms,
+        })))
+    }
+
+    fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep> {
+        Ok(ClientStep::Pending(HostWork::new(ClientJob {
+            mech: self.0.clone(),
+            challenge: Some(challenge.to_vec()),
+            now: now_ms,
+        })))
+    }
+}
+
+/// A server job: the HMAC server's next step, made by the host.
+struct ServerJob {
+    mech: Arc<Mutex<HmacServer>>,
+    response: Vec<u8>,
+    now: i64,
+}
+
+/// The HMAC server, answering later.
+struct DeferredServer(Arc<Mutex<HmacServer>>);
+
+impl ServerMechanism for DeferredServer {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn step(&mut self, response: &[u8], now_ms: i64) -> Result<MechServerStep> {
+        Ok(MechServerStep::Pending(HostWork::new(ServerJob {
+            mech: self.0.clone(),
+            response: response.to_vec(),
+            now: now_ms,
+        })))
+    }
+}
+
+fn run_client_job(w: &HostWork) -> Result<ClientStep> {
+    let j = w.downcast_ref::<ClientJob>().expect("a client job");
+    let mut m = j.mech.lock().unwrap();
+    match &j.challenge {
+        None => m.start(j.now),
+        Some(c) => m.step(c, j.now),
+    }
+}
+
+fn run_server_job(w: &HostWork) -> Result<MechServerStep> {
+    let j = w.downcast_ref::<ServerJob>().expect("a server job");
+    let r = j.mech.lock().unwrap().step(&j.response, j.now);
+    r
+}
+
+fn deferred_server(max_reauth_ms: i64) -> Arc<ServerConfig> {
+    let store = Arc::new(MemoryCredentialStore::new());
+    store
+        .add_user("bob", "bob-secret", 4096, &OsRandom)
+        .unwrap();
+    let mut r = MechanismRegistry::password_servers(Some(store));
+    let k = keys();
+    r.register_server(NAME, move || {
+        Ok(Box::new(DeferredServer(Arc::new(Mutex::new(HmacServer {
+            keys: k.clone(),
+            user: None,
+            challenge: Vec::new(),
+            panic: false,
+        })))))
+    })
+    .unwrap();
+    let mut c = ServerConfig::new(r);
+    c.max_reauth_ms = max_reauth_ms;
+    Arc::new(c)
+}
+
+fn deferred_client(user: Arc<Mutex<(String, Vec<u8>)>>) -> Arc<ClientConfig> {
+    let mut r = MechanismRegistry::new();
+    r.register_client(NAME, move || {
+        Ok(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
+            user: user.clone(),
+            fault: ClientFault::None,
+            answered: false,
+        })))))
+    })
+    .unwrap();
+    Arc::new(ClientConfig::new(r, NAME))
+}
+
+fn deferred_pair(user: Arc<Mutex<(String, Vec<u8>)>>, max_reauth_ms: i64) -> Pair {
+    let mut p = Pair::new(deferred_client(user), deferred_server(max_reauth_ms));
+    p.client_host = Some(Box::new(run_client_job));
+    p.server_host = Some(Box::new(run_server_job));
+    p
+}
+
+#[test]
+fn asynchronous_mechanisms_authenticate_and_reauthenticate_with_requests_in_flight() {
+    let mut p = deferred_pair(alice(), 0);
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 1, "{:?}", p.stats.failed);
+    // start + the answer to the challenge + the server's last message; two server steps.
+    assert_eq!((p.stats.client_pending, p.stats.server_pending), (3, 2));
+    let s = p.server.session().unwrap().clone();
+    assert_eq!(s.outcome.principal.to_string(), "User:alice");
+    assert_eq!(s.lifetime_ms, 5_000);
+
+    // Requests go out; the re-authentication starts while their responses are on the way
+    // and while both mechanisms are with the host; the responses still come back in order.
+    p.request(T0 + 100);
+    p.request(T0 + 100);
+    let due = p.client.next_deadline().unwrap();
+    p.request(due);
+    p.pump(due);
+    p.request(due);
+    p.pump(due);
+    assert_eq!(p.stats.reauthenticated, 1, "{:?}", p.stats.failed);
+    assert_eq!(p.stats.received, vec![0, 1, 2, 3]);
+    assert_eq!((p.stats.client_pending, p.stats.server_pending), (6, 4));
+    assert_eq!(p.server.session().unwrap().expiry_ms, Some(T0 + 5_000));
+}
+
+#[test]
+fn asynchronous_principal_change_is_refused() {
+    let user = alice();
+    let mut p = deferred_pair(user.clone(), 3_000);
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 1);
+    *user.lock().unwrap() = ("mallory".into(), b"mallory-key".to_vec());
+    let due = p.client.next_deadline().unwrap();
+    p.client.handle_timeout(due).unwrap();
+    p.pump(due);
+    assert_eq!(p.stats.reauthenticated, 0);
+    let failed = p.stats.failed.clone().unwrap();
+    assert!(
+        failed.contains(
+            "Cannot change principals during re-authentication from User.alice: User.mallory"
+        ),
+        "{failed}"
+    );
+}
+
+#[test]
+fn errors_raised_by_host_work_fail_the_drivers_cleanly() {
+    // The server's host work fails: the client gets Kafka's generic text, the server the
+    // host's error, and the driver refuses a second resume without changing state.
+    let mut p = deferred_pair(alice(), 0);
+    p.server_host = Some(Box::new(|_| {
+        Err(Error::new(
+            ErrorCode::HostMechanismFailed,
+            "the token service is unreachable",
+        ))
+    }));
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 0);
+    let server_why = p.stats.server_failed.clone().unwrap();
+    assert!(
+        server_why.contains("the token service is unreachable"),
+        "{server_why}"
+    );
+    let client_why = p.stats.failed.clone().unwrap();
+    assert!(
+        client_why.contains("Authentication failed during authentication due to invalid credentials with SASL mechanism X-HMAC-CHALLENGE"),
+        "{client_why}"
+    );
+    assert!(!client_why.contains("token service"), "{client_why}");
+    let again = p.server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
+    assert!(
+        matches!(&again.status, ServerStatus::CloseNow(e) if e.code() == ErrorCode::WrongState),
+        "{again:?}"
+    );
+
+    // The client's host work fails: the client fails with the host's error.
+    let mut p = deferred_pair(alice(), 0);
+    p.client_host = Some(Box::new(|_| {
+        Err(Error::new(ErrorCode::HostMechanismFailed, "signer crashed"))
+    }));
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 0);
+    assert!(p.stats.failed.clone().unwrap().contains("signer crashed"));
+    match p.client.resume(Ok(ClientStep::Done(None)), T0) {
+        ClientEvent::Failed(e) => assert_eq!(e.code(), ErrorCode::WrongState),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn resume_and_frames_at_the_wrong_time_are_refused() {
+    // Nothing is pending: resume changes nothing.
+    let mut client = ClientConnection::new(deferred_client(alice()));
+    match client.resume(Ok(ClientStep::Send(vec![1])), T0) {
+        ClientEvent::Failed(e) => assert_eq!(e.code(), ErrorCode::WrongState),
+        other => panic!("{other:?}"),
+    }
+    let mut server = ServerConnection::new(deferred_server(0));
+    let out = server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
+    assert!(matches!(&out.status, ServerStatus::CloseNow(e) if e.code() == ErrorCode::WrongState));
+    // ...and the connections still authenticate afterwards.
+    let mut p = deferred_pair(alice(), 0);
+    p.client = client;
+    p.server = server;
+    p.connect(T0);
+    assert_eq!(p.stats.authenticated, 1, "{:?}", p.stats.failed);
+
+    // A frame reaching a client whose mechanism is with the host (not an answer to an
+    // application request): the client fails; it is not fed to the mechanism.
+    let mut p = deferred_pair(alice(), 0);
+    p.client_host = Some(Box::new(|_| panic!("not called")));
+    p.client.start(T0).unwrap();
+    // Run until the client's first mechanism call is handed out.
+    for _ in 0..4 {
+        if let Some(out) = p.client.poll_transmit() {
+            let mut dec = ksasl::kafka::messages::FrameDecoder::new(1 << 20);
+            dec.push(&out);
+            while let Some(f) = dec.next_frame().unwrap() {
+                let o = p.server.handle_frame(&f, T0);
+                let mut back = ksasl::kafka::messages::FrameDecoder::new(1 << 20);
+                back.push(&o.frames);
+                while let Some(r) = back.next_frame().unwrap() {
+                    if let ClientEvent::Pending(_) = p.client.handle_frame(&r, T0) {
+                        let stray = [0, 0, 0x7f, 0x00, 0, 0];
+                        match p.client.handle_frame(&stray, T0) {
+                            ClientEvent::Failed(e) => {
+                                assert_eq!(e.code(), ErrorCode::CorrelationMismatch);
+                                return;
+                            }
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    panic!("the client mechanism never answered later");
+}
+
+#[test]
+fn authenticators_wait_for_the_host() {
+    let mut r = MechanismRegistry::new();
+    r.register_server(NAME, || {
+        Ok(Box::new(DeferredServer(Arc::new(Mutex::new(HmacServer {
+            keys: keys(),
+            user: None,
+            challenge: Vec::new(),
+            panic: false,
+        })))))
+    })
+    .unwrap();
+    let mut s = r.server(NAME).unwrap();
+    let ServerStep::Pending(work) = s.step(b"alice", T0).unwrap() else {
+        panic!("not pending")
+    };
+    assert_eq!(s.state(), ExchangeState::WaitingForHost);
+    // Another message before the host answered: refused, state unchanged.
+    assert_eq!(
+        s.step(b"alice", T0).unwrap_err().code(),
+        ErrorCode::WrongState
+    );
+    assert_eq!(s.state(), ExchangeState::WaitingForHost);
+    let step = s.resume(run_server_job(&work), T0).unwrap();
+    assert!(matches!(step, ServerStep::Challenge(_)));
+    assert_eq!(s.state(), ExchangeState::WaitingForPeer);
+    // Not pending any more.
+    assert_eq!(
+        s.resume(Ok(MechServerStep::Challenge(vec![])), T0)
+            .unwrap_err()
+            .code(),
+        ErrorCode::WrongState
+    );
+    assert_eq!(s.state(), ExchangeState::WaitingForPeer);
+
+    let mut c =
+        ClientAuthenticator::new(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
+            user: alice(),
+            fault: ClientFault::None,
+            answered: false,
+        })))));
+    let ClientStep::Pending(work) = c.start(T0).unwrap() else {
+        panic!("not pending")
+    };
+    assert_eq!(format!("{work:?}"), "HostWork(..)");
+    assert_eq!(c.step(b"x", T0).unwrap_err().code(), ErrorCode::WrongState);
+    assert_eq!(c.state(), ExchangeState::WaitingForHost);
+    // The host's error fails the exchange.
+    let e = c
+        .resume(Err(Error::new(ErrorCode::HostMechanismFailed, "gone")))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::HostMechanismFailed);
+    assert_eq!(c.state(), ExchangeState::Failed);
+    assert_eq!(
+        c.resume(Ok(ClientStep::Done(None))).unwrap_err().code(),
         ErrorCode::StepAfterFailure
     );
 }

@@ -555,15 +555,16 @@ fn rotated_passwords_are_used_by_the_next_authentication() {
         let mut msg = match c.start(T)? {
             ClientStep::Send(m) | ClientStep::Done(Some(m)) => m,
             ClientStep::Done(None) => vec![],
+            ClientStep::Pending(_) => unreachable!(),
         };
         loop {
             match s.step(&msg, T)? {
                 ServerStep::Challenge(ch) => match c.step(&ch, T)? {
                     ClientStep::Send(m) | ClientStep::Done(Some(m)) => msg = m,
-                    ClientStep::Done(None) => unreachable!(),
+                    ClientStep::Done(None) | ClientStep::Pending(_) => unreachable!(),
                 },
                 ServerStep::Done { outcome, .. } => return Ok(outcome),
-                ServerStep::NeedCredential(_) => unreachable!(),
+                ServerStep::NeedCredential(_) | ServerStep::Pending(_) => unreachable!(),
             }
         }
     };

@@ -272,10 +272,20 @@ pub extern "C" fn ksasl_client_conn_handle_frame(
                 KSASL_CLIENT_REAUTH_FAILED
             }
             ClientEvent::Failed(e) => return Err(e),
+            ClientEvent::Pending(_) => return Err(c_cannot_resume()),
         };
         put(event, ev);
         Ok(())
     })
+}
+
+/// C host mechanisms answer within their callbacks, so a pending step cannot come through
+/// this ABI.
+pub(crate) fn c_cannot_resume() -> Error {
+    Error::new(
+        ErrorCode::Internal,
+        "a mechanism answered later, which the C ABI cannot resume",
+    )
 }
 
 /// Reports that the broker closed the connection; returns the error to report.
@@ -601,6 +611,10 @@ fn server_output(
         }
         ServerStatus::CloseNow(e) => {
             c.err.set(&e);
+            (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
+        }
+        ServerStatus::Pending(_) => {
+            c.err.set(&c_cannot_resume());
             (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
         }
     };

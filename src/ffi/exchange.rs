@@ -59,10 +59,11 @@ fn client_out(
     out: *mut *const u8,
     out_len: *mut usize,
     done: *mut c_int,
-) {
+) -> Result<(), Error> {
     let (bytes, is_done) = match step {
         ClientStep::Send(b) => (Some(b), false),
         ClientStep::Done(b) => (b, true),
+        ClientStep::Pending(_) => return Err(super::conn::c_cannot_resume()),
     };
     match bytes {
         Some(b) => {
@@ -76,6 +77,7 @@ fn client_out(
         }
     }
     put(done, as_int(is_done));
+    Ok(())
 }
 
 /// Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
@@ -94,8 +96,7 @@ pub extern "C" fn ksasl_client_start(
         need(out_len, "out_len")?;
         need(done, "done")?;
         let step = c.inner.start(now_ms)?;
-        client_out(c, step, out, out_len, done);
-        Ok(())
+        client_out(c, step, out, out_len, done)
     })
 }
 
@@ -116,8 +117,7 @@ pub extern "C" fn ksasl_client_step(
         need(done, "done")?;
         let ch = bytes(challenge, challenge_len, "challenge")?;
         let step = c.inner.step(ch, now_ms)?;
-        client_out(c, step, out, out_len, done);
-        Ok(())
+        client_out(c, step, out, out_len, done)
     })
 }
 
@@ -230,6 +230,7 @@ fn server_out(
             s.outcome = Some((outcome, p, n, m));
             (KSASL_SERVER_DONE, message)
         }
+        ServerStep::Pending(_) => return Err(super::conn::c_cannot_resume()),
     };
     match bytes {
         Some(b) => {

@@ -17,7 +17,9 @@ use super::messages::{
     SaslAuthenticateResponse, SaslHandshakeResponse, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{ClientAuthenticator, ClientStep, MechanismRegistry, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::mech::{
+    ClientAuthenticator, ClientStep, HostWork, MechanismRegistry, DEFAULT_MAX_MESSAGE_SIZE,
+};
 use crate::random::SharedRandom;
 use crate::session::{FailedReauthPolicy, ReauthPolicy, SaslMetrics, ONE_YEAR_MS};
 
@@ -119,12 +121,27 @@ pub enum ClientEvent {
     },
     /// Authentication failed: close the connection.
     Failed(Error),
+    /// A host-defined mechanism answers later: finish the work and call
+    /// [`ClientConnection::resume`] with the mechanism's step.
+    Pending(HostWork),
 }
 
 enum Await {
-    ApiVersions { corr: i32, version: i16 },
-    Handshake { corr: i32 },
-    Token { corr: Option<i32> },
+    ApiVersions {
+        corr: i32,
+        version: i16,
+    },
+    Handshake {
+        corr: i32,
+    },
+    Token {
+        corr: Option<i32>,
+    },
+    /// The mechanism's work is with the host; `after_start` tells whether it was the
+    /// mechanism's first message.
+    Host {
+        after_start: bool,
+    },
 }
 
 enum State {
@@ -407,6 +424,23 @@ impl ClientConnection {
             | Await::Handshake { corr }
             | Await::Token { corr: Some(corr) } => Some(*corr),
             Await::Token { corr: None } => None,
+            Await::Host { .. } => {
+                // The server has nothing to say while the client's mechanism is working,
+                // except answers to requests sent before a re-authentication began.
+                return match response_correlation_id(frame) {
+                    Some(c) if self.reauthenticating && !is_sasl_correlation_id(c) => {
+                        self.state = State::Waiting(waiting, auth);
+                        ClientEvent::Application(frame.to_vec())
+                    }
+                    _ => self.fail(
+                        Error::new(
+                            ErrorCode::CorrelationMismatch,
+                            "the broker sent a response while the client's SASL mechanism was still working",
+                        ),
+                        now_ms,
+                    ),
+                };
+            }
         };
         if let Some(corr) = expected {
             match response_correlation_id(frame) {
@@ -441,6 +475,8 @@ impl ClientConnection {
                 Some(a) => self.on_token(a, corr.is_some(), frame, now_ms),
                 None => Err(Error::new(ErrorCode::Internal, "no authenticator")),
             },
+            // Answered above, before the correlation check.
+            Await::Host { .. } => Err(Error::new(ErrorCode::Internal, "no frame is awaited")),
         };
         match r {
             Ok(ev) => ev,
@@ -503,19 +539,54 @@ impl ClientConnection {
         let mut auth = self.config.registry.client(mech)?;
         auth.set_max_message_size(self.config.max_receive_size);
         let step = auth.start(now_ms)?;
-        self.send_token(Box::new(auth), step)
+        self.send_token(Box::new(auth), step, true)
+    }
+
+    /// Continues after [`ClientEvent::Pending`] with what the host-defined mechanism's work
+    /// produced: its step, or the error the host code raised (which fails the
+    /// authentication like any mechanism error). Called at another time, it changes nothing
+    /// and returns a `WRONG_STATE` failure.
+    pub fn resume(&mut self, result: Result<ClientStep>, now_ms: i64) -> ClientEvent {
+        let (after_start, mut auth) = match std::mem::replace(&mut self.state, State::Failed) {
+            State::Waiting(Await::Host { after_start }, Some(auth)) => (after_start, auth),
+            other => {
+                self.state = other;
+                return ClientEvent::Failed(Error::new(
+                    ErrorCode::WrongState,
+                    "no SASL mechanism work is pending",
+                ));
+            }
+        };
+        let r = match auth.resume(result) {
+            Ok(ClientStep::Done(None)) if !after_start => self.complete(now_ms),
+            Ok(ClientStep::Pending(work)) => {
+                self.state = State::Waiting(Await::Host { after_start }, Some(auth));
+                Ok(ClientEvent::Pending(work))
+            }
+            Ok(step) => self.send_token(auth, step, after_start),
+            Err(e) => Err(e),
+        };
+        match r {
+            Ok(ev) => ev,
+            Err(e) => self.fail(e, now_ms),
+        }
     }
 
     fn send_token(
         &mut self,
         auth: Box<ClientAuthenticator>,
         step: ClientStep,
+        first: bool,
     ) -> Result<ClientEvent> {
         let bytes = match step {
             ClientStep::Send(b) | ClientStep::Done(Some(b)) => b,
             // Done without a message right after start cannot happen with Kafka mechanisms;
             // an empty token still asks the server for its verdict.
             ClientStep::Done(None) => Vec::new(),
+            ClientStep::Pending(work) => {
+                self.state = State::Waiting(Await::Host { after_start: first }, Some(auth));
+                return Ok(ClientEvent::Pending(work));
+            }
         };
         let auth_version = self.versions.and_then(|(_, a)| a);
         let corr = match auth_version {
@@ -576,7 +647,7 @@ impl ClientConnection {
         if !auth.is_complete() {
             match auth.step(&challenge, now_ms)? {
                 ClientStep::Done(None) => {}
-                step => return self.send_token(auth, step),
+                step => return self.send_token(auth, step, false),
             }
         }
         self.complete(now_ms)

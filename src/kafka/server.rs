@@ -19,7 +19,8 @@ use super::messages::{
 use crate::credential::CredentialAnswer;
 use crate::error::{Error, ErrorCode};
 use crate::mech::{
-    AuthOutcome, MechanismRegistry, ServerAuthenticator, ServerStep, DEFAULT_MAX_MESSAGE_SIZE,
+    AuthOutcome, ExchangeState, MechServerStep, MechanismRegistry, ServerAuthenticator, ServerStep,
+    DEFAULT_MAX_MESSAGE_SIZE,
 };
 use crate::session::{session_lifetime, FailedReauthPolicy, Gate, SaslMetrics};
 
@@ -211,6 +212,9 @@ pub enum ServerStatus {
     Continue,
     /// Look up a credential and answer with [`ServerConnection::provide_credential`].
     NeedCredential(crate::mech::CredentialRequest),
+    /// A host-defined mechanism answers later: finish the work and call
+    /// [`ServerConnection::resume`] with the mechanism's step.
+    Pending(crate::mech::HostWork),
     /// Write the output; the connection is authenticated (first time).
     Authenticated(SessionInfo),
     /// Write the output; the connection re-authenticated.
@@ -480,7 +484,7 @@ impl ServerConnection {
                     Vec::new(),
                     ServerStatus::CloseNow(Error::new(
                         ErrorCode::WrongState,
-                        "a credential is awaited",
+                        "a credential or the mechanism's pending work is awaited",
                     )),
                 )
             }
@@ -708,13 +712,46 @@ impl ServerConnection {
 
     /// Answers a [`ServerStatus::NeedCredential`].
     pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> ServerOutput {
+        self.continue_exchange(
+            ExchangeState::WaitingForCredential,
+            "no credential was requested",
+            now_ms,
+            |auth| auth.provide_credential(answer, now_ms),
+        )
+    }
+
+    /// Continues after [`ServerStatus::Pending`] with what the host-defined mechanism's work
+    /// produced: its step, or the error the host code raised (which fails the exchange like
+    /// any mechanism error, with Kafka's response to the client).
+    pub fn resume(
+        &mut self,
+        result: crate::error::Result<MechServerStep>,
+        now_ms: i64,
+    ) -> ServerOutput {
+        self.continue_exchange(
+            ExchangeState::WaitingForHost,
+            "no SASL mechanism work is pending",
+            now_ms,
+            |auth| auth.resume(result, now_ms),
+        )
+    }
+
+    /// Continues an exchange stopped for the host. Called in any other state, it changes
+    /// nothing and asks for the connection to be closed.
+    fn continue_exchange(
+        &mut self,
+        waiting: ExchangeState,
+        misuse: &str,
+        now_ms: i64,
+        go: impl FnOnce(&mut ServerAuthenticator) -> crate::error::Result<ServerStep>,
+    ) -> ServerOutput {
         match std::mem::replace(&mut self.phase, Phase::Done) {
             Phase::Exchange {
                 mut auth,
                 mode,
                 pending: Some(p),
-            } => {
-                let r = auth.provide_credential(answer, now_ms);
+            } if auth.state() == waiting => {
+                let r = go(&mut auth);
                 let request = match mode {
                     Mode::Wrapped => Some(p),
                     Mode::Legacy => None,
@@ -725,13 +762,27 @@ impl ServerConnection {
                 self.phase = other;
                 Self::out(
                     Vec::new(),
-                    ServerStatus::CloseNow(Error::new(
-                        ErrorCode::WrongState,
-                        "no credential was requested",
-                    )),
+                    ServerStatus::CloseNow(Error::new(ErrorCode::WrongState, misuse)),
                 )
             }
         }
+    }
+
+    fn wait_for_host(
+        &mut self,
+        auth: Box<ServerAuthenticator>,
+        mode: Mode,
+        request: Option<(i32, i16)>,
+        status: ServerStatus,
+    ) -> ServerOutput {
+        // Legacy mode has no request to answer; keep a marker so the phase says "waiting for
+        // the host" either way.
+        self.phase = Phase::Exchange {
+            auth,
+            mode,
+            pending: Some(request.unwrap_or((0, -1))),
+        };
+        Self::out(Vec::new(), status)
     }
 
     fn respond(request: Option<(i32, i16)>, response: SaslAuthenticateResponse) -> Vec<u8> {
@@ -765,14 +816,10 @@ impl ServerConnection {
                 Self::out(Self::respond(request, ok(c, 0)), ServerStatus::Continue)
             }
             Ok(ServerStep::NeedCredential(req)) => {
-                // Legacy mode has no request to answer; keep a marker so the state says
-                // "waiting for a credential" either way.
-                self.phase = Phase::Exchange {
-                    auth,
-                    mode,
-                    pending: Some(request.unwrap_or((0, -1))),
-                };
-                Self::out(Vec::new(), ServerStatus::NeedCredential(req))
+                self.wait_for_host(auth, mode, request, ServerStatus::NeedCredential(req))
+            }
+            Ok(ServerStep::Pending(work)) => {
+                self.wait_for_host(auth, mode, request, ServerStatus::Pending(work))
             }
             Ok(ServerStep::Done { message, outcome }) => {
                 self.complete(mode, request, message, outcome, now_ms)

@@ -10,6 +10,7 @@
 //!
 //! Mechanisms are found by name in a [`MechanismRegistry`].
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -111,6 +112,43 @@ pub struct AuthOutcome {
     pub extensions: BTreeMap<String, String>,
 }
 
+/// Work a host-defined mechanism has started and the host finishes outside ksasl: an
+/// asynchronous call in the host's language (a coroutine in Python, say), a request to a
+/// remote signer. ksasl never looks inside; it hands the value back to the host with the
+/// `Pending` step or status, and the host resumes the exchange with the mechanism's answer
+/// (`ClientAuthenticator::resume`, `ServerAuthenticator::resume` and the connection drivers'
+/// `resume`).
+///
+/// Two `HostWork` values are equal when they are the same object.
+#[derive(Clone)]
+pub struct HostWork(Arc<dyn Any + Send + Sync>);
+
+impl HostWork {
+    /// Wraps a host value.
+    pub fn new<T: Any + Send + Sync>(work: T) -> Self {
+        HostWork(Arc::new(work))
+    }
+
+    /// The host value, if it has type `T`.
+    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref::<T>()
+    }
+}
+
+impl fmt::Debug for HostWork {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HostWork(..)")
+    }
+}
+
+impl PartialEq for HostWork {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for HostWork {}
+
 /// The next action for a client.
 #[derive(Clone, PartialEq, Eq)]
 pub enum ClientStep {
@@ -119,6 +157,9 @@ pub enum ClientStep {
     /// The client side is complete. If bytes are given, send them; either way the server's
     /// last response (success or error) is still to be read by the framing layer.
     Done(Option<Vec<u8>>),
+    /// The mechanism answers later: the host finishes the work and calls `resume` with the
+    /// step the mechanism produced (or the error it raised).
+    Pending(HostWork),
 }
 
 impl fmt::Debug for ClientStep {
@@ -128,6 +169,7 @@ impl fmt::Debug for ClientStep {
             ClientStep::Send(b) => write!(f, "Send(<{} bytes>)", b.len()),
             ClientStep::Done(Some(b)) => write!(f, "Done(Some(<{} bytes>))", b.len()),
             ClientStep::Done(None) => f.write_str("Done(None)"),
+            ClientStep::Pending(_) => f.write_str("Pending"),
         }
     }
 }
@@ -159,6 +201,9 @@ pub enum ServerStep {
         /// Who authenticated, how, and until when.
         outcome: AuthOutcome,
     },
+    /// The mechanism answers later: the host finishes the work and calls
+    /// [`ServerAuthenticator::resume`] with the mechanism's step (or the error it raised).
+    Pending(HostWork),
 }
 
 impl fmt::Debug for ServerStep {
@@ -174,6 +219,7 @@ impl fmt::Debug for ServerStep {
                 )
                 .field("outcome", outcome)
                 .finish(),
+            ServerStep::Pending(_) => f.write_str("Pending"),
         }
     }
 }
@@ -187,6 +233,8 @@ pub enum MechServerStep {
     NeedCredential(CredentialRequest),
     /// Authenticated.
     Done(Option<Vec<u8>>, Authenticated),
+    /// The answer comes later, from the host (see [`HostWork`]).
+    Pending(HostWork),
 }
 
 /// The client half of a mechanism.
@@ -270,6 +318,8 @@ pub enum ExchangeState {
     WaitingForPeer,
     /// Server only: waiting for the host to provide a credential.
     WaitingForCredential,
+    /// Waiting for the host to finish the mechanism's pending work and resume.
+    WaitingForHost,
     /// Completed successfully.
     Done,
     /// Failed; the authenticator accepts no more input.
@@ -288,6 +338,13 @@ fn check_open(state: ExchangeState) -> Result<()> {
         )),
         _ => Ok(()),
     }
+}
+
+fn pending_error() -> Error {
+    Error::new(
+        ErrorCode::WrongState,
+        "the mechanism's pending work has not been resumed",
+    )
 }
 
 fn check_size(len: usize, max: usize) -> Result<()> {
@@ -367,6 +424,20 @@ impl ClientAuthenticator {
         self.after(r)
     }
 
+    /// Continues after [`ClientStep::Pending`] with what the mechanism's work produced: the
+    /// step, or the error the host code raised (which fails the exchange). A result that is
+    /// `Pending` again waits once more.
+    pub fn resume(&mut self, result: Result<ClientStep>) -> Result<ClientStep> {
+        check_open(self.state)?;
+        if self.state != ExchangeState::WaitingForHost {
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "the mechanism has no pending work to resume",
+            ));
+        }
+        self.after(result)
+    }
+
     /// Records that the server failed the exchange (for example a Kafka `SaslAuthenticate`
     /// response with error 58 and its `error_message`) and returns the error to report. The
     /// exchange is then failed; calling this again returns the same error.
@@ -394,6 +465,9 @@ impl ClientAuthenticator {
                 "start must be called before step",
             ));
         }
+        if self.state == ExchangeState::WaitingForHost {
+            return Err(pending_error());
+        }
         if let Err(e) = check_size(challenge.len(), self.max_message_size) {
             return self.after(Err(e));
         }
@@ -406,6 +480,7 @@ impl ClientAuthenticator {
         match &r {
             Ok(ClientStep::Send(_)) => self.state = ExchangeState::WaitingForPeer,
             Ok(ClientStep::Done(_)) => self.state = ExchangeState::Done,
+            Ok(ClientStep::Pending(_)) => self.state = ExchangeState::WaitingForHost,
             Err(e) => {
                 self.state = ExchangeState::Failed;
                 self.last_error = Some(e.clone());
@@ -497,6 +572,9 @@ impl ServerAuthenticator {
                 "a credential was requested and has not been provided",
             ));
         }
+        if self.state == ExchangeState::WaitingForHost {
+            return Err(pending_error());
+        }
         self.now_ms = now_ms;
         if let Err(e) = check_size(response.len(), self.max_message_size) {
             return self.after(Err(e));
@@ -523,6 +601,22 @@ impl ServerAuthenticator {
         let r = guarded(|| self.mech.provide_credential(answer, now_ms));
         let r = unpanic(r, self.mech.name());
         self.after(r)
+    }
+
+    /// Continues after [`ServerStep::Pending`] with what the mechanism's work produced: its
+    /// step, or the error the host code raised (which fails the exchange). The result is
+    /// taken as if the mechanism had returned it from `step`: a credential request goes to
+    /// the configured store, `Done` authenticates, `Pending` waits again.
+    pub fn resume(&mut self, result: Result<MechServerStep>, now_ms: i64) -> Result<ServerStep> {
+        check_open(self.state)?;
+        if self.state != ExchangeState::WaitingForHost {
+            return Err(Error::new(
+                ErrorCode::WrongState,
+                "the mechanism has no pending work to resume",
+            ));
+        }
+        self.now_ms = now_ms;
+        self.after(result)
     }
 
     fn after(&mut self, mut r: Result<MechServerStep>) -> Result<ServerStep> {
@@ -555,6 +649,10 @@ impl ServerAuthenticator {
             Ok(MechServerStep::NeedCredential(req)) => {
                 self.state = ExchangeState::WaitingForCredential;
                 Ok(ServerStep::NeedCredential(req))
+            }
+            Ok(MechServerStep::Pending(work)) => {
+                self.state = ExchangeState::WaitingForHost;
+                Ok(ServerStep::Pending(work))
             }
             Ok(MechServerStep::Done(message, who)) => {
                 let mut principal = Principal::user(who.authorization_id);

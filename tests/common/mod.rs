@@ -30,6 +30,7 @@ pub fn exchange(
     let (mut to_server, mut client_done) = match client.start(NOW).map_err(Failure::Client)? {
         ClientStep::Send(m) => (m, false),
         ClientStep::Done(m) => (m.unwrap_or_default(), true),
+        ClientStep::Pending(_) => panic!("built-in mechanisms answer at once"),
     };
     loop {
         transcript.push(to_server.clone());
@@ -44,6 +45,7 @@ pub fn exchange(
                         client_done = true;
                         to_server = m.unwrap_or_default();
                     }
+                    ClientStep::Pending(_) => panic!("built-in mechanisms answer at once"),
                 }
             }
             ServerStep::Done { message, outcome } => {
@@ -60,6 +62,7 @@ pub fn exchange(
                 return Ok((outcome, transcript));
             }
             ServerStep::NeedCredential(r) => panic!("unexpected credential request {r:?}"),
+            ServerStep::Pending(_) => panic!("built-in mechanisms answer at once"),
         }
     }
 }

@@ -8,8 +8,14 @@ use std::sync::Arc;
 
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::{FrameDecoder, RequestPrefix};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
+use ksasl::mech::{ClientStep, HostWork, MechServerStep};
 use ksasl::session::Gate;
+
+/// The host side of asynchronous mechanisms: finishes a piece of pending work.
+pub type ClientHost = Box<dyn FnMut(&HostWork) -> ksasl::Result<ClientStep>>;
+/// The same for server mechanisms.
+pub type ServerHost = Box<dyn FnMut(&HostWork) -> ksasl::Result<MechServerStep>>;
 
 /// METADATA v0 with an empty body: the application request used in the simulations.
 pub fn app_request(corr: i32) -> Vec<u8> {
@@ -40,6 +46,9 @@ pub struct Stats {
     pub closed_expired: bool,
     pub failed: Option<String>,
     pub server_failed: Option<String>,
+    /// How often each side's mechanism answered later.
+    pub client_pending: u32,
+    pub server_pending: u32,
 }
 
 pub struct Pair {
@@ -52,6 +61,12 @@ pub struct Pair {
     next_corr: i32,
     pub stats: Stats,
     pub closed: bool,
+    /// Finishes client mechanism work, one pump round after it was handed out.
+    pub client_host: Option<ClientHost>,
+    /// Finishes server mechanism work, one pump round after it was handed out.
+    pub server_host: Option<ServerHost>,
+    client_work: Option<HostWork>,
+    server_work: Option<HostWork>,
 }
 
 impl Pair {
@@ -66,6 +81,10 @@ impl Pair {
             next_corr: 0,
             stats: Stats::default(),
             closed: false,
+            client_host: None,
+            server_host: None,
+            client_work: None,
+            server_work: None,
         }
     }
 
@@ -105,6 +124,26 @@ impl Pair {
                 return;
             }
             let mut moved = false;
+            // Work the mechanisms handed out last round is finished now.
+            if let Some(work) = self.server_work.take() {
+                moved = true;
+                let host = self.server_host.as_mut().expect("a server host");
+                let r = host(&work);
+                let out = self.server.resume(r, now);
+                self.server_output(out, now);
+                if self.closed {
+                    return;
+                }
+            }
+            if let Some(work) = self.client_work.take() {
+                moved = true;
+                let host = self.client_host.as_mut().expect("a client host");
+                let r = host(&work);
+                let ev = self.client.resume(r, now);
+                if !self.client_event(ev) {
+                    return;
+                }
+            }
             if let Some(out) = self.client.poll_transmit() {
                 self.to_server.push(&out);
                 moved = true;
@@ -124,20 +163,9 @@ impl Pair {
             }
             while let Some(frame) = self.to_client.next_frame().unwrap() {
                 moved = true;
-                match self.client.handle_frame(&frame, now) {
-                    ClientEvent::Continue => {}
-                    ClientEvent::Application(f) => self
-                        .stats
-                        .received
-                        .push(i32::from_be_bytes([f[0], f[1], f[2], f[3]])),
-                    ClientEvent::Authenticated(_) => self.stats.authenticated += 1,
-                    ClientEvent::Reauthenticated(_) => self.stats.reauthenticated += 1,
-                    ClientEvent::ReauthenticationFailed { .. } => self.stats.reauth_failed += 1,
-                    ClientEvent::Failed(e) => {
-                        self.stats.failed = Some(e.to_string());
-                        self.closed = true;
-                        return;
-                    }
+                let ev = self.client.handle_frame(&frame, now);
+                if !self.client_event(ev) {
+                    return;
                 }
             }
             self.flush_held(now);
@@ -146,6 +174,33 @@ impl Pair {
             }
         }
         panic!("the pair did not settle");
+    }
+
+    /// Records a client event; false when the connection is over.
+    fn client_event(&mut self, ev: ClientEvent) -> bool {
+        match ev {
+            ClientEvent::Continue => {}
+            ClientEvent::Application(f) => self
+                .stats
+                .received
+                .push(i32::from_be_bytes([f[0], f[1], f[2], f[3]])),
+            ClientEvent::Authenticated(_) => self.stats.authenticated += 1,
+            ClientEvent::Reauthenticated(_) => self.stats.reauthenticated += 1,
+            ClientEvent::ReauthenticationFailed { .. } => self.stats.reauth_failed += 1,
+            ClientEvent::Pending(work) => {
+                self.stats.client_pending += 1;
+                assert!(
+                    self.client_work.replace(work).is_none(),
+                    "work handed out twice"
+                );
+            }
+            ClientEvent::Failed(e) => {
+                self.stats.failed = Some(e.to_string());
+                self.closed = true;
+                return false;
+            }
+        }
+        true
     }
 
     fn server_frame(&mut self, frame: &[u8], now: i64) {
@@ -165,6 +220,10 @@ impl Pair {
             }
         }
         let out = self.server.handle_frame(frame, now);
+        self.server_output(out, now);
+    }
+
+    fn server_output(&mut self, out: ServerOutput, now: i64) {
         self.to_client.push(&out.frames);
         match out.status {
             ServerStatus::Continue
@@ -172,6 +231,13 @@ impl Pair {
             | ServerStatus::Reauthenticated(_) => {}
             ServerStatus::ReauthenticationFailed(_) => {}
             ServerStatus::NeedCredential(r) => panic!("unexpected credential request {r:?}"),
+            ServerStatus::Pending(work) => {
+                self.stats.server_pending += 1;
+                assert!(
+                    self.server_work.replace(work).is_none(),
+                    "work handed out twice"
+                );
+            }
             ServerStatus::FailAt { error, .. } | ServerStatus::CloseNow(error) => {
                 self.stats.server_failed = Some(error.to_string());
                 // The client reads what was written, then sees the connection close.

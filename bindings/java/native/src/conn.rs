@@ -171,6 +171,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
                 (4, None)
             }
             ClientEvent::Failed(e) => return Err(e.into()),
+            ClientEvent::Pending(_) => return Err(crate::cannot_resume().into()),
         };
         env.set_int_array_region(&event, 0, &[kind])?;
         Ok(match app {
@@ -426,6 +427,7 @@ fn server_output<'l>(
         ServerStatus::ReauthenticationFailed(e) => (4, 0, Some(e)),
         ServerStatus::FailAt { deadline_ms, error } => (5, deadline_ms, Some(error)),
         ServerStatus::CloseNow(e) => (6, 0, Some(e)),
+        ServerStatus::Pending(_) => (6, 0, Some(crate::cannot_resume())),
     };
     if let Some(e) = error {
         let x = exception(env, &e)?;

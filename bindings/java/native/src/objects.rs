@@ -388,6 +388,7 @@ fn client_step<'l>(
     let (msg, is_done) = match step {
         ClientStep::Send(b) => (Some(b), false),
         ClientStep::Done(b) => (b, true),
+        ClientStep::Pending(_) => return Err(crate::cannot_resume().into()),
     };
     env.set_boolean_array_region(done, 0, &[is_done.into()])?;
     Ok(match msg {
@@ -515,6 +516,7 @@ fn server_step<'l>(
             (1, None)
         }
         ServerStep::Done { message, .. } => (2, message),
+        ServerStep::Pending(_) => return Err(crate::cannot_resume().into()),
     };
     env.set_int_array_region(kind, 0, &[k])?;
     Ok(match msg {
