@@ -10,7 +10,7 @@ use ksasl::kafka::client::{
 use ksasl::kafka::server::{
     ServerConfig as CoreServerConfig, ServerConnection as CoreServerConnection, ServerStatus,
 };
-use ksasl::mech::CredentialRequest;
+use ksasl::mech::{CredentialRequest, HostWork};
 use ksasl::refresh::{
     RefreshConfig, Refresher as CoreRefresher, Tracker as CoreTracker, TrackerConfig,
 };
@@ -24,7 +24,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use super::{locked, now_or_wall, parse_answer, py_err, wrap, Pending, Registry};
+use super::{hostmech, locked, now_or_wall, parse_answer, py_err, wrap, Pending, Registry};
 
 fn retry(py: Python<'_>, ms: i64) -> PyResult<FailedReauthPolicy> {
     wrap(py, FailedReauthPolicy::from_initial_delay_ms(ms))
@@ -130,6 +130,29 @@ fn session_dict<'py>(py: Python<'py>, s: &ClientSession) -> PyResult<Bound<'py, 
 #[pyclass(module = "ksasl._ksasl")]
 pub struct ClientConnection {
     inner: Mutex<CoreClientConnection>,
+    /// The work of a mechanism that answers later (an `async` method), until resumed.
+    work: Mutex<Option<HostWork>>,
+}
+
+impl ClientConnection {
+    fn event(
+        &self,
+        py: Python<'_>,
+        ev: ClientEvent,
+    ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
+        Ok(match ev {
+            ClientEvent::Continue => ("continue", None),
+            ClientEvent::Application(f) => ("application", Some(PyBytes::new(py, &f).unbind())),
+            ClientEvent::Authenticated(_) => ("authenticated", None),
+            ClientEvent::Reauthenticated(_) => ("reauthenticated", None),
+            ClientEvent::ReauthenticationFailed { .. } => ("reauth_failed", None),
+            ClientEvent::Pending(w) => {
+                *locked(&self.work) = Some(w);
+                ("pending", None)
+            }
+            ClientEvent::Failed(e) => return Err(py_err(py, e)),
+        })
+    }
 }
 
 #[pymethods]
@@ -138,6 +161,7 @@ impl ClientConnection {
     fn new(config: &ClientConfig) -> Self {
         ClientConnection {
             inner: Mutex::new(CoreClientConnection::new(config.inner.clone())),
+            work: Mutex::new(None),
         }
     }
 
@@ -154,7 +178,9 @@ impl ClientConnection {
 
     /// Handles one received frame (without its length prefix). Returns `(event, frame)`:
     /// "continue", "application" (the frame is a response to an application request),
-    /// "authenticated", "reauthenticated" or "reauth_failed"; raises when authentication fails.
+    /// "authenticated", "reauthenticated", "reauth_failed", or "pending" (an `async`
+    /// mechanism method is running: await `pending_work()` and pass its result to
+    /// `resume`); raises when authentication fails.
     #[pyo3(signature = (frame, now_ms = None))]
     fn handle_frame(
         &self,
@@ -164,14 +190,36 @@ impl ClientConnection {
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
         let now = now_or_wall(now_ms);
         let ev = py.allow_threads(|| locked(&self.inner).handle_frame(frame, now));
-        Ok(match ev {
-            ClientEvent::Continue => ("continue", None),
-            ClientEvent::Application(f) => ("application", Some(PyBytes::new(py, &f).unbind())),
-            ClientEvent::Authenticated(_) => ("authenticated", None),
-            ClientEvent::Reauthenticated(_) => ("reauthenticated", None),
-            ClientEvent::ReauthenticationFailed { .. } => ("reauth_failed", None),
-            ClientEvent::Failed(e) => return Err(py_err(py, e)),
-        })
+        self.event(py, ev)
+    }
+
+    /// After "pending": the awaitable the mechanism returned, or None.
+    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
+        locked(&self.work)
+            .as_ref()
+            .and_then(|w| hostmech::awaitable(py, w))
+    }
+
+    /// Continues after "pending" with the awaited result (or the exception the awaitable
+    /// raised, which fails the authentication as HOST_MECHANISM_FAILED unless it is a
+    /// KsaslError). Returns and raises as `handle_frame`.
+    #[pyo3(signature = (result, now_ms = None))]
+    fn resume(
+        &self,
+        py: Python<'_>,
+        result: &Bound<'_, PyAny>,
+        now_ms: Option<i64>,
+    ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
+        let Some(work) = locked(&self.work).take() else {
+            return Err(py_err(
+                py,
+                Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending"),
+            ));
+        };
+        let step = hostmech::resume_client(py, &work, result);
+        let now = now_or_wall(now_ms);
+        let ev = py.allow_threads(|| locked(&self.inner).resume(step, now));
+        self.event(py, ev)
     }
 
     /// The broker closed the connection: raises the error to report.
@@ -294,6 +342,8 @@ pub struct ServerConnection {
     inner: Mutex<CoreServerConnection>,
     request: Mutex<Option<CredentialRequest>>,
     pending: Pending,
+    /// The work of a mechanism that answers later (an `async` method), until resumed.
+    work: Mutex<Option<HostWork>>,
 }
 
 impl ServerConnection {
@@ -317,6 +367,10 @@ impl ServerConnection {
             ServerStatus::ReauthenticationFailed(_) => ("reauth_failed", frames, None),
             ServerStatus::FailAt { deadline_ms, .. } => ("fail_at", frames, Some(deadline_ms)),
             ServerStatus::CloseNow(_) => ("close_now", frames, None),
+            ServerStatus::Pending(w) => {
+                *locked(&self.work) = Some(w);
+                ("pending", frames, None)
+            }
         })
     }
 }
@@ -329,12 +383,15 @@ impl ServerConnection {
             inner: Mutex::new(CoreServerConnection::new(config.inner.clone())),
             request: Mutex::new(None),
             pending: config.pending.clone(),
+            work: Mutex::new(None),
         }
     }
 
     /// Handles one authentication frame: returns `(action, frames_to_write, deadline_ms)`
-    /// with action "continue", "need_credential", "authenticated", "reauthenticated",
-    /// "reauth_failed", "fail_at" (write at deadline_ms, then close) or "close_now".
+    /// with action "continue", "need_credential", "pending" (an `async` mechanism method is
+    /// running: await `pending_work()` and pass its result to `resume`), "authenticated",
+    /// "reauthenticated", "reauth_failed", "fail_at" (write at deadline_ms, then close) or
+    /// "close_now".
     #[pyo3(signature = (frame, now_ms = None))]
     fn handle_frame(
         &self,
@@ -378,6 +435,35 @@ impl ServerConnection {
         *locked(&self.request) = None;
         let now = now_or_wall(now_ms);
         let o = py.allow_threads(|| locked(&self.inner).provide_credential(a, now));
+        self.out(py, o)
+    }
+
+    /// After "pending": the awaitable the mechanism returned, or None.
+    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
+        locked(&self.work)
+            .as_ref()
+            .and_then(|w| hostmech::awaitable(py, w))
+    }
+
+    /// Continues after "pending" with the awaited result (or the exception the awaitable
+    /// raised, which fails the exchange as HOST_MECHANISM_FAILED unless it is a KsaslError).
+    /// Returns as `handle_frame`.
+    #[pyo3(signature = (result, now_ms = None))]
+    fn resume(
+        &self,
+        py: Python<'_>,
+        result: &Bound<'_, PyAny>,
+        now_ms: Option<i64>,
+    ) -> PyResult<(&'static str, Py<PyBytes>, Option<i64>)> {
+        let Some(work) = locked(&self.work).take() else {
+            return Err(py_err(
+                py,
+                Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending"),
+            ));
+        };
+        let step = hostmech::resume_server(py, &work, result);
+        let now = now_or_wall(now_ms);
+        let o = py.allow_threads(|| locked(&self.inner).resume(step, now));
         self.out(py, o)
     }
 

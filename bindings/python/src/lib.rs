@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use ksasl::credential::{CredentialAnswer, CredentialLookup, Lookup};
 use ksasl::mech::{
-    ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator, ServerStep,
+    ClientAuthenticator, ClientStep, CredentialRequest, HostWork, ServerAuthenticator, ServerStep,
 };
 use ksasl::{
     Error, MechanismRegistry, MemoryCredentialStore, OsRandom, ScramCredential, ScramMechanism,
@@ -444,19 +444,31 @@ impl Registry {
     }
 }
 
-fn step_out(py: Python<'_>, step: ClientStep) -> (Option<Py<PyBytes>>, bool) {
-    match step {
-        ClientStep::Send(b) => (Some(PyBytes::new(py, &b).unbind()), false),
-        ClientStep::Done(b) => (b.map(|b| PyBytes::new(py, &b).unbind()), true),
-    }
-}
+/// A client step for Python: `(message or None, done)`, or None when the mechanism answers
+/// later.
+type PyClientStep = Option<(Option<Py<PyBytes>>, bool)>;
 
-/// One client exchange: `start()` and `step(challenge)` return `(message or None, done)`.
+/// One client exchange: `start()` and `step(challenge)` return `(message or None, done)`, or
+/// None while an `async` mechanism method runs (await `pending_work()`, then `resume`).
 #[pyclass(module = "ksasl._ksasl")]
 struct Client {
     // A Mutex makes the object shareable between Python threads; one exchange is still
     // stepped by one thread at a time.
     inner: Mutex<ClientAuthenticator>,
+    work: Mutex<Option<HostWork>>,
+}
+
+impl Client {
+    fn out(&self, py: Python<'_>, r: ksasl::Result<ClientStep>) -> PyResult<PyClientStep> {
+        Ok(match wrap(py, r)? {
+            ClientStep::Send(b) => Some((Some(PyBytes::new(py, &b).unbind()), false)),
+            ClientStep::Done(b) => Some((b.map(|b| PyBytes::new(py, &b).unbind()), true)),
+            ClientStep::Pending(w) => {
+                *locked(&self.work) = Some(w);
+                None
+            }
+        })
+    }
 }
 
 pub(crate) fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -469,19 +481,40 @@ impl Client {
     fn new(py: Python<'_>, registry: &Registry, mechanism: &str) -> PyResult<Self> {
         Ok(Client {
             inner: Mutex::new(wrap(py, registry.inner.client(mechanism))?),
+            work: Mutex::new(None),
         })
     }
 
     /// The first message.
     #[pyo3(signature = (now_ms = None))]
-    fn start(
-        &mut self,
-        py: Python<'_>,
-        now_ms: Option<i64>,
-    ) -> PyResult<(Option<Py<PyBytes>>, bool)> {
+    fn start(&mut self, py: Python<'_>, now_ms: Option<i64>) -> PyResult<PyClientStep> {
         let now = now_or_wall(now_ms);
         let r = py.allow_threads(|| locked(&self.inner).start(now));
-        Ok(step_out(py, wrap(py, r)?))
+        self.out(py, r)
+    }
+
+    /// After a step returned None: the awaitable the mechanism returned.
+    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
+        locked(&self.work)
+            .as_ref()
+            .and_then(|w| hostmech::awaitable(py, w))
+    }
+
+    /// Continues with the awaited result (or the exception the awaitable raised); returns
+    /// as `step`.
+    fn resume(&mut self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<PyClientStep> {
+        let Some(work) = locked(&self.work).take() else {
+            return Err(py_err(
+                py,
+                Error::new(
+                    ksasl::ErrorCode::WrongState,
+                    "the mechanism has no pending work to resume",
+                ),
+            ));
+        };
+        let step = hostmech::resume_client(py, &work, result);
+        let r = locked(&self.inner).resume(step);
+        self.out(py, r)
     }
 
     /// Evaluates a server challenge (PBKDF2 and signature checks run without the GIL).
@@ -491,10 +524,10 @@ impl Client {
         py: Python<'_>,
         challenge: &[u8],
         now_ms: Option<i64>,
-    ) -> PyResult<(Option<Py<PyBytes>>, bool)> {
+    ) -> PyResult<PyClientStep> {
         let now = now_or_wall(now_ms);
         let r = py.allow_threads(|| locked(&self.inner).step(challenge, now));
-        Ok(step_out(py, wrap(py, r)?))
+        self.out(py, r)
     }
 
     /// Reports that the server failed the exchange; raises the resulting error.
@@ -518,13 +551,15 @@ impl Client {
 }
 
 /// One server exchange: `step(response)` returns `(status, message or None)` where status is
-/// "challenge", "need_credential" or "done".
+/// "challenge", "need_credential", "pending" (an `async` mechanism method runs: await
+/// `pending_work()`, then `resume`) or "done".
 #[pyclass(module = "ksasl._ksasl")]
 struct Server {
     inner: Mutex<ServerAuthenticator>,
     request: Option<CredentialRequest>,
     pending: Pending,
     client_message: String,
+    work: Option<HostWork>,
 }
 
 impl Server {
@@ -556,6 +591,10 @@ impl Server {
             ServerStep::Done { message, .. } => {
                 ("done", message.map(|m| PyBytes::new(py, &m).unbind()))
             }
+            ServerStep::Pending(w) => {
+                self.work = Some(w);
+                ("pending", None)
+            }
         })
     }
 }
@@ -569,6 +608,7 @@ impl Server {
             request: None,
             pending: registry.pending.clone(),
             client_message: String::new(),
+            work: None,
         })
     }
 
@@ -582,6 +622,35 @@ impl Server {
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
         let now = now_or_wall(now_ms);
         let r = py.allow_threads(|| locked(&self.inner).step(response, now));
+        self.out(py, r)
+    }
+
+    /// After "pending": the awaitable the mechanism returned.
+    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
+        self.work.as_ref().and_then(|w| hostmech::awaitable(py, w))
+    }
+
+    /// Continues after "pending" with the awaited result (or the exception the awaitable
+    /// raised); returns as `step`.
+    #[pyo3(signature = (result, now_ms = None))]
+    fn resume(
+        &mut self,
+        py: Python<'_>,
+        result: &Bound<'_, PyAny>,
+        now_ms: Option<i64>,
+    ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
+        let Some(work) = self.work.take() else {
+            return Err(py_err(
+                py,
+                Error::new(
+                    ksasl::ErrorCode::WrongState,
+                    "the mechanism has no pending work to resume",
+                ),
+            ));
+        };
+        let step = hostmech::resume_server(py, &work, result);
+        let now = now_or_wall(now_ms);
+        let r = locked(&self.inner).resume(step, now);
         self.out(py, r)
     }
 

@@ -1,32 +1,62 @@
-"""asyncio helpers. ``AsyncServerConnection`` answers credential requests with an ``async``
-lookup (a database query, say) through the pull form: the Rust core stops with
-"need_credential", the lookup is awaited on the event loop, and the answer is provided."""
+"""asyncio helpers for the connection drivers.
+
+The Rust core never waits: when it needs something only the host can produce, it stops and
+says so, and these wrappers do the awaiting on the event loop.
+
+* ``AsyncServerConnection`` answers credential requests with an ``async`` lookup (a database
+  query, say): the core stops with "need_credential", the lookup is awaited, and the answer is
+  provided.
+* Both ``AsyncServerConnection`` and ``AsyncClientConnection`` drive mechanisms written in
+  Python whose ``start``/``step`` are ``async def`` (a call to an in-house token service, a
+  cloud signer): the core stops with "pending", the mechanism's coroutine is awaited, and the
+  exchange resumes with its result. An exception raised by the coroutine fails the exchange
+  like one raised by a synchronous mechanism (HOST_MECHANISM_FAILED with its text, or the
+  KsaslError's own code). Cancelling the awaiting task leaves the connection waiting; close it.
+"""
 
 import inspect
 from typing import Any, Awaitable, Callable, Optional, Tuple, Union
 
-from ksasl._ksasl import ServerConfig, ServerConnection
+from ksasl._ksasl import ClientConfig, ClientConnection, ServerConfig, ServerConnection
 
 Lookup = Callable[[str, str, bool], Union[Any, Awaitable[Any]]]
 
 
-class AsyncServerConnection:
-    """A ``ServerConnection`` whose credential lookups are awaited. Use a registry whose
-    password servers were added without credentials (``add_password_servers()``)."""
+async def _finish(work: Any) -> Any:
+    """Awaits a mechanism's coroutine; an exception it raises becomes the result to resume
+    with, so that the driver fails the exchange in its defined way."""
+    try:
+        return await work
+    except Exception as e:  # not BaseException: cancellation propagates
+        return e
 
-    def __init__(self, config: ServerConfig, lookup: Lookup) -> None:
+
+class AsyncServerConnection:
+    """A ``ServerConnection`` whose credential lookups and ``async`` mechanism methods are
+    awaited. For the lookup, use a registry whose password servers were added without
+    credentials (``add_password_servers()``); ``lookup`` may be None when no mechanism asks."""
+
+    def __init__(self, config: ServerConfig, lookup: Optional[Lookup] = None) -> None:
         self.conn = ServerConnection(config)
         self._lookup = lookup
 
     async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, bytes, Optional[int]]:
+        """As ``ServerConnection.handle_frame``, never returning "need_credential" or
+        "pending": those are answered here."""
         action, out, deadline = self.conn.handle_frame(frame, now_ms)
-        while action == "need_credential":
-            req = self.conn.credential_request()
-            assert req is not None
-            answer = self._lookup(req["mechanism"], req["username"], req["token_auth"])
-            if inspect.isawaitable(answer):
-                answer = await answer
-            action, more, deadline = self.conn.provide_credential(answer, now_ms)
+        while action in ("need_credential", "pending"):
+            if action == "pending":
+                result = await _finish(self.conn.pending_work())
+                action, more, deadline = self.conn.resume(result, now_ms)
+            else:
+                req = self.conn.credential_request()
+                assert req is not None
+                if self._lookup is None:
+                    raise RuntimeError("a mechanism asked for a credential and no lookup was given")
+                answer = self._lookup(req["mechanism"], req["username"], req["token_auth"])
+                if inspect.isawaitable(answer):
+                    answer = await answer
+                action, more, deadline = self.conn.provide_credential(answer, now_ms)
             out += more
         return action, out, deadline
 
@@ -39,3 +69,26 @@ class AsyncServerConnection:
 
     def session(self) -> Optional["dict[str, Any]"]:
         return self.conn.session()
+
+    def __getattr__(self, name: str) -> Any:
+        # Everything else (metrics-free helpers, next_deadline, ...) as on the driver.
+        return getattr(self.conn, name)
+
+
+class AsyncClientConnection:
+    """A ``ClientConnection`` whose ``async`` mechanism methods are awaited. Every other method
+    is the driver's own; ``handle_frame`` is a coroutine that never returns "pending"."""
+
+    def __init__(self, config: ClientConfig) -> None:
+        self.conn = ClientConnection(config)
+
+    async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, Optional[bytes]]:
+        """As ``ClientConnection.handle_frame``; write ``transmit()`` afterwards."""
+        event, data = self.conn.handle_frame(frame, now_ms)
+        while event == "pending":
+            result = await _finish(self.conn.pending_work())
+            event, data = self.conn.resume(result, now_ms)
+        return event, data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
