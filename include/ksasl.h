@@ -159,7 +159,9 @@ typedef struct ksasl_delegation_token_list ksasl_delegation_token_list;
  * or authenticates the client (`ksasl_host_output_set_authenticated`, optionally after a last
  * message). A failure is reported with `ksasl_host_output_set_error` and a non-zero return.
  * The message, if any, comes first: `set_done` and `set_authenticated` complete the answer,
- * and nothing may be set after them.
+ * and nothing may be set after them. Instead of answering, a callback may say that the answer
+ * comes later (`ksasl_host_output_set_pending`); the host then gives it, in an output of its
+ * own (`ksasl_host_output_new`), to the connection's or exchange's `resume` function.
  */
 typedef struct ksasl_host_output ksasl_host_output;
 
@@ -416,6 +418,12 @@ typedef int (*ksasl_credential_cb)(void *userdata,
 #define KSASL_CLIENT_REAUTH_FAILED 4
 
 /**
+ * A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
+ * (`ksasl_client_conn_pending_work`) and continue with `ksasl_client_conn_resume`.
+ */
+#define KSASL_CLIENT_PENDING 5
+
+/**
  * Write the output; keep reading authentication frames.
  */
 #define KSASL_SERVER_ACTION_CONTINUE 0
@@ -451,6 +459,12 @@ typedef int (*ksasl_credential_cb)(void *userdata,
 #define KSASL_SERVER_ACTION_CLOSE_NOW 6
 
 /**
+ * A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
+ * (`ksasl_server_conn_pending_work`) and continue with `ksasl_server_conn_resume`.
+ */
+#define KSASL_SERVER_ACTION_PENDING 7
+
+/**
  * Process the request.
  */
 #define KSASL_GATE_PROCESS 0
@@ -480,6 +494,12 @@ typedef int (*ksasl_credential_cb)(void *userdata,
  * The client is authenticated; send the output (if any) as the last message.
  */
 #define KSASL_SERVER_DONE 3
+
+/**
+ * A host mechanism answers later: see `ksasl_server_pending_work`, continue with
+ * `ksasl_server_resume`.
+ */
+#define KSASL_SERVER_PENDING 4
 
 /**
  * The user's clear-text password.
@@ -625,6 +645,28 @@ ksasl_result ksasl_client_conn_handle_frame(ksasl_client_conn *c,
                                             size_t *app_len);
 
 /**
+ * After `KSASL_CLIENT_PENDING`: the work pointer the mechanism gave
+ * `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
+ */
+void *ksasl_client_conn_pending_work(const ksasl_client_conn *c);
+
+/**
+ * Continues after `KSASL_CLIENT_PENDING` with the mechanism's late answer: `answer` (from
+ * `ksasl_host_output_new(0, ...)`) holds what its callback would have set, and `rc` what it
+ * would have returned (0, or non-zero with `ksasl_host_output_set_error` for a failure). The
+ * answer's content is taken. Outputs and errors as `ksasl_client_conn_handle_frame`; write
+ * `ksasl_client_conn_transmit` afterwards. Without pending work (`KSASL_WRONG_STATE`), with a
+ * NULL or server answer, nothing changes.
+ */
+ksasl_result ksasl_client_conn_resume(ksasl_client_conn *c,
+                                      ksasl_host_output *answer,
+                                      int rc,
+                                      int64_t now_ms,
+                                      ksasl_client_event *event,
+                                      const uint8_t **app_frame,
+                                      size_t *app_len);
+
+/**
  * Reports that the broker closed the connection; returns the error to report.
  */
 ksasl_result ksasl_client_conn_closed(ksasl_client_conn *c, int64_t now_ms);
@@ -754,6 +796,30 @@ ksasl_result ksasl_server_conn_handle_frame(ksasl_server_conn *c,
                                             int64_t *deadline_ms);
 
 /**
+ * After `KSASL_SERVER_ACTION_PENDING`: the work pointer the mechanism gave
+ * `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
+ */
+void *ksasl_server_conn_pending_work(const ksasl_server_conn *c);
+
+/**
+ * Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer: `answer`
+ * (from `ksasl_host_output_new(1, ...)`) holds what its step callback would have set, and
+ * `rc` what it would have returned. The answer's content is taken. Outputs as
+ * `ksasl_server_conn_handle_frame`: a failed answer fails the exchange as a failed callback
+ * does (`KSASL_SERVER_ACTION_FAIL_AT` with Kafka's response). Without pending work
+ * (`KSASL_WRONG_STATE`), with a NULL or client answer, an error is returned and nothing
+ * changes.
+ */
+ksasl_result ksasl_server_conn_resume(ksasl_server_conn *c,
+                                      ksasl_host_output *answer,
+                                      int rc,
+                                      int64_t now_ms,
+                                      ksasl_server_action *action,
+                                      const uint8_t **out,
+                                      size_t *out_len,
+                                      int64_t *deadline_ms);
+
+/**
  * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`).
  */
 ksasl_result ksasl_server_conn_credential_request(ksasl_server_conn *c,
@@ -821,7 +887,8 @@ const char *ksasl_client_last_error(const ksasl_client *c);
 /**
  * Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
  * the next call on `c`; `*out` is NULL when there is nothing to send); `*done` is 1 when the
- * client side is complete (the server's verdict is still to come).
+ * client side is complete (the server's verdict is still to come). No message with `*done` 0
+ * means a host mechanism answers later: see `ksasl_client_pending_work`.
  */
 ksasl_result ksasl_client_start(ksasl_client *c,
                                 int64_t now_ms,
@@ -839,6 +906,26 @@ ksasl_result ksasl_client_step(ksasl_client *c,
                                const uint8_t **out,
                                size_t *out_len,
                                int *done);
+
+/**
+ * After a start or step that gave no message and `*done` 0: the mechanism answers later
+ * (`ksasl_host_output_set_pending`), and this is the work pointer it gave (NULL if it gave
+ * NULL, or when nothing is pending).
+ */
+void *ksasl_client_pending_work(const ksasl_client *c);
+
+/**
+ * Continues a pending start or step with the mechanism's late answer (`answer` from
+ * `ksasl_host_output_new(0, ...)`, its content taken; `rc` as the callback would have
+ * returned); outputs as `ksasl_client_start`. Without pending work (`KSASL_WRONG_STATE`), with
+ * a NULL or server answer, nothing changes.
+ */
+ksasl_result ksasl_client_resume(ksasl_client *c,
+                                 ksasl_host_output *answer,
+                                 int rc,
+                                 const uint8_t **out,
+                                 size_t *out_len,
+                                 int *done);
 
 /**
  * Reports that the server failed the exchange (with its message, or NULL). Returns the
@@ -883,6 +970,26 @@ ksasl_result ksasl_server_step(ksasl_server *s,
                                size_t *out_len);
 
 /**
+ * After `KSASL_SERVER_PENDING`: the work pointer the mechanism gave
+ * `ksasl_host_output_set_pending` (NULL if it gave NULL, or when nothing is pending).
+ */
+void *ksasl_server_pending_work(const ksasl_server *s);
+
+/**
+ * Continues after `KSASL_SERVER_PENDING` with the mechanism's late answer (`answer` from
+ * `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the step callback would have
+ * returned); outputs as `ksasl_server_step`. Without pending work (`KSASL_WRONG_STATE`), with
+ * a NULL or client answer, nothing changes.
+ */
+ksasl_result ksasl_server_resume(ksasl_server *s,
+                                 ksasl_host_output *answer,
+                                 int rc,
+                                 int64_t now_ms,
+                                 ksasl_server_status *status,
+                                 const uint8_t **out,
+                                 size_t *out_len);
+
+/**
  * The pending credential request (after `KSASL_SERVER_NEED_CREDENTIAL`): mechanism,
  * username (borrowed) and whether it is a delegation-token login.
  */
@@ -918,6 +1025,21 @@ ksasl_result ksasl_server_outcome(ksasl_server *s,
                                   int *token_authenticated);
 
 /**
+ * Creates an output for a late answer: the host writes into it with the
+ * `ksasl_host_output_set_*` functions (any thread, no connection needed) and hands it to
+ * `ksasl_client_conn_resume`, `ksasl_server_conn_resume`, `ksasl_client_resume` or
+ * `ksasl_server_resume`, which take its content and leave it empty for reuse. `for_server` is
+ * 1 for a server mechanism's answer, 0 for a client's. Free it with `ksasl_host_output_free`.
+ */
+ksasl_result ksasl_host_output_new(int for_server, ksasl_host_output **out);
+
+/**
+ * Frees an output made by `ksasl_host_output_new` (NULL is a no-op). Never pass the output a
+ * callback received.
+ */
+void ksasl_host_output_free(ksasl_host_output *out);
+
+/**
  * Sets the message to send: the client's next message, or the server's challenge (or its
  * last message, when followed by `ksasl_host_output_set_authenticated`). `message` may be
  * NULL when `len` is 0 (an empty message). Once per callback, before the answer is completed.
@@ -943,6 +1065,17 @@ ksasl_result ksasl_host_output_set_done(ksasl_host_output *out);
 ksasl_result ksasl_host_output_set_authenticated(ksasl_host_output *out,
                                                  const char *authorization_id,
                                                  int64_t credential_expiry_ms);
+
+/**
+ * Says that the answer comes later (the mechanism started work that finishes outside the
+ * callback: a request to a signer, a job on a worker thread). `work` is the host's own pointer
+ * (may be NULL), given back by the `*_pending_work` functions. The driver then reports
+ * `KSASL_CLIENT_PENDING` / `KSASL_SERVER_ACTION_PENDING` (exchanges: see
+ * `ksasl_client_pending_work`, `KSASL_SERVER_PENDING`), and the host continues with a
+ * `*_resume` function and the answer in an output from `ksasl_host_output_new`. Nothing else
+ * may be set in the same callback.
+ */
+ksasl_result ksasl_host_output_set_pending(ksasl_host_output *out, void *work);
 
 /**
  * Fails the step with `message` (a NUL-terminated text, kept in the error the library reports

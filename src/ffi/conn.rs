@@ -1,13 +1,14 @@
 //! Kafka connection drivers and their configurations.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
+use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use crate::mech::CredentialRequest;
+use crate::mech::{CredentialRequest, HostWork};
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
 
 /// Configuration of client connections (shared by the connections made from it).
@@ -165,6 +166,8 @@ pub struct ksasl_client_conn {
     out: Vec<u8>,
     app: Vec<u8>,
     err: LastError,
+    /// The mechanism's work while its answer is pending.
+    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_client_conn {
@@ -187,6 +190,7 @@ pub extern "C" fn ksasl_client_conn_new(
             out: Vec::new(),
             app: Vec::new(),
             err: LastError::default(),
+            work: None,
         })
     })
 }
@@ -238,6 +242,43 @@ pub const KSASL_CLIENT_AUTHENTICATED: ksasl_client_event = 2;
 pub const KSASL_CLIENT_REAUTHENTICATED: ksasl_client_event = 3;
 /// A re-authentication failed; the old session holds (retry policy).
 pub const KSASL_CLIENT_REAUTH_FAILED: ksasl_client_event = 4;
+/// A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
+/// (`ksasl_client_conn_pending_work`) and continue with `ksasl_client_conn_resume`.
+pub const KSASL_CLIENT_PENDING: ksasl_client_event = 5;
+
+/// Reports a client event through the out-parameters.
+fn client_event(
+    c: &mut ksasl_client_conn,
+    ev: ClientEvent,
+    event: *mut ksasl_client_event,
+    app_frame: *mut *const u8,
+    app_len: *mut usize,
+) -> Result<(), Error> {
+    let ev = match ev {
+        ClientEvent::Continue => KSASL_CLIENT_CONTINUE,
+        ClientEvent::Application(b) => {
+            need(app_frame, "app_frame")?;
+            need(app_len, "app_len")?;
+            c.app = b;
+            put(app_frame, c.app.as_ptr());
+            put(app_len, c.app.len());
+            KSASL_CLIENT_APPLICATION
+        }
+        ClientEvent::Authenticated(_) => KSASL_CLIENT_AUTHENTICATED,
+        ClientEvent::Reauthenticated(_) => KSASL_CLIENT_REAUTHENTICATED,
+        ClientEvent::ReauthenticationFailed { error, .. } => {
+            c.err.set(&error);
+            KSASL_CLIENT_REAUTH_FAILED
+        }
+        ClientEvent::Pending(w) => {
+            c.work = Some(w);
+            KSASL_CLIENT_PENDING
+        }
+        ClientEvent::Failed(e) => return Err(e),
+    };
+    put(event, ev);
+    Ok(())
+}
 
 /// Handles one received frame (without its length prefix). On success `*event` says what it
 /// was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
@@ -255,37 +296,44 @@ pub extern "C" fn ksasl_client_conn_handle_frame(
     with(c, |c| {
         need(event, "event")?;
         let f = bytes(frame, frame_len, "frame")?;
-        let ev = match c.inner.handle_frame(f, now_ms) {
-            ClientEvent::Continue => KSASL_CLIENT_CONTINUE,
-            ClientEvent::Application(b) => {
-                need(app_frame, "app_frame")?;
-                need(app_len, "app_len")?;
-                c.app = b;
-                put(app_frame, c.app.as_ptr());
-                put(app_len, c.app.len());
-                KSASL_CLIENT_APPLICATION
-            }
-            ClientEvent::Authenticated(_) => KSASL_CLIENT_AUTHENTICATED,
-            ClientEvent::Reauthenticated(_) => KSASL_CLIENT_REAUTHENTICATED,
-            ClientEvent::ReauthenticationFailed { error, .. } => {
-                c.err.set(&error);
-                KSASL_CLIENT_REAUTH_FAILED
-            }
-            ClientEvent::Failed(e) => return Err(e),
-            ClientEvent::Pending(_) => return Err(c_cannot_resume()),
-        };
-        put(event, ev);
-        Ok(())
+        let ev = c.inner.handle_frame(f, now_ms);
+        client_event(c, ev, event, app_frame, app_len)
     })
 }
 
-/// C host mechanisms answer within their callbacks, so a pending step cannot come through
-/// this ABI.
-pub(crate) fn c_cannot_resume() -> Error {
-    Error::new(
-        ErrorCode::Internal,
-        "a mechanism answered later, which the C ABI cannot resume",
-    )
+/// After `KSASL_CLIENT_PENDING`: the work pointer the mechanism gave
+/// `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_pending_work(c: *const ksasl_client_conn) -> *mut c_void {
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+}
+
+/// Continues after `KSASL_CLIENT_PENDING` with the mechanism's late answer: `answer` (from
+/// `ksasl_host_output_new(0, ...)`) holds what its callback would have set, and `rc` what it
+/// would have returned (0, or non-zero with `ksasl_host_output_set_error` for a failure). The
+/// answer's content is taken. Outputs and errors as `ksasl_client_conn_handle_frame`; write
+/// `ksasl_client_conn_transmit` afterwards. Without pending work (`KSASL_WRONG_STATE`), with a
+/// NULL or server answer, nothing changes.
+#[no_mangle]
+pub extern "C" fn ksasl_client_conn_resume(
+    c: *mut ksasl_client_conn,
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    now_ms: i64,
+    event: *mut ksasl_client_event,
+    app_frame: *mut *const u8,
+    app_len: *mut usize,
+) -> ksasl_result {
+    with(c, |c| {
+        need(event, "event")?;
+        let work = c.work.as_ref().ok_or_else(|| {
+            Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
+        })?;
+        let step = late_client_step(answer, rc, work)?;
+        c.work = None;
+        let ev = c.inner.resume(step, now_ms);
+        client_event(c, ev, event, app_frame, app_len)
+    })
 }
 
 /// Reports that the broker closed the connection; returns the error to report.
@@ -518,6 +566,9 @@ pub const KSASL_SERVER_ACTION_REAUTH_FAILED: ksasl_server_action = 4;
 pub const KSASL_SERVER_ACTION_FAIL_AT: ksasl_server_action = 5;
 /// Close now, writing nothing.
 pub const KSASL_SERVER_ACTION_CLOSE_NOW: ksasl_server_action = 6;
+/// A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
+/// (`ksasl_server_conn_pending_work`) and continue with `ksasl_server_conn_resume`.
+pub const KSASL_SERVER_ACTION_PENDING: ksasl_server_action = 7;
 
 /// The per-request gate's verdicts.
 pub type ksasl_gate = u32;
@@ -536,6 +587,8 @@ pub struct ksasl_server_conn {
     principal: CString,
     mechanism: CString,
     err: LastError,
+    /// The mechanism's work while its answer is pending.
+    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_server_conn {
@@ -560,6 +613,7 @@ pub extern "C" fn ksasl_server_conn_new(
             principal: CString::default(),
             mechanism: CString::default(),
             err: LastError::default(),
+            work: None,
         })
     })
 }
@@ -613,9 +667,9 @@ fn server_output(
             c.err.set(&e);
             (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
         }
-        ServerStatus::Pending(_) => {
-            c.err.set(&c_cannot_resume());
-            (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
+        ServerStatus::Pending(w) => {
+            c.work = Some(w);
+            (KSASL_SERVER_ACTION_PENDING, -1)
         }
     };
     put(action, a);
@@ -644,6 +698,46 @@ pub extern "C" fn ksasl_server_conn_handle_frame(
         need(out_len, "out_len")?;
         let f = bytes(frame, frame_len, "frame")?;
         let o = c.inner.handle_frame(f, now_ms);
+        server_output(c, o, action, out, out_len, deadline_ms);
+        Ok(())
+    })
+}
+
+/// After `KSASL_SERVER_ACTION_PENDING`: the work pointer the mechanism gave
+/// `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_pending_work(c: *const ksasl_server_conn) -> *mut c_void {
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+}
+
+/// Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer: `answer`
+/// (from `ksasl_host_output_new(1, ...)`) holds what its step callback would have set, and
+/// `rc` what it would have returned. The answer's content is taken. Outputs as
+/// `ksasl_server_conn_handle_frame`: a failed answer fails the exchange as a failed callback
+/// does (`KSASL_SERVER_ACTION_FAIL_AT` with Kafka's response). Without pending work
+/// (`KSASL_WRONG_STATE`), with a NULL or client answer, an error is returned and nothing
+/// changes.
+#[no_mangle]
+pub extern "C" fn ksasl_server_conn_resume(
+    c: *mut ksasl_server_conn,
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    now_ms: i64,
+    action: *mut ksasl_server_action,
+    out: *mut *const u8,
+    out_len: *mut usize,
+    deadline_ms: *mut i64,
+) -> ksasl_result {
+    with(c, |c| {
+        need(action, "action")?;
+        need(out, "out")?;
+        need(out_len, "out_len")?;
+        let work = c.work.as_ref().ok_or_else(|| {
+            Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
+        })?;
+        let step = late_server_step(answer, rc, work)?;
+        c.work = None;
+        let o = c.inner.resume(step, now_ms);
         server_output(c, o, action, out, out_len, deadline_ms);
         Ok(())
     })

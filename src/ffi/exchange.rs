@@ -1,11 +1,12 @@
 //! One SASL exchange on either side, outside Kafka framing.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 
+use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
-    AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator,
+    AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, HostWork, ServerAuthenticator,
     ServerStep,
 };
 
@@ -14,6 +15,8 @@ pub struct ksasl_client {
     inner: ClientAuthenticator,
     out: Vec<u8>,
     err: LastError,
+    /// The mechanism's work while its answer is pending.
+    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_client {
@@ -37,6 +40,7 @@ pub extern "C" fn ksasl_client_new(
             inner,
             out: Vec::new(),
             err: LastError::default(),
+            work: None,
         })
     })
 }
@@ -63,7 +67,10 @@ fn client_out(
     let (bytes, is_done) = match step {
         ClientStep::Send(b) => (Some(b), false),
         ClientStep::Done(b) => (b, true),
-        ClientStep::Pending(_) => return Err(super::conn::c_cannot_resume()),
+        ClientStep::Pending(w) => {
+            c.work = Some(w);
+            (None, false)
+        }
     };
     match bytes {
         Some(b) => {
@@ -82,7 +89,8 @@ fn client_out(
 
 /// Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
 /// the next call on `c`; `*out` is NULL when there is nothing to send); `*done` is 1 when the
-/// client side is complete (the server's verdict is still to come).
+/// client side is complete (the server's verdict is still to come). No message with `*done` 0
+/// means a host mechanism answers later: see `ksasl_client_pending_work`.
 #[no_mangle]
 pub extern "C" fn ksasl_client_start(
     c: *mut ksasl_client,
@@ -121,6 +129,44 @@ pub extern "C" fn ksasl_client_step(
     })
 }
 
+/// After a start or step that gave no message and `*done` 0: the mechanism answers later
+/// (`ksasl_host_output_set_pending`), and this is the work pointer it gave (NULL if it gave
+/// NULL, or when nothing is pending).
+#[no_mangle]
+pub extern "C" fn ksasl_client_pending_work(c: *const ksasl_client) -> *mut c_void {
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+}
+
+/// Continues a pending start or step with the mechanism's late answer (`answer` from
+/// `ksasl_host_output_new(0, ...)`, its content taken; `rc` as the callback would have
+/// returned); outputs as `ksasl_client_start`. Without pending work (`KSASL_WRONG_STATE`), with
+/// a NULL or server answer, nothing changes.
+#[no_mangle]
+pub extern "C" fn ksasl_client_resume(
+    c: *mut ksasl_client,
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    out: *mut *const u8,
+    out_len: *mut usize,
+    done: *mut c_int,
+) -> ksasl_result {
+    with(c, |c| {
+        need(out, "out")?;
+        need(out_len, "out_len")?;
+        need(done, "done")?;
+        let work = c.work.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::WrongState,
+                "the mechanism has no pending work to resume",
+            )
+        })?;
+        let step = late_client_step(answer, rc, work)?;
+        c.work = None;
+        let step = c.inner.resume(step)?;
+        client_out(c, step, out, out_len, done)
+    })
+}
+
 /// Reports that the server failed the exchange (with its message, or NULL). Returns the
 /// resulting error code; the detail is in `ksasl_client_last_error`.
 #[no_mangle]
@@ -143,6 +189,9 @@ pub const KSASL_SERVER_CHALLENGE: ksasl_server_status = 1;
 pub const KSASL_SERVER_NEED_CREDENTIAL: ksasl_server_status = 2;
 /// The client is authenticated; send the output (if any) as the last message.
 pub const KSASL_SERVER_DONE: ksasl_server_status = 3;
+/// A host mechanism answers later: see `ksasl_server_pending_work`, continue with
+/// `ksasl_server_resume`.
+pub const KSASL_SERVER_PENDING: ksasl_server_status = 4;
 
 /// A server exchange for one mechanism.
 pub struct ksasl_server {
@@ -152,6 +201,8 @@ pub struct ksasl_server {
     outcome: Option<(AuthOutcome, CString, CString, CString)>,
     client_text: CString,
     err: LastError,
+    /// The mechanism's work while its answer is pending.
+    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_server {
@@ -179,6 +230,7 @@ pub extern "C" fn ksasl_server_new(
             outcome: None,
             client_text: CString::default(),
             err: LastError::default(),
+            work: None,
         })
     })
 }
@@ -230,7 +282,10 @@ fn server_out(
             s.outcome = Some((outcome, p, n, m));
             (KSASL_SERVER_DONE, message)
         }
-        ServerStep::Pending(_) => return Err(super::conn::c_cannot_resume()),
+        ServerStep::Pending(w) => {
+            s.work = Some(w);
+            (KSASL_SERVER_PENDING, None)
+        }
     };
     match bytes {
         Some(b) => {
@@ -265,6 +320,44 @@ pub extern "C" fn ksasl_server_step(
         need(out_len, "out_len")?;
         let msg = bytes(response, response_len, "response")?;
         let r = s.inner.step(msg, now_ms);
+        server_out(s, r, status, out, out_len)
+    })
+}
+
+/// After `KSASL_SERVER_PENDING`: the work pointer the mechanism gave
+/// `ksasl_host_output_set_pending` (NULL if it gave NULL, or when nothing is pending).
+#[no_mangle]
+pub extern "C" fn ksasl_server_pending_work(s: *const ksasl_server) -> *mut c_void {
+    unsafe { s.as_ref() }.map_or(std::ptr::null_mut(), |s| work_pointer(s.work.as_ref()))
+}
+
+/// Continues after `KSASL_SERVER_PENDING` with the mechanism's late answer (`answer` from
+/// `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the step callback would have
+/// returned); outputs as `ksasl_server_step`. Without pending work (`KSASL_WRONG_STATE`), with
+/// a NULL or client answer, nothing changes.
+#[no_mangle]
+pub extern "C" fn ksasl_server_resume(
+    s: *mut ksasl_server,
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    now_ms: i64,
+    status: *mut ksasl_server_status,
+    out: *mut *const u8,
+    out_len: *mut usize,
+) -> ksasl_result {
+    with(s, |s| {
+        need(status, "status")?;
+        need(out, "out")?;
+        need(out_len, "out_len")?;
+        let work = s.work.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::WrongState,
+                "the mechanism has no pending work to resume",
+            )
+        })?;
+        let step = late_server_step(answer, rc, work)?;
+        s.work = None;
+        let r = s.inner.resume(step, now_ms);
         server_out(s, r, status, out, out_len)
     })
 }

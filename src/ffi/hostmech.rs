@@ -13,7 +13,8 @@ use std::sync::Arc;
 use super::objects::ksasl_registry;
 use super::*;
 use crate::mech::{
-    printable, Authenticated, ClientMechanism, ClientStep, MechServerStep, ServerMechanism,
+    printable, Authenticated, ClientMechanism, ClientStep, HostWork, MechServerStep,
+    ServerMechanism,
 };
 
 const KSASL_HOST_MECHANISM_FAILED: ksasl_result = ErrorCode::HostMechanismFailed as ksasl_result;
@@ -26,12 +27,16 @@ const KSASL_HOST_MECHANISM_FAILED: ksasl_result = ErrorCode::HostMechanismFailed
 /// or authenticates the client (`ksasl_host_output_set_authenticated`, optionally after a last
 /// message). A failure is reported with `ksasl_host_output_set_error` and a non-zero return.
 /// The message, if any, comes first: `set_done` and `set_authenticated` complete the answer,
-/// and nothing may be set after them.
+/// and nothing may be set after them. Instead of answering, a callback may say that the answer
+/// comes later (`ksasl_host_output_set_pending`); the host then gives it, in an output of its
+/// own (`ksasl_host_output_new`), to the connection's or exchange's `resume` function.
 pub struct ksasl_host_output {
     server: bool,
     message: Option<Vec<u8>>,
     done: bool,
     authenticated: Option<Authenticated>,
+    /// The host's work pointer, when the answer comes later.
+    pending: Option<usize>,
     error: Option<String>,
     /// The first wrong use of the setters; it fails the step whatever the callback returns.
     violation: Option<String>,
@@ -44,13 +49,14 @@ impl ksasl_host_output {
             message: None,
             done: false,
             authenticated: None,
+            pending: None,
             error: None,
             violation: None,
         }
     }
 
     fn completed(&self) -> bool {
-        self.done || self.authenticated.is_some()
+        self.done || self.authenticated.is_some() || self.pending.is_some()
     }
 
     /// Records a wrong use (the first one is kept) and returns `code`.
@@ -63,6 +69,12 @@ impl ksasl_host_output {
 
     /// The wrong use of calling `setter` after the answer was completed or failed, if it is.
     fn closed(&mut self, setter: &str) -> Option<ksasl_result> {
+        if self.pending.is_some() {
+            return Some(self.misuse(
+                KSASL_HOST_MECHANISM_FAILED,
+                format!("answered after saying the answer comes later ({setter} after ksasl_host_output_set_pending)"),
+            ));
+        }
         if self.completed() {
             let by = if self.server {
                 "ksasl_host_output_set_authenticated"
@@ -88,7 +100,7 @@ impl ksasl_host_output {
         let fail = |what: String| {
             Error::new(
                 ErrorCode::HostMechanismFailed,
-                format!("the {mechanism} mechanism's {callback} callback {what}"),
+                format!("the {mechanism} mechanism's {callback} {what}"),
             )
         };
         if let Some(e) = self.error {
@@ -107,7 +119,47 @@ impl ksasl_host_output {
             message: self.message,
             done: self.done,
             authenticated: self.authenticated,
+            pending: self.pending,
         })
+    }
+
+    /// A client callback's answer as a step.
+    fn client_step(self, mechanism: &str, callback: &str, rc: c_int) -> Result<ClientStep, Error> {
+        let a = self.finish(mechanism, callback, rc)?;
+        if let Some(work) = a.pending {
+            return Ok(ClientStep::Pending(c_work(mechanism, work)));
+        }
+        match (a.message, a.done) {
+            (m, true) => Ok(ClientStep::Done(m)),
+            (Some(m), false) => Ok(ClientStep::Send(m)),
+            (None, false) => Err(Error::new(
+                ErrorCode::HostMechanismFailed,
+                format!("the {mechanism} mechanism's {callback} set no message before it was done"),
+            )),
+        }
+    }
+
+    /// A server callback's answer as a step.
+    fn server_step(
+        self,
+        mechanism: &str,
+        callback: &str,
+        rc: c_int,
+    ) -> Result<MechServerStep, Error> {
+        let a = self.finish(mechanism, callback, rc)?;
+        if let Some(work) = a.pending {
+            return Ok(MechServerStep::Pending(c_work(mechanism, work)));
+        }
+        match (a.message, a.authenticated) {
+            (m, Some(who)) => Ok(MechServerStep::Done(m, who)),
+            (Some(m), None) => Ok(MechServerStep::Challenge(m)),
+            (None, None) => Err(Error::new(
+                ErrorCode::HostMechanismFailed,
+                format!(
+                    "the {mechanism} mechanism's {callback} set neither a challenge nor an authenticated client"
+                ),
+            )),
+        }
     }
 }
 
@@ -115,6 +167,100 @@ struct Answer {
     message: Option<Vec<u8>>,
     done: bool,
     authenticated: Option<Authenticated>,
+    pending: Option<usize>,
+}
+
+/// The pending work of a C mechanism: the host's pointer (kept as an address) and the
+/// mechanism's name for the messages of the late answer.
+struct CWork {
+    mechanism: String,
+    work: usize,
+}
+
+fn c_work(mechanism: &str, work: usize) -> HostWork {
+    HostWork::new(CWork {
+        mechanism: mechanism.to_string(),
+        work,
+    })
+}
+
+/// The host's pointer of a pending step (NULL if the host gave NULL or the work is not a C
+/// mechanism's).
+pub(crate) fn work_pointer(work: Option<&HostWork>) -> *mut c_void {
+    work.and_then(|w| w.downcast_ref::<CWork>())
+        .map_or(std::ptr::null_mut(), |w| w.work as *mut c_void)
+}
+
+/// Takes the late answer the host wrote into `answer` for the pending `work`. The outer error
+/// is a misuse (nothing changes); the inner result is the mechanism's step or its failure.
+/// The output is emptied, ready to be reused or freed.
+fn take_late_answer(
+    answer: *mut ksasl_host_output,
+    server: bool,
+    work: &HostWork,
+) -> Result<(ksasl_host_output, String), Error> {
+    let a = unsafe { answer.as_mut() }
+        .ok_or_else(|| Error::new(ErrorCode::NullArgument, "answer must not be NULL"))?;
+    if a.server != server {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            if server {
+                "the answer was made for a client mechanism (ksasl_host_output_new with for_server 0)"
+            } else {
+                "the answer was made for a server mechanism (ksasl_host_output_new with for_server 1)"
+            },
+        ));
+    }
+    let name = work
+        .downcast_ref::<CWork>()
+        .map(|w| w.mechanism.clone())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::WrongState,
+                "the pending work is not a C mechanism's",
+            )
+        })?;
+    Ok((std::mem::replace(a, ksasl_host_output::new(server)), name))
+}
+
+/// The late answer of a client mechanism, for `resume`.
+pub(crate) fn late_client_step(
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    work: &HostWork,
+) -> Result<Result<ClientStep, Error>, Error> {
+    let (a, name) = take_late_answer(answer, false, work)?;
+    Ok(a.client_step(&name, "late answer", rc))
+}
+
+/// The late answer of a server mechanism, for `resume`.
+pub(crate) fn late_server_step(
+    answer: *mut ksasl_host_output,
+    rc: c_int,
+    work: &HostWork,
+) -> Result<Result<MechServerStep, Error>, Error> {
+    let (a, name) = take_late_answer(answer, true, work)?;
+    Ok(a.server_step(&name, "late answer", rc))
+}
+
+/// Creates an output for a late answer: the host writes into it with the
+/// `ksasl_host_output_set_*` functions (any thread, no connection needed) and hands it to
+/// `ksasl_client_conn_resume`, `ksasl_server_conn_resume`, `ksasl_client_resume` or
+/// `ksasl_server_resume`, which take its content and leave it empty for reuse. `for_server` is
+/// 1 for a server mechanism's answer, 0 for a client's. Free it with `ksasl_host_output_free`.
+#[no_mangle]
+pub extern "C" fn ksasl_host_output_new(
+    for_server: c_int,
+    out: *mut *mut ksasl_host_output,
+) -> ksasl_result {
+    construct(out, || Ok(ksasl_host_output::new(for_server != 0)))
+}
+
+/// Frees an output made by `ksasl_host_output_new` (NULL is a no-op). Never pass the output a
+/// callback received.
+#[no_mangle]
+pub extern "C" fn ksasl_host_output_free(out: *mut ksasl_host_output) {
+    free(out)
 }
 
 fn output<'a>(out: *mut ksasl_host_output) -> Option<&'a mut ksasl_host_output> {
@@ -213,6 +359,34 @@ pub extern "C" fn ksasl_host_output_set_authenticated(
     let mut who = Authenticated::new(id);
     who.credential_expiry_ms = (credential_expiry_ms >= 0).then_some(credential_expiry_ms);
     o.authenticated = Some(who);
+    KSASL_OK
+}
+
+/// Says that the answer comes later (the mechanism started work that finishes outside the
+/// callback: a request to a signer, a job on a worker thread). `work` is the host's own pointer
+/// (may be NULL), given back by the `*_pending_work` functions. The driver then reports
+/// `KSASL_CLIENT_PENDING` / `KSASL_SERVER_ACTION_PENDING` (exchanges: see
+/// `ksasl_client_pending_work`, `KSASL_SERVER_PENDING`), and the host continues with a
+/// `*_resume` function and the answer in an output from `ksasl_host_output_new`. Nothing else
+/// may be set in the same callback.
+#[no_mangle]
+pub extern "C" fn ksasl_host_output_set_pending(
+    out: *mut ksasl_host_output,
+    work: *mut c_void,
+) -> ksasl_result {
+    let Some(o) = output(out) else {
+        return KSASL_NULL_ARGUMENT;
+    };
+    if let Some(code) = o.closed("ksasl_host_output_set_pending") {
+        return code;
+    }
+    if o.message.is_some() {
+        return o.misuse(
+            KSASL_HOST_MECHANISM_FAILED,
+            "set a message and then said the answer comes later",
+        );
+    }
+    o.pending = Some(work as usize);
     KSASL_OK
 }
 
@@ -392,18 +566,7 @@ impl HostClient {
     ) -> Result<ClientStep, Error> {
         let mut out = ksasl_host_output::new(false);
         let rc = call(&mut out);
-        let name = &self.x.shared.name;
-        let a = out.finish(name, callback, rc)?;
-        match (a.message, a.done) {
-            (m, true) => Ok(ClientStep::Done(m)),
-            (Some(m), false) => Ok(ClientStep::Send(m)),
-            (None, false) => Err(Error::new(
-                ErrorCode::HostMechanismFailed,
-                format!(
-                    "the {name} mechanism's {callback} callback set no message before it was done"
-                ),
-            )),
-        }
+        out.client_step(&self.x.shared.name, callback, rc)
     }
 }
 
@@ -414,12 +577,12 @@ impl ClientMechanism for HostClient {
 
     fn start(&mut self, now_ms: i64) -> Result<ClientStep, Error> {
         let (f, p) = (self.start, self.x.ptr);
-        self.answer("start", |out| unsafe { f(p, now_ms, out) })
+        self.answer("start callback", |out| unsafe { f(p, now_ms, out) })
     }
 
     fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep, Error> {
         let (f, p) = (self.step, self.x.ptr);
-        self.answer("step", |out| unsafe {
+        self.answer("step callback", |out| unsafe {
             f(p, challenge.as_ptr(), challenge.len(), now_ms, out)
         })
     }
@@ -439,18 +602,7 @@ impl ServerMechanism for HostServer {
         let (f, p) = (self.step, self.x.ptr);
         let mut out = ksasl_host_output::new(true);
         let rc = unsafe { f(p, response.as_ptr(), response.len(), now_ms, &mut out) };
-        let name = &self.x.shared.name;
-        let a = out.finish(name, "step", rc)?;
-        match (a.message, a.authenticated) {
-            (m, Some(who)) => Ok(MechServerStep::Done(m, who)),
-            (Some(m), None) => Ok(MechServerStep::Challenge(m)),
-            (None, None) => Err(Error::new(
-                ErrorCode::HostMechanismFailed,
-                format!(
-                    "the {name} mechanism's step callback set neither a challenge nor an authenticated client"
-                ),
-            )),
-        }
+        out.server_step(&self.x.shared.name, "step callback", rc)
     }
 }
 

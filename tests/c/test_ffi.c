@@ -323,6 +323,17 @@ static const struct {
     FN(ksasl_host_output_set_error),
     FN(ksasl_registry_add_client_mechanism),
     FN(ksasl_registry_add_server_mechanism),
+    FN(ksasl_host_output_new),
+    FN(ksasl_host_output_free),
+    FN(ksasl_host_output_set_pending),
+    FN(ksasl_client_conn_pending_work),
+    FN(ksasl_client_conn_resume),
+    FN(ksasl_server_conn_pending_work),
+    FN(ksasl_server_conn_resume),
+    FN(ksasl_client_pending_work),
+    FN(ksasl_client_resume),
+    FN(ksasl_server_pending_work),
+    FN(ksasl_server_resume),
 };
 
 int main(void) {

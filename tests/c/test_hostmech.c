@@ -157,8 +157,22 @@ enum fault {
     F_AFTER_THE_END,        /* client: still talking after the server's final message */
 };
 
+/* A call of a deferred mechanism, made later by the test's "host" (see run_job). */
+typedef struct {
+    int kind; /* JOB_START, JOB_CLIENT_STEP, JOB_SERVER_STEP */
+    void *exchange;
+    uint8_t in[64];
+    size_t len;
+    int64_t now;
+    int again; /* late_twice: answered later once more already */
+} job;
+
+enum { JOB_START = 1, JOB_CLIENT_STEP, JOB_SERVER_STEP };
+
 /* The userdata of one registered mechanism (either side). */
 typedef struct {
+    job job;       /* the pending call of a deferred mechanism */
+    int pendings;  /* calls answered later */
     int frees;     /* free_userdata calls */
     int exchanges; /* new_exchange calls that made an exchange */
     int disposes;  /* dispose calls */
@@ -355,6 +369,55 @@ static const ksasl_client_mechanism_vtable CLIENT_VT = {new_exchange, client_sta
                                                        dispose};
 static const ksasl_server_mechanism_vtable SERVER_VT = {new_exchange, server_step, dispose};
 
+/* ---- the same mechanism, answering later ---- */
+
+/* Records the call as the mechanism's pending job and says the answer comes later. */
+static int defer(void *exchange, int kind, const uint8_t *in, size_t len, int64_t now,
+                 ksasl_host_output *out) {
+    mech *m = ((exch *)exchange)->m;
+    CHECK(len <= sizeof m->job.in);
+    m->job.kind = kind;
+    m->job.exchange = exchange;
+    m->job.len = len;
+    m->job.now = now;
+    if (len > 0) {
+        memcpy(m->job.in, in, len);
+    }
+    m->pendings++;
+    return (int)ksasl_host_output_set_pending(out, &m->job);
+}
+
+static int dclient_start(void *exchange, int64_t now_ms, ksasl_host_output *out) {
+    return defer(exchange, JOB_START, NULL, 0, now_ms, out);
+}
+
+static int dclient_step(void *exchange, const uint8_t *challenge, size_t len, int64_t now_ms,
+                        ksasl_host_output *out) {
+    return defer(exchange, JOB_CLIENT_STEP, challenge, len, now_ms, out);
+}
+
+static int dserver_step(void *exchange, const uint8_t *response, size_t len, int64_t now_ms,
+                        ksasl_host_output *out) {
+    return defer(exchange, JOB_SERVER_STEP, response, len, now_ms, out);
+}
+
+/* The host finishes a job: the real callback, answering into an output of the host's. */
+static int run_job(job *j, ksasl_host_output *answer) {
+    switch (j->kind) {
+    case JOB_START:
+        return client_start(j->exchange, j->now, answer);
+    case JOB_CLIENT_STEP:
+        return client_step(j->exchange, j->in, j->len, j->now, answer);
+    default:
+        return server_step(j->exchange, j->in, j->len, j->now, answer);
+    }
+}
+
+static const ksasl_client_mechanism_vtable DEFERRED_CLIENT_VT = {new_exchange, dclient_start,
+                                                                dclient_step, dispose};
+static const ksasl_server_mechanism_vtable DEFERRED_SERVER_VT = {new_exchange, dserver_step,
+                                                                dispose};
+
 static void mech_init(mech *m, const char *user, const char *key) {
     memset(m, 0, sizeof *m);
     snprintf(m->user, sizeof m->user, "%s", user);
@@ -380,6 +443,13 @@ typedef struct {
     char server_error[512];
     int closed;
     int illegal_state_answers; /* SaslAuthenticate requests after the end, refused */
+    /* Deferred mechanisms: the work handed out, finished at the start of the next round. */
+    job *client_work, *server_work;
+    int client_pending, server_pending;
+    ksasl_host_output *client_answer, *server_answer;
+    /* How the late answers are made: by the mechanism's own callback (NULL), or by this. */
+    int (*late_client)(job *j, ksasl_host_output *answer);
+    int (*late_server)(job *j, ksasl_host_output *answer);
 } hpair;
 
 static int16_t rd16(const uint8_t *p) { return (int16_t)(((unsigned)p[0] << 8) | p[1]); }
@@ -395,14 +465,39 @@ static void hpair_init(hpair *p, const ksasl_client_config *cc, const ksasl_serv
     memset(p, 0, sizeof *p);
     CHECK_OK(ksasl_client_conn_new(cc, &p->client));
     CHECK_OK(ksasl_server_conn_new(sc, &p->server));
+    CHECK_OK(ksasl_host_output_new(0, &p->client_answer));
+    CHECK_OK(ksasl_host_output_new(1, &p->server_answer));
 }
 
 static void hpair_free(hpair *p) {
     ksasl_client_conn_free(p->client);
     ksasl_server_conn_free(p->server);
+    ksasl_host_output_free(p->client_answer);
+    ksasl_host_output_free(p->server_answer);
     buf_free(&p->to_server);
     buf_free(&p->to_client);
     buf_free(&p->frame);
+}
+
+/* Records what the client driver said. */
+static void hclient_event(hpair *p, ksasl_result rc, ksasl_client_event ev) {
+    if (rc != KSASL_OK) {
+        p->client_rc = rc;
+        p->closed = 1;
+        return;
+    }
+    if (ev == KSASL_CLIENT_AUTHENTICATED) {
+        p->authenticated++;
+    } else if (ev == KSASL_CLIENT_REAUTHENTICATED) {
+        p->reauthenticated++;
+    } else if (ev == KSASL_CLIENT_PENDING) {
+        CHECK(p->client_work == NULL);
+        p->client_work = ksasl_client_conn_pending_work(p->client);
+        CHECK(p->client_work != NULL);
+        p->client_pending++;
+    } else {
+        CHECK_INT(ev, KSASL_CLIENT_CONTINUE);
+    }
 }
 
 static void hclient_read(hpair *p, int64_t now) {
@@ -412,18 +507,7 @@ static void hclient_read(hpair *p, int64_t now) {
         size_t app_len = 0;
         ksasl_result rc = ksasl_client_conn_handle_frame(p->client, p->frame.data, p->frame.len,
                                                          now, &ev, &app, &app_len);
-        if (rc != KSASL_OK) {
-            p->client_rc = rc;
-            p->closed = 1;
-            return;
-        }
-        if (ev == KSASL_CLIENT_AUTHENTICATED) {
-            p->authenticated++;
-        } else if (ev == KSASL_CLIENT_REAUTHENTICATED) {
-            p->reauthenticated++;
-        } else {
-            CHECK_INT(ev, KSASL_CLIENT_CONTINUE);
-        }
+        hclient_event(p, rc, ev);
     }
 }
 
@@ -460,6 +544,10 @@ static void illegal_state_response(hpair *p, const uint8_t *f) {
     buf_append(&p->to_client, r, n);
 }
 
+static void hserver_action(hpair *p, ksasl_server_action act, const uint8_t *out, size_t len,
+                           int64_t now);
+static int run_job(job *j, ksasl_host_output *answer);
+
 static void hserver_frame(hpair *p, int64_t now) {
     const uint8_t *f = p->frame.data;
     if (ksasl_server_conn_is_ready(p->server)) {
@@ -483,8 +571,20 @@ static void hserver_frame(hpair *p, int64_t now) {
     int64_t dl = -7;
     CHECK_OK(ksasl_server_conn_handle_frame(p->server, p->frame.data, p->frame.len, now, &act,
                                             &out, &len, &dl));
+    hserver_action(p, act, out, len, now);
+}
+
+static void hserver_action(hpair *p, ksasl_server_action act, const uint8_t *out, size_t len,
+                           int64_t now) {
     buf_append(&p->to_client, out, len);
     switch (act) {
+    case KSASL_SERVER_ACTION_PENDING:
+        CHECK(p->server_work == NULL);
+        CHECK_INT(len, 0);
+        p->server_work = ksasl_server_conn_pending_work(p->server);
+        CHECK(p->server_work != NULL);
+        p->server_pending++;
+        break;
     case KSASL_SERVER_ACTION_CONTINUE:
         break;
     case KSASL_SERVER_ACTION_AUTHENTICATED:
@@ -516,6 +616,38 @@ static void hpump(hpair *p, int64_t now) {
         size_t len = 0;
         if (p->closed) {
             return;
+        }
+        /* The work deferred mechanisms handed out last round is finished now. */
+        if (p->server_work != NULL) {
+            job *j = p->server_work;
+            ksasl_server_action act = 99;
+            int64_t dl = -7;
+            int rc = p->late_server ? p->late_server(j, p->server_answer)
+                                    : run_job(j, p->server_answer);
+            p->server_work = NULL;
+            CHECK_OK(ksasl_server_conn_resume(p->server, p->server_answer, rc, now, &act, &out,
+                                              &len, &dl));
+            hserver_action(p, act, out, len, now);
+            moved = 1;
+            if (p->closed) {
+                return;
+            }
+        }
+        if (p->client_work != NULL) {
+            job *j = p->client_work;
+            ksasl_client_event ev = 99;
+            const uint8_t *app = NULL;
+            size_t app_len = 0;
+            int rc = p->late_client ? p->late_client(j, p->client_answer)
+                                    : run_job(j, p->client_answer);
+            p->client_work = NULL;
+            ksasl_result r =
+                ksasl_client_conn_resume(p->client, p->client_answer, rc, now, &ev, &app, &app_len);
+            hclient_event(p, r, ev);
+            moved = 1;
+            if (p->closed) {
+                return;
+            }
         }
         CHECK_OK(ksasl_client_conn_transmit(p->client, &out, &len));
         if (len > 0) {
@@ -1160,6 +1292,428 @@ static void ownership(void) {
     hpair_free(&p);
 }
 
+
+/* ---- mechanisms answering later (ksasl_host_output_set_pending, *_resume) ---- */
+
+static ksasl_server_config *deferred_server_config(mech *sm, int64_t max_reauth_ms) {
+    ksasl_registry *r = NULL;
+    ksasl_store *store = NULL;
+    ksasl_server_config *sc = NULL;
+    CHECK_OK(ksasl_store_new(&store));
+    CHECK_OK(ksasl_store_add_user(store, "bob", "bob-secret", 4096));
+    CHECK_OK(ksasl_registry_new(&r));
+    CHECK_OK(ksasl_registry_add_password_servers(r, store));
+    CHECK_OK(ksasl_registry_add_server_mechanism(r, NAME, &DEFERRED_SERVER_VT, sm, mech_free));
+    ksasl_store_free(store);
+    CHECK_OK(ksasl_server_config_new(r, &sc));
+    ksasl_registry_free(r);
+    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, max_reauth_ms));
+    CHECK_OK(ksasl_server_config_set_failed_auth_delay_ms(sc, 0));
+    return sc;
+}
+
+static ksasl_client_config *deferred_client_config(mech *cm) {
+    ksasl_registry *r = NULL;
+    ksasl_client_config *cc = NULL;
+    CHECK_OK(ksasl_registry_new(&r));
+    CHECK_OK(ksasl_registry_add_client_mechanism(r, NAME, &DEFERRED_CLIENT_VT, cm, mech_free));
+    CHECK_OK(ksasl_client_config_new(r, NAME, &cc));
+    ksasl_registry_free(r);
+    return cc;
+}
+
+static void deferred_authenticates_and_reauthenticates(void) {
+    mech cm, sm;
+    mech_init(&cm, "alice", "alice-key");
+    mech_init(&sm, "", "");
+    ksasl_server_config *sc = deferred_server_config(&sm, 0);
+    ksasl_client_config *cc = deferred_client_config(&cm);
+    hpair p;
+    const char *principal = NULL;
+    int64_t lifetime = -7, expiry = -7;
+    int started = -1;
+
+    hpair_init(&p, cc, sc);
+    CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
+    CHECK(ksasl_server_conn_pending_work(p.server) == NULL);
+    CHECK(ksasl_client_conn_pending_work(NULL) == NULL);
+    CHECK(ksasl_server_conn_pending_work(NULL) == NULL);
+    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    hpump(&p, T0);
+    CHECK_INT(p.client_rc, KSASL_OK);
+    CHECK_INT(p.authenticated, 1);
+    CHECK_INT(p.server_authenticated, 1);
+    /* start, the HMAC and the server's last message; the two server steps. */
+    CHECK_INT(p.client_pending, 3);
+    CHECK_INT(p.server_pending, 2);
+    CHECK(cm.pendings == 3 && cm.calls == 3 && sm.pendings == 2 && sm.calls == 2);
+    /* Once resumed, nothing is pending. */
+    CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
+    CHECK(ksasl_server_conn_pending_work(p.server) == NULL);
+    CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+    CHECK_STR(principal, "User:alice");
+    CHECK_INT(lifetime, 5000);
+    CHECK_INT(expiry, T0 + 5000);
+
+    int64_t due = ksasl_client_conn_next_deadline(p.client);
+    CHECK(due >= T0 + 4250 && due <= T0 + 4750);
+    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, due, &started));
+    CHECK_INT(started, 1);
+    hpump(&p, due);
+    CHECK_INT(p.reauthenticated, 1);
+    CHECK_INT(p.server_reauthenticated, 1);
+    CHECK_INT(p.client_pending, 6);
+    CHECK_INT(p.server_pending, 4);
+    CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+    CHECK_INT(expiry, T0 + 5000);
+    CHECK_INT(lifetime, T0 + 5000 - due);
+    hpair_free(&p);
+    ksasl_client_config_free(cc);
+    ksasl_server_config_free(sc);
+    check_released(&cm);
+    check_released(&sm);
+}
+
+static void deferred_principal_change_is_refused(void) {
+    mech cm, sm;
+    mech_init(&cm, "alice", "alice-key");
+    mech_init(&sm, "", "");
+    ksasl_server_config *sc = deferred_server_config(&sm, 3000);
+    ksasl_client_config *cc = deferred_client_config(&cm);
+    hpair p;
+    int started = -1;
+
+    hpair_init(&p, cc, sc);
+    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    hpump(&p, T0);
+    CHECK_INT(p.authenticated, 1);
+    snprintf(cm.user, sizeof cm.user, "mallory");
+    snprintf(cm.key, sizeof cm.key, "mallory-key");
+    int64_t due = ksasl_client_conn_next_deadline(p.client);
+    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, due, &started));
+    hpump(&p, due);
+    CHECK_INT(p.reauthenticated, 0);
+    CHECK_CONTAINS(ksasl_client_conn_last_error(p.client),
+                   "Cannot change principals during re-authentication from User.alice: "
+                   "User.mallory");
+    CHECK_CONTAINS(p.server_error, "Cannot change principals");
+    hpair_free(&p);
+    ksasl_client_config_free(cc);
+    ksasl_server_config_free(sc);
+    check_released(&cm);
+    check_released(&sm);
+}
+
+/* Late answers that fail. */
+static int late_error(job *j, ksasl_host_output *answer) {
+    (void)j;
+    CHECK_OK(ksasl_host_output_set_error(answer, "directory timeout"));
+    return 1;
+}
+
+static int late_silent_failure(job *j, ksasl_host_output *answer) {
+    (void)j;
+    (void)answer;
+    return 5;
+}
+
+static int late_nothing(job *j, ksasl_host_output *answer) {
+    (void)j;
+    (void)answer;
+    return 0;
+}
+
+/* Answers later once more, then for real. */
+static int late_twice(job *j, ksasl_host_output *answer) {
+    if (!j->again) {
+        j->again = 1;
+        return (int)ksasl_host_output_set_pending(answer, j);
+    }
+    j->again = 0;
+    return run_job(j, answer);
+}
+
+static void late_answers_that_fail(void) {
+    struct {
+        int server; /* which side answers badly */
+        int (*late)(job *, ksasl_host_output *);
+        const char *text;
+    } cases[] = {
+        {1, late_error, "mechanism's late answer failed: directory timeout"},
+        {1, late_silent_failure, "mechanism's late answer returned 5 without an error message"},
+        {1, late_nothing, "late answer set neither a challenge nor an authenticated client"},
+        {0, late_error, "mechanism's late answer failed: directory timeout"},
+        {0, late_nothing, "late answer set no message before it was done"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mech cm, sm;
+        mech_init(&cm, "alice", "alice-key");
+        mech_init(&sm, "", "");
+        ksasl_server_config *sc = deferred_server_config(&sm, 0);
+        ksasl_client_config *cc = deferred_client_config(&cm);
+        hpair p;
+        hpair_init(&p, cc, sc);
+        if (cases[i].server) {
+            p.late_server = cases[i].late;
+        } else {
+            p.late_client = cases[i].late;
+        }
+        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        hpump(&p, T0);
+        CHECK_INT(p.authenticated, 0);
+        CHECK(!ksasl_server_conn_is_ready(p.server));
+        if (cases[i].server) {
+            /* Kafka's failure response after the delay, the host's text only on the server. */
+            CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
+            CHECK_CONTAINS(p.server_error, cases[i].text);
+            CHECK_CONTAINS(p.server_error, "HOST_MECHANISM_FAILED");
+            CHECK_CONTAINS(ksasl_client_conn_last_error(p.client),
+                           "Authentication failed during authentication due to invalid "
+                           "credentials with SASL mechanism " NAME);
+            CHECK(!contains(ksasl_client_conn_last_error(p.client), "directory"));
+        } else {
+            CHECK_INT(p.client_rc, KSASL_HOST_MECHANISM_FAILED);
+            CHECK_CONTAINS(ksasl_client_conn_last_error(p.client), cases[i].text);
+        }
+        /* Failed, not stuck: nothing is pending, a resume is refused. */
+        {
+            ksasl_client_event ev = 99;
+            CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
+            CHECK_RC(ksasl_client_conn_resume(p.client, p.client_answer, 0, T0, &ev, NULL, NULL),
+                     KSASL_WRONG_STATE);
+            CHECK_INT(ev, 99);
+        }
+        hpair_free(&p);
+        ksasl_client_config_free(cc);
+        ksasl_server_config_free(sc);
+        check_released(&cm);
+        check_released(&sm);
+    }
+
+    /* Answering later again from a late answer is allowed: the driver waits once more. */
+    {
+        mech cm, sm;
+        mech_init(&cm, "alice", "alice-key");
+        mech_init(&sm, "", "");
+        ksasl_server_config *sc = deferred_server_config(&sm, 0);
+        ksasl_client_config *cc = deferred_client_config(&cm);
+        hpair p;
+        hpair_init(&p, cc, sc);
+        p.late_server = late_twice;
+        p.late_client = late_twice;
+        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        hpump(&p, T0);
+        CHECK_INT(p.authenticated, 1);
+        CHECK_INT(p.client_pending, 6);
+        CHECK_INT(p.server_pending, 4);
+        hpair_free(&p);
+        ksasl_client_config_free(cc);
+        ksasl_server_config_free(sc);
+        check_released(&cm);
+        check_released(&sm);
+    }
+}
+
+/* Runs the pair until the server's first mechanism step is pending. */
+static void until_server_pending(hpair *p) {
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    CHECK_OK(ksasl_client_conn_start(p->client, T0));
+    for (int i = 0; i < 8 && p->server_pending == 0 && !p->closed; i++) {
+        if (p->client_work != NULL) {
+            ksasl_client_event ev = 99;
+            int rc = run_job(p->client_work, p->client_answer);
+            p->client_work = NULL;
+            ksasl_result r =
+                ksasl_client_conn_resume(p->client, p->client_answer, rc, T0, &ev, NULL, NULL);
+            hclient_event(p, r, ev);
+        }
+        CHECK_OK(ksasl_client_conn_transmit(p->client, &out, &len));
+        buf_append(&p->to_server, out, len);
+        while (p->server_pending == 0 && buf_take_frame(&p->to_server, &p->frame)) {
+            hserver_frame(p, T0);
+        }
+        hclient_read(p, T0);
+    }
+    CHECK_INT(p->server_pending, 1);
+}
+
+static void resume_misuse(void) {
+    mech cm, sm;
+    mech_init(&cm, "alice", "alice-key");
+    mech_init(&sm, "", "");
+    ksasl_server_config *sc = deferred_server_config(&sm, 0);
+    ksasl_client_config *cc = deferred_client_config(&cm);
+    hpair p;
+    ksasl_server_action act = 99;
+    ksasl_client_event ev = 99;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    int64_t dl = -7;
+    ksasl_host_output *o = NULL;
+
+    CHECK_RC(ksasl_host_output_new(0, NULL), KSASL_NULL_ARGUMENT);
+    ksasl_host_output_free(NULL);
+
+    hpair_init(&p, cc, sc);
+    /* Nothing pending: refused, nothing changes. */
+    CHECK_RC(ksasl_client_conn_resume(p.client, p.client_answer, 0, T0, &ev, NULL, NULL),
+             KSASL_WRONG_STATE);
+    CHECK_CONTAINS(ksasl_client_conn_last_error(p.client), "no SASL mechanism work is pending");
+    CHECK_RC(ksasl_server_conn_resume(p.server, p.server_answer, 0, T0, &act, &out, &len, &dl),
+             KSASL_WRONG_STATE);
+    CHECK_RC(ksasl_client_conn_resume(NULL, p.client_answer, 0, T0, &ev, NULL, NULL),
+             KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_server_conn_resume(NULL, p.server_answer, 0, T0, &act, &out, &len, &dl),
+             KSASL_NULL_ARGUMENT);
+    CHECK_INT(ev, 99);
+    CHECK_INT(act, 99);
+
+    until_server_pending(&p);
+    void *work = ksasl_server_conn_pending_work(p.server);
+    CHECK(work == &sm.job);
+    /* A NULL answer, a client's answer, NULL out-parameters: refused, still pending. */
+    CHECK_RC(ksasl_server_conn_resume(p.server, NULL, 0, T0, &act, &out, &len, &dl),
+             KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_server_conn_resume(p.server, p.client_answer, 0, T0, &act, &out, &len, &dl),
+             KSASL_INVALID_ARGUMENT);
+    CHECK_CONTAINS(ksasl_server_conn_last_error(p.server), "made for a client mechanism");
+    CHECK_RC(ksasl_server_conn_resume(p.server, p.server_answer, 0, T0, NULL, &out, &len, &dl),
+             KSASL_NULL_ARGUMENT);
+    CHECK(ksasl_server_conn_pending_work(p.server) == work);
+    /* The client's request arriving again while the server's mechanism works: close now. */
+    {
+        ksasl_server_conn *again = p.server;
+        /* Build a second SaslAuthenticate the simplest way: feed the same bytes again. */
+        CHECK(p.frame.len > 0);
+        CHECK_OK(ksasl_server_conn_handle_frame(again, p.frame.data, p.frame.len, T0, &act, &out,
+                                                &len, &dl));
+        CHECK_INT(act, KSASL_SERVER_ACTION_CLOSE_NOW);
+        CHECK_CONTAINS(ksasl_server_conn_last_error(again), "is awaited");
+        /* ...and the pending work is still there to resume. */
+        CHECK(ksasl_server_conn_pending_work(again) == work);
+    }
+    /* Setters on an answer: pending is exclusive with everything else. */
+    CHECK_OK(ksasl_host_output_new(1, &o));
+    CHECK_OK(ksasl_host_output_set_message(o, (const uint8_t *)"x", 1));
+    CHECK_RC(ksasl_host_output_set_pending(o, NULL), KSASL_HOST_MECHANISM_FAILED);
+    CHECK_RC(ksasl_host_output_set_pending(NULL, NULL), KSASL_NULL_ARGUMENT);
+    /* The violation travels with the answer: the resumed step fails. */
+    CHECK_OK(ksasl_server_conn_resume(p.server, o, 0, T0, &act, &out, &len, &dl));
+    CHECK_INT(act, KSASL_SERVER_ACTION_FAIL_AT);
+    CHECK_CONTAINS(ksasl_server_conn_last_error(p.server),
+                   "set a message and then said the answer comes later");
+    /* The answer was emptied by the resume and can be reused. */
+    CHECK_OK(ksasl_host_output_set_pending(o, NULL));
+    CHECK_RC(ksasl_host_output_set_message(o, (const uint8_t *)"x", 1),
+             KSASL_HOST_MECHANISM_FAILED);
+    CHECK_RC(ksasl_host_output_set_authenticated(o, "alice", -1), KSASL_HOST_MECHANISM_FAILED);
+    CHECK_RC(ksasl_host_output_set_pending(o, NULL), KSASL_HOST_MECHANISM_FAILED);
+    ksasl_host_output_free(o);
+    hpair_free(&p);
+    ksasl_client_config_free(cc);
+    ksasl_server_config_free(sc);
+    check_released(&cm);
+    check_released(&sm);
+}
+
+static void deferred_single_exchanges(void) {
+    mech cm, sm;
+    ksasl_registry *creg = NULL, *sreg = NULL;
+    ksasl_client *c = NULL;
+    ksasl_server *s = NULL;
+    ksasl_host_output *ca = NULL, *sa = NULL;
+    const uint8_t *out = NULL, *sout = NULL;
+    size_t len = 0, slen = 0;
+    int done = -1;
+    ksasl_server_status st = 0;
+    const char *principal = NULL;
+
+    mech_init(&cm, "alice", "alice-key");
+    mech_init(&sm, "", "");
+    CHECK_OK(ksasl_registry_new(&creg));
+    CHECK_OK(ksasl_registry_add_client_mechanism(creg, NAME, &DEFERRED_CLIENT_VT, &cm, mech_free));
+    CHECK_OK(ksasl_registry_new(&sreg));
+    CHECK_OK(ksasl_registry_add_server_mechanism(sreg, NAME, &DEFERRED_SERVER_VT, &sm, mech_free));
+    CHECK_OK(ksasl_host_output_new(0, &ca));
+    CHECK_OK(ksasl_host_output_new(1, &sa));
+    CHECK_OK(ksasl_client_new(creg, NAME, &c));
+    CHECK_OK(ksasl_server_new(sreg, NAME, &s));
+    CHECK(ksasl_client_pending_work(c) == NULL);
+    CHECK(ksasl_server_pending_work(s) == NULL);
+    CHECK(ksasl_client_pending_work(NULL) == NULL);
+    CHECK(ksasl_server_pending_work(NULL) == NULL);
+    CHECK_RC(ksasl_client_resume(c, ca, 0, &out, &len, &done), KSASL_WRONG_STATE);
+    CHECK_RC(ksasl_server_resume(s, sa, 0, T0, &st, &sout, &slen), KSASL_WRONG_STATE);
+
+    /* start: no message and not done means "later". */
+    CHECK_OK(ksasl_client_start(c, T0, &out, &len, &done));
+    CHECK(out == NULL && len == 0 && done == 0);
+    CHECK(ksasl_client_pending_work(c) == &cm.job);
+    /* A step before the answer: refused, still pending. */
+    CHECK_RC(ksasl_client_step(c, (const uint8_t *)"x", 1, T0, &out, &len, &done),
+             KSASL_WRONG_STATE);
+    CHECK_RC(ksasl_client_resume(c, sa, 0, &out, &len, &done), KSASL_INVALID_ARGUMENT);
+    CHECK_RC(ksasl_client_resume(c, NULL, 0, &out, &len, &done), KSASL_NULL_ARGUMENT);
+    CHECK(ksasl_client_pending_work(c) == &cm.job);
+    CHECK_OK(ksasl_client_resume(c, ca, run_job(&cm.job, ca), &out, &len, &done));
+    CHECK(done == 0 && len == 5 && memcmp(out, "alice", 5) == 0);
+    CHECK(ksasl_client_pending_work(c) == NULL);
+
+    CHECK_OK(ksasl_server_step(s, out, len, T0, &st, &sout, &slen));
+    CHECK_INT(st, KSASL_SERVER_PENDING);
+    CHECK(sout == NULL && slen == 0);
+    CHECK(ksasl_server_pending_work(s) == &sm.job);
+    CHECK_RC(ksasl_server_step(s, out, len, T0, &st, &sout, &slen), KSASL_WRONG_STATE);
+    CHECK_OK(ksasl_server_resume(s, sa, run_job(&sm.job, sa), T0, &st, &sout, &slen));
+    CHECK(st == KSASL_SERVER_CHALLENGE && slen == 8);
+
+    CHECK_OK(ksasl_client_step(c, sout, slen, T0, &out, &len, &done));
+    CHECK(out == NULL && done == 0);
+    CHECK_OK(ksasl_client_resume(c, ca, run_job(&cm.job, ca), &out, &len, &done));
+    CHECK(done == 0 && len == 32);
+    CHECK_OK(ksasl_server_step(s, out, len, T0, &st, &sout, &slen));
+    CHECK_INT(st, KSASL_SERVER_PENDING);
+    CHECK_OK(ksasl_server_resume(s, sa, run_job(&sm.job, sa), T0, &st, &sout, &slen));
+    CHECK_INT(st, KSASL_SERVER_DONE);
+    CHECK_OK(ksasl_server_outcome(s, &principal, NULL, NULL, NULL, NULL));
+    CHECK_STR(principal, "User:alice");
+    CHECK_RC(ksasl_server_resume(s, sa, 0, T0, &st, &sout, &slen), KSASL_WRONG_STATE);
+    ksasl_client_free(c);
+    ksasl_server_free(s);
+
+    /* A failed late answer fails the exchange with the host's text. */
+    CHECK_OK(ksasl_server_new(sreg, NAME, &s));
+    CHECK_OK(ksasl_server_step(s, (const uint8_t *)"alice", 5, T0, &st, &sout, &slen));
+    CHECK_INT(st, KSASL_SERVER_PENDING);
+    CHECK_RC(ksasl_server_resume(s, sa, late_error(&sm.job, sa), T0, &st, &sout, &slen),
+             KSASL_HOST_MECHANISM_FAILED);
+    CHECK_STR(ksasl_server_last_error(s),
+              "HOST_MECHANISM_FAILED: the " NAME
+              " mechanism's late answer failed: directory timeout");
+    CHECK_STR(ksasl_server_client_message(s),
+              "Authentication failed during authentication due to invalid credentials with SASL "
+              "mechanism " NAME);
+    CHECK_RC(ksasl_server_step(s, (const uint8_t *)"alice", 5, T0, &st, &sout, &slen),
+             KSASL_STEP_AFTER_FAILURE);
+    ksasl_server_free(s);
+
+    CHECK_OK(ksasl_client_new(creg, NAME, &c));
+    CHECK_OK(ksasl_client_start(c, T0, &out, &len, &done));
+    CHECK_RC(ksasl_client_resume(c, ca, late_silent_failure(&cm.job, ca), &out, &len, &done),
+             KSASL_HOST_MECHANISM_FAILED);
+    CHECK_RC(ksasl_client_step(c, (const uint8_t *)"x", 1, T0, &out, &len, &done),
+             KSASL_STEP_AFTER_FAILURE);
+    ksasl_client_free(c);
+
+    ksasl_host_output_free(ca);
+    ksasl_host_output_free(sa);
+    ksasl_registry_free(creg);
+    ksasl_registry_free(sreg);
+    check_released(&cm);
+    check_released(&sm);
+}
+
 void test_hostmech(void) {
     hmac_vectors();
     authenticates_and_reauthenticates();
@@ -1169,4 +1723,9 @@ void test_hostmech(void) {
     registration();
     null_outputs();
     ownership();
+    deferred_authenticates_and_reauthenticates();
+    deferred_principal_change_is_refused();
+    late_answers_that_fail();
+    resume_misuse();
+    deferred_single_exchanges();
 }
