@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import ksasl
+import ksasl.aio
 
 log = logging.getLogger("kafka_server")
 
@@ -179,6 +180,7 @@ class KafkaServer:
         max_reauth_ms: int = 3000,
         users: Optional[Dict[str, str]] = None,
         failed_auth_delay_ms: int = 100,
+        mechanisms: Optional[Dict[str, Callable[[], Any]]] = None,
     ) -> None:
         store = ksasl.Store()
         for user, password in (users or {"alice": "alice-secret"}).items():
@@ -186,6 +188,10 @@ class KafkaServer:
         registry = ksasl.Registry()
         registry.add_password_servers(store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
         registry.add_oauthbearer_server()  # OAUTHBEARER, unsecured (alg "none") tokens
+        # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is a
+        # plain or an async method (see Registry.add_server_mechanism).
+        for name, factory in (mechanisms or {}).items():
+            registry.add_server_mechanism(name, factory)
         self.config = ksasl.ServerConfig(
             registry,
             max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
@@ -325,7 +331,9 @@ class KafkaServer:
     ) -> bool:
         """One (re-)authentication frame through ksasl; False when the connection must close."""
         now = now_ms()
-        action, out, deadline_ms = conn.handle_frame(frame, now)
+        # An async mechanism's step stops the driver with "pending"; settle_server awaits it on
+        # this event loop and resumes the exchange, so other connections keep being served.
+        action, out, deadline_ms = await ksasl.aio.settle_server(conn, conn.handle_frame(frame, now))
         if action == "fail_at":  # Kafka delays the failure response, then closes
             await asyncio.sleep(max(0, (deadline_ms or now) - now_ms()) / 1000)
             writer.write(out)

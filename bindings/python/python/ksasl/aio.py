@@ -31,6 +31,45 @@ async def _finish(work: Any) -> Any:
         return e
 
 
+async def settle_server(
+    conn: ServerConnection,
+    result: Tuple[str, bytes, Optional[int]],
+    lookup: Optional[Lookup] = None,
+    now_ms: Optional[int] = None,
+) -> Tuple[str, bytes, Optional[int]]:
+    """Finishes what a ``ServerConnection`` call left to the host: answers "need_credential"
+    with ``lookup`` and awaits "pending" mechanism work, until the action is neither. Returns
+    the last action, every frame to write (concatenated) and the deadline."""
+    action, out, deadline = result
+    while action in ("need_credential", "pending"):
+        if action == "pending":
+            answer = await _finish(conn.pending_work())
+            action, more, deadline = conn.resume(answer, now_ms)
+        else:
+            req = conn.credential_request()
+            assert req is not None
+            if lookup is None:
+                raise RuntimeError("a mechanism asked for a credential and no lookup was given")
+            credential = lookup(req["mechanism"], req["username"], req["token_auth"])
+            if inspect.isawaitable(credential):
+                credential = await credential
+            action, more, deadline = conn.provide_credential(credential, now_ms)
+        out += more
+    return action, out, deadline
+
+
+async def settle_client(
+    conn: ClientConnection, result: Tuple[str, Optional[bytes]], now_ms: Optional[int] = None
+) -> Tuple[str, Optional[bytes]]:
+    """Awaits the "pending" mechanism work a ``ClientConnection`` call left, until the event
+    is another one; returns it."""
+    event, data = result
+    while event == "pending":
+        answer = await _finish(conn.pending_work())
+        event, data = conn.resume(answer, now_ms)
+    return event, data
+
+
 class AsyncServerConnection:
     """A ``ServerConnection`` whose credential lookups and ``async`` mechanism methods are
     awaited. For the lookup, use a registry whose password servers were added without
@@ -43,22 +82,7 @@ class AsyncServerConnection:
     async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, bytes, Optional[int]]:
         """As ``ServerConnection.handle_frame``, never returning "need_credential" or
         "pending": those are answered here."""
-        action, out, deadline = self.conn.handle_frame(frame, now_ms)
-        while action in ("need_credential", "pending"):
-            if action == "pending":
-                result = await _finish(self.conn.pending_work())
-                action, more, deadline = self.conn.resume(result, now_ms)
-            else:
-                req = self.conn.credential_request()
-                assert req is not None
-                if self._lookup is None:
-                    raise RuntimeError("a mechanism asked for a credential and no lookup was given")
-                answer = self._lookup(req["mechanism"], req["username"], req["token_auth"])
-                if inspect.isawaitable(answer):
-                    answer = await answer
-                action, more, deadline = self.conn.provide_credential(answer, now_ms)
-            out += more
-        return action, out, deadline
+        return await settle_server(self.conn, self.conn.handle_frame(frame, now_ms), self._lookup, now_ms)
 
     def gate(self, api_key: int, now_ms: Optional[int] = None) -> str:
         return self.conn.gate(api_key, now_ms)
@@ -84,11 +108,7 @@ class AsyncClientConnection:
 
     async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, Optional[bytes]]:
         """As ``ClientConnection.handle_frame``; write ``transmit()`` afterwards."""
-        event, data = self.conn.handle_frame(frame, now_ms)
-        while event == "pending":
-            result = await _finish(self.conn.pending_work())
-            event, data = self.conn.resume(result, now_ms)
-        return event, data
+        return await settle_client(self.conn, self.conn.handle_frame(frame, now_ms), now_ms)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.conn, name)
