@@ -1086,6 +1086,17 @@ ksasl_result ksasl_host_output_set_pending(ksasl_host_output *out, void *work);
 ksasl_result ksasl_host_output_set_error(ksasl_host_output *out, const char *message);
 
 /**
+ * As `ksasl_host_output_set_error`, reporting the failure with one of the library's own codes
+ * instead of `KSASL_HOST_MECHANISM_FAILED`: for example `KSASL_UNKNOWN_USER` or
+ * `KSASL_INVALID_CREDENTIALS`, as a built-in mechanism would. A code that is not one of the
+ * library's (or is `KSASL_OK`) returns `KSASL_INVALID_ARGUMENT` and fails the step as a
+ * misuse.
+ */
+ksasl_result ksasl_host_output_set_error_code(ksasl_host_output *out,
+                                              ksasl_result code,
+                                              const char *message);
+
+/**
  * Registers (or replaces) a client mechanism written by the host, under `name` (1 to 20 of
  * `A-Z 0-9 - _`). `vtable` is copied. The library takes `userdata` in every case:
  * `free_userdata` (may be NULL) is called once, when the registry, every configuration and

@@ -37,7 +37,9 @@ pub struct ksasl_host_output {
     authenticated: Option<Authenticated>,
     /// The host's work pointer, when the answer comes later.
     pending: Option<usize>,
-    error: Option<String>,
+    /// The host's failure: its message, and the ksasl code it chose (HOST_MECHANISM_FAILED
+    /// when none).
+    error: Option<(String, ErrorCode)>,
     /// The first wrong use of the setters; it fails the step whatever the callback returns.
     violation: Option<String>,
 }
@@ -103,8 +105,11 @@ impl ksasl_host_output {
                 format!("the {mechanism} mechanism's {callback} {what}"),
             )
         };
-        if let Some(e) = self.error {
-            return Err(fail(format!("failed: {e}")));
+        if let Some((e, code)) = self.error {
+            return Err(Error::new(
+                code,
+                format!("the {mechanism} mechanism's {callback} failed: {e}"),
+            ));
         }
         if rc != 0 {
             return Err(fail(match self.violation {
@@ -399,18 +404,55 @@ pub extern "C" fn ksasl_host_output_set_error(
     out: *mut ksasl_host_output,
     message: *const c_char,
 ) -> ksasl_result {
+    set_error(
+        out,
+        ErrorCode::HostMechanismFailed,
+        message,
+        "ksasl_host_output_set_error",
+    )
+}
+
+/// As `ksasl_host_output_set_error`, reporting the failure with one of the library's own codes
+/// instead of `KSASL_HOST_MECHANISM_FAILED`: for example `KSASL_UNKNOWN_USER` or
+/// `KSASL_INVALID_CREDENTIALS`, as a built-in mechanism would. A code that is not one of the
+/// library's (or is `KSASL_OK`) returns `KSASL_INVALID_ARGUMENT` and fails the step as a
+/// misuse.
+#[no_mangle]
+pub extern "C" fn ksasl_host_output_set_error_code(
+    out: *mut ksasl_host_output,
+    code: ksasl_result,
+    message: *const c_char,
+) -> ksasl_result {
+    let Some(o) = output(out) else {
+        return KSASL_NULL_ARGUMENT;
+    };
+    match ErrorCode::from_u32(code) {
+        Some(c) => set_error(out, c, message, "ksasl_host_output_set_error_code"),
+        None => o.misuse(
+            ErrorCode::InvalidArgument as ksasl_result,
+            format!("called ksasl_host_output_set_error_code with {code}, which is not a ksasl error code"),
+        ),
+    }
+}
+
+fn set_error(
+    out: *mut ksasl_host_output,
+    code: ErrorCode,
+    message: *const c_char,
+    setter: &str,
+) -> ksasl_result {
     let Some(o) = output(out) else {
         return KSASL_NULL_ARGUMENT;
     };
     if message.is_null() {
         return o.misuse(
             KSASL_NULL_ARGUMENT,
-            "called ksasl_host_output_set_error with a NULL message",
+            format!("called {setter} with a NULL message"),
         );
     }
     if o.error.is_none() {
         let m = unsafe { CStr::from_ptr(message) }.to_bytes();
-        o.error = Some(printable(m));
+        o.error = Some((printable(m), code));
     }
     KSASL_OK
 }

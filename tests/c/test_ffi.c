@@ -321,6 +321,7 @@ static const struct {
     FN(ksasl_host_output_set_done),
     FN(ksasl_host_output_set_authenticated),
     FN(ksasl_host_output_set_error),
+    FN(ksasl_host_output_set_error_code),
     FN(ksasl_registry_add_client_mechanism),
     FN(ksasl_registry_add_server_mechanism),
     FN(ksasl_host_output_new),

@@ -336,7 +336,8 @@ static int server_step(void *exchange, const uint8_t *response, size_t len, int6
             uint8_t mac[32];
             hmac_sha256(KEYS[i].key, x->challenge, sizeof x->challenge, mac);
             if (len != 32 || memcmp(mac, response, 32) != 0) {
-                CHECK_OK(ksasl_host_output_set_error(out, "wrong HMAC"));
+                CHECK_OK(ksasl_host_output_set_error_code(out, KSASL_INVALID_CREDENTIALS,
+                                                          "wrong HMAC"));
                 return 1;
             }
             switch (m->fault) {
@@ -361,7 +362,7 @@ static int server_step(void *exchange, const uint8_t *response, size_t len, int6
             return (int)ksasl_host_output_set_authenticated(out, x->user, KEYS[i].expiry_ms);
         }
     }
-    CHECK_OK(ksasl_host_output_set_error(out, "unknown user"));
+    CHECK_OK(ksasl_host_output_set_error_code(out, KSASL_UNKNOWN_USER, "unknown user"));
     return 1;
 }
 
@@ -985,14 +986,17 @@ static void misbehaviour_through_the_drivers(void) {
         CHECK_OK(ksasl_client_conn_start(p.client, T0));
         hpump(&p, T0);
         CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
-        CHECK_CONTAINS(p.server_error, "step callback failed: wrong HMAC");
+        /* The host chose the code, as a built-in mechanism would. */
+        CHECK_CONTAINS(p.server_error, "INVALID_CREDENTIALS: the " NAME
+                                       " mechanism's step callback failed: wrong HMAC");
         CHECK_RC(p.client_rc, KSASL_SERVER_REJECTED_AUTHENTICATION);
         hpair_free(&p);
         snprintf(cm.user, sizeof cm.user, "eve");
         hpair_init(&p, cc, sc);
         CHECK_OK(ksasl_client_conn_start(p.client, T0));
         hpump(&p, T0);
-        CHECK_CONTAINS(p.server_error, "step callback failed: unknown user");
+        CHECK_CONTAINS(p.server_error, "UNKNOWN_USER: the " NAME
+                                       " mechanism's step callback failed: unknown user");
         CHECK_INT(p.authenticated, 0);
         hpair_free(&p);
         ksasl_client_config_free(cc);
@@ -1245,6 +1249,53 @@ static void null_outputs(void) {
     CHECK_RC(ksasl_host_output_set_done(NULL), KSASL_NULL_ARGUMENT);
     CHECK_RC(ksasl_host_output_set_authenticated(NULL, "alice", -1), KSASL_NULL_ARGUMENT);
     CHECK_RC(ksasl_host_output_set_error(NULL, "x"), KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_host_output_set_error_code(NULL, KSASL_UNKNOWN_USER, "x"), KSASL_NULL_ARGUMENT);
+}
+
+/* ksasl_host_output_set_error_code: the host's own code, or a misuse for a foreign one. */
+static void host_error_codes(void) {
+    mech sm;
+    ksasl_registry *reg = NULL;
+    ksasl_server *s = NULL;
+    ksasl_host_output *a = NULL;
+    ksasl_server_status st = 0;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+
+    mech_init(&sm, "", "");
+    CHECK_OK(ksasl_registry_new(&reg));
+    CHECK_OK(ksasl_registry_add_server_mechanism(reg, NAME, &DEFERRED_SERVER_VT, &sm, mech_free));
+    CHECK_OK(ksasl_host_output_new(1, &a));
+
+    CHECK_OK(ksasl_server_new(reg, NAME, &s));
+    CHECK_OK(ksasl_server_step(s, (const uint8_t *)"zed", 3, T0, &st, &out, &len));
+    CHECK_INT(st, KSASL_SERVER_PENDING);
+    CHECK_OK(ksasl_host_output_set_error_code(a, KSASL_UNKNOWN_USER, "no such user"));
+    CHECK_OK(ksasl_host_output_set_error_code(a, KSASL_INVALID_CREDENTIALS, "ignored"));
+    CHECK_RC(ksasl_server_resume(s, a, 1, T0, &st, &out, &len), KSASL_UNKNOWN_USER);
+    CHECK_STR(ksasl_server_last_error(s),
+              "UNKNOWN_USER: the " NAME " mechanism's late answer failed: no such user");
+    CHECK_STR(ksasl_server_client_message(s),
+              "Authentication failed during authentication due to invalid credentials with SASL "
+              "mechanism " NAME);
+    ksasl_server_free(s);
+
+    /* Not a ksasl code: refused, and the step fails as a misuse. */
+    CHECK_OK(ksasl_server_new(reg, NAME, &s));
+    CHECK_OK(ksasl_server_step(s, (const uint8_t *)"zed", 3, T0, &st, &out, &len));
+    CHECK_RC(ksasl_host_output_set_error_code(a, 0, "nothing"), KSASL_INVALID_ARGUMENT);
+    CHECK_RC(ksasl_host_output_set_error_code(a, 99999, "nothing"), KSASL_INVALID_ARGUMENT);
+    CHECK_RC(ksasl_host_output_set_error_code(a, KSASL_UNKNOWN_USER, NULL), KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_server_resume(s, a, 1, T0, &st, &out, &len), KSASL_HOST_MECHANISM_FAILED);
+    CHECK_STR(ksasl_server_last_error(s),
+              "HOST_MECHANISM_FAILED: the " NAME " mechanism's late answer returned 1 without an "
+              "error message (and called ksasl_host_output_set_error_code with 0, which is not a "
+              "ksasl error code)");
+    ksasl_server_free(s);
+
+    ksasl_host_output_free(a);
+    ksasl_registry_free(reg);
+    check_released(&sm);
 }
 
 /* The registry, the configurations and the connections may be freed in any order: the
@@ -1728,4 +1779,5 @@ void test_hostmech(void) {
     late_answers_that_fail();
     resume_misuse();
     deferred_single_exchanges();
+    host_error_codes();
 }
