@@ -9,10 +9,11 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jlongArray, jobject, jobjectAr
 use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent, ClientSession};
 use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use ksasl::mech::CredentialRequest;
+use ksasl::mech::{CredentialRequest, HostWork};
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode};
 
+use crate::hostmech;
 use crate::objects::{outcome_items, request_array, Registry};
 use crate::{
     byte_array, bytes, entry, exception, into_handle, locked, null_bytes, obj, object_array,
@@ -20,12 +21,22 @@ use crate::{
 };
 
 type ClientCfg = Arc<ClientConfig>;
-type ClientConn = Mutex<ClientConnection>;
 type ServerCfg = Arc<ServerConfig>;
+
+struct ClientConnState {
+    conn: ClientConnection,
+    /// The work of a mechanism that answers later, from `Pending` until it is resumed (or the
+    /// connection fails).
+    work: Option<HostWork>,
+}
+
+type ClientConn = Mutex<ClientConnState>;
 
 struct ServerConnState {
     conn: ServerConnection,
     request: Option<CredentialRequest>,
+    /// As for the client: set by `Pending`, taken by `resume`.
+    work: Option<HostWork>,
 }
 
 type ServerConn = Mutex<ServerConnState>;
@@ -110,9 +121,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnNew<'l>(
 ) -> jlong {
     entry(&mut env, 0, |_| {
         let c = unsafe { obj::<ClientCfg>(config) }.clone();
-        Ok(into_handle::<ClientConn>(Mutex::new(
-            ClientConnection::new(c),
-        )))
+        Ok(into_handle::<ClientConn>(Mutex::new(ClientConnState {
+            conn: ClientConnection::new(c),
+            work: None,
+        })))
     })
 }
 
@@ -126,7 +138,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnStart<'l>(
     now: jlong,
 ) {
     entry(&mut env, (), |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) }).start(now)?)
+        Ok(locked(unsafe { obj::<ClientConn>(h) }).conn.start(now)?)
     })
 }
 
@@ -138,9 +150,49 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnTransmit<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let out = locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .poll_transmit()
             .unwrap_or_default();
         Ok(byte_array(env, &out)?.into_raw())
+    })
+}
+
+/// Writes the event kind to `event` (and, for a failed re-authentication, its error and retry
+/// time); returns the application frame, if any. A failure is thrown.
+fn client_event<'l>(
+    env: &mut JNIEnv<'l>,
+    s: &mut ClientConnState,
+    ev: ClientEvent,
+    event: &JIntArray<'l>,
+    times: &JLongArray<'l>,
+    err: &JObjectArray<'l>,
+) -> JResult<jbyteArray> {
+    // Responses to requests sent before a re-authentication may come while the mechanism
+    // works: the work stays pending. Every other event ends it.
+    if !matches!(ev, ClientEvent::Application(_) | ClientEvent::Pending(_)) {
+        s.work = None;
+    }
+    let (kind, app) = match ev {
+        ClientEvent::Continue => (0, None),
+        ClientEvent::Application(f) => (1, Some(f)),
+        ClientEvent::Authenticated(_) => (2, None),
+        ClientEvent::Reauthenticated(_) => (3, None),
+        ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
+            let e = exception(env, &error)?;
+            env.set_object_array_element(err, 0, e)?;
+            env.set_long_array_region(times, 0, &[raw(retry_at_ms)])?;
+            (4, None)
+        }
+        ClientEvent::Failed(e) => return Err(e.into()),
+        ClientEvent::Pending(w) => {
+            s.work = Some(w);
+            (5, None)
+        }
+    };
+    env.set_int_array_region(event, 0, &[kind])?;
+    Ok(match app {
+        Some(f) => byte_array(env, &f)?.into_raw(),
+        None => null_bytes().into_raw(),
     })
 }
 
@@ -158,26 +210,48 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let frame = bytes(env, &frame, "frame")?;
-        let ev = locked(unsafe { obj::<ClientConn>(h) }).handle_frame(&frame, now);
-        let (kind, app) = match ev {
-            ClientEvent::Continue => (0, None),
-            ClientEvent::Application(f) => (1, Some(f)),
-            ClientEvent::Authenticated(_) => (2, None),
-            ClientEvent::Reauthenticated(_) => (3, None),
-            ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
-                let e = exception(env, &error)?;
-                env.set_object_array_element(&err, 0, e)?;
-                env.set_long_array_region(&times, 0, &[raw(retry_at_ms)])?;
-                (4, None)
-            }
-            ClientEvent::Failed(e) => return Err(e.into()),
-            ClientEvent::Pending(_) => return Err(crate::cannot_resume().into()),
+        let mut s = locked(unsafe { obj::<ClientConn>(h) });
+        let ev = s.conn.handle_frame(&frame, now);
+        client_event(env, &mut s, ev, &event, &times, &err)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_clientConnPendingWork<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+) -> jobject {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let work = locked(unsafe { obj::<ClientConn>(h) }).work.clone();
+        hostmech::stage(env, work.as_ref())
+    })
+}
+
+/// Resumes with the stage's message (`error` null) or the exception it completed with.
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_clientConnResume<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    message: JByteArray<'l>,
+    error: JObject<'l>,
+    now: jlong,
+    event: JIntArray<'l>,
+    times: JLongArray<'l>,
+    err: JObjectArray<'l>,
+) -> jbyteArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let mut s = locked(unsafe { obj::<ClientConn>(h) });
+        let Some(work) = s.work.take() else {
+            return Err(hostmech::nothing_pending(
+                "no SASL mechanism work is pending",
+            ));
         };
-        env.set_int_array_region(&event, 0, &[kind])?;
-        Ok(match app {
-            Some(f) => byte_array(env, &f)?.into_raw(),
-            None => null_bytes().into_raw(),
-        })
+        let step = hostmech::resume_client(&work, &message, &error);
+        let ev = s.conn.resume(step, now);
+        client_event(env, &mut s, ev, &event, &times, &err)
     })
 }
 
@@ -189,7 +263,9 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnClosed<'l>(
     now: jlong,
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let e = locked(unsafe { obj::<ClientConn>(h) }).connection_closed(now);
+        let mut s = locked(unsafe { obj::<ClientConn>(h) });
+        s.work = None;
+        let e = s.conn.connection_closed(now);
         Ok(exception(env, &e)?.into_raw())
     })
 }
@@ -201,7 +277,9 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnNextDeadline<'l>(
     h: jlong,
 ) -> jlong {
     entry(&mut env, 0, |_| {
-        Ok(raw(locked(unsafe { obj::<ClientConn>(h) }).next_deadline()))
+        Ok(raw(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
+            .next_deadline()))
     })
 }
 
@@ -214,6 +292,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleTimeout<'l>(
 ) -> jboolean {
     entry(&mut env, 0, |_| {
         Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .handle_timeout(now)?
             .into())
     })
@@ -228,6 +307,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnReauthPending<'l>(
 ) -> jboolean {
     entry(&mut env, 0, |_| {
         Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .reauth_pending(now)
             .into())
     })
@@ -242,6 +322,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnBeforeRequest<'l>(
 ) -> jboolean {
     entry(&mut env, 0, |_| {
         Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .before_request(now)?
             .into())
     })
@@ -256,6 +337,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnStartReauth<'l>(
 ) -> jboolean {
     entry(&mut env, 0, |_| {
         Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .start_reauthentication(now)?
             .into())
     })
@@ -280,7 +362,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnSession<'l>(
     h: jlong,
 ) -> jlongArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let s = locked(unsafe { obj::<ClientConn>(h) }).session().copied();
+        let s = locked(unsafe { obj::<ClientConn>(h) })
+            .conn
+            .session()
+            .copied();
         match s {
             Some(s) => session_array(env, &s),
             None => Ok(std::ptr::null_mut()),
@@ -296,6 +381,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnReauthenticating<'l>(
 ) -> jboolean {
     entry(&mut env, 0, |_| {
         Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
             .is_reauthenticating()
             .into())
     })
@@ -308,7 +394,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnReady<'l>(
     h: jlong,
 ) -> jboolean {
     entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) }).is_ready().into())
+        Ok(locked(unsafe { obj::<ClientConn>(h) })
+            .conn
+            .is_ready()
+            .into())
     })
 }
 
@@ -402,6 +491,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnNew<'l>(
         Ok(into_handle::<ServerConn>(Mutex::new(ServerConnState {
             conn: ServerConnection::new(c),
             request: None,
+            work: None,
         })))
     })
 }
@@ -416,6 +506,12 @@ fn server_output<'l>(
     out: &JLongArray<'l>,
     err: &JObjectArray<'l>,
 ) -> JResult<jbyteArray> {
+    match &o.status {
+        ServerStatus::Pending(w) => s.work = Some(w.clone()),
+        // A refusal (a frame while the work is pending, say) leaves the exchange as it was.
+        ServerStatus::CloseNow(_) => {}
+        _ => s.work = None,
+    }
     let (action, deadline, error) = match o.status {
         ServerStatus::Continue => (0, 0, None),
         ServerStatus::NeedCredential(r) => {
@@ -427,7 +523,7 @@ fn server_output<'l>(
         ServerStatus::ReauthenticationFailed(e) => (4, 0, Some(e)),
         ServerStatus::FailAt { deadline_ms, error } => (5, deadline_ms, Some(error)),
         ServerStatus::CloseNow(e) => (6, 0, Some(e)),
-        ServerStatus::Pending(_) => (6, 0, Some(crate::cannot_resume())),
+        ServerStatus::Pending(_) => (7, 0, None),
     };
     if let Some(e) = error {
         let x = exception(env, &e)?;
@@ -489,6 +585,44 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnProvide<'l>(
         let a =
             crate::objects::take_answer(env, &mut s.request, answer_kind, &value, expiry, &owner)?;
         let o = s.conn.provide_credential(a, now);
+        server_output(env, &mut s, o, &out, &err)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_serverConnPendingWork<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+) -> jobject {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let work = locked(unsafe { obj::<ServerConn>(h) }).work.clone();
+        hostmech::stage(env, work.as_ref())
+    })
+}
+
+/// Resumes with the stage's `HostServerStep` (`error` null) or the exception it completed with.
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_serverConnResume<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    step: JObject<'l>,
+    error: JObject<'l>,
+    now: jlong,
+    out: JLongArray<'l>,
+    err: JObjectArray<'l>,
+) -> jbyteArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let mut s = locked(unsafe { obj::<ServerConn>(h) });
+        let Some(work) = s.work.take() else {
+            return Err(hostmech::nothing_pending(
+                "no SASL mechanism work is pending",
+            ));
+        };
+        let r = hostmech::resume_server(&work, &step, &error);
+        let o = s.conn.resume(r, now);
         server_output(env, &mut s, o, &out, &err)
     })
 }

@@ -1,12 +1,19 @@
-//! Mechanisms written in Java (KIP-43 pluggability): `HostClientMechanism` and
-//! `HostServerMechanism` objects made by a `Supplier` registered by name, driven by ksasl's
-//! authenticators and connection drivers like the built-ins.
+//! Mechanisms written in Java (KIP-43 pluggability): `HostClientMechanism`,
+//! `AsyncHostClientMechanism` and `HostServerMechanism` objects made by a `Supplier` registered
+//! by name, driven by ksasl's authenticators and connection drivers like the built-ins.
 //!
 //! Every call goes through a static helper of `Native` (`hostCreate`, `hostClientStart`,
-//! `hostClientStep`, `hostServerStep`) that catches whatever the host code throws and reports
-//! it in the result, so no Java exception is pending when the helper returns. The result is a
+//! `hostServerStep`, ...) that catches whatever the host code throws and reports it in the
+//! result, so no Java exception is pending when the helper returns. The result is a
 //! `long[4]` out-array `{status, code, expiryMs, hasExpiry}` plus an `Object[4]`
-//! `{byte[] message, String text, String[] details, Throwable cause}` (see `Native.java`).
+//! `{byte[] message, String text, String[] details, Object extra}` (see `Native.java`).
+//!
+//! Answers that come later: an `AsyncHostClientMechanism` returns a `CompletionStage<byte[]>`,
+//! and a `HostServerMechanism` may return `HostServerStep.later(stage)`. The stage becomes
+//! the core's pending step (`ClientStep::Pending` / `MechServerStep::Pending`) as a
+//! [`JavaWork`] inside the `HostWork`; the host waits for it and hands its value (or its
+//! exception) back through a `resume` entry point, which [`resume_client`] and
+//! [`resume_server`] turn into the mechanism's step.
 //!
 //! Unlike a credential lookup (whose exception reaches the caller unchanged), a failure of host
 //! mechanism code becomes a ksasl error: a `KsaslError` thrown by the host keeps its code and
@@ -16,9 +23,11 @@
 use std::cell::RefCell;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JObject, JObjectArray, JString, JValue};
-use jni::sys::jlong;
+use jni::sys::{jlong, jobject};
 use jni::JNIEnv;
-use ksasl::mech::{Authenticated, ClientMechanism, ClientStep, MechServerStep, ServerMechanism};
+use ksasl::mech::{
+    Authenticated, ClientMechanism, ClientStep, HostWork, MechServerStep, ServerMechanism,
+};
 use ksasl::{Error, ErrorCode, Result};
 
 use crate::objects::Registry;
@@ -31,6 +40,8 @@ const SEND: i64 = 0;
 const DONE: i64 = 1;
 const THREW: i64 = 2;
 const NULL: i64 = 3;
+/// The answer comes later: `extra` is the `CompletionStage`.
+const LATER: i64 = 4;
 
 thread_local! {
     /// The last Java exception a host mechanism threw on this thread, with the ksasl error it
@@ -68,7 +79,7 @@ struct Reply {
     text: Option<String>,
     details: Vec<String>,
     cause: Option<GlobalRef>,
-    /// `hostCreate`: the object the factory made.
+    /// `hostCreate`: the object the factory made; [`LATER`]: the `CompletionStage`.
     created: Option<GlobalRef>,
 }
 
@@ -189,29 +200,225 @@ fn create(name: &str, factory: &GlobalRef) -> Result<GlobalRef> {
     }
 }
 
-/// A client mechanism implemented by a Java `HostClientMechanism`.
+/// The value inside the `HostWork` of a Java mechanism that answers later.
+pub(crate) struct JavaWork {
+    /// The `CompletionStage` the mechanism returned (released when the work is dropped).
+    stage: GlobalRef,
+    /// The mechanism's name, for error messages.
+    mechanism: String,
+    /// Client work: the `AsyncHostClientMechanism`, asked `isComplete()` on resumption.
+    client: Option<GlobalRef>,
+    /// The method whose answer is awaited (`start` or `step`), for error messages.
+    method: &'static str,
+}
+
+impl JavaWork {
+    fn what(&self) -> String {
+        format!("the {} mechanism", self.mechanism)
+    }
+}
+
+/// The pending work of a [`LATER`] reply.
+fn later(
+    name: &str,
+    r: Reply,
+    client: Option<&GlobalRef>,
+    method: &'static str,
+) -> Result<HostWork> {
+    let stage = r
+        .created
+        .ok_or_else(|| host_failed(format!("the {name} mechanism's {method}() returned null")))?;
+    Ok(HostWork::new(JavaWork {
+        stage,
+        mechanism: name.to_string(),
+        client: client.cloned(),
+        method,
+    }))
+}
+
+fn java_work(work: &HostWork) -> Result<&JavaWork> {
+    work.downcast_ref::<JavaWork>().ok_or_else(|| {
+        Error::new(
+            ErrorCode::Internal,
+            "the pending work did not come from a Java mechanism",
+        )
+    })
+}
+
+/// The `CompletionStage` of pending work as a new local reference, or null without work.
+pub(crate) fn stage(env: &mut JNIEnv<'_>, work: Option<&HostWork>) -> JResult<jobject> {
+    match work.and_then(|w| w.downcast_ref::<JavaWork>()) {
+        Some(w) => Ok(env.new_local_ref(w.stage.as_obj())?.into_raw()),
+        None => Ok(std::ptr::null_mut()),
+    }
+}
+
+/// The refusal of a resumption when no work is pending.
+pub(crate) fn nothing_pending(message: &str) -> Fail {
+    Fail::Core(Error::new(ErrorCode::WrongState, message))
+}
+
+/// A new local reference to `o` in the helper's frame (null stays null).
+fn local<'a>(env: &mut JNIEnv<'a>, o: &JObject<'_>) -> JResult<JObject<'a>> {
+    if o.is_null() {
+        Ok(JObject::null())
+    } else {
+        Ok(env.new_local_ref(o)?)
+    }
+}
+
+/// The error the exception a stage completed with (handed to `resumeWithError`) becomes.
+fn failure(w: &JavaWork, error: &JObject<'_>) -> Error {
+    let what = w.what();
+    let r = call(
+        &what,
+        "hostResumeFailure",
+        "(Ljava/lang/Throwable;[J)[Ljava/lang/Object;",
+        |env| Ok(vec![local(env, error)?]),
+        &[],
+    );
+    match r {
+        Ok(r) if r.status == THREW => threw(&what, r),
+        Ok(r) => host_failed(format!("{what}: unknown helper status {}", r.status)),
+        Err(e) => e,
+    }
+}
+
+/// Continues a client exchange with what an `AsyncHostClientMechanism`'s stage produced: its
+/// message (`error` null), or the exception it completed with.
+pub(crate) fn resume_client(
+    work: &HostWork,
+    message: &JObject<'_>,
+    error: &JObject<'_>,
+) -> Result<ClientStep> {
+    let w = java_work(work)?;
+    if !error.is_null() {
+        return Err(failure(w, error));
+    }
+    let mech = w.client.as_ref().ok_or_else(|| {
+        Error::new(
+            ErrorCode::Internal,
+            "the pending work is not a client mechanism's",
+        )
+    })?;
+    let what = w.what();
+    let r = call(
+        &what,
+        "hostAsyncClientAnswer",
+        "(Lorg/ksasl/AsyncHostClientMechanism;[B[J)[Ljava/lang/Object;",
+        |env| {
+            Ok(vec![
+                env.new_local_ref(mech.as_obj())?,
+                local(env, message)?,
+            ])
+        },
+        &[],
+    )?;
+    client_answer(&what, w.method, r)
+}
+
+/// Continues a server exchange with what a `HostServerStep.later` stage produced: its step
+/// (`error` null; a null step fails, another `later` step waits again), or the exception it
+/// completed with.
+pub(crate) fn resume_server(
+    work: &HostWork,
+    step: &JObject<'_>,
+    error: &JObject<'_>,
+) -> Result<MechServerStep> {
+    let w = java_work(work)?;
+    if !error.is_null() {
+        return Err(failure(w, error));
+    }
+    let what = w.what();
+    let r = call(
+        &what,
+        "hostServerAnswer",
+        "(Lorg/ksasl/HostServerStep;[J)[Ljava/lang/Object;",
+        |env| Ok(vec![local(env, step)?]),
+        &[],
+    )?;
+    server_answer(&w.mechanism, r)
+}
+
+/// A client mechanism's answer: a message to send, completion, or an error.
+fn client_answer(what: &str, method: &str, r: Reply) -> Result<ClientStep> {
+    match (r.status, r.message) {
+        (THREW, _) => Err(threw(what, Reply { message: None, ..r })),
+        (DONE, m) => Ok(ClientStep::Done(m)),
+        (SEND, Some(m)) => Ok(ClientStep::Send(m)),
+        _ => Err(host_failed(format!(
+            "{what}'s {method}() returned no message before it was complete"
+        ))),
+    }
+}
+
+/// A server mechanism's answer: a challenge, completion, work for later, or an error.
+fn server_answer(name: &str, r: Reply) -> Result<MechServerStep> {
+    let what = format!("the {name} mechanism");
+    match r.status {
+        THREW => Err(threw(&what, r)),
+        SEND => Ok(MechServerStep::Challenge(r.message.unwrap_or_default())),
+        DONE => {
+            let who = r.text.unwrap_or_default();
+            if who.is_empty() {
+                return Err(host_failed(format!(
+                    "{what} authenticated nobody (empty authorization id)"
+                )));
+            }
+            let mut a = Authenticated::new(who);
+            a.credential_expiry_ms = r.expiry;
+            Ok(MechServerStep::Done(r.message, a))
+        }
+        LATER => Ok(MechServerStep::Pending(later(name, r, None, "step")?)),
+        NULL => Err(host_failed(format!("{what}'s step() returned null"))),
+        s => Err(host_failed(format!("{what}: unknown helper status {s}"))),
+    }
+}
+
+/// A client mechanism implemented by a Java `HostClientMechanism`, or by an
+/// `AsyncHostClientMechanism` whose every answer comes later.
 pub(crate) struct JavaClientMechanism {
     name: String,
     obj: GlobalRef,
+    asynchronous: bool,
 }
 
 impl JavaClientMechanism {
-    pub(crate) fn create(name: &str, factory: &GlobalRef) -> Result<Self> {
+    pub(crate) fn create(name: &str, factory: &GlobalRef, asynchronous: bool) -> Result<Self> {
         Ok(JavaClientMechanism {
             name: name.to_string(),
             obj: create(name, factory)?,
+            asynchronous,
         })
     }
 
-    fn answer(&self, method: &str, r: Reply) -> Result<ClientStep> {
+    fn answer(&self, method: &'static str, r: Reply) -> Result<ClientStep> {
         let what = format!("the {} mechanism", self.name);
-        match (r.status, r.message) {
-            (THREW, _) => Err(threw(&what, Reply { message: None, ..r })),
-            (DONE, m) => Ok(ClientStep::Done(m)),
-            (SEND, Some(m)) => Ok(ClientStep::Send(m)),
-            _ => Err(host_failed(format!(
-                "{what}'s {method}() returned no message before it was complete"
-            ))),
+        if !self.asynchronous || r.status == THREW {
+            return client_answer(&what, method, r);
+        }
+        match r.status {
+            LATER => Ok(ClientStep::Pending(later(
+                &self.name,
+                r,
+                Some(&self.obj),
+                method,
+            )?)),
+            NULL => Err(host_failed(format!("{what}'s {method}() returned null"))),
+            s => Err(host_failed(format!("{what}: unknown helper status {s}"))),
+        }
+    }
+
+    /// The helper and the mechanism's Java type in its signature.
+    fn helper(
+        &self,
+        sync: &'static str,
+        asynchronous: &'static str,
+    ) -> (&'static str, &'static str) {
+        if self.asynchronous {
+            (asynchronous, "Lorg/ksasl/AsyncHostClientMechanism;")
+        } else {
+            (sync, "Lorg/ksasl/HostClientMechanism;")
         }
     }
 }
@@ -223,10 +430,11 @@ impl ClientMechanism for JavaClientMechanism {
 
     fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
         let what = format!("the {} mechanism", self.name);
+        let (method, ty) = self.helper("hostClientStart", "hostAsyncClientStart");
         let r = call(
             &what,
-            "hostClientStart",
-            "(Lorg/ksasl/HostClientMechanism;J[J)[Ljava/lang/Object;",
+            method,
+            &format!("({ty}J[J)[Ljava/lang/Object;"),
             |env| Ok(vec![env.new_local_ref(self.obj.as_obj())?]),
             &[now_ms],
         )?;
@@ -235,10 +443,11 @@ impl ClientMechanism for JavaClientMechanism {
 
     fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep> {
         let what = format!("the {} mechanism", self.name);
+        let (method, ty) = self.helper("hostClientStep", "hostAsyncClientStep");
         let r = call(
             &what,
-            "hostClientStep",
-            "(Lorg/ksasl/HostClientMechanism;[BJ[J)[Ljava/lang/Object;",
+            method,
+            &format!("({ty}[BJ[J)[Ljava/lang/Object;"),
             |env| {
                 let obj = env.new_local_ref(self.obj.as_obj())?;
                 let c = env.byte_array_from_slice(challenge)?;
@@ -283,23 +492,7 @@ impl ServerMechanism for JavaServerMechanism {
             },
             &[now_ms],
         )?;
-        match r.status {
-            THREW => Err(threw(&what, r)),
-            SEND => Ok(MechServerStep::Challenge(r.message.unwrap_or_default())),
-            DONE => {
-                let who = r.text.unwrap_or_default();
-                if who.is_empty() {
-                    return Err(host_failed(format!(
-                        "{what} authenticated nobody (empty authorization id)"
-                    )));
-                }
-                let mut a = Authenticated::new(who);
-                a.credential_expiry_ms = r.expiry;
-                Ok(MechServerStep::Done(r.message, a))
-            }
-            NULL => Err(host_failed(format!("{what}'s step() returned null"))),
-            s => Err(host_failed(format!("{what}: unknown helper status {s}"))),
-        }
+        server_answer(&self.name, r)
     }
 }
 
@@ -316,6 +509,24 @@ fn global_factory(env: &mut JNIEnv<'_>, f: &JObject<'_>) -> JResult<GlobalRef> {
 
 // --- registration -------------------------------------------------------------------------
 
+/// Registers a Java client mechanism factory under `name`.
+fn add_client(
+    env: &mut JNIEnv<'_>,
+    h: jlong,
+    name: &JString<'_>,
+    factory: &JObject<'_>,
+    asynchronous: bool,
+) -> JResult<()> {
+    let name = string(env, name, "name")?;
+    let f = global_factory(env, factory)?;
+    let n = name.clone();
+    locked(unsafe { obj::<Registry>(h) }).register_client(&name, move || {
+        let m = JavaClientMechanism::create(&n, &f, asynchronous)?;
+        Ok(Box::new(m) as Box<dyn ClientMechanism>)
+    })?;
+    Ok(())
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_registryAddHostClient<'l>(
     mut env: JNIEnv<'l>,
@@ -325,13 +536,20 @@ pub extern "system" fn Java_org_ksasl_Native_registryAddHostClient<'l>(
     factory: JObject<'l>,
 ) {
     entry(&mut env, (), |env| {
-        let name = string(env, &name, "name")?;
-        let f = global_factory(env, &factory)?;
-        let n = name.clone();
-        locked(unsafe { obj::<Registry>(h) }).register_client(&name, move || {
-            Ok(Box::new(JavaClientMechanism::create(&n, &f)?) as Box<dyn ClientMechanism>)
-        })?;
-        Ok(())
+        add_client(env, h, &name, &factory, false)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_registryAddHostAsyncClient<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    name: JString<'l>,
+    factory: JObject<'l>,
+) {
+    entry(&mut env, (), |env| {
+        add_client(env, h, &name, &factory, true)
     })
 }
 

@@ -507,12 +507,3 @@ pub extern "system" fn Java_org_ksasl_Native_version<'l>(
         Ok(env.new_string(ksasl::VERSION)?.into_raw())
     })
 }
-
-/// Java host mechanisms answer within their calls, so a pending step cannot come through
-/// this binding.
-pub(crate) fn cannot_resume() -> ksasl::Error {
-    ksasl::Error::new(
-        ksasl::ErrorCode::Internal,
-        "a mechanism answered later, which the Java binding cannot resume",
-    )
-}

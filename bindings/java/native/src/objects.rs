@@ -5,17 +5,19 @@ use std::sync::{Arc, Mutex};
 use jni::objects::{
     GlobalRef, JBooleanArray, JByteArray, JClass, JIntArray, JObject, JObjectArray, JString, JValue,
 };
-use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
+use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, jobjectArray, jstring};
 use jni::JNIEnv;
 use ksasl::credential::{CredentialAnswer, CredentialLookup, Lookup};
 use ksasl::mech::{
-    ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator, ServerStep,
+    ClientAuthenticator, ClientStep, CredentialRequest, ExchangeState, HostWork,
+    ServerAuthenticator, ServerStep,
 };
 use ksasl::{
     Error, ErrorCode, MechanismRegistry, MemoryCredentialStore, OsRandom, ScramCredential,
     ScramMechanism, ServerCredential,
 };
 
+use crate::hostmech;
 use crate::{
     byte_array, bytes, callback, entry, into_handle, jbool_box, jlong_box, jstring, locked,
     native_class, null_bytes, obj, object_array, opt, opt_string, read_string_array, string,
@@ -362,7 +364,25 @@ pub extern "system" fn Java_org_ksasl_Native_registryServerMechanisms<'l>(
 
 // --- ClientAuthenticator ----------------------------------------------------------------------
 
-type ClientAuth = Mutex<ClientAuthenticator>;
+struct ClientAuthState {
+    auth: ClientAuthenticator,
+    /// The work of a mechanism that answers later, while the exchange waits for it.
+    work: Option<HostWork>,
+}
+
+impl ClientAuthState {
+    /// The pending work, if the exchange still waits for it.
+    fn work(&self) -> Option<&HostWork> {
+        self.work
+            .as_ref()
+            .filter(|_| self.auth.state() == ExchangeState::WaitingForHost)
+    }
+}
+
+type ClientAuth = Mutex<ClientAuthState>;
+
+/// "The mechanism's work is not pending": the authenticators' refusal of a resumption.
+const NO_WORK: &str = "the mechanism has no pending work to resume";
 
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_clientAuthNew<'l>(
@@ -373,24 +393,32 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthNew<'l>(
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let m = string(env, &mechanism, "mechanism")?;
-        let c = locked(unsafe { obj::<Registry>(registry) }).client(&m)?;
-        Ok(into_handle::<ClientAuth>(Mutex::new(c)))
+        let auth = locked(unsafe { obj::<Registry>(registry) }).client(&m)?;
+        Ok(into_handle::<ClientAuth>(Mutex::new(ClientAuthState {
+            auth,
+            work: None,
+        })))
     })
 }
 
 crate::free_entry!(Java_org_ksasl_Native_clientAuthFree, ClientAuth);
 
+/// Writes `{done, pending}` to `flags`; returns the message (or null).
 fn client_step<'l>(
     env: &mut JNIEnv<'l>,
+    s: &mut ClientAuthState,
     step: ClientStep,
-    done: &JBooleanArray<'l>,
+    flags: &JBooleanArray<'l>,
 ) -> JResult<jbyteArray> {
-    let (msg, is_done) = match step {
-        ClientStep::Send(b) => (Some(b), false),
-        ClientStep::Done(b) => (b, true),
-        ClientStep::Pending(_) => return Err(crate::cannot_resume().into()),
+    let (msg, done, pending) = match step {
+        ClientStep::Send(b) => (Some(b), false, false),
+        ClientStep::Done(b) => (b, true, false),
+        ClientStep::Pending(w) => {
+            s.work = Some(w);
+            (None, false, true)
+        }
     };
-    env.set_boolean_array_region(done, 0, &[is_done.into()])?;
+    env.set_boolean_array_region(flags, 0, &[done.into(), pending.into()])?;
     Ok(match msg {
         Some(b) => byte_array(env, &b)?.into_raw(),
         None => std::ptr::null_mut(),
@@ -403,11 +431,12 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthStart<'l>(
     _c: JClass<'l>,
     h: jlong,
     now: jlong,
-    done: JBooleanArray<'l>,
+    flags: JBooleanArray<'l>,
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let step = locked(unsafe { obj::<ClientAuth>(h) }).start(now)?;
-        client_step(env, step, &done)
+        let mut s = locked(unsafe { obj::<ClientAuth>(h) });
+        let step = s.auth.start(now)?;
+        client_step(env, &mut s, step, &flags)
     })
 }
 
@@ -418,12 +447,46 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthStep<'l>(
     h: jlong,
     challenge: JByteArray<'l>,
     now: jlong,
-    done: JBooleanArray<'l>,
+    flags: JBooleanArray<'l>,
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let challenge = bytes(env, &challenge, "challenge")?;
-        let step = locked(unsafe { obj::<ClientAuth>(h) }).step(&challenge, now)?;
-        client_step(env, step, &done)
+        let mut s = locked(unsafe { obj::<ClientAuth>(h) });
+        let step = s.auth.step(&challenge, now)?;
+        client_step(env, &mut s, step, &flags)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_clientAuthPendingWork<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+) -> jobject {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let work = locked(unsafe { obj::<ClientAuth>(h) }).work().cloned();
+        hostmech::stage(env, work.as_ref())
+    })
+}
+
+/// Resumes with the stage's message (`error` null) or the exception it completed with.
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_clientAuthResume<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    message: JByteArray<'l>,
+    error: JObject<'l>,
+    flags: JBooleanArray<'l>,
+) -> jbyteArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let mut s = locked(unsafe { obj::<ClientAuth>(h) });
+        let work = s.work().cloned();
+        s.work = None;
+        let work = work.ok_or_else(|| hostmech::nothing_pending(NO_WORK))?;
+        let r = hostmech::resume_client(&work, &message, &error);
+        let step = s.auth.resume(r)?;
+        client_step(env, &mut s, step, &flags)
     })
 }
 
@@ -436,7 +499,9 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthServerFailed<'l>(
 ) {
     entry(&mut env, (), |env| {
         let m = opt_string(env, &message)?;
-        let e = locked(unsafe { obj::<ClientAuth>(h) }).server_failed(m.as_deref());
+        let e = locked(unsafe { obj::<ClientAuth>(h) })
+            .auth
+            .server_failed(m.as_deref());
         Err(e.into())
     })
 }
@@ -449,6 +514,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthMechanism<'l>(
 ) -> jstring {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let m = locked(unsafe { obj::<ClientAuth>(h) })
+            .auth
             .mechanism()
             .to_string();
         Ok(env.new_string(m)?.into_raw())
@@ -462,7 +528,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthComplete<'l>(
     h: jlong,
 ) -> jboolean {
     entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientAuth>(h) }).is_complete().into())
+        Ok(locked(unsafe { obj::<ClientAuth>(h) })
+            .auth
+            .is_complete()
+            .into())
     })
 }
 
@@ -472,6 +541,16 @@ struct ServerAuthState {
     auth: ServerAuthenticator,
     request: Option<CredentialRequest>,
     client_message: String,
+    /// As for the client: the work the exchange waits for.
+    work: Option<HostWork>,
+}
+
+impl ServerAuthState {
+    fn work(&self) -> Option<&HostWork> {
+        self.work
+            .as_ref()
+            .filter(|_| self.auth.state() == ExchangeState::WaitingForHost)
+    }
 }
 
 type ServerAuth = Mutex<ServerAuthState>;
@@ -490,6 +569,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthNew<'l>(
             auth,
             request: None,
             client_message: String::new(),
+            work: None,
         })))
     })
 }
@@ -516,7 +596,10 @@ fn server_step<'l>(
             (1, None)
         }
         ServerStep::Done { message, .. } => (2, message),
-        ServerStep::Pending(_) => return Err(crate::cannot_resume().into()),
+        ServerStep::Pending(w) => {
+            s.work = Some(w);
+            (3, None)
+        }
     };
     env.set_int_array_region(kind, 0, &[k])?;
     Ok(match msg {
@@ -559,6 +642,40 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthProvide<'l>(
         let mut s = locked(unsafe { obj::<ServerAuth>(h) });
         let a = take_answer(env, &mut s.request, answer_kind, &value, expiry, &owner)?;
         let r = s.auth.provide_credential(a, now);
+        server_step(env, &mut s, r, &kind)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_serverAuthPendingWork<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+) -> jobject {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let work = locked(unsafe { obj::<ServerAuth>(h) }).work().cloned();
+        hostmech::stage(env, work.as_ref())
+    })
+}
+
+/// Resumes with the stage's `HostServerStep` (`error` null) or the exception it completed with.
+#[no_mangle]
+pub extern "system" fn Java_org_ksasl_Native_serverAuthResume<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    h: jlong,
+    step: JObject<'l>,
+    error: JObject<'l>,
+    now: jlong,
+    kind: JIntArray<'l>,
+) -> jbyteArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let mut s = locked(unsafe { obj::<ServerAuth>(h) });
+        let work = s.work().cloned();
+        s.work = None;
+        let work = work.ok_or_else(|| hostmech::nothing_pending(NO_WORK))?;
+        let r = hostmech::resume_server(&work, &step, &error);
+        let r = s.auth.resume(r, now);
         server_step(env, &mut s, r, &kind)
     })
 }

@@ -2,6 +2,10 @@ package org.ksasl;
 
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 
 /**
  * One Kafka client connection's SASL state (ApiVersions, SaslHandshake, SaslAuthenticate, and
@@ -10,6 +14,13 @@ import java.util.OptionalLong;
  * {@link #beforeRequest} before each application request and calls {@link #handleTimeout} at
  * {@link #nextDeadline()}. Calls are serialized on the object; one connection is normally
  * driven by one thread.
+ *
+ * <p>With a mechanism that answers later ({@link AsyncHostClientMechanism}), a frame may give
+ * {@link ClientEvent.Kind#PENDING}: wait for {@link #pendingWork()} and continue with
+ * {@link #resume} or {@link #resumeWithError}, or let {@link #handleFrameAsync} do it. While the
+ * work is pending the broker has nothing to say: a SASL response then fails the connection
+ * ({@code CORRELATION_MISMATCH}); responses to application requests sent before a
+ * re-authentication still come back as {@link ClientEvent.Kind#APPLICATION}.
  */
 public final class ClientConnection extends NativeHandle {
     private static final ClientEvent.Kind[] EVENTS = ClientEvent.Kind.values();
@@ -44,11 +55,113 @@ public final class ClientConnection extends NativeHandle {
         long[] times = new long[1];
         Object[] err = new Object[1];
         byte[] app = with(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
+        return event(app, event, times, err);
+    }
+
+    private ClientEvent event(byte[] app, int[] event, long[] times, Object[] err) {
         ClientEvent.Kind kind = EVENTS[event[0]];
         ClientSession session = kind == ClientEvent.Kind.AUTHENTICATED || kind == ClientEvent.Kind.REAUTHENTICATED
                 ? session() : null;
         return new ClientEvent(kind, app, session, (KsaslException) err[0],
                 kind == ClientEvent.Kind.REAUTH_FAILED ? Time.opt(times[0]) : OptionalLong.empty());
+    }
+
+    /**
+     * After {@link ClientEvent.Kind#PENDING}: the stage the mechanism returned; otherwise
+     * {@code null}.
+     *
+     * @return the stage of the mechanism's message, or {@code null} when nothing is pending
+     */
+    @SuppressWarnings("unchecked")
+    public CompletionStage<byte[]> pendingWork() {
+        return (CompletionStage<byte[]>) with(Native::clientConnPendingWork);
+    }
+
+    /**
+     * Continues after {@link ClientEvent.Kind#PENDING} with the message the stage completed
+     * with (judged as described in {@link AsyncHostClientMechanism}); then write
+     * {@link #transmit()}.
+     *
+     * @param message the stage's value; {@code null} only once the mechanism is complete
+     * @param nowMs the current time, ms since the epoch
+     * @return the event, as {@link #handleFrame} returns it
+     * @throws KsaslException when authentication failed; close the connection
+     * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
+     */
+    public synchronized ClientEvent resume(byte[] message, long nowMs) throws KsaslException {
+        return resume(message, null, nowMs);
+    }
+
+    /**
+     * Continues after {@link ClientEvent.Kind#PENDING} with the exception the stage completed
+     * with: the authentication fails as if the mechanism had thrown it (a {@link KsaslError}
+     * keeps its code, anything else is {@code HOST_MECHANISM_FAILED} with the exception as
+     * cause; {@link CompletionException} and {@link java.util.concurrent.ExecutionException}
+     * are unwrapped). A re-authentication under the retry policy reports
+     * {@link ClientEvent.Kind#REAUTH_FAILED} instead of throwing.
+     *
+     * @param error the stage's exception
+     * @param nowMs the current time, ms since the epoch
+     * @return the event, when the failure is not fatal
+     * @throws KsaslException when authentication failed; close the connection
+     * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
+     */
+    public synchronized ClientEvent resumeWithError(Throwable error, long nowMs) throws KsaslException {
+        Objects.requireNonNull(error, "error");
+        return resume(null, error, nowMs);
+    }
+
+    private ClientEvent resume(byte[] message, Throwable error, long nowMs) throws KsaslException {
+        int[] event = new int[1];
+        long[] times = new long[1];
+        Object[] err = new Object[1];
+        byte[] app = with(h -> Native.clientConnResume(h, message, error, nowMs, event, times, err));
+        return event(app, event, times, err);
+    }
+
+    /**
+     * Handles one received frame and, while the mechanism answers later, waits for its stage
+     * without blocking and resumes with its result, as often as it takes. The future completes
+     * with the first event that is not {@link ClientEvent.Kind#PENDING} (after
+     * {@link ClientEvent.Kind#CONTINUE}, write {@link #transmit()}), or fails with the
+     * {@link KsaslException} of a failed authentication. {@code clock} gives the time of each
+     * call. A misuse of the connection (a frame after it failed) is thrown, not reported in the
+     * future.
+     *
+     * @param frame the frame, without its length prefix
+     * @param clock the current time, ms since the epoch
+     * @return the event
+     */
+    public CompletableFuture<ClientEvent> handleFrameAsync(byte[] frame, LongSupplier clock) {
+        Objects.requireNonNull(frame, "frame");
+        Objects.requireNonNull(clock, "clock");
+        ClientEvent first;
+        try {
+            first = handleFrame(frame, clock.getAsLong());
+        } catch (KsaslException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return untilAnswered(first, clock);
+    }
+
+    private CompletableFuture<ClientEvent> untilAnswered(ClientEvent event, LongSupplier clock) {
+        if (event.kind() != ClientEvent.Kind.PENDING) {
+            return CompletableFuture.completedFuture(event);
+        }
+        CompletionStage<byte[]> work = pendingWork();
+        if (work == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("pending without work"));
+        }
+        return Stages.settled(work).thenCompose(done -> {
+            try {
+                ClientEvent next = done.error() == null
+                        ? resume(done.value(), clock.getAsLong())
+                        : resumeWithError(done.error(), clock.getAsLong());
+                return untilAnswered(next, clock);
+            } catch (KsaslException e) {
+                throw new CompletionException(e);
+            }
+        });
     }
 
     /** The broker closed the connection: returns the exception that explains it (expired session, ...). */

@@ -23,7 +23,13 @@ public record ClientEvent(Kind kind, byte[] frame, ClientSession session, KsaslE
         /** Re-authenticated; held requests may be sent again. */
         REAUTHENTICATED,
         /** A re-authentication failed but the old session holds (retry policy). */
-        REAUTH_FAILED
+        REAUTH_FAILED,
+        /**
+         * The mechanism answers later ({@link AsyncHostClientMechanism}): wait for
+         * {@link ClientConnection#pendingWork()} and continue with
+         * {@link ClientConnection#resume} or {@link ClientConnection#resumeWithError}.
+         */
+        PENDING
     }
 
     @Override

@@ -6,7 +6,8 @@ package org.ksasl;
  * exchange (each authentication and each re-authentication), which ksasl drives like its
  * built-in mechanisms: {@link #start} once, then {@link #step} for every server challenge until
  * {@link #isComplete()}. It is the same contract as {@link javax.security.sasl.SaslClient}
- * (see {@link SaslMechanisms#client} to plug in an existing one).
+ * (see {@link SaslMechanisms#client} to plug in an existing one). A mechanism whose answers
+ * come later implements {@link AsyncHostClientMechanism} instead.
  *
  * <p>After {@code start} and after every {@code step}, ksasl asks {@link #isComplete()}:
  * <ul>

@@ -11,6 +11,10 @@ package org.ksasl;
  * re-authentication must keep the principal. See {@link SaslMechanisms#server} to plug in an
  * existing {@link javax.security.sasl.SaslServer}.
  *
+ * <p>A step whose answer comes later (a remote check) returns {@link HostServerStep#later} with
+ * the {@link java.util.concurrent.CompletionStage} of the real step; the exchange waits for the
+ * host to resume it (see there, and {@link ServerConnection#handleFrameAsync}).
+ *
  * <p>Errors: to refuse a client, throw a {@link KsaslException} (for example one caught from
  * ksasl) or any other exception. A {@link KsaslError} keeps its code and message; any other
  * {@link Throwable} becomes {@code HOST_MECHANISM_FAILED} (325) with the message

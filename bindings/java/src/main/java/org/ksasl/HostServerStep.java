@@ -3,23 +3,57 @@ package org.ksasl;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 
 /**
- * What a {@link HostServerMechanism} answers to one client message: a challenge to send, or
+ * What a {@link HostServerMechanism} answers to one client message: a challenge to send,
  * completion with the authenticated authorization id, an optional last message and an optional
- * absolute credential expiry.
+ * absolute credential expiry, or {@link #later} (the answer is the value of a
+ * {@link CompletionStage}).
  */
 public final class HostServerStep {
     private final boolean done;
     private final byte[] message;
     private final String authorizationId;
     private final OptionalLong credentialExpiryMs;
+    private final CompletionStage<HostServerStep> work;
 
-    private HostServerStep(boolean done, byte[] message, String authorizationId, OptionalLong expiry) {
+    private HostServerStep(boolean done, byte[] message, String authorizationId, OptionalLong expiry,
+            CompletionStage<HostServerStep> work) {
         this.done = done;
         this.message = message;
         this.authorizationId = authorizationId;
         this.credentialExpiryMs = expiry;
+        this.work = work;
+    }
+
+    private HostServerStep(boolean done, byte[] message, String authorizationId, OptionalLong expiry) {
+        this(done, message, authorizationId, expiry, null);
+    }
+
+    /**
+     * The answer comes later: it is the step {@code work} completes with (a password check
+     * against a directory service, say). The exchange waits: a {@link ServerConnection} reports
+     * {@link ServerOutput.Action#PENDING} (a {@link ServerAuthenticator}
+     * {@link ServerStep.Kind#PENDING}), {@code pendingWork()} gives {@code work}, and the host
+     * hands its result back with {@code resume} or its exception with {@code resumeWithError};
+     * {@link ServerConnection#handleFrameAsync} does this itself. The mechanism is not called
+     * again for this message.
+     *
+     * <p>The step {@code work} completes with is taken as if {@link HostServerMechanism#step}
+     * had returned it: a challenge, completion, or another {@code later} step (which waits
+     * again). Completing with {@code null}, exceptionally (a
+     * {@link java.util.concurrent.CompletionException} or
+     * {@link java.util.concurrent.ExecutionException} is unwrapped to its cause) or with a
+     * {@code done} step for an empty id fails the exchange as the synchronous forms do (see
+     * {@link HostServerMechanism}).
+     *
+     * @param work the stage of the real answer
+     * @return a step that waits for {@code work}
+     */
+    public static HostServerStep later(CompletionStage<HostServerStep> work) {
+        Objects.requireNonNull(work, "work");
+        return new HostServerStep(false, null, null, OptionalLong.empty(), work);
     }
 
     /** Sends {@code challenge} and waits for the client's next message. */
@@ -54,9 +88,19 @@ public final class HostServerStep {
         return done;
     }
 
-    /** The challenge (not done). */
+    /** Whether the answer comes later ({@link #later}). */
+    public boolean isLater() {
+        return work != null;
+    }
+
+    /** The stage of a {@link #later} step, else {@code null}. */
+    public CompletionStage<HostServerStep> work() {
+        return work;
+    }
+
+    /** The challenge (a challenge step), else {@code null}. */
     public byte[] challenge() {
-        return done ? null : message.clone();
+        return done || work != null ? null : message.clone();
     }
 
     /** The last message, or {@code null} (done). */
@@ -76,6 +120,9 @@ public final class HostServerStep {
 
     @Override
     public String toString() {
+        if (work != null) {
+            return "HostServerStep.later(" + work + ")";
+        }
         return done
                 ? "HostServerStep.done(" + authorizationId + ", message="
                         + (message == null ? "none" : message.length + " bytes") + ", expiry=" + credentialExpiryMs + ")"
@@ -89,11 +136,12 @@ public final class HostServerStep {
         }
         HostServerStep s = (HostServerStep) o;
         return done == s.done && Arrays.equals(message, s.message) && Objects.equals(authorizationId, s.authorizationId)
-                && credentialExpiryMs.equals(s.credentialExpiryMs);
+                && credentialExpiryMs.equals(s.credentialExpiryMs) && work == s.work;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(done, Arrays.hashCode(message), authorizationId, credentialExpiryMs);
+        return Objects.hash(done, Arrays.hashCode(message), authorizationId, credentialExpiryMs,
+                System.identityHashCode(work));
     }
 }

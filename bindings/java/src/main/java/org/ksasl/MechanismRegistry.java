@@ -156,13 +156,36 @@ public final class MechanismRegistry extends NativeHandle {
     }
 
     /**
+     * Adds (or replaces) a client mechanism written in Java whose answers come later: as
+     * {@link #addClientMechanism}, with {@code factory} making one
+     * {@link AsyncHostClientMechanism} per exchange. Each of its calls leaves the exchange
+     * pending until the host resumes it with the stage's result (see
+     * {@link ClientConnection#handleFrameAsync}, {@link ClientConnection#resume},
+     * {@link ClientAuthenticator#resume}). A factory that throws or returns {@code null} fails
+     * the exchange as for {@link #addClientMechanism}.
+     *
+     * @param name the SASL mechanism name
+     * @param factory makes the mechanism of each exchange
+     * @return this registry
+     * @throws KsaslArgumentException if {@code name} is not a valid SASL mechanism name
+     */
+    public MechanismRegistry addAsyncClientMechanism(String name,
+            Supplier<? extends AsyncHostClientMechanism> factory) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(factory, "factory");
+        run(h -> Native.registryAddHostAsyncClient(h, name, factory));
+        return this;
+    }
+
+    /**
      * Adds (or replaces) a server mechanism written in Java (KIP-43): {@code factory} makes one
      * {@link HostServerMechanism} per exchange. Server configurations built from this registry
      * offer it in {@code SaslHandshake} next to the built-ins; a {@link ServerConnection} calls
      * the factory when it handles the handshake. An exception thrown by the factory, or a
      * {@code null} from it, fails the exchange (see {@link HostServerMechanism}): a connection
      * answers {@code FAIL_AT} without a response, as Kafka's broker closes a connection whose
-     * {@code SaslServer} cannot be created.
+     * {@code SaslServer} cannot be created. A step may answer later with
+     * {@link HostServerStep#later}.
      *
      * @throws KsaslArgumentException if {@code name} is not a valid SASL mechanism name
      */

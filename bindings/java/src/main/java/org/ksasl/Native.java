@@ -1,6 +1,9 @@
 package org.ksasl;
 
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -51,14 +54,20 @@ final class Native {
     static native void registryAddOAuthClient(long h, long refresher);
     static native void registryAddHostClient(long h, String name, Supplier<? extends HostClientMechanism> factory);
     static native void registryAddHostServer(long h, String name, Supplier<? extends HostServerMechanism> factory);
+    static native void registryAddHostAsyncClient(long h, String name,
+            Supplier<? extends AsyncHostClientMechanism> factory);
     static native String[] registryClientMechanisms(long h);
     static native String[] registryServerMechanisms(long h);
 
-    // Mechanism-level client: returns the message (or null); done[0] tells whether it was the last.
+    // Mechanism-level client: returns the message (or null); flags = {done, pending}: whether it
+    // was the last, whether the mechanism answers later. Resume: error null for a message.
     static native long clientAuthNew(long registry, String mechanism) throws KsaslException;
     static native void clientAuthFree(long h);
-    static native byte[] clientAuthStart(long h, long nowMs, boolean[] done) throws KsaslException;
-    static native byte[] clientAuthStep(long h, byte[] challenge, long nowMs, boolean[] done) throws KsaslException;
+    static native byte[] clientAuthStart(long h, long nowMs, boolean[] flags) throws KsaslException;
+    static native byte[] clientAuthStep(long h, byte[] challenge, long nowMs, boolean[] flags) throws KsaslException;
+    static native Object clientAuthPendingWork(long h);
+    static native byte[] clientAuthResume(long h, byte[] message, Throwable error, boolean[] flags)
+            throws KsaslException;
     static native void clientAuthServerFailed(long h, String serverMessage) throws KsaslException;
     static native String clientAuthMechanism(long h);
     static native boolean clientAuthComplete(long h);
@@ -72,6 +81,9 @@ final class Native {
     static native Object[] serverAuthRequest(long h);
     static native Object[] serverAuthOutcome(long h);
     static native String serverAuthClientMessage(long h);
+    static native Object serverAuthPendingWork(long h);
+    static native byte[] serverAuthResume(long h, HostServerStep step, Throwable error, long nowMs, int[] kind)
+            throws KsaslException;
 
     // Client connection driver
     static native long clientConfigNew(long registry, String mechanism, String clientId, int timing,
@@ -95,6 +107,10 @@ final class Native {
     static native long[] clientConnSession(long h);
     static native boolean clientConnReauthenticating(long h);
     static native boolean clientConnReady(long h);
+    static native Object clientConnPendingWork(long h);
+    /** As clientConnHandleFrame, with the stage's message, or its exception when error is not null. */
+    static native byte[] clientConnResume(long h, byte[] message, Throwable error, long nowMs, int[] event,
+            long[] times, Object[] err) throws KsaslException;
 
     // Server connection driver
     static native long serverConfigNew(long registry, long maxReauthMs, String[] mechanisms, long[] maxReauthByMechanism,
@@ -115,6 +131,10 @@ final class Native {
     static native long serverConnNextDeadline(long h);
     /** {principal, principalName, mechanism, long[]{lifetime, expiry, credentialExpiry}, String[] extensions, Boolean token}. */
     static native Object[] serverConnSession(long h);
+    static native Object serverConnPendingWork(long h);
+    /** As serverConnHandleFrame, with the stage's step, or its exception when error is not null. */
+    static native byte[] serverConnResume(long h, HostServerStep step, Throwable error, long nowMs, long[] out,
+            Object[] err);
 
     // OAUTHBEARER
     static native long jwksNew(String issuer, String audience, long clockSkewMs) throws KsaslException;
@@ -207,19 +227,21 @@ final class Native {
         return new Object[] {v.principal(), v.expiryMs()};
     }
 
-    // --- Host mechanisms (HostClientMechanism, HostServerMechanism) ----------------------------
+    // --- Host mechanisms (HostClientMechanism, AsyncHostClientMechanism, HostServerMechanism) --
     // Called by native code. Each helper runs host code and reports what happened without
     // throwing: out = {status, code, expiryMs, hasExpiry} and the result is
-    // {byte[] message, String text, String[] details, Object created-or-cause}, where status is
+    // {byte[] message, String text, String[] details, Object extra}, where status is
     // HOST_SEND (a client message or a server challenge), HOST_DONE (complete; text is the
     // authorization id on the server), HOST_THREW (code is the KsaslError code or 0, text its
-    // message or the Throwable's toString(), cause the Throwable) or HOST_NULL (null where an
-    // object or a message is required).
+    // message or the Throwable's toString(), extra the Throwable), HOST_NULL (null where an
+    // object or a message is required) or HOST_LATER (extra is the CompletionStage of an answer
+    // that comes later). hostCreate's extra is the object the factory made.
 
     static final int HOST_SEND = 0;
     static final int HOST_DONE = 1;
     static final int HOST_THREW = 2;
     static final int HOST_NULL = 3;
+    static final int HOST_LATER = 4;
 
     private static Object[] hostReply(long[] out, int status, byte[] message, String text, Object extra) {
         out[0] = status;
@@ -276,10 +298,23 @@ final class Native {
     }
 
     static Object[] hostServerStep(HostServerMechanism m, byte[] response, long nowMs, long[] out) {
+        HostServerStep s;
         try {
-            HostServerStep s = m.step(response, nowMs);
+            s = m.step(response, nowMs);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+        return hostServerAnswer(s, out);
+    }
+
+    /** A server step, from the mechanism's step() or from the stage of a later() step. */
+    static Object[] hostServerAnswer(HostServerStep s, long[] out) {
+        try {
             if (s == null) {
                 return hostReply(out, HOST_NULL, null, null, null);
+            }
+            if (s.isLater()) {
+                return hostReply(out, HOST_LATER, null, null, s.work());
             }
             if (!s.isDone()) {
                 return hostReply(out, HOST_SEND, s.challenge(), null, null);
@@ -291,5 +326,50 @@ final class Native {
         } catch (Throwable t) {
             return hostThrew(out, t);
         }
+    }
+
+    private static Object[] hostLater(long[] out, CompletionStage<byte[]> stage) {
+        return hostReply(out, stage == null ? HOST_NULL : HOST_LATER, null, null, stage);
+    }
+
+    static Object[] hostAsyncClientStart(AsyncHostClientMechanism m, long nowMs, long[] out) {
+        try {
+            return hostLater(out, m.start(nowMs));
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    static Object[] hostAsyncClientStep(AsyncHostClientMechanism m, byte[] challenge, long nowMs, long[] out) {
+        try {
+            return hostLater(out, m.step(challenge, nowMs));
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    /** The message a client stage completed with, judged by isComplete() as for a synchronous mechanism. */
+    static Object[] hostAsyncClientAnswer(AsyncHostClientMechanism m, byte[] message, long[] out) {
+        try {
+            if (m.isComplete()) {
+                return hostReply(out, HOST_DONE, message, null, null);
+            }
+            return hostReply(out, message == null ? HOST_NULL : HOST_SEND, message, null, null);
+        } catch (Throwable t) {
+            return hostThrew(out, t);
+        }
+    }
+
+    /** The exception a stage completed with, as if the mechanism had thrown it. */
+    static Object[] hostResumeFailure(Throwable t, long[] out) {
+        return hostThrew(out, unwrap(t));
+    }
+
+    /** The exception behind the wrappers of CompletableFuture and Future.get(). */
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 }

@@ -24,7 +24,13 @@ public record ServerOutput(Action action, byte[] frames, long deadlineMs, KsaslE
         /** Authentication failed: at {@link #deadlineMs()} write the frames and close. */
         FAIL_AT,
         /** Close now without writing. */
-        CLOSE_NOW
+        CLOSE_NOW,
+        /**
+         * A host mechanism answers later ({@link HostServerStep#later}); nothing to write yet:
+         * wait for {@link ServerConnection#pendingWork()} and continue with
+         * {@link ServerConnection#resume} or {@link ServerConnection#resumeWithError}.
+         */
+        PENDING
     }
 
     private static final Action[] ACTIONS = Action.values();

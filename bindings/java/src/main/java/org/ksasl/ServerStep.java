@@ -14,7 +14,12 @@ public record ServerStep(Kind kind, byte[] message) {
         /** Look up a credential and answer with {@code provideCredential}. */
         NEED_CREDENTIAL,
         /** Authenticated; send {@link #message()} if present. */
-        DONE
+        DONE,
+        /**
+         * A host mechanism answers later ({@link HostServerStep#later}): wait for
+         * {@link ServerAuthenticator#pendingWork()} and resume.
+         */
+        PENDING
     }
 
     @Override
