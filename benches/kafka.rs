@@ -1,6 +1,7 @@
 //! Kafka framing costs: the per-request gate, the memory an idle authenticated server
-//! connection keeps, and a whole PLAIN authentication through both connection drivers.
-//! Run with `make bench`.
+//! connection keeps, a whole PLAIN authentication through both connection drivers, and a
+//! minimal host-defined mechanism through both drivers, answering at once and answering later
+//! (the pending/resume path that asynchronous host mechanisms take). Run with `make bench`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -80,6 +81,108 @@ fn authenticate(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> Serve
     }
 }
 
+const ECHO: &str = "X-ECHO";
+
+/// A minimal host-defined mechanism: the client sends its name and the server takes it. With
+/// `deferred`, every answer comes later: the step travels as `HostWork` and the host resumes.
+struct EchoClient {
+    deferred: bool,
+}
+
+impl ClientMechanism for EchoClient {
+    fn name(&self) -> &str {
+        ECHO
+    }
+    fn start(&mut self, _now_ms: i64) -> Result<ClientStep> {
+        let step = ClientStep::Send(b"alice".to_vec());
+        Ok(if self.deferred {
+            ClientStep::Pending(HostWork::new(step))
+        } else {
+            step
+        })
+    }
+    fn step(&mut self, _challenge: &[u8], _now_ms: i64) -> Result<ClientStep> {
+        Ok(ClientStep::Done(None))
+    }
+}
+
+struct EchoServer {
+    deferred: bool,
+}
+
+fn echo_done(user: &[u8]) -> MechServerStep {
+    MechServerStep::Done(
+        Some(Vec::new()),
+        Authenticated::new(String::from_utf8_lossy(user).into_owned()),
+    )
+}
+
+impl ServerMechanism for EchoServer {
+    fn name(&self) -> &str {
+        ECHO
+    }
+    fn step(&mut self, response: &[u8], _now_ms: i64) -> Result<MechServerStep> {
+        Ok(if self.deferred {
+            MechServerStep::Pending(HostWork::new(response.to_vec()))
+        } else {
+            echo_done(response)
+        })
+    }
+}
+
+fn echo_configs(deferred: bool) -> (Arc<ClientConfig>, Arc<ServerConfig>) {
+    let mut clients = MechanismRegistry::new();
+    clients
+        .register_client(ECHO, move || Ok(Box::new(EchoClient { deferred })))
+        .unwrap();
+    let mut servers = MechanismRegistry::new();
+    servers
+        .register_server(ECHO, move || Ok(Box::new(EchoServer { deferred })))
+        .unwrap();
+    let mut server = ServerConfig::new(servers);
+    server.max_reauth_ms = 600_000;
+    (Arc::new(ClientConfig::new(clients, ECHO)), Arc::new(server))
+}
+
+/// Runs a whole authentication through both drivers, finishing pending work at once (as a
+/// host whose asynchronous work is already done would).
+fn authenticate_host(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> ServerConnection {
+    let mut c = ClientConnection::new(client.clone());
+    let mut s = ServerConnection::new(server.clone());
+    let mut to_server = FrameDecoder::new(1 << 20);
+    let mut to_client = FrameDecoder::new(1 << 20);
+    c.start(NOW).unwrap();
+    loop {
+        if let Some(out) = c.poll_transmit() {
+            to_server.push(&out);
+        }
+        while let Some(f) = to_server.next_frame().unwrap() {
+            let mut out = s.handle_frame(&f, NOW);
+            if let ServerStatus::Pending(w) = &out.status {
+                let user = w.downcast_ref::<Vec<u8>>().unwrap();
+                out = s.resume(Ok(echo_done(user)), NOW);
+            }
+            to_client.push(&out.frames);
+            assert!(matches!(
+                out.status,
+                ServerStatus::Continue | ServerStatus::Authenticated(_)
+            ));
+        }
+        while let Some(f) = to_client.next_frame().unwrap() {
+            let mut ev = c.handle_frame(&f, NOW);
+            if let ClientEvent::Pending(w) = &ev {
+                let step = w.downcast_ref::<ClientStep>().unwrap().clone();
+                ev = c.resume(Ok(step), NOW);
+            }
+            match ev {
+                ClientEvent::Continue => {}
+                ClientEvent::Authenticated(_) => return s,
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (client, server) = configs();
 
@@ -116,6 +219,22 @@ fn bench(c: &mut Criterion) {
     c.bench_function("kafka/plain_authentication_both_drivers", |b| {
         b.iter(|| authenticate(&client, &server))
     });
+    for (name, deferred) in [
+        ("kafka/host_mechanism_both_drivers", false),
+        ("kafka/host_mechanism_answered_later_both_drivers", true),
+    ] {
+        let (hc, hs) = echo_configs(deferred);
+        assert_eq!(
+            authenticate_host(&hc, &hs)
+                .session()
+                .unwrap()
+                .outcome
+                .principal
+                .name,
+            "alice"
+        );
+        c.bench_function(name, |b| b.iter(|| authenticate_host(&hc, &hs)));
+    }
 }
 
 criterion_group! {
