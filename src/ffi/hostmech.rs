@@ -369,7 +369,9 @@ pub extern "C" fn ksasl_host_output_set_authenticated(
 
 /// Says that the answer comes later (the mechanism started work that finishes outside the
 /// callback: a request to a signer, a job on a worker thread). `work` is the host's own pointer
-/// (may be NULL), given back by the `*_pending_work` functions. The driver then reports
+/// (may be NULL), given back by the `*_pending_work` functions; the library never dereferences
+/// or frees it (free the exchange's work in `dispose`, which also runs when a connection is
+/// freed while its answer is pending). The driver then reports
 /// `KSASL_CLIENT_PENDING` / `KSASL_SERVER_ACTION_PENDING` (exchanges: see
 /// `ksasl_client_pending_work`, `KSASL_SERVER_PENDING`), and the host continues with a
 /// `*_resume` function and the answer in an output from `ksasl_host_output_new`. Nothing else
