@@ -17,10 +17,21 @@
  *   Copy it with to_vector() to keep it.
  * - Times are int64_t milliseconds since the epoch supplied by the caller; std::optional
  *   replaces the C API's -1 ("none").
- * - Callbacks (credential lookup, token validation, token refresh) are std::function objects,
- *   kept in a heap object owned by the library (freed with the registry or refresher). An
- *   exception thrown by a callback never reaches the C library: it counts as a failed lookup,
- *   a rejected token, or a failed refresh (ksasl_refresher_set_token_failure with what()).
+ * - Callbacks (credential lookup, token validation, token refresh, host mechanism factories)
+ *   are std::function objects, kept in a heap object owned by the library (freed with the
+ *   registry or refresher, through the C API's free_userdata hook). An exception thrown by a
+ *   callback never reaches the C library: it counts as a failed lookup, a rejected token, a
+ *   failed refresh (ksasl_refresher_set_token_failure with what()), or a failed mechanism step
+ *   (ksasl_host_output_set_error with what(); KSASL_HOST_MECHANISM_FAILED).
+ * - Host mechanisms (KIP-43 pluggability) are C++ classes deriving from
+ *   ksasl::host_client_mechanism / ksasl::host_server_mechanism, made by a factory given to
+ *   registry::add_client_mechanism / add_server_mechanism. A mechanism may answer later
+ *   (host_output::set_pending): the drivers then report `pending`, and the host continues with
+ *   resume() and a ksasl::host_answer holding the late answer.
+ * - Delegation tokens (KIP-48): ksasl::token_authority (the broker side: create, renew, expire,
+ *   describe, sweep, records, Kafka's token APIs), ksasl::delegation_token and
+ *   ksasl::delegation_token_list (owning) with ksasl::delegation_token_ref (borrowed from a
+ *   list), and ksasl::token_codec (the client side of the token APIs).
  *
  * Thread safety is the C API's: configuration objects may be shared once built, per-connection
  * objects are used by one thread at a time, and a credential callback may be called from any
@@ -36,6 +47,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -139,6 +151,7 @@ enum class client_event : ksasl_client_event {
     authenticated = KSASL_CLIENT_AUTHENTICATED,
     reauthenticated = KSASL_CLIENT_REAUTHENTICATED,
     reauth_failed = KSASL_CLIENT_REAUTH_FAILED,
+    pending = KSASL_CLIENT_PENDING, ///< a host mechanism answers later: see client_conn::resume
 };
 
 /// KSASL_SERVER_ACTION_*: what the host does after a server connection frame.
@@ -150,6 +163,7 @@ enum class server_action : ksasl_server_action {
     reauth_failed = KSASL_SERVER_ACTION_REAUTH_FAILED,
     fail_at = KSASL_SERVER_ACTION_FAIL_AT,
     close_now = KSASL_SERVER_ACTION_CLOSE_NOW,
+    pending = KSASL_SERVER_ACTION_PENDING, ///< a host mechanism answers later: see server_conn::resume
 };
 
 /// KSASL_GATE_*: the per-request gate's verdicts.
@@ -164,6 +178,7 @@ enum class server_status : ksasl_server_status {
     challenge = KSASL_SERVER_CHALLENGE,
     need_credential = KSASL_SERVER_NEED_CREDENTIAL,
     done = KSASL_SERVER_DONE,
+    pending = KSASL_SERVER_PENDING, ///< a host mechanism answers later: see server::resume
 };
 
 /// KSASL_CREDENTIAL_*: the kind of a credential answer.
@@ -247,6 +262,34 @@ public:
 
 private:
     std::optional<cstr> s_;
+};
+
+/// NUL-terminated copies of a list of strings and the array of pointers the C API takes (a
+/// principal list). data() is never NULL, so an empty list reaches the C API as an empty
+/// array, not as "no list". Neither copied nor moved: the pointers point into it.
+class cstr_array {
+public:
+    cstr_array(const std::vector<std::string> &items, const char *what) {
+        keep_.reserve(items.size());
+        for (const std::string &item : items) {
+            keep_.emplace_back(item, what);
+        }
+        // Taken once every copy is in place (no reallocation afterwards).
+        ptrs_.reserve(keep_.size());
+        for (const cstr &c : keep_) {
+            ptrs_.push_back(c.c_str());
+        }
+    }
+    cstr_array(const cstr_array &) = delete;
+    cstr_array &operator=(const cstr_array &) = delete;
+
+    const char *const *data() const noexcept { return ptrs_.empty() ? &none_ : ptrs_.data(); }
+    std::size_t size() const noexcept { return ptrs_.size(); }
+
+private:
+    std::vector<cstr> keep_;
+    std::vector<const char *> ptrs_;
+    const char *none_ = nullptr;
 };
 
 /// Owns a C handle and frees it with Free (which accepts NULL).
@@ -368,6 +411,457 @@ class store {
 
 private:
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_store_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Delegation tokens (KIP-48)                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+class delegation_token;
+class server_conn;
+
+/// A non-owning reference to a ksasl_delegation_token: a token borrowed from a
+/// delegation_token_list (valid while the list lives), or a ksasl::delegation_token seen
+/// through its base. Tokens are immutable; every accessor reads the token.
+class delegation_token_ref {
+public:
+    delegation_token_ref() noexcept = default;
+    explicit delegation_token_ref(const ksasl_delegation_token *t) noexcept : t_(t) {}
+
+    /// The C handle (not owned).
+    const ksasl_delegation_token *get() const noexcept { return t_; }
+    explicit operator bool() const noexcept { return t_ != nullptr; }
+
+    /// The token id (the SCRAM user name of a `tokenauth` login).
+    std::string id() const { return detail::str(ksasl_delegation_token_id(t_)); }
+
+    /// The HMAC (64 bytes from an authority; a secret), borrowed from the token.
+    bytes_view hmac() const {
+        const std::uint8_t *h = nullptr;
+        std::size_t n = 0;
+        detail::check(ksasl_delegation_token_hmac(t_, &h, &n), "ksasl_delegation_token_hmac");
+        return bytes_view(h, n);
+    }
+
+    /// The SCRAM password of a `tokenauth` login: the HMAC in standard base64 (a secret: do not
+    /// log it). Borrowed from the token rather than copied, so no stray copy of the secret is
+    /// left on the heap.
+    std::string_view hmac_base64() const noexcept {
+        const char *b = ksasl_delegation_token_hmac_base64(t_);
+        return b ? std::string_view(b) : std::string_view();
+    }
+
+    /// The owner ("User:alice"): whom a login with the token authenticates as.
+    std::string owner() const { return detail::str(ksasl_delegation_token_owner(t_)); }
+    /// Who asked for the token (the owner unless it was created on someone's behalf).
+    std::string requester() const { return detail::str(ksasl_delegation_token_requester(t_)); }
+
+    /// The principals that may renew the token (none for a token read from a
+    /// CreateDelegationToken response, which does not carry them).
+    std::vector<std::string> renewers() const {
+        std::vector<std::string> r;
+        const std::size_t n = ksasl_delegation_token_renewer_count(t_);
+        r.reserve(n);
+        for (std::size_t i = 0; i < n; i++) {
+            r.push_back(detail::str(ksasl_delegation_token_renewer(t_, i)));
+        }
+        return r;
+    }
+
+    /// When the token was issued (ms since the epoch; -1 for a NULL reference).
+    std::int64_t issue_ms() const noexcept { return ksasl_delegation_token_issue_ms(t_); }
+    /// When the token expires unless renewed (-1 for a NULL reference).
+    std::int64_t expiry_ms() const noexcept { return ksasl_delegation_token_expiry_ms(t_); }
+    /// The latest expiry a renewal can reach (-1 for a NULL reference).
+    std::int64_t max_ms() const noexcept { return ksasl_delegation_token_max_ms(t_); }
+
+    /// ksasl_delegation_token_renewed: the same token with the expiry a renewal returned, as a
+    /// new token (for refresher::set_delegation_token).
+    delegation_token renewed(std::int64_t new_expiry_ms) const;
+
+protected:
+    const ksasl_delegation_token *t_ = nullptr;
+};
+
+/// ksasl_delegation_token: an owned delegation token (from an authority, a codec, or made from
+/// its parts). Move-only; its methods are those of delegation_token_ref.
+class delegation_token : public delegation_token_ref {
+public:
+    /// ksasl_delegation_token_new: a token from its parts (for example one a client
+    /// persisted): id, owner ("TYPE:NAME" or a bare user name), requester (nullopt: the owner),
+    /// HMAC bytes and timestamps. Renewers are not needed to log in and are left empty.
+    delegation_token(std::string_view token_id, std::string_view token_owner,
+                     std::optional<std::string_view> token_requester, bytes_view token_hmac,
+                     std::int64_t issued_ms, std::int64_t expires_ms, std::int64_t maximum_ms) {
+        detail::cstr i(token_id, "token_id"), o(token_owner, "owner");
+        detail::opt_cstr r(token_requester, "requester");
+        ksasl_delegation_token *p = nullptr;
+        detail::check_new(ksasl_delegation_token_new(i.c_str(), o.c_str(), r.c_str(), token_hmac.data(),
+                                                     token_hmac.size(), issued_ms, expires_ms, maximum_ms, &p));
+        t_ = p;
+    }
+    delegation_token(adopt_t, ksasl_delegation_token *p) noexcept : delegation_token_ref(p) {}
+    ~delegation_token() { ksasl_delegation_token_free(owned()); }
+    delegation_token(delegation_token &&o) noexcept : delegation_token_ref(std::exchange(o.t_, nullptr)) {}
+    delegation_token &operator=(delegation_token &&o) noexcept {
+        if (this != &o) {
+            ksasl_delegation_token_free(owned());
+            t_ = std::exchange(o.t_, nullptr);
+        }
+        return *this;
+    }
+    delegation_token(const delegation_token &) = delete;
+    delegation_token &operator=(const delegation_token &) = delete;
+
+    /// The C handle (still owned by this object).
+    ksasl_delegation_token *get() const noexcept { return owned(); }
+    /// A non-owning reference (valid while this object holds the token).
+    delegation_token_ref ref() const noexcept { return delegation_token_ref(t_); }
+    /// Gives up ownership of the C handle (free it with ksasl_delegation_token_free).
+    ksasl_delegation_token *release() noexcept { return const_cast<ksasl_delegation_token *>(std::exchange(t_, nullptr)); }
+
+private:
+    // The token was made by this object's constructor (or adopted) as a mutable object; the
+    // base only keeps it as const because borrowed tokens are.
+    ksasl_delegation_token *owned() const noexcept { return const_cast<ksasl_delegation_token *>(t_); }
+};
+
+inline delegation_token delegation_token_ref::renewed(std::int64_t new_expiry_ms) const {
+    ksasl_delegation_token *p = nullptr;
+    detail::check_new(ksasl_delegation_token_renewed(t_, new_expiry_ms, &p));
+    return delegation_token(adopt, p);
+}
+
+/// ksasl_delegation_token_list: tokens from token_authority::describe or a
+/// DescribeDelegationToken response. The tokens are borrowed from the list (valid while it
+/// lives). Iterable: `for (ksasl::delegation_token_ref t : list)`.
+class delegation_token_list {
+    KSASL_HPP_HANDLE_BOILERPLATE(delegation_token_list, ksasl_delegation_token_list)
+
+    std::size_t size() const noexcept { return ksasl_delegation_token_list_count(get()); }
+    bool empty() const noexcept { return size() == 0; }
+
+    /// Token `index` (a NULL reference when out of range).
+    delegation_token_ref operator[](std::size_t index) const noexcept {
+        return delegation_token_ref(ksasl_delegation_token_list_get(get(), index));
+    }
+    /// Token `index`; throws INVALID_ARGUMENT when out of range.
+    delegation_token_ref at(std::size_t index) const {
+        if (index >= size()) {
+            throw error(KSASL_INVALID_ARGUMENT, "INVALID_ARGUMENT: delegation token index out of range");
+        }
+        return (*this)[index];
+    }
+
+    /// An input iterator over the tokens (yields delegation_token_ref by value).
+    class iterator {
+    public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = delegation_token_ref;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = delegation_token_ref;
+
+        iterator(const ksasl_delegation_token_list *list, std::size_t index) noexcept : l_(list), i_(index) {}
+        delegation_token_ref operator*() const noexcept {
+            return delegation_token_ref(ksasl_delegation_token_list_get(l_, i_));
+        }
+        iterator &operator++() noexcept {
+            ++i_;
+            return *this;
+        }
+        iterator operator++(int) noexcept {
+            iterator before = *this;
+            ++i_;
+            return before;
+        }
+        bool operator==(const iterator &o) const noexcept { return l_ == o.l_ && i_ == o.i_; }
+        bool operator!=(const iterator &o) const noexcept { return !(*this == o); }
+
+    private:
+        const ksasl_delegation_token_list *l_;
+        std::size_t i_;
+    };
+
+    iterator begin() const noexcept { return iterator(get(), 0); }
+    iterator end() const noexcept { return iterator(get(), size()); }
+};
+
+/// ksasl_token_authority: creates, renews, expires, describes and sweeps delegation tokens by
+/// Kafka's rules, serves Kafka's token APIs (api keys 38-41) and answers `tokenauth` logins
+/// (registry::add_password_servers_with_tokens). The authority itself is shared and
+/// thread-safe, but a handle's outputs (borrowed views) and last error belong to the handle:
+/// threads using one authority at the same time each take their own handle with share().
+class token_authority {
+    KSASL_HPP_HANDLE_BOILERPLATE(token_authority, ksasl_token_authority)
+
+    /// ksasl_token_authority_new: `secret_key` is `delegation.token.secret.key` (the same on
+    /// every broker; not empty), then `delegation.token.max.lifetime.ms`,
+    /// `delegation.token.expiry.time.ms` and `delegation.token.expiry.check.interval.ms`
+    /// (defaults: Kafka's). INVALID_CONFIG otherwise.
+    explicit token_authority(std::string_view secret_key,
+                             std::int64_t max_lifetime_ms = KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
+                             std::int64_t expiry_time_ms = KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS,
+                             std::int64_t expiry_check_interval_ms = KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS) {
+        detail::cstr k(secret_key, "secret_key");
+        ksasl_token_authority *p = nullptr;
+        detail::check_new(
+            ksasl_token_authority_new(k.c_str(), max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms, &p));
+        h_ = detail::handle<ksasl_token_authority, &ksasl_token_authority_free>(p);
+    }
+
+    /// ksasl_token_authority_share: another handle on the same authority (the same tokens),
+    /// with its own outputs and last error. The authority lives while any handle or registry
+    /// uses it.
+    token_authority share() const {
+        ksasl_token_authority *p = nullptr;
+        detail::check_new(ksasl_token_authority_share(get(), &p));
+        return token_authority(adopt, p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_token_authority_last_error(get())); }
+
+    /// Creates a token for `owner` ("TYPE:NAME", or a bare name for User:<name>; only User
+    /// principals may own or renew tokens: INVALID_PRINCIPAL_TYPE), requested by `requester`
+    /// (nullopt: the owner), renewable by `renewers`; `max_lifetime_ms` shortens the
+    /// authority's maximum lifetime (nullopt: the authority's).
+    delegation_token create(std::string_view owner, std::optional<std::string_view> requester,
+                            const std::vector<std::string> &renewers, std::optional<std::int64_t> max_lifetime_ms,
+                            std::int64_t now_ms) {
+        detail::cstr o(owner, "owner");
+        detail::opt_cstr r(requester, "requester");
+        detail::cstr_array rs(renewers, "renewer");
+        ksasl_delegation_token *t = nullptr;
+        check(ksasl_token_authority_create(get(), o.c_str(), r.c_str(), rs.data(), rs.size(),
+                                           max_lifetime_ms.value_or(-1), now_ms, &t));
+        return delegation_token(adopt, t);
+    }
+
+    /// Creates a token for `owner`, requested by the owner, without renewers.
+    delegation_token create(std::string_view owner, std::int64_t now_ms) {
+        return create(owner, std::nullopt, std::vector<std::string>(), std::nullopt, now_ms);
+    }
+
+    /// Renews the token whose HMAC is `hmac` for `caller` (its owner or a renewer): returns the
+    /// new expiry, now + the period (`period_ms` when given and smaller than
+    /// `delegation.token.expiry.time.ms`), capped by the token's maximum. Throws
+    /// DELEGATION_TOKEN_NOT_FOUND, _OWNER_MISMATCH or _EXPIRED.
+    std::int64_t renew(bytes_view hmac, std::string_view caller, std::optional<std::int64_t> period_ms,
+                       std::int64_t now_ms) {
+        detail::cstr c(caller, "caller");
+        std::int64_t expiry = 0;
+        check(ksasl_token_authority_renew(get(), hmac.data(), hmac.size(), c.c_str(), period_ms.value_or(-1), now_ms,
+                                          &expiry));
+        return expiry;
+    }
+    /// Renews `token` (by its HMAC) for `caller`.
+    std::int64_t renew(const delegation_token_ref &token, std::string_view caller,
+                       std::optional<std::int64_t> period_ms, std::int64_t now_ms) {
+        return renew(token.hmac(), caller, period_ms, now_ms);
+    }
+
+    /// Expires the token whose HMAC is `hmac` for `caller`: a negative `period_ms` removes it
+    /// now (and returns `now_ms`); otherwise its expiry becomes now + `period_ms`, capped by its
+    /// maximum, and is returned. Errors as renew().
+    std::int64_t expire(bytes_view hmac, std::string_view caller, std::int64_t period_ms, std::int64_t now_ms) {
+        detail::cstr c(caller, "caller");
+        std::int64_t expiry = 0;
+        check(ksasl_token_authority_expire(get(), hmac.data(), hmac.size(), c.c_str(), period_ms, now_ms, &expiry));
+        return expiry;
+    }
+    /// Expires `token` (by its HMAC) for `caller`.
+    std::int64_t expire(const delegation_token_ref &token, std::string_view caller, std::int64_t period_ms,
+                        std::int64_t now_ms) {
+        return expire(token.hmac(), caller, period_ms, now_ms);
+    }
+
+    /// Every token, with its HMAC, in token-id order. Who may see what is the host's decision.
+    delegation_token_list describe() {
+        ksasl_delegation_token_list *l = nullptr;
+        check(ksasl_token_authority_describe(get(), nullptr, 0, &l));
+        return delegation_token_list(adopt, l);
+    }
+    /// The tokens owned by one of `owners` (an empty list describes nothing).
+    delegation_token_list describe(const std::vector<std::string> &owners) {
+        detail::cstr_array os(owners, "owner");
+        ksasl_delegation_token_list *l = nullptr;
+        check(ksasl_token_authority_describe(get(), os.data(), os.size(), &l));
+        return delegation_token_list(adopt, l);
+    }
+
+    /// Removes every token expired at `now_ms`; returns their ids. Call at next_sweep_ms().
+    std::vector<std::string> sweep(std::int64_t now_ms) {
+        const char *const *ids = nullptr;
+        std::size_t n = 0;
+        check(ksasl_token_authority_sweep(get(), now_ms, &ids, &n));
+        std::vector<std::string> removed;
+        removed.reserve(n);
+        for (std::size_t i = 0; i < n && ids != nullptr; i++) {
+            removed.push_back(detail::str(ids[i]));
+        }
+        return removed;
+    }
+
+    /// When the next sweep is due (ms; 0: now, as before the first sweep).
+    std::int64_t next_sweep_ms() const noexcept { return ksasl_token_authority_next_sweep_ms(get()); }
+
+    /// The HMAC of `token_id` under the secret key (HMAC-SHA512; a secret), borrowed until the
+    /// next call on this handle.
+    bytes_view hmac(std::string_view token_id) {
+        detail::cstr i(token_id, "token_id");
+        const std::uint8_t *h = nullptr;
+        std::size_t n = 0;
+        check(ksasl_token_authority_hmac(get(), i.c_str(), &h, &n));
+        return bytes_view(h, n);
+    }
+
+    /// Every token as a JSON array of records, for the host to persist (no secret inside).
+    std::string export_records() {
+        const char *json = nullptr;
+        check(ksasl_token_authority_export_records(get(), &json));
+        return detail::str(json);
+    }
+
+    /// Loads records written by export_records() (replacing tokens with the same id); returns
+    /// how many. Nothing is loaded if a record is malformed (INVALID_CREDENTIAL_FORMAT).
+    std::size_t import_records(std::string_view json) {
+        detail::cstr j(json, "json");
+        std::size_t loaded = 0;
+        check(ksasl_token_authority_import_records(get(), j.c_str(), &loaded));
+        return loaded;
+    }
+
+    /// Serves one delegation-token request (api key 38-41; `frame` without its length prefix)
+    /// of a connection authenticated as `principal` ("TYPE:NAME" or a bare user name);
+    /// `token_authenticated` when that connection logged in with a token (it then gets Kafka
+    /// error 64). Returns the response frame, length prefix included (borrowed until the next
+    /// call on this handle); failed operations are Kafka error codes inside it. A request that
+    /// cannot be parsed throws (close the connection, as Kafka does).
+    bytes_view handle_request(bytes_view frame, std::string_view principal, bool token_authenticated,
+                              std::int64_t now_ms) {
+        detail::cstr p(principal, "principal");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_authority_handle_request(get(), frame.data(), frame.size(), p.c_str(),
+                                                   token_authenticated ? 1 : 0, now_ms, &out, &len));
+        return bytes_view(out, len);
+    }
+
+    /// handle_request() for a request received on `conn`: its session's principal, and whether
+    /// it logged in with a token (server_conn::token_authenticated()).
+    bytes_view handle_request(bytes_view frame, server_conn &conn, std::int64_t now_ms);
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_token_authority_last_error); }
+};
+
+/// ksasl_token_codec: builds delegation-token request frames and reads their responses (the
+/// client side of api keys 38-41). Request frames include their length prefix; responses are
+/// read without it (as client_conn::handle_frame returns application frames). Request frames
+/// are borrowed until the next call on the codec. A response carrying a Kafka error throws the
+/// matching ksasl code; kafka_error() then has Kafka's own code.
+class token_codec {
+    KSASL_HPP_HANDLE_BOILERPLATE(token_codec, ksasl_token_codec)
+
+    /// ksasl_token_codec_new.
+    token_codec() {
+        ksasl_token_codec *p = nullptr;
+        detail::check_new(ksasl_token_codec_new(&p));
+        h_ = detail::handle<ksasl_token_codec, &ksasl_token_codec_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_token_codec_last_error(get())); }
+
+    /// The Kafka error code of the last response parsed (0: none; e.g. 64 for
+    /// DELEGATION_TOKEN_REQUEST_NOT_ALLOWED), for codes that share a ksasl result code.
+    std::int16_t kafka_error() const noexcept { return ksasl_token_codec_kafka_error(get()); }
+
+    /// A CreateDelegationToken request (`version` 0-3): `owner` ("TYPE:NAME", v3+; nullopt:
+    /// the requester), the renewers, `max_lifetime_ms` (nullopt: the broker's default).
+    bytes_view create_request(std::int16_t version, std::int32_t correlation_id,
+                              std::optional<std::string_view> client_id, std::optional<std::string_view> owner,
+                              const std::vector<std::string> &renewers,
+                              std::optional<std::int64_t> max_lifetime_ms) {
+        detail::opt_cstr c(client_id, "client_id"), o(owner, "owner");
+        detail::cstr_array rs(renewers, "renewer");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_codec_create_request(get(), version, correlation_id, c.c_str(), o.c_str(), rs.data(),
+                                               rs.size(), max_lifetime_ms.value_or(-1), &out, &len));
+        return bytes_view(out, len);
+    }
+
+    /// A RenewDelegationToken request (`version` 0-2) for the token with this HMAC;
+    /// `renew_period_ms` nullopt asks for the broker's default period.
+    bytes_view renew_request(std::int16_t version, std::int32_t correlation_id,
+                             std::optional<std::string_view> client_id, bytes_view hmac,
+                             std::optional<std::int64_t> renew_period_ms) {
+        detail::opt_cstr c(client_id, "client_id");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_codec_renew_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
+                                              renew_period_ms.value_or(-1), &out, &len));
+        return bytes_view(out, len);
+    }
+
+    /// An ExpireDelegationToken request (`version` 0-2) for the token with this HMAC; a
+    /// negative `expiry_period_ms` expires it at once.
+    bytes_view expire_request(std::int16_t version, std::int32_t correlation_id,
+                              std::optional<std::string_view> client_id, bytes_view hmac,
+                              std::int64_t expiry_period_ms) {
+        detail::opt_cstr c(client_id, "client_id");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_codec_expire_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
+                                               expiry_period_ms, &out, &len));
+        return bytes_view(out, len);
+    }
+
+    /// A DescribeDelegationToken request (`version` 0-3) for every token the caller may see.
+    bytes_view describe_request(std::int16_t version, std::int32_t correlation_id,
+                                std::optional<std::string_view> client_id) {
+        detail::opt_cstr c(client_id, "client_id");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_codec_describe_request(get(), version, correlation_id, c.c_str(), nullptr, 0, &out, &len));
+        return bytes_view(out, len);
+    }
+    /// A DescribeDelegationToken request for the tokens of `owners` (an empty list asks for none).
+    bytes_view describe_request(std::int16_t version, std::int32_t correlation_id,
+                                std::optional<std::string_view> client_id, const std::vector<std::string> &owners) {
+        detail::opt_cstr c(client_id, "client_id");
+        detail::cstr_array os(owners, "owner");
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_token_codec_describe_request(get(), version, correlation_id, c.c_str(), os.data(), os.size(),
+                                                 &out, &len));
+        return bytes_view(out, len);
+    }
+
+    /// Reads a CreateDelegationToken response (`version` 0-3, without its length prefix).
+    delegation_token parse_create_response(std::int16_t version, bytes_view frame) {
+        ksasl_delegation_token *t = nullptr;
+        check(ksasl_token_codec_parse_create_response(get(), version, frame.data(), frame.size(), &t));
+        return delegation_token(adopt, t);
+    }
+
+    /// Reads a RenewDelegationToken or ExpireDelegationToken response (`version` 0-2): the
+    /// token's new expiry.
+    std::int64_t parse_expiry_response(std::int16_t version, bytes_view frame) {
+        std::int64_t expiry = 0;
+        check(ksasl_token_codec_parse_expiry_response(get(), version, frame.data(), frame.size(), &expiry));
+        return expiry;
+    }
+
+    /// Reads a DescribeDelegationToken response (`version` 0-3).
+    delegation_token_list parse_describe_response(std::int16_t version, bytes_view frame) {
+        ksasl_delegation_token_list *l = nullptr;
+        check(ksasl_token_codec_parse_describe_response(get(), version, frame.data(), frame.size(), &l));
+        return delegation_token_list(adopt, l);
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_token_codec_last_error); }
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -613,6 +1107,14 @@ public:
     /// The generation of the current credential (0: none yet).
     std::uint64_t generation() const noexcept { return ksasl_refresher_generation(p_); }
 
+    /// Installs a delegation token as the credential (for registry::add_refreshing_password_clients):
+    /// refreshed on Kafka's schedule before its expiry, never past its maximum; answer each
+    /// refresh with a renewed token (delegation_token_ref::renewed) or a new one. Throws
+    /// INVALID_CREDENTIAL_EXPIRY for a token whose expiry is not after `now_ms`.
+    void set_delegation_token(const delegation_token_ref &token, std::int64_t now_ms) {
+        check(ksasl_refresher_set_delegation_token(p_, token.get(), now_ms));
+    }
+
 protected:
     void check(ksasl_result rc) const { detail::check(rc, p_, &ksasl_refresher_last_error); }
 
@@ -733,6 +1235,267 @@ private:
 };
 
 /* ------------------------------------------------------------------------------------------ */
+/* Host mechanisms (KIP-43 pluggability)                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/// Thrown by a host_output setter that the library refused: a second message, an answer after
+/// set_done / set_authenticated / set_pending, the other side's setter, an empty authorization
+/// id... The library records the misuse in the output itself, so when this exception leaves a
+/// mechanism's start() or step() the step fails (KSASL_HOST_MECHANISM_FAILED) with the
+/// library's own description of what was wrong.
+class host_output_error : public error {
+public:
+    host_output_error(std::uint32_t code, const std::string &detail, const ksasl_host_output *output)
+        : error(code, detail), output_(output) {}
+    /// The output whose setter refused the call.
+    const ksasl_host_output *output() const noexcept { return output_; }
+
+private:
+    const ksasl_host_output *output_;
+};
+
+/// ksasl_host_output: where a host mechanism answers, borrowed (valid during the call that
+/// received it). A client sets a message and/or set_done(); a server sets a challenge, or
+/// set_authenticated() after an optional last message. The message, if any, comes first;
+/// nothing may be set after the answer is complete. set_pending() replaces the answer: it
+/// comes later, through a ksasl::host_answer given to the driver's resume().
+///
+/// A mechanism fails a step by throwing (what() becomes the error text) or by calling
+/// set_error() and returning; the failure is reported as KSASL_HOST_MECHANISM_FAILED.
+class host_output {
+public:
+    explicit host_output(ksasl_host_output *out) noexcept : o_(out) {}
+    ksasl_host_output *get() const noexcept { return o_; }
+
+    /// The message to send: the client's next message, or the server's challenge (or its last
+    /// message, before set_authenticated()). May be empty. Once per answer.
+    void set_message(bytes_view message) {
+        check(ksasl_host_output_set_message(o_, message.data(), message.size()), "ksasl_host_output_set_message");
+    }
+
+    /// Client mechanisms only: the client side is complete (after the message, if any); the
+    /// server's verdict is still to come.
+    void set_done() { check(ksasl_host_output_set_done(o_), "ksasl_host_output_set_done"); }
+
+    /// Server mechanisms only: the client is authenticated as `authorization_id` (UTF-8, not
+    /// empty; the principal is User:<authorization_id>). `credential_expiry_ms`, the absolute
+    /// expiry of the credential used, bounds the KIP-368 session (nullopt: none).
+    void set_authenticated(std::string_view authorization_id,
+                           std::optional<std::int64_t> credential_expiry_ms = std::nullopt) {
+        detail::cstr a(authorization_id, "authorization_id");
+        check(ksasl_host_output_set_authenticated(o_, a.c_str(), credential_expiry_ms.value_or(-1)),
+              "ksasl_host_output_set_authenticated");
+    }
+
+    /// The answer comes later (work started outside the call: a signer, a worker thread...).
+    /// `work` is the host's own pointer, given back by the driver's pending_work(). Nothing
+    /// else may be set in the same answer.
+    void set_pending(void *work = nullptr) {
+        check(ksasl_host_output_set_pending(o_, work), "ksasl_host_output_set_pending");
+    }
+
+    /// Fails the step with `message` (kept on the host's side: a Kafka client is only sent
+    /// Kafka's generic sentence). The first message set is kept.
+    void set_error(std::string_view message) {
+        detail::cstr m(message, "message");
+        check(ksasl_host_output_set_error(o_, m.c_str()), "ksasl_host_output_set_error");
+    }
+
+    /// As `set_error`, failing with one of the library's codes (for example
+    /// `KSASL_UNKNOWN_USER` or `KSASL_INVALID_CREDENTIALS`) instead of HOST_MECHANISM_FAILED.
+    void set_error(std::uint32_t code, std::string_view message) {
+        detail::cstr m(message, "message");
+        check(ksasl_host_output_set_error_code(o_, code, m.c_str()),
+              "ksasl_host_output_set_error_code");
+    }
+
+protected:
+    void check(ksasl_result rc, const char *function) const {
+        if (rc != KSASL_OK) {
+            throw host_output_error(rc,
+                                    std::string(ksasl_result_name(rc)) + ": " + function +
+                                        (o_ ? " refused the call (the step fails with the reason)"
+                                            : ": the output is NULL (moved from?)"),
+                                    o_);
+        }
+    }
+
+    ksasl_host_output *o_ = nullptr;
+};
+
+/// An owned ksasl_host_output (ksasl_host_output_new / _free) for a late answer: after a
+/// mechanism said set_pending(), the host writes the answer here, from any thread, with the
+/// host_output setters (or by passing it as the host_output of a mechanism's start/step), and
+/// hands it to the driver's resume(), which takes its content and leaves it empty for reuse.
+/// A late failure is reported with set_error(). Move-only.
+class host_answer : public host_output {
+public:
+    /// An answer for a client mechanism (client_conn::resume, client::resume).
+    static host_answer for_client() { return host_answer(0); }
+    /// An answer for a server mechanism (server_conn::resume, server::resume).
+    static host_answer for_server() { return host_answer(1); }
+
+    host_answer(adopt_t, ksasl_host_output *p) noexcept : host_output(p) {}
+    ~host_answer() { ksasl_host_output_free(o_); }
+    host_answer(host_answer &&o) noexcept : host_output(std::exchange(o.o_, nullptr)) {}
+    host_answer &operator=(host_answer &&o) noexcept {
+        if (this != &o) {
+            ksasl_host_output_free(o_);
+            o_ = std::exchange(o.o_, nullptr);
+        }
+        return *this;
+    }
+    host_answer(const host_answer &) = delete;
+    host_answer &operator=(const host_answer &) = delete;
+
+    /// Gives up ownership of the C handle (free it with ksasl_host_output_free).
+    ksasl_host_output *release() noexcept { return std::exchange(o_, nullptr); }
+    explicit operator bool() const noexcept { return o_ != nullptr; }
+
+private:
+    explicit host_answer(int server_side) : host_output(nullptr) {
+        detail::check_new(ksasl_host_output_new(server_side, &o_));
+    }
+};
+
+/// A client mechanism written in C++: one object per exchange, made by the factory given to
+/// registry::add_client_mechanism and destroyed when the exchange is freed. start() produces
+/// the first message (Kafka always starts with one; it may be empty), step() answers a
+/// challenge (borrowed for the call). A client that is not done must set a message.
+///
+/// An exchange is used by one thread at a time, but different exchanges (and the factory) may
+/// run on different threads. A mechanism must not call into the connection or exchange that
+/// is calling it. Exceptions fail the step (see host_output).
+class host_client_mechanism {
+public:
+    virtual ~host_client_mechanism() = default;
+    virtual void start(std::int64_t now_ms, host_output &out) = 0;
+    virtual void step(bytes_view challenge, std::int64_t now_ms, host_output &out) = 0;
+
+protected:
+    host_client_mechanism() = default;
+    host_client_mechanism(const host_client_mechanism &) = default;
+    host_client_mechanism(host_client_mechanism &&) = default;
+    host_client_mechanism &operator=(const host_client_mechanism &) = default;
+    host_client_mechanism &operator=(host_client_mechanism &&) = default;
+};
+
+/// A server mechanism written in C++: one object per exchange (made when a client selects the
+/// mechanism, or by ksasl::server), destroyed with the exchange. step() evaluates one client
+/// message (borrowed for the call) and sets a challenge or authenticates the client. The host
+/// looks credentials up itself: the registry's store or credential callback is not consulted.
+/// Threads and exceptions as for host_client_mechanism.
+class host_server_mechanism {
+public:
+    virtual ~host_server_mechanism() = default;
+    virtual void step(bytes_view response, std::int64_t now_ms, host_output &out) = 0;
+
+protected:
+    host_server_mechanism() = default;
+    host_server_mechanism(const host_server_mechanism &) = default;
+    host_server_mechanism(host_server_mechanism &&) = default;
+    host_server_mechanism &operator=(const host_server_mechanism &) = default;
+    host_server_mechanism &operator=(host_server_mechanism &&) = default;
+};
+
+/// Makes the state of one client exchange. It may be called from several threads at once.
+/// Returning nullptr or throwing fails the exchange (the library reports that the mechanism's
+/// new_exchange callback returned NULL; the exception's text does not reach it).
+using host_client_factory = std::function<std::unique_ptr<host_client_mechanism>()>;
+/// Makes the state of one server exchange; as host_client_factory.
+using host_server_factory = std::function<std::unique_ptr<host_server_mechanism>()>;
+
+namespace detail {
+
+struct host_client_box {
+    host_client_factory factory;
+};
+
+struct host_server_box {
+    host_server_factory factory;
+};
+
+/// Runs one mechanism call, turning every exception into the C contract: an error message in
+/// the output and a non-zero return.
+template <typename Call>
+inline int host_call(ksasl_host_output *out, Call &&call) noexcept {
+    try {
+        host_output o(out);
+        call(o);
+        return 0;
+    } catch (const host_output_error &e) {
+        if (e.output() == out) {
+            // The library recorded the misuse in this output: returning 0 lets it fail the step
+            // with its own, precise description.
+            return 0;
+        }
+        (void)ksasl_host_output_set_error(out, e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        (void)ksasl_host_output_set_error(out, e.what());
+        return 1;
+    } catch (...) {
+        (void)ksasl_host_output_set_error(out, "the mechanism threw an exception that is not a std::exception");
+        return 1;
+    }
+}
+
+inline void *host_client_new_exchange(void *userdata) noexcept {
+    try {
+        return static_cast<host_client_box *>(userdata)->factory().release();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+inline int host_client_start(void *exchange, std::int64_t now_ms, ksasl_host_output *out) noexcept {
+    host_client_mechanism *m = static_cast<host_client_mechanism *>(exchange);
+    return host_call(out, [m, now_ms](host_output &o) { m->start(now_ms, o); });
+}
+
+inline int host_client_step(void *exchange, const std::uint8_t *challenge, std::size_t challenge_len,
+                            std::int64_t now_ms, ksasl_host_output *out) noexcept {
+    host_client_mechanism *m = static_cast<host_client_mechanism *>(exchange);
+    return host_call(out, [m, challenge, challenge_len, now_ms](host_output &o) {
+        m->step(bytes_view(challenge, challenge_len), now_ms, o);
+    });
+}
+
+inline void host_client_dispose(void *exchange) noexcept {
+    try {
+        delete static_cast<host_client_mechanism *>(exchange);
+    } catch (...) {
+        // A throwing destructor: the memory is released all the same.
+    }
+}
+
+inline void *host_server_new_exchange(void *userdata) noexcept {
+    try {
+        return static_cast<host_server_box *>(userdata)->factory().release();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+inline int host_server_step(void *exchange, const std::uint8_t *response, std::size_t response_len,
+                            std::int64_t now_ms, ksasl_host_output *out) noexcept {
+    host_server_mechanism *m = static_cast<host_server_mechanism *>(exchange);
+    return host_call(out, [m, response, response_len, now_ms](host_output &o) {
+        m->step(bytes_view(response, response_len), now_ms, o);
+    });
+}
+
+inline void host_server_dispose(void *exchange) noexcept {
+    try {
+        delete static_cast<host_server_mechanism *>(exchange);
+    } catch (...) {
+        // As host_client_dispose.
+    }
+}
+
+} // namespace detail
+
+/* ------------------------------------------------------------------------------------------ */
 /* Registry                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -818,6 +1581,62 @@ class registry {
         check(ksasl_registry_add_oauthbearer_client(get(), refresher.get()));
     }
 
+    /// Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers with delegation-token logins
+    /// (`tokenauth=true`) answered by `authority`; user logins go to the credential callback
+    /// (set before or after) or, without one, to the host (the pull form). The registry keeps
+    /// the authority alive.
+    void add_password_servers_with_tokens(const token_authority &authority) {
+        check(ksasl_registry_add_password_servers_with_tokens(get(), nullptr, authority.get()));
+    }
+    /// The same, with user logins from `credentials`.
+    void add_password_servers_with_tokens(const store &credentials, const token_authority &authority) {
+        check(ksasl_registry_add_password_servers_with_tokens(get(), credentials.get(), authority.get()));
+    }
+
+    /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients logging in with the refresher's
+    /// current password credential, taken at every (re-)authentication: a delegation token
+    /// installed with refresher_ref::set_delegation_token (SCRAM only).
+    void add_refreshing_password_clients(const refresher_ref &refresher) {
+        check(ksasl_registry_add_refreshing_password_clients(get(), refresher.get()));
+    }
+
+    /// Registers (or replaces) a client mechanism written in C++ under `name` (1 to 20 of
+    /// A-Z 0-9 - _): `factory` makes one host_client_mechanism per exchange. The library owns
+    /// the factory from here on (also when the call fails) and destroys it once the registry,
+    /// every configuration and connection made from it and every exchange are gone.
+    void add_client_mechanism(std::string_view name, host_client_factory factory) {
+        detail::cstr n(name, "name");
+        if (!factory) {
+            throw error(KSASL_NULL_ARGUMENT, "NULL_ARGUMENT: the mechanism factory is empty");
+        }
+        auto box = std::make_unique<detail::host_client_box>(detail::host_client_box{std::move(factory)});
+        ksasl_client_mechanism_vtable vt{};
+        vt.new_exchange = &detail::host_client_new_exchange;
+        vt.start = &detail::host_client_start;
+        vt.step = &detail::host_client_step;
+        vt.dispose = &detail::host_client_dispose;
+        // The library copies the table, and owns the box from here on, even when the call fails.
+        check(ksasl_registry_add_client_mechanism(get(), n.c_str(), &vt, box.release(),
+                                                  &detail::delete_box<detail::host_client_box>));
+    }
+
+    /// Registers (or replaces) a server mechanism written in C++ under `name`; a server
+    /// configuration made from the registry afterwards offers it next to the other mechanisms.
+    /// Ownership of `factory` as for add_client_mechanism.
+    void add_server_mechanism(std::string_view name, host_server_factory factory) {
+        detail::cstr n(name, "name");
+        if (!factory) {
+            throw error(KSASL_NULL_ARGUMENT, "NULL_ARGUMENT: the mechanism factory is empty");
+        }
+        auto box = std::make_unique<detail::host_server_box>(detail::host_server_box{std::move(factory)});
+        ksasl_server_mechanism_vtable vt{};
+        vt.new_exchange = &detail::host_server_new_exchange;
+        vt.step = &detail::host_server_step;
+        vt.dispose = &detail::host_server_dispose;
+        check(ksasl_registry_add_server_mechanism(get(), n.c_str(), &vt, box.release(),
+                                                  &detail::delete_box<detail::host_server_box>));
+    }
+
 private:
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_registry_last_error); }
 };
@@ -841,8 +1660,9 @@ class client {
     std::string last_error() const { return detail::str(ksasl_client_last_error(get())); }
 
     struct step_result {
-        bytes_view out;    ///< the bytes to send (borrowed; empty when none)
-        bool done = false; ///< the client side is complete (the server's verdict may follow)
+        bytes_view out;       ///< the bytes to send (borrowed; empty when none)
+        bool done = false;    ///< the client side is complete (the server's verdict may follow)
+        bool pending = false; ///< a host mechanism answers later: see pending_work(), resume()
     };
 
     /// Produces the first message.
@@ -851,7 +1671,7 @@ class client {
         std::size_t len = 0;
         int done = 0;
         check(ksasl_client_start(get(), now_ms, &out, &len, &done));
-        return step_result{bytes_view(out, len), done != 0};
+        return make_result(out, len, done);
     }
 
     /// Evaluates a server challenge.
@@ -860,7 +1680,22 @@ class client {
         std::size_t len = 0;
         int done = 0;
         check(ksasl_client_step(get(), challenge.data(), challenge.size(), now_ms, &out, &len, &done));
-        return step_result{bytes_view(out, len), done != 0};
+        return make_result(out, len, done);
+    }
+
+    /// After a pending start or step: the work pointer the mechanism gave
+    /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
+    void *pending_work() const noexcept { return ksasl_client_pending_work(get()); }
+
+    /// Continues a pending start or step with the mechanism's late answer (made with
+    /// host_answer::for_client(); its content is taken, a set_error() fails the exchange);
+    /// outputs as start(). Throws WRONG_STATE when nothing is pending.
+    step_result resume(host_answer &answer) {
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        int done = 0;
+        check(ksasl_client_resume(get(), answer.get(), 0, &out, &len, &done));
+        return make_result(out, len, done);
     }
 
     /// Reports that the server failed the exchange (with its message, or nullopt): always
@@ -873,6 +1708,11 @@ class client {
     }
 
 private:
+    static step_result make_result(const std::uint8_t *out, std::size_t len, int done) {
+        // No message and not done: the mechanism answers later.
+        return step_result{bytes_view(out, len), done != 0, out == nullptr && done == 0};
+    }
+
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_last_error); }
 };
 
@@ -905,6 +1745,21 @@ class server {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         check(ksasl_server_step(get(), response.data(), response.size(), now_ms, &status, &out, &len));
+        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+    }
+
+    /// After server_status::pending: the work pointer the mechanism gave
+    /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
+    void *pending_work() const noexcept { return ksasl_server_pending_work(get()); }
+
+    /// Continues after server_status::pending with the mechanism's late answer (made with
+    /// host_answer::for_server(); its content is taken); outputs as step(). A late answer with
+    /// set_error() fails the exchange (throws HOST_MECHANISM_FAILED; see client_message()).
+    step_result resume(host_answer &answer, std::int64_t now_ms) {
+        ksasl_server_status status = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        check(ksasl_server_resume(get(), answer.get(), 0, now_ms, &status, &out, &len));
         return step_result{static_cast<server_status>(status), bytes_view(out, len)};
     }
 
@@ -1044,6 +1899,26 @@ class client_conn {
         return r;
     }
 
+    /// After client_event::pending: the work pointer the mechanism gave
+    /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
+    void *pending_work() const noexcept { return ksasl_client_conn_pending_work(get()); }
+
+    /// Continues after client_event::pending with the mechanism's late answer (made with
+    /// host_answer::for_client(); its content is taken); results and errors as handle_frame().
+    /// Write transmit() afterwards. Throws WRONG_STATE (nothing changes) when nothing is pending.
+    frame_result resume(host_answer &answer, std::int64_t now_ms) {
+        ksasl_client_event ev = 0;
+        const std::uint8_t *app = nullptr;
+        std::size_t app_len = 0;
+        check(ksasl_client_conn_resume(get(), answer.get(), 0, now_ms, &ev, &app, &app_len));
+        frame_result r;
+        r.event = static_cast<client_event>(ev);
+        if (r.event == client_event::application) {
+            r.app_frame = bytes_view(app, app_len);
+        }
+        return r;
+    }
+
     /// Reports that the broker closed the connection: always throws the error to report.
     [[noreturn]] void closed(std::int64_t now_ms) {
         check(ksasl_client_conn_closed(get(), now_ms));
@@ -1148,6 +2023,13 @@ class server_config {
         return v;
     }
 
+    /// Adds the delegation-token APIs (38-41) to the ApiVersions response, for a listener that
+    /// serves them with token_authority::handle_request: every version the codec speaks, or
+    /// (`kafka4`) what an Apache Kafka 4 broker advertises. Before creating connections.
+    void add_token_api_versions(bool kafka4 = false) {
+        check(ksasl_server_config_add_token_api_versions(get(), kafka4 ? 1 : 0));
+    }
+
 private:
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_config_last_error); }
 };
@@ -1183,6 +2065,23 @@ class server_conn {
         return make_output(action, out, len, deadline);
     }
 
+    /// After server_action::pending: the work pointer the mechanism gave
+    /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
+    void *pending_work() const noexcept { return ksasl_server_conn_pending_work(get()); }
+
+    /// Continues after server_action::pending with the mechanism's late answer (made with
+    /// host_answer::for_server(); its content is taken); outputs as handle_frame(). A late
+    /// answer with set_error() fails the exchange as a failed step does (server_action::fail_at
+    /// with Kafka's response). Throws WRONG_STATE (nothing changes) when nothing is pending.
+    output resume(host_answer &answer, std::int64_t now_ms) {
+        ksasl_server_action action = 0;
+        const std::uint8_t *out = nullptr;
+        std::size_t len = 0;
+        std::int64_t deadline = -1;
+        check(ksasl_server_conn_resume(get(), answer.get(), 0, now_ms, &action, &out, &len, &deadline));
+        return make_output(action, out, len, deadline);
+    }
+
     /// The pending credential request (after server_action::need_credential).
     pending_credential credential_request() {
         const char *m = nullptr;
@@ -1215,6 +2114,10 @@ class server_conn {
     /// True when authenticated and no exchange is in progress.
     bool is_ready() const noexcept { return ksasl_server_conn_is_ready(get()) != 0; }
 
+    /// True when the session logged in with a delegation token (`tokenauth`), which
+    /// token_authority::handle_request needs to know; false before authentication.
+    bool token_authenticated() const noexcept { return ksasl_server_conn_token_authenticated(get()) != 0; }
+
     struct session_info {
         std::string principal;                 ///< "User:alice"
         std::int64_t lifetime_ms = 0;          ///< sent to the client
@@ -1243,6 +2146,11 @@ private:
 
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_conn_last_error); }
 };
+
+inline bytes_view token_authority::handle_request(bytes_view frame, server_conn &conn, std::int64_t now_ms) {
+    const std::string principal = conn.session().principal;
+    return handle_request(frame, principal, conn.token_authenticated(), now_ms);
+}
 
 #undef KSASL_HPP_HANDLE_BOILERPLATE
 

@@ -97,6 +97,7 @@ const char *action_name(ksasl::server_action a) {
     case ksasl::server_action::reauth_failed: return "reauth_failed";
     case ksasl::server_action::fail_at: return "fail_at";
     case ksasl::server_action::close_now: return "close_now";
+    case ksasl::server_action::pending: return "pending";
     }
     return "?";
 }

@@ -81,8 +81,9 @@ ksasl::server::outcome_info authenticate(ksasl::client &client, ksasl::server &s
             }
             return server.outcome();
         }
+        case ksasl::server_status::pending:
         case ksasl::server_status::need_credential:
-            throw ksasl::error(KSASL_WRONG_STATE, "WRONG_STATE: unexpected credential request (the store answers)");
+            throw ksasl::error(KSASL_WRONG_STATE, "WRONG_STATE: unexpected credential request or pending step (the store and the built-ins answer at once)");
         }
     }
     throw ksasl::error(KSASL_WRONG_STATE, "WRONG_STATE: the exchange did not finish");
