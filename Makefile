@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker
+.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -86,7 +86,15 @@ abi-check:
 -include mk/ctest.mk
 -include mk/install.mk
 
-test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples install-check)
+test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples cpp-valgrind install-check)
+
+# The C++ examples again under valgrind: no errors, no definite or indirect leaks.
+cpp-valgrind: cpp-examples
+	@for src in examples/cpp/*.cpp; do \
+	  x=target/cpp/$$(basename $$src .cpp); \
+	  valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 $$x > target/cpp/valgrind-$$(basename $$x).log 2>&1 \
+	    || { cat target/cpp/valgrind-$$(basename $$x).log; echo "cpp-valgrind: $$x failed"; exit 1; }; \
+	done; echo "cpp-valgrind: every C++ example clean under valgrind"
 
 # --- Java binding (JNI) --------------------------------------------------------------------
 MVN       ?= mvn
