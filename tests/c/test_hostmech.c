@@ -1373,86 +1373,93 @@ static ksasl_client_config *deferred_client_config(mech *cm) {
     return cc;
 }
 
-static void deferred_authenticates_and_reauthenticates(void) {
+/* Both deferred mechanisms (alice logs in), their configurations and a pair of connections. */
+typedef struct {
     mech cm, sm;
-    mech_init(&cm, "alice", "alice-key");
-    mech_init(&sm, "", "");
-    ksasl_server_config *sc = deferred_server_config(&sm, 0);
-    ksasl_client_config *cc = deferred_client_config(&cm);
+    ksasl_server_config *sc;
+    ksasl_client_config *cc;
     hpair p;
+} dfix;
+
+static void dfix_init(dfix *f, int64_t max_reauth_ms) {
+    mech_init(&f->cm, "alice", "alice-key");
+    mech_init(&f->sm, "", "");
+    f->sc = deferred_server_config(&f->sm, max_reauth_ms);
+    f->cc = deferred_client_config(&f->cm);
+    hpair_init(&f->p, f->cc, f->sc);
+}
+
+/* Frees everything; every exchange was disposed of and the userdata freed once. */
+static void dfix_free(dfix *f) {
+    hpair_free(&f->p);
+    ksasl_client_config_free(f->cc);
+    ksasl_server_config_free(f->sc);
+    check_released(&f->cm);
+    check_released(&f->sm);
+}
+
+static void deferred_authenticates_and_reauthenticates(void) {
+    dfix f;
     const char *principal = NULL;
     int64_t lifetime = -7, expiry = -7;
     int started = -1;
 
-    hpair_init(&p, cc, sc);
-    CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
-    CHECK(ksasl_server_conn_pending_work(p.server) == NULL);
+    dfix_init(&f, 0);
+    CHECK(ksasl_client_conn_pending_work(f.p.client) == NULL);
+    CHECK(ksasl_server_conn_pending_work(f.p.server) == NULL);
     CHECK(ksasl_client_conn_pending_work(NULL) == NULL);
     CHECK(ksasl_server_conn_pending_work(NULL) == NULL);
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
-    hpump(&p, T0);
-    CHECK_INT(p.client_rc, KSASL_OK);
-    CHECK_INT(p.authenticated, 1);
-    CHECK_INT(p.server_authenticated, 1);
+    CHECK_OK(ksasl_client_conn_start(f.p.client, T0));
+    hpump(&f.p, T0);
+    CHECK_INT(f.p.client_rc, KSASL_OK);
+    CHECK_INT(f.p.authenticated, 1);
+    CHECK_INT(f.p.server_authenticated, 1);
     /* start, the HMAC and the server's last message; the two server steps. */
-    CHECK_INT(p.client_pending, 3);
-    CHECK_INT(p.server_pending, 2);
-    CHECK(cm.pendings == 3 && cm.calls == 3 && sm.pendings == 2 && sm.calls == 2);
+    CHECK_INT(f.p.client_pending, 3);
+    CHECK_INT(f.p.server_pending, 2);
+    CHECK(f.cm.pendings == 3 && f.cm.calls == 3 && f.sm.pendings == 2 && f.sm.calls == 2);
     /* Once resumed, nothing is pending. */
-    CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
-    CHECK(ksasl_server_conn_pending_work(p.server) == NULL);
-    CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+    CHECK(ksasl_client_conn_pending_work(f.p.client) == NULL);
+    CHECK(ksasl_server_conn_pending_work(f.p.server) == NULL);
+    CHECK_OK(ksasl_server_conn_session(f.p.server, &principal, &lifetime, &expiry));
     CHECK_STR(principal, "User:alice");
     CHECK_INT(lifetime, 5000);
     CHECK_INT(expiry, T0 + 5000);
 
-    int64_t due = ksasl_client_conn_next_deadline(p.client);
+    int64_t due = ksasl_client_conn_next_deadline(f.p.client);
     CHECK(due >= T0 + 4250 && due <= T0 + 4750);
-    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, due, &started));
+    CHECK_OK(ksasl_client_conn_handle_timeout(f.p.client, due, &started));
     CHECK_INT(started, 1);
-    hpump(&p, due);
-    CHECK_INT(p.reauthenticated, 1);
-    CHECK_INT(p.server_reauthenticated, 1);
-    CHECK_INT(p.client_pending, 6);
-    CHECK_INT(p.server_pending, 4);
-    CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+    hpump(&f.p, due);
+    CHECK_INT(f.p.reauthenticated, 1);
+    CHECK_INT(f.p.server_reauthenticated, 1);
+    CHECK_INT(f.p.client_pending, 6);
+    CHECK_INT(f.p.server_pending, 4);
+    CHECK_OK(ksasl_server_conn_session(f.p.server, &principal, &lifetime, &expiry));
     CHECK_INT(expiry, T0 + 5000);
     CHECK_INT(lifetime, T0 + 5000 - due);
-    hpair_free(&p);
-    ksasl_client_config_free(cc);
-    ksasl_server_config_free(sc);
-    check_released(&cm);
-    check_released(&sm);
+    dfix_free(&f);
 }
 
 static void deferred_principal_change_is_refused(void) {
-    mech cm, sm;
-    mech_init(&cm, "alice", "alice-key");
-    mech_init(&sm, "", "");
-    ksasl_server_config *sc = deferred_server_config(&sm, 3000);
-    ksasl_client_config *cc = deferred_client_config(&cm);
-    hpair p;
+    dfix f;
     int started = -1;
 
-    hpair_init(&p, cc, sc);
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
-    hpump(&p, T0);
-    CHECK_INT(p.authenticated, 1);
-    snprintf(cm.user, sizeof cm.user, "mallory");
-    snprintf(cm.key, sizeof cm.key, "mallory-key");
-    int64_t due = ksasl_client_conn_next_deadline(p.client);
-    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, due, &started));
-    hpump(&p, due);
-    CHECK_INT(p.reauthenticated, 0);
-    CHECK_CONTAINS(ksasl_client_conn_last_error(p.client),
+    dfix_init(&f, 3000);
+    CHECK_OK(ksasl_client_conn_start(f.p.client, T0));
+    hpump(&f.p, T0);
+    CHECK_INT(f.p.authenticated, 1);
+    snprintf(f.cm.user, sizeof f.cm.user, "mallory");
+    snprintf(f.cm.key, sizeof f.cm.key, "mallory-key");
+    int64_t due = ksasl_client_conn_next_deadline(f.p.client);
+    CHECK_OK(ksasl_client_conn_handle_timeout(f.p.client, due, &started));
+    hpump(&f.p, due);
+    CHECK_INT(f.p.reauthenticated, 0);
+    CHECK_CONTAINS(ksasl_client_conn_last_error(f.p.client),
                    "Cannot change principals during re-authentication from User.alice: "
                    "User.mallory");
-    CHECK_CONTAINS(p.server_error, "Cannot change principals");
-    hpair_free(&p);
-    ksasl_client_config_free(cc);
-    ksasl_server_config_free(sc);
-    check_released(&cm);
-    check_released(&sm);
+    CHECK_CONTAINS(f.p.server_error, "Cannot change principals");
+    dfix_free(&f);
 }
 
 /* Late answers that fail. */
@@ -1497,71 +1504,53 @@ static void late_answers_that_fail(void) {
         {0, late_nothing, "late answer set no message before it was done"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        mech cm, sm;
-        mech_init(&cm, "alice", "alice-key");
-        mech_init(&sm, "", "");
-        ksasl_server_config *sc = deferred_server_config(&sm, 0);
-        ksasl_client_config *cc = deferred_client_config(&cm);
-        hpair p;
-        hpair_init(&p, cc, sc);
+        dfix f;
+        dfix_init(&f, 0);
         if (cases[i].server) {
-            p.late_server = cases[i].late;
+            f.p.late_server = cases[i].late;
         } else {
-            p.late_client = cases[i].late;
+            f.p.late_client = cases[i].late;
         }
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
-        hpump(&p, T0);
-        CHECK_INT(p.authenticated, 0);
-        CHECK(!ksasl_server_conn_is_ready(p.server));
+        CHECK_OK(ksasl_client_conn_start(f.p.client, T0));
+        hpump(&f.p, T0);
+        CHECK_INT(f.p.authenticated, 0);
+        CHECK(!ksasl_server_conn_is_ready(f.p.server));
         if (cases[i].server) {
             /* Kafka's failure response after the delay, the host's text only on the server. */
-            CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
-            CHECK_CONTAINS(p.server_error, cases[i].text);
-            CHECK_CONTAINS(p.server_error, "HOST_MECHANISM_FAILED");
-            CHECK_CONTAINS(ksasl_client_conn_last_error(p.client),
+            CHECK_INT(f.p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
+            CHECK_CONTAINS(f.p.server_error, cases[i].text);
+            CHECK_CONTAINS(f.p.server_error, "HOST_MECHANISM_FAILED");
+            CHECK_CONTAINS(ksasl_client_conn_last_error(f.p.client),
                            "Authentication failed during authentication due to invalid "
                            "credentials with SASL mechanism " NAME);
-            CHECK(!contains(ksasl_client_conn_last_error(p.client), "directory"));
+            CHECK(!contains(ksasl_client_conn_last_error(f.p.client), "directory"));
         } else {
-            CHECK_INT(p.client_rc, KSASL_HOST_MECHANISM_FAILED);
-            CHECK_CONTAINS(ksasl_client_conn_last_error(p.client), cases[i].text);
+            CHECK_INT(f.p.client_rc, KSASL_HOST_MECHANISM_FAILED);
+            CHECK_CONTAINS(ksasl_client_conn_last_error(f.p.client), cases[i].text);
         }
         /* Failed, not stuck: nothing is pending, a resume is refused. */
         {
             ksasl_client_event ev = 99;
-            CHECK(ksasl_client_conn_pending_work(p.client) == NULL);
-            CHECK_RC(ksasl_client_conn_resume(p.client, p.client_answer, 0, T0, &ev, NULL, NULL),
+            CHECK(ksasl_client_conn_pending_work(f.p.client) == NULL);
+            CHECK_RC(ksasl_client_conn_resume(f.p.client, f.p.client_answer, 0, T0, &ev, NULL, NULL),
                      KSASL_WRONG_STATE);
             CHECK_INT(ev, 99);
         }
-        hpair_free(&p);
-        ksasl_client_config_free(cc);
-        ksasl_server_config_free(sc);
-        check_released(&cm);
-        check_released(&sm);
+        dfix_free(&f);
     }
 
     /* Answering later again from a late answer is allowed: the driver waits once more. */
     {
-        mech cm, sm;
-        mech_init(&cm, "alice", "alice-key");
-        mech_init(&sm, "", "");
-        ksasl_server_config *sc = deferred_server_config(&sm, 0);
-        ksasl_client_config *cc = deferred_client_config(&cm);
-        hpair p;
-        hpair_init(&p, cc, sc);
-        p.late_server = late_twice;
-        p.late_client = late_twice;
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
-        hpump(&p, T0);
-        CHECK_INT(p.authenticated, 1);
-        CHECK_INT(p.client_pending, 6);
-        CHECK_INT(p.server_pending, 4);
-        hpair_free(&p);
-        ksasl_client_config_free(cc);
-        ksasl_server_config_free(sc);
-        check_released(&cm);
-        check_released(&sm);
+        dfix f;
+        dfix_init(&f, 0);
+        f.p.late_server = late_twice;
+        f.p.late_client = late_twice;
+        CHECK_OK(ksasl_client_conn_start(f.p.client, T0));
+        hpump(&f.p, T0);
+        CHECK_INT(f.p.authenticated, 1);
+        CHECK_INT(f.p.client_pending, 6);
+        CHECK_INT(f.p.server_pending, 4);
+        dfix_free(&f);
     }
 }
 
@@ -1590,12 +1579,7 @@ static void until_server_pending(hpair *p) {
 }
 
 static void resume_misuse(void) {
-    mech cm, sm;
-    mech_init(&cm, "alice", "alice-key");
-    mech_init(&sm, "", "");
-    ksasl_server_config *sc = deferred_server_config(&sm, 0);
-    ksasl_client_config *cc = deferred_client_config(&cm);
-    hpair p;
+    dfix f;
     ksasl_server_action act = 99;
     ksasl_client_event ev = 99;
     const uint8_t *out = NULL;
@@ -1606,38 +1590,38 @@ static void resume_misuse(void) {
     CHECK_RC(ksasl_host_output_new(0, NULL), KSASL_NULL_ARGUMENT);
     ksasl_host_output_free(NULL);
 
-    hpair_init(&p, cc, sc);
+    dfix_init(&f, 0);
     /* Nothing pending: refused, nothing changes. */
-    CHECK_RC(ksasl_client_conn_resume(p.client, p.client_answer, 0, T0, &ev, NULL, NULL),
+    CHECK_RC(ksasl_client_conn_resume(f.p.client, f.p.client_answer, 0, T0, &ev, NULL, NULL),
              KSASL_WRONG_STATE);
-    CHECK_CONTAINS(ksasl_client_conn_last_error(p.client), "no SASL mechanism work is pending");
-    CHECK_RC(ksasl_server_conn_resume(p.server, p.server_answer, 0, T0, &act, &out, &len, &dl),
+    CHECK_CONTAINS(ksasl_client_conn_last_error(f.p.client), "no SASL mechanism work is pending");
+    CHECK_RC(ksasl_server_conn_resume(f.p.server, f.p.server_answer, 0, T0, &act, &out, &len, &dl),
              KSASL_WRONG_STATE);
-    CHECK_RC(ksasl_client_conn_resume(NULL, p.client_answer, 0, T0, &ev, NULL, NULL),
+    CHECK_RC(ksasl_client_conn_resume(NULL, f.p.client_answer, 0, T0, &ev, NULL, NULL),
              KSASL_NULL_ARGUMENT);
-    CHECK_RC(ksasl_server_conn_resume(NULL, p.server_answer, 0, T0, &act, &out, &len, &dl),
+    CHECK_RC(ksasl_server_conn_resume(NULL, f.p.server_answer, 0, T0, &act, &out, &len, &dl),
              KSASL_NULL_ARGUMENT);
     CHECK_INT(ev, 99);
     CHECK_INT(act, 99);
 
-    until_server_pending(&p);
-    void *work = ksasl_server_conn_pending_work(p.server);
-    CHECK(work == &sm.job);
+    until_server_pending(&f.p);
+    void *work = ksasl_server_conn_pending_work(f.p.server);
+    CHECK(work == &f.sm.job);
     /* A NULL answer, a client's answer, NULL out-parameters: refused, still pending. */
-    CHECK_RC(ksasl_server_conn_resume(p.server, NULL, 0, T0, &act, &out, &len, &dl),
+    CHECK_RC(ksasl_server_conn_resume(f.p.server, NULL, 0, T0, &act, &out, &len, &dl),
              KSASL_NULL_ARGUMENT);
-    CHECK_RC(ksasl_server_conn_resume(p.server, p.client_answer, 0, T0, &act, &out, &len, &dl),
+    CHECK_RC(ksasl_server_conn_resume(f.p.server, f.p.client_answer, 0, T0, &act, &out, &len, &dl),
              KSASL_INVALID_ARGUMENT);
-    CHECK_CONTAINS(ksasl_server_conn_last_error(p.server), "made for a client mechanism");
-    CHECK_RC(ksasl_server_conn_resume(p.server, p.server_answer, 0, T0, NULL, &out, &len, &dl),
+    CHECK_CONTAINS(ksasl_server_conn_last_error(f.p.server), "made for a client mechanism");
+    CHECK_RC(ksasl_server_conn_resume(f.p.server, f.p.server_answer, 0, T0, NULL, &out, &len, &dl),
              KSASL_NULL_ARGUMENT);
-    CHECK(ksasl_server_conn_pending_work(p.server) == work);
+    CHECK(ksasl_server_conn_pending_work(f.p.server) == work);
     /* The client's request arriving again while the server's mechanism works: close now. */
     {
-        ksasl_server_conn *again = p.server;
+        ksasl_server_conn *again = f.p.server;
         /* Build a second SaslAuthenticate the simplest way: feed the same bytes again. */
-        CHECK(p.frame.len > 0);
-        CHECK_OK(ksasl_server_conn_handle_frame(again, p.frame.data, p.frame.len, T0, &act, &out,
+        CHECK(f.p.frame.len > 0);
+        CHECK_OK(ksasl_server_conn_handle_frame(again, f.p.frame.data, f.p.frame.len, T0, &act, &out,
                                                 &len, &dl));
         CHECK_INT(act, KSASL_SERVER_ACTION_CLOSE_NOW);
         CHECK_CONTAINS(ksasl_server_conn_last_error(again), "is awaited");
@@ -1650,9 +1634,9 @@ static void resume_misuse(void) {
     CHECK_RC(ksasl_host_output_set_pending(o, NULL), KSASL_HOST_MECHANISM_FAILED);
     CHECK_RC(ksasl_host_output_set_pending(NULL, NULL), KSASL_NULL_ARGUMENT);
     /* The violation travels with the answer: the resumed step fails. */
-    CHECK_OK(ksasl_server_conn_resume(p.server, o, 0, T0, &act, &out, &len, &dl));
+    CHECK_OK(ksasl_server_conn_resume(f.p.server, o, 0, T0, &act, &out, &len, &dl));
     CHECK_INT(act, KSASL_SERVER_ACTION_FAIL_AT);
-    CHECK_CONTAINS(ksasl_server_conn_last_error(p.server),
+    CHECK_CONTAINS(ksasl_server_conn_last_error(f.p.server),
                    "set a message and then said the answer comes later");
     /* The answer was emptied by the resume and can be reused. */
     CHECK_OK(ksasl_host_output_set_pending(o, NULL));
@@ -1661,11 +1645,21 @@ static void resume_misuse(void) {
     CHECK_RC(ksasl_host_output_set_authenticated(o, "alice", -1), KSASL_HOST_MECHANISM_FAILED);
     CHECK_RC(ksasl_host_output_set_pending(o, NULL), KSASL_HOST_MECHANISM_FAILED);
     ksasl_host_output_free(o);
-    hpair_free(&p);
-    ksasl_client_config_free(cc);
-    ksasl_server_config_free(sc);
-    check_released(&cm);
-    check_released(&sm);
+    dfix_free(&f);
+}
+
+/* A connection freed while its mechanism's answer is pending disposes of the exchange. */
+static void freed_while_pending(void) {
+    dfix f;
+    dfix_init(&f, 0);
+    until_server_pending(&f.p);
+    CHECK(ksasl_server_conn_pending_work(f.p.server) == &f.sm.job);
+    CHECK_INT(f.sm.exchanges, 1);
+    CHECK_INT(f.sm.disposes, 0);
+    ksasl_server_conn_free(f.p.server);
+    f.p.server = NULL;
+    CHECK_INT(f.sm.disposes, 1);
+    dfix_free(&f);
 }
 
 static void deferred_single_exchanges(void) {
@@ -1779,5 +1773,6 @@ void test_hostmech(void) {
     late_answers_that_fail();
     resume_misuse();
     deferred_single_exchanges();
+    freed_while_pending();
     host_error_codes();
 }
