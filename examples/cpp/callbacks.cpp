@@ -5,6 +5,7 @@
 //
 // Exits 0 when everything happens as expected, 1 otherwise.
 
+#include "check.hpp"
 #include "ksasl.hpp"
 
 #include <cstdint>
@@ -21,14 +22,7 @@ namespace {
 
 constexpr std::int64_t NOW = 1795000000000;
 
-int failures = 0;
-
-void expect(bool ok, const char *what) {
-    std::printf("  [%s] %s\n", ok ? "ok" : "FAILED", what);
-    if (!ok) {
-        failures++;
-    }
-}
+using check::expect;
 
 // Runs an exchange; returns the principal, or throws the client's view of a refusal.
 std::string run(ksasl::client &client, ksasl::server &server) {
@@ -224,21 +218,11 @@ void errors() {
 } // namespace
 
 int main() {
-    try {
-        std::printf("ksasl %s (C++ wrapper): callbacks and errors\n\n", std::string(ksasl::version()).c_str());
+    return check::run("callbacks and errors", [] {
         credential_callback();
         pull_form();
         token_validator();
         throwing_refresh();
         errors();
-    } catch (const ksasl::error &e) {
-        std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
-        return 1;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "unexpected exception: %s\n", e.what());
-        return 1;
-    }
-    std::printf("\n%s\n", failures == 0 ? "ok" : "FAILED");
-    return failures == 0 ? 0 : 1;
+    });
 }

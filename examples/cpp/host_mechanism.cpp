@@ -24,6 +24,7 @@
 //
 // Exits 0 when everything happens as expected, 1 otherwise.
 
+#include "check.hpp"
 #include "ksasl.hpp"
 
 #include <algorithm>
@@ -47,33 +48,10 @@ constexpr std::int16_t API_METADATA = 3;
 constexpr const char *KAFKA_GENERIC_FAILURE =
     "Authentication failed during authentication due to invalid credentials with SASL mechanism X-HMAC-CHALLENGE";
 
-int failures = 0;
-
-void expect(bool ok, const std::string &what) {
-    std::printf("  [%s] %s\n", ok ? "ok" : "FAILED", what.c_str());
-    if (!ok) {
-        failures++;
-    }
-}
-
-bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
-
-// Runs f; returns the ksasl::error it threw (printed), or nothing.
-template <typename F>
-std::optional<ksasl::error> error_of(F &&f) {
-    try {
-        f();
-    } catch (const ksasl::error &e) {
-        std::printf("    -> %s: %s\n", e.name(), e.what());
-        return e;
-    }
-    std::printf("    -> no exception\n");
-    return std::nullopt;
-}
-
-bool is_error(const std::optional<ksasl::error> &e, std::uint32_t code, std::string_view text = {}) {
-    return e && e->code() == code && contains(e->what(), text);
-}
+using check::contains;
+using check::error_of;
+using check::expect;
+using check::is_error;
 
 /* ---- SHA-256 and HMAC-SHA256 ---------------------------------------------------------- */
 
@@ -957,8 +935,7 @@ void deferred_exchanges() {
 } // namespace
 
 int main() {
-    try {
-        std::printf("ksasl %s (C++ wrapper): a host mechanism written in C++\n\n", std::string(ksasl::version()).c_str());
+    return check::run("a host mechanism written in C++", [] {
         hash_vectors();
         authenticates_and_reauthenticates(false);
         principal_change_is_refused(false);
@@ -966,14 +943,5 @@ int main() {
         authenticates_and_reauthenticates(true);
         principal_change_is_refused(true);
         deferred_exchanges();
-    } catch (const ksasl::error &e) {
-        std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
-        return 1;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "unexpected exception: %s\n", e.what());
-        return 1;
-    }
-    std::printf("\n%s\n", failures == 0 ? "ok" : "FAILED");
-    return failures == 0 ? 0 : 1;
+    });
 }

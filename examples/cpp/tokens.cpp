@@ -11,6 +11,7 @@
 //
 // Exits 0 when everything happens as expected, 1 otherwise.
 
+#include "check.hpp"
 #include "ksasl.hpp"
 
 #include <algorithm>
@@ -32,33 +33,10 @@ constexpr const char *REF_ID = "AAECAwQFBgcICQoLDA0ODw";
 constexpr const char *REF_HMAC_B64 =
     "zDhguo/2PVSfITrhlis6BT+5v3s0Oy7l4jYnltLyE9BvFDBx8qbFztUm7I96FCKkHQ1oIyQ+o0kv3VCkXQdFWA==";
 
-int failures = 0;
-
-void expect(bool ok, const std::string &what) {
-    std::printf("  [%s] %s\n", ok ? "ok" : "FAILED", what.c_str());
-    if (!ok) {
-        failures++;
-    }
-}
-
-bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
-
-// Runs f; returns the ksasl::error it threw (printed), or nothing.
-template <typename F>
-std::optional<ksasl::error> error_of(F &&f) {
-    try {
-        f();
-    } catch (const ksasl::error &e) {
-        std::printf("    -> %s: %s\n", e.name(), e.what());
-        return e;
-    }
-    std::printf("    -> no exception\n");
-    return std::nullopt;
-}
-
-bool is_error(const std::optional<ksasl::error> &e, std::uint32_t code, std::string_view text = {}) {
-    return e && e->code() == code && contains(e->what(), text);
-}
+using check::contains;
+using check::error_of;
+using check::expect;
+using check::is_error;
 
 bool same_bytes(ksasl::bytes_view a, ksasl::bytes_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
@@ -486,22 +464,12 @@ void over_connections() {
 } // namespace
 
 int main() {
-    try {
-        std::printf("ksasl %s (C++ wrapper): delegation tokens\n\n", std::string(ksasl::version()).c_str());
+    return check::run("delegation tokens", [] {
         reference_vector();
         authority_rules();
         describe_sweep_records();
         logins();
         codec();
         over_connections();
-    } catch (const ksasl::error &e) {
-        std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
-        return 1;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "unexpected exception: %s\n", e.what());
-        return 1;
-    }
-    std::printf("\n%s\n", failures == 0 ? "ok" : "FAILED");
-    return failures == 0 ? 0 : 1;
+    });
 }

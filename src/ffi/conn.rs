@@ -8,7 +8,7 @@ use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use crate::mech::{CredentialRequest, HostWork};
+use crate::mech::{nothing_pending, CredentialRequest, HostWork};
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
 
 /// Configuration of client connections (shared by the connections made from it).
@@ -326,9 +326,7 @@ pub extern "C" fn ksasl_client_conn_resume(
 ) -> ksasl_result {
     with(c, |c| {
         need(event, "event")?;
-        let work = c.work.as_ref().ok_or_else(|| {
-            Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
-        })?;
+        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
         let step = late_client_step(answer, rc, work)?;
         c.work = None;
         let ev = c.inner.resume(step, now_ms);
@@ -732,9 +730,7 @@ pub extern "C" fn ksasl_server_conn_resume(
         need(action, "action")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let work = c.work.as_ref().ok_or_else(|| {
-            Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
-        })?;
+        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
         let step = late_server_step(answer, rc, work)?;
         c.work = None;
         let o = c.inner.resume(step, now_ms);

@@ -6,8 +6,8 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
-    AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, HostWork, ServerAuthenticator,
-    ServerStep,
+    nothing_pending, AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, HostWork,
+    ServerAuthenticator, ServerStep,
 };
 
 /// A client exchange for one mechanism.
@@ -154,12 +154,7 @@ pub extern "C" fn ksasl_client_resume(
         need(out, "out")?;
         need(out_len, "out_len")?;
         need(done, "done")?;
-        let work = c.work.as_ref().ok_or_else(|| {
-            Error::new(
-                ErrorCode::WrongState,
-                "the mechanism has no pending work to resume",
-            )
-        })?;
+        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
         let step = late_client_step(answer, rc, work)?;
         c.work = None;
         let step = c.inner.resume(step)?;
@@ -349,12 +344,7 @@ pub extern "C" fn ksasl_server_resume(
         need(status, "status")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let work = s.work.as_ref().ok_or_else(|| {
-            Error::new(
-                ErrorCode::WrongState,
-                "the mechanism has no pending work to resume",
-            )
-        })?;
+        let work = s.work.as_ref().ok_or_else(nothing_pending)?;
         let step = late_server_step(answer, rc, work)?;
         s.work = None;
         let r = s.inner.resume(step, now_ms);

@@ -551,10 +551,7 @@ impl ClientConnection {
             State::Waiting(Await::Host { after_start }, Some(auth)) => (after_start, auth),
             other => {
                 self.state = other;
-                return ClientEvent::Failed(Error::new(
-                    ErrorCode::WrongState,
-                    "no SASL mechanism work is pending",
-                ));
+                return ClientEvent::Failed(crate::mech::nothing_pending());
             }
         };
         let r = match auth.resume(result) {

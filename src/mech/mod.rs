@@ -340,6 +340,12 @@ fn check_open(state: ExchangeState) -> Result<()> {
     }
 }
 
+/// The refusal of a `resume` when no mechanism work is pending (`WRONG_STATE`); the same text
+/// everywhere, for the authenticators, the drivers and every binding.
+pub fn nothing_pending() -> Error {
+    Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
+}
+
 fn pending_error() -> Error {
     Error::new(
         ErrorCode::WrongState,
@@ -430,10 +436,7 @@ impl ClientAuthenticator {
     pub fn resume(&mut self, result: Result<ClientStep>) -> Result<ClientStep> {
         check_open(self.state)?;
         if self.state != ExchangeState::WaitingForHost {
-            return Err(Error::new(
-                ErrorCode::WrongState,
-                "the mechanism has no pending work to resume",
-            ));
+            return Err(nothing_pending());
         }
         self.after(result)
     }
@@ -610,10 +613,7 @@ impl ServerAuthenticator {
     pub fn resume(&mut self, result: Result<MechServerStep>, now_ms: i64) -> Result<ServerStep> {
         check_open(self.state)?;
         if self.state != ExchangeState::WaitingForHost {
-            return Err(Error::new(
-                ErrorCode::WrongState,
-                "the mechanism has no pending work to resume",
-            ));
+            return Err(nothing_pending());
         }
         self.now_ms = now_ms;
         self.after(result)

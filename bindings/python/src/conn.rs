@@ -10,7 +10,7 @@ use ksasl::kafka::client::{
 use ksasl::kafka::server::{
     ServerConfig as CoreServerConfig, ServerConnection as CoreServerConnection, ServerStatus,
 };
-use ksasl::mech::{CredentialRequest, HostWork};
+use ksasl::mech::{nothing_pending, CredentialRequest, HostWork};
 use ksasl::refresh::{
     RefreshConfig, Refresher as CoreRefresher, Tracker as CoreTracker, TrackerConfig,
 };
@@ -210,12 +210,9 @@ impl ClientConnection {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
-        let Some(work) = locked(&self.work).take() else {
-            return Err(py_err(
-                py,
-                Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending"),
-            ));
-        };
+        let work = locked(&self.work)
+            .take()
+            .ok_or_else(|| py_err(py, nothing_pending()))?;
         let step = hostmech::resume_client(py, &work, result);
         let now = now_or_wall(now_ms);
         let ev = py.allow_threads(|| locked(&self.inner).resume(step, now));
@@ -455,12 +452,9 @@ impl ServerConnection {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Py<PyBytes>, Option<i64>)> {
-        let Some(work) = locked(&self.work).take() else {
-            return Err(py_err(
-                py,
-                Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending"),
-            ));
-        };
+        let work = locked(&self.work)
+            .take()
+            .ok_or_else(|| py_err(py, nothing_pending()))?;
         let step = hostmech::resume_server(py, &work, result);
         let now = now_or_wall(now_ms);
         let o = py.allow_threads(|| locked(&self.inner).resume(step, now));

@@ -143,26 +143,34 @@ pub fn resume_server(
     resumed(py, work, result, server_step)
 }
 
-/// Calls a mechanism method: its answer now, or the awaitable an `async` method returned,
-/// handed to the host as pending work.
+/// Calls a mechanism method (`start(now_ms)` without `input`, `step(input, now_ms)` with it):
+/// its answer now, or the awaitable an `async` method returned, handed to the host as pending
+/// work.
 fn call<T>(
-    py: Python<'_>,
     name: &str,
+    obj: &PyObject,
     method: &'static str,
-    invoke: impl FnOnce(Python<'_>) -> PyResult<PyObject>,
+    input: Option<&[u8]>,
+    now_ms: i64,
     parse: impl FnOnce(&str, &'static str, &Bound<'_, PyAny>) -> Result<T>,
     pending: impl FnOnce(HostWork) -> T,
 ) -> Result<T> {
-    let out = invoke(py).map_err(|e| host_error(py, name, e))?;
-    let out = out.bind(py);
-    if is_awaitable(out) {
-        return Ok(pending(HostWork::new(PyWork {
-            awaitable: out.clone().unbind(),
-            mechanism: name.to_string(),
-            method,
-        })));
-    }
-    parse(name, method, out)
+    Python::with_gil(|py| {
+        let out = match input {
+            Some(b) => obj.call_method1(py, method, (PyBytes::new(py, b), now_ms)),
+            None => obj.call_method1(py, method, (now_ms,)),
+        }
+        .map_err(|e| host_error(py, name, e))?;
+        let out = out.bind(py);
+        if is_awaitable(out) {
+            return Ok(pending(HostWork::new(PyWork {
+                awaitable: out.clone().unbind(),
+                mechanism: name.to_string(),
+                method,
+            })));
+        }
+        parse(name, method, out)
+    })
 }
 
 /// A client mechanism implemented by a Python object: `start(now_ms)` and
@@ -179,32 +187,29 @@ impl ClientMechanism for PyClientMechanism {
     }
 
     fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
-        Python::with_gil(|py| {
-            call(
-                py,
-                &self.name,
-                "start",
-                |py| self.obj.call_method1(py, "start", (now_ms,)),
-                client_step,
-                ClientStep::Pending,
-            )
-        })
+        let (n, o) = (&self.name, &self.obj);
+        call(
+            n,
+            o,
+            "start",
+            None,
+            now_ms,
+            client_step,
+            ClientStep::Pending,
+        )
     }
 
     fn step(&mut self, challenge: &[u8], now_ms: i64) -> Result<ClientStep> {
-        Python::with_gil(|py| {
-            call(
-                py,
-                &self.name,
-                "step",
-                |py| {
-                    self.obj
-                        .call_method1(py, "step", (PyBytes::new(py, challenge), now_ms))
-                },
-                client_step,
-                ClientStep::Pending,
-            )
-        })
+        let (n, o) = (&self.name, &self.obj);
+        call(
+            n,
+            o,
+            "step",
+            Some(challenge),
+            now_ms,
+            client_step,
+            ClientStep::Pending,
+        )
     }
 }
 
@@ -222,18 +227,15 @@ impl ksasl::mech::ServerMechanism for PyServerMechanism {
     }
 
     fn step(&mut self, response: &[u8], now_ms: i64) -> Result<MechServerStep> {
-        Python::with_gil(|py| {
-            call(
-                py,
-                &self.name,
-                "step",
-                |py| {
-                    self.obj
-                        .call_method1(py, "step", (PyBytes::new(py, response), now_ms))
-                },
-                server_step,
-                MechServerStep::Pending,
-            )
-        })
+        let (n, o) = (&self.name, &self.obj);
+        call(
+            n,
+            o,
+            "step",
+            Some(response),
+            now_ms,
+            server_step,
+            MechServerStep::Pending,
+        )
     }
 }

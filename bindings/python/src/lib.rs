@@ -503,15 +503,9 @@ impl Client {
     /// Continues with the awaited result (or the exception the awaitable raised); returns
     /// as `step`.
     fn resume(&mut self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<PyClientStep> {
-        let Some(work) = locked(&self.work).take() else {
-            return Err(py_err(
-                py,
-                Error::new(
-                    ksasl::ErrorCode::WrongState,
-                    "the mechanism has no pending work to resume",
-                ),
-            ));
-        };
+        let work = locked(&self.work)
+            .take()
+            .ok_or_else(|| py_err(py, ksasl::mech::nothing_pending()))?;
         let step = hostmech::resume_client(py, &work, result);
         let r = locked(&self.inner).resume(step);
         self.out(py, r)
@@ -639,15 +633,10 @@ impl Server {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
-        let Some(work) = self.work.take() else {
-            return Err(py_err(
-                py,
-                Error::new(
-                    ksasl::ErrorCode::WrongState,
-                    "the mechanism has no pending work to resume",
-                ),
-            ));
-        };
+        let work = self
+            .work
+            .take()
+            .ok_or_else(|| py_err(py, ksasl::mech::nothing_pending()))?;
         let step = hostmech::resume_server(py, &work, result);
         let now = now_or_wall(now_ms);
         let r = locked(&self.inner).resume(step, now);

@@ -244,11 +244,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnResume<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        let Some(work) = s.work.take() else {
-            return Err(hostmech::nothing_pending(
-                "no SASL mechanism work is pending",
-            ));
-        };
+        let work = s.work.take().ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error);
         let ev = s.conn.resume(step, now);
         client_event(env, &mut s, ev, &event, &times, &err)
@@ -616,11 +612,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnResume<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let Some(work) = s.work.take() else {
-            return Err(hostmech::nothing_pending(
-                "no SASL mechanism work is pending",
-            ));
-        };
+        let work = s.work.take().ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error);
         let o = s.conn.resume(r, now);
         server_output(env, &mut s, o, &out, &err)

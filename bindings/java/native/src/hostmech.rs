@@ -254,8 +254,8 @@ pub(crate) fn stage(env: &mut JNIEnv<'_>, work: Option<&HostWork>) -> JResult<jo
 }
 
 /// The refusal of a resumption when no work is pending.
-pub(crate) fn nothing_pending(message: &str) -> Fail {
-    Fail::Core(Error::new(ErrorCode::WrongState, message))
+pub(crate) fn nothing_pending() -> Fail {
+    Fail::Core(ksasl::mech::nothing_pending())
 }
 
 /// A new local reference to `o` in the helper's frame (null stays null).

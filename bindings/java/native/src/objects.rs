@@ -381,9 +381,6 @@ impl ClientAuthState {
 
 type ClientAuth = Mutex<ClientAuthState>;
 
-/// "The mechanism's work is not pending": the authenticators' refusal of a resumption.
-const NO_WORK: &str = "the mechanism has no pending work to resume";
-
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_clientAuthNew<'l>(
     mut env: JNIEnv<'l>,
@@ -483,7 +480,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthResume<'l>(
         let mut s = locked(unsafe { obj::<ClientAuth>(h) });
         let work = s.work().cloned();
         s.work = None;
-        let work = work.ok_or_else(|| hostmech::nothing_pending(NO_WORK))?;
+        let work = work.ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_client(&work, &message, &error);
         let step = s.auth.resume(r)?;
         client_step(env, &mut s, step, &flags)
@@ -673,7 +670,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthResume<'l>(
         let mut s = locked(unsafe { obj::<ServerAuth>(h) });
         let work = s.work().cloned();
         s.work = None;
-        let work = work.ok_or_else(|| hostmech::nothing_pending(NO_WORK))?;
+        let work = work.ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error);
         let r = s.auth.resume(r, now);
         server_step(env, &mut s, r, &kind)
