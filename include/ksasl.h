@@ -587,7 +587,7 @@ ksasl_result ksasl_client_config_set_reauth_timing(ksasl_client_config *c,
                                                    ksasl_reauth_timing timing);
 
 /**
- * The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+ * The ApiVersions version sent first (0 to 5; librdkafka sends 3).
  */
 ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c, int16_t version);
 

@@ -86,6 +86,41 @@ fn reference_byte_examples() {
     assert_eq!(SaslAuthenticateResponse::parse(2, b).unwrap(), err);
 }
 
+/// ApiVersions v5 requests as kafka-clients 4.4.0 serializes them (header v2, client id "c",
+/// correlation id 9, software "apache-kafka-java" "4.4.0"): cluster "abc" and node 3, then
+/// both unset.
+const KAFKA_V5_TARGET: &str =
+    "001200050000000900016300126170616368652d6b61666b612d6a61766106342e342e30046162630000000300";
+const KAFKA_V5_UNSET: &str =
+    "001200050000000900016300126170616368652d6b61666b612d6a61766106342e342e3000ffffffff00";
+
+fn hex_bytes(h: &str) -> Vec<u8> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn api_versions_v5_target_fields() {
+    let f = hex_bytes(KAFKA_V5_TARGET);
+    let parsed = parse_request(&f).unwrap();
+    assert_eq!(parsed.prefix.api_version, 5);
+    let body = parse_api_versions_request_body(5, parsed.body).unwrap();
+    assert_eq!(body.cluster_id.as_deref(), Some("abc"));
+    assert_eq!(body.node_id, 3);
+    assert!(body.target_is_consistent());
+    let half = ksasl::kafka::messages::ApiVersionsRequestBody {
+        node_id: -1,
+        ..body.clone()
+    };
+    assert!(!half.target_is_consistent());
+    // Truncated after the cluster id: refused.
+    let cut = &f[..f.len() - 5];
+    let parsed = parse_request(cut).unwrap();
+    assert!(parse_api_versions_request_body(5, parsed.body).is_err());
+}
+
 #[test]
 fn api_versions_every_version() {
     let keys = vec![
@@ -110,7 +145,7 @@ fn api_versions_every_version() {
         api_keys: keys,
         throttle_time_ms: 7,
     };
-    for v in 0..=4 {
+    for v in 0..=5 {
         let f = r.encode(v, 42);
         // ApiVersions responses always use response header v0: the body starts at byte 8.
         assert_eq!(&f[4..8], &42i32.to_be_bytes());
@@ -139,11 +174,22 @@ fn api_versions_every_version() {
                 correlation_id: 9
             }
         );
-        let sw = parse_api_versions_request_body(v, parsed.body).unwrap();
+        let body = parse_api_versions_request_body(v, parsed.body).unwrap();
         assert_eq!(
-            sw,
+            body.software,
             (v >= 3).then(|| ("ksasl".to_string(), "0.1.0".to_string()))
         );
+        // v5's target fields are sent unset.
+        assert_eq!((body.cluster_id, body.node_id), (None, -1));
+        if v == 5 {
+            let unset = hex_bytes(KAFKA_V5_UNSET);
+            let mine = api_versions_request(5, 9, Some("c"), ("apache-kafka-java", "4.4.0"));
+            assert_eq!(
+                &mine[4..],
+                &unset[..],
+                "v5 request bytes as kafka-clients 4.4 writes them"
+            );
+        }
     }
     // Garbage after a valid body is refused.
     let mut f = r.encode(1, 1);

@@ -52,6 +52,7 @@ fn every_framing_mode_authenticates() {
             (0, None),
             (3, None),
             (4, None),
+            (5, None),
             (0, Some((1, Some(0)))),
             (0, Some((1, Some(1)))),
             (0, Some((1, Some(2)))),
@@ -125,6 +126,18 @@ fn handshake(v: i16, corr: i32, mech: &str) -> Vec<u8> {
     sasl_handshake_request(v, corr, Some("c"), mech)
 }
 
+/// An ApiVersions v5 request as kafka-clients 4.4.0 serializes it (see tests/kafka_codec.rs),
+/// with a target cluster "abc" and node 3.
+const KAFKA_V5_TARGET: &str =
+    "001200050000000900016300126170616368652d6b61666b612d6a61766106342e342e30046162630000000300";
+
+fn hex_bytes(h: &str) -> Vec<u8> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
+}
+
 #[test]
 fn server_answers_bad_requests_like_kafka() {
     let cfg = Arc::new(server_config(0));
@@ -146,7 +159,7 @@ fn server_answers_bad_requests_like_kafka() {
         vec![ApiVersionRange {
             api_key: 18,
             min_version: 0,
-            max_version: 4
+            max_version: 5
         }]
     );
     let out = s.handle_frame(
@@ -165,6 +178,28 @@ fn server_answers_bad_requests_like_kafka() {
     assert!(
         matches!(out.status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
     );
+
+    // ApiVersions v5 (kafka-clients 4.4's first request) with a target cluster and node: a
+    // full answer; with only one of them, INVALID_REQUEST as Kafka's isValid says, and the
+    // state does not advance.
+    let target = hex_bytes(KAFKA_V5_TARGET);
+    let mut s = new();
+    let out = s.handle_frame(&target, T0);
+    let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
+    let r = ApiVersionsResponse::parse(5, body).unwrap();
+    assert_eq!((r.error_code, r.max_version(18)), (0, Some(5)));
+    let mut half = target.clone();
+    let n = half.len();
+    half[n - 5..n - 1].copy_from_slice(&(-1i32).to_be_bytes()); // node id unset, cluster set
+    let mut s = new();
+    let out = s.handle_frame(&half, T0);
+    let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
+    assert_eq!(ApiVersionsResponse::parse(5, body).unwrap().error_code, 42);
+    assert!(matches!(
+        s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
+            .status,
+        ServerStatus::Continue
+    ));
 
     // Invalid software name: INVALID_REQUEST, state unchanged.
     let mut s = new();
@@ -802,7 +837,7 @@ fn api_versions_after_authentication_and_the_version_table_rules() {
     // ksasl's own APIs cannot be advertised beyond what it speaks; ranges must be valid.
     for (k, lo, hi) in [
         (17, 0, 2),
-        (18, 0, 5),
+        (18, 0, 6),
         (36, 0, 3),
         (3, 5, 1),
         (-1, 0, 0),
@@ -831,7 +866,7 @@ fn api_versions_after_authentication_and_the_version_table_rules() {
         .api_keys
         .iter()
         .any(|a| a.api_key == 17 && a.min_version == 1));
-    // v9: Kafka's fallback (v0, UNSUPPORTED_VERSION, listing ApiVersions 0..4).
+    // v9: Kafka's fallback (v0, UNSUPPORTED_VERSION, listing ApiVersions 0..5).
     let (answer, ok) = c
         .api_versions_response(&[0, 18, 0, 9, 0, 0, 0, 1, 0, 0, 0])
         .unwrap();

@@ -116,21 +116,14 @@ pub extern "C" fn ksasl_client_config_set_reauth_timing(
     })
 }
 
-/// The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
+/// The ApiVersions version sent first (0 to 5; librdkafka sends 3).
 #[no_mangle]
 pub extern "C" fn ksasl_client_config_set_api_versions_version(
     c: *mut ksasl_client_config,
     version: i16,
 ) -> ksasl_result {
     with(c, |c| {
-        if !(0..=4).contains(&version) {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                "ApiVersions version must be 0 to 4",
-            ));
-        }
-        config_mut(&mut c.inner)?.api_versions_version = version;
-        Ok(())
+        config_mut(&mut c.inner)?.set_api_versions_version(version.into())
     })
 }
 

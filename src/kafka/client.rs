@@ -16,6 +16,7 @@ use super::messages::{
     sasl_authenticate_request, sasl_handshake_request, ApiVersionsResponse,
     SaslAuthenticateResponse, SaslHandshakeResponse, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
+use super::server::MAX_API_VERSIONS_VERSION;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::{
     ClientAuthenticator, ClientStep, HostWork, MechanismRegistry, DEFAULT_MAX_MESSAGE_SIZE,
@@ -40,7 +41,8 @@ pub struct ClientConfig {
     pub mechanism: String,
     /// `client.id`, sent in request headers.
     pub client_id: Option<String>,
-    /// The ApiVersions version to send first (Kafka's Java client: 0; librdkafka: 3).
+    /// The ApiVersions version to send first (0 to 5; see
+    /// [`ClientConfig::set_api_versions_version`]).
     pub api_versions_version: i16,
     /// Software name and version sent in ApiVersions v3+.
     pub software: (String, String),
@@ -83,6 +85,23 @@ impl ClientConfig {
             max_receive_size: DEFAULT_MAX_MESSAGE_SIZE,
             random: SharedRandom::default(),
             metrics: Arc::new(SaslMetrics::new()),
+        }
+    }
+
+    /// Sets the ApiVersions version sent first: 0 to 5 (librdkafka sends 3). A broker that
+    /// does not know the version answers KIP-511's fallback and the client retries with v0.
+    pub fn set_api_versions_version(&mut self, version: i64) -> Result<()> {
+        match i16::try_from(version) {
+            Ok(v) if (0..=MAX_API_VERSIONS_VERSION).contains(&v) => {
+                self.api_versions_version = v;
+                Ok(())
+            }
+            _ => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "the ApiVersions version must be 0 to {MAX_API_VERSIONS_VERSION}, not {version}"
+                ),
+            )),
         }
     }
 }
@@ -219,7 +238,10 @@ impl ClientConnection {
         match self.versions {
             Some(_) => self.send_handshake(),
             None => {
-                let version = self.config.api_versions_version.clamp(0, 4);
+                let version = self
+                    .config
+                    .api_versions_version
+                    .clamp(0, MAX_API_VERSIONS_VERSION);
                 let corr = self.corr();
                 let sw = (
                     self.config.software.0.as_str(),

@@ -1,4 +1,4 @@
-//! The Kafka messages SASL needs: request and response headers, ApiVersions (v0-4),
+//! The Kafka messages SASL needs: request and response headers, ApiVersions (v0-5),
 //! SaslHandshake (v0-1) and SaslAuthenticate (v0-2), and bounded framing.
 //!
 //! Header rules: a request uses header v2 when its API version is flexible, else v1; a
@@ -157,7 +157,8 @@ pub struct ApiVersionRange {
     pub max_version: i16,
 }
 
-/// ApiVersions request (v0-4). Software name and version exist from v3 on.
+/// ApiVersions request (v0-5). Software name and version exist from v3 on; v5's cluster id and
+/// node id (the broker the client means to reach) are sent unset (null, -1).
 pub fn api_versions_request(
     version: i16,
     correlation_id: i32,
@@ -168,25 +169,56 @@ pub fn api_versions_request(
         if version >= 3 {
             w.compact_nullable_string(Some(software.0));
             w.compact_nullable_string(Some(software.1));
+            if version >= 5 {
+                w.compact_nullable_string(None);
+                w.i32(-1);
+            }
             w.no_tagged_fields();
         }
     })
 }
 
-/// The body of an ApiVersions request: software name and version (v3+).
+/// The body of an ApiVersions request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiVersionsRequestBody {
+    /// Client software name and version (v3+).
+    pub software: Option<(String, String)>,
+    /// The cluster the client expects to reach (v5+; None when unset).
+    pub cluster_id: Option<String>,
+    /// The node the client expects to reach (v5+; -1 when unset).
+    pub node_id: i32,
+}
+
+impl ApiVersionsRequestBody {
+    /// Kafka's validity rule for the v5 fields: the cluster id and the node id are given
+    /// together or not at all.
+    pub fn target_is_consistent(&self) -> bool {
+        self.cluster_id.is_some() == (self.node_id != -1)
+    }
+}
+
+/// The body of an ApiVersions request: software name and version (v3+), target cluster and
+/// node (v5+).
 pub fn parse_api_versions_request_body(
     version: i16,
     mut r: Reader<'_>,
-) -> Result<Option<(String, String)>> {
-    if version < 3 {
-        r.finish("ApiVersions request")?;
-        return Ok(None);
+) -> Result<ApiVersionsRequestBody> {
+    let mut body = ApiVersionsRequestBody {
+        node_id: -1,
+        ..ApiVersionsRequestBody::default()
+    };
+    if version >= 3 {
+        let name = r.compact_string()?;
+        let ver = r.compact_string()?;
+        body.software = Some((name, ver));
+        if version >= 5 {
+            body.cluster_id = r.compact_nullable_string()?;
+            body.node_id = r.i32()?;
+        }
+        r.tagged_fields()?;
     }
-    let name = r.compact_string()?;
-    let ver = r.compact_string()?;
-    r.tagged_fields()?;
     r.finish("ApiVersions request")?;
-    Ok(Some((name, ver)))
+    Ok(body)
 }
 
 /// ApiVersions response (header v0 whatever the version).

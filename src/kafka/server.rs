@@ -28,7 +28,7 @@ use crate::session::{session_lifetime, FailedReauthPolicy, Gate, SaslMetrics};
 pub const DEFAULT_FAILED_AUTHENTICATION_DELAY_MS: i64 = 100;
 
 /// The highest versions a SASL server speaks.
-pub const MAX_API_VERSIONS_VERSION: i16 = 4;
+pub const MAX_API_VERSIONS_VERSION: i16 = 5;
 /// SaslHandshake must never be advertised above v1 (KAFKA-9577).
 pub const MAX_SASL_HANDSHAKE_VERSION: i16 = 1;
 /// SaslAuthenticate v0-2.
@@ -163,12 +163,17 @@ impl ServerConfig {
             };
             return Ok((r.encode(0, prefix.correlation_id), false));
         }
-        let software =
-            parse_request(frame).and_then(|r| parse_api_versions_request_body(v, r.body));
-        let invalid = match &software {
+        let body = parse_request(frame).and_then(|r| parse_api_versions_request_body(v, r.body));
+        // Kafka's ApiVersionsRequest.isValid: v5's cluster and node given together or not at
+        // all, v3+'s software fields well formed.
+        let invalid = match &body {
             Err(_) => true,
-            Ok(Some((name, ver))) => !valid_software_field(name) || !valid_software_field(ver),
-            Ok(None) => false,
+            Ok(b) => {
+                !b.target_is_consistent()
+                    || b.software.as_ref().is_some_and(|(name, ver)| {
+                        !valid_software_field(name) || !valid_software_field(ver)
+                    })
+            }
         };
         if invalid {
             let r = ApiVersionsResponse {

@@ -116,7 +116,8 @@ class PyClient:
     ksasl.ClientConnection; sends Metadata v0 every 250 ms."""
 
     def __init__(self, port: int, mechanism: str, user: str = "alice", password: str | None = None,
-                 reauth_timing: str = "kafka", refresher: ksasl.Refresher | None = None) -> None:
+                 reauth_timing: str = "kafka", refresher: ksasl.Refresher | None = None,
+                 api_versions_version: int = 0) -> None:
         self.registry = ksasl.Registry()
         if mechanism == "OAUTHBEARER":
             if refresher is None:
@@ -129,7 +130,8 @@ class PyClient:
             self.registry.add_password_clients(user, password if password is not None else USERS[user])
         self.refresher = refresher
         self.config = ksasl.ClientConfig(self.registry, mechanism, client_id="ksasl-python-client",
-                                         reauth_timing=reauth_timing)
+                                         reauth_timing=reauth_timing,
+                                         api_versions_version=api_versions_version)
         self.conn = ksasl.ClientConnection(self.config)
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.sock.settimeout(0.02)
@@ -324,6 +326,15 @@ def test_principal_change_on_reauthentication_is_refused(broker, main_run):
     assert c.reauths == 0
     after = sasl_metrics(broker)
     assert delta(after, before, "failed-reauthentication-total") == 1
+
+
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_every_api_versions_version_is_understood_by_kafka(broker, version):
+    # Kafka 4.4 speaks ApiVersions v0-5; v5 carries the (unset) cluster and node fields.
+    c = PyClient(broker.port, "SCRAM-SHA-256", api_versions_version=version)
+    c.run(1000)
+    assert c.error is None, c.error
+    assert c.authenticated_at is not None and c.answered > 0
 
 
 @pytest.mark.parametrize("mechanism,text", [

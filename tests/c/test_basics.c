@@ -521,7 +521,7 @@ static void null_conns(void) {
     CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_LIBRDKAFKA));
     CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_KAFKA));
     CHECK_RC(ksasl_client_config_set_api_versions_version(cc, -1), KSASL_INVALID_ARGUMENT);
-    CHECK_RC(ksasl_client_config_set_api_versions_version(cc, 5), KSASL_INVALID_ARGUMENT);
+    CHECK_RC(ksasl_client_config_set_api_versions_version(cc, 6), KSASL_INVALID_ARGUMENT);
     CHECK_OK(ksasl_client_config_set_api_versions_version(cc, 3));
     CHECK_RC(ksasl_client_config_set_reauth_retry(cc, -1), KSASL_INVALID_ARGUMENT);
     CHECK_OK(ksasl_client_config_set_reauth_retry(cc, 0));

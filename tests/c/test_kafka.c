@@ -308,9 +308,9 @@ static void full_flows(void) {
         CHECK_OK(ksasl_client_config_new(creg, mechs[i], &cc));
         CHECK_OK(ksasl_client_config_set_client_id(cc, "c-test"));
         CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_LIBRDKAFKA));
-        /* ApiVersions v0 (Kafka's Java client), v3 (librdkafka), v4 (newer than this broker
-         * speaks: KIP-511 fallback to v0) and v1. */
-        CHECK_OK(ksasl_client_config_set_api_versions_version(cc, (int16_t[]){0, 3, 4, 1}[i]));
+        /* ApiVersions v0, v3 (librdkafka), v5 (the newest, with its unset cluster and node)
+         * and v1. */
+        CHECK_OK(ksasl_client_config_set_api_versions_version(cc, (int16_t[]){0, 3, 5, 1}[i]));
         CHECK_OK(ksasl_server_config_new(sreg, &sc));
         CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 10000));
         CHECK_OK(ksasl_server_config_add_api_version(sc, API_METADATA, 0, 12));

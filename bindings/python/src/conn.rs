@@ -94,10 +94,7 @@ impl ClientConfig {
                 )))
             }
         };
-        if !(0..=4).contains(&api_versions_version) {
-            return Err(PyValueError::new_err("api_versions_version must be 0 to 4"));
-        }
-        c.api_versions_version = api_versions_version;
+        wrap(py, c.set_api_versions_version(api_versions_version.into()))?;
         c.failed_reauth_policy = retry(py, reauth_retry_ms)?;
         if let Some((handshake, authenticate)) = known_versions {
             if !(0..=1).contains(&handshake) || !(0..=2).contains(&authenticate.unwrap_or(0)) {

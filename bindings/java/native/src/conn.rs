@@ -89,10 +89,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConfigNew<'l>(
                 )))
             }
         };
-        if !(0..=4).contains(&api_versions_version) {
-            return Err(crate::invalid("the ApiVersions version must be 0 to 4"));
-        }
-        c.api_versions_version = api_versions_version as i16;
+        c.set_api_versions_version(api_versions_version.into())?;
         c.failed_reauth_policy = FailedReauthPolicy::from_initial_delay_ms(retry_ms)?;
         Ok(into_handle::<ClientCfg>(Arc::new(c)))
     })

@@ -2,6 +2,7 @@ package org.ksasl.examples;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -216,19 +217,11 @@ class ProtocolTest {
         if (v >= 3) {
             request.setClientSoftwareName("apache-kafka-java").setClientSoftwareVersion("4.4.0");
         }
+        if (v >= 5) {
+            request.setClusterId("ksasl-example").setNodeId(0); // the broker the client means
+        }
         byte[] frame = answerApiVersions(request(ApiKeys.API_VERSIONS, v, request));
         ByteBufferAccessor a = response(frame, ApiKeys.API_VERSIONS, v);
-        if (v > 4) {
-            // KIP-511: a version the server does not know gets a v0 answer naming its own range.
-            ApiVersionsResponseData r = new ApiVersionsResponseData(a, (short) 0);
-            assertConsumed(a);
-            assertEquals(Errors.UNSUPPORTED_VERSION.code(), r.errorCode());
-            assertEquals(1, r.apiKeys().size());
-            ApiVersionsResponseData.ApiVersion only = r.apiKeys().find(ApiKeys.API_VERSIONS.id);
-            assertEquals(0, only.minVersion());
-            assertEquals(4, only.maxVersion());
-            return;
-        }
         ApiVersionsResponseData r = new ApiVersionsResponseData(a, v);
         assertConsumed(a);
         assertEquals(0, r.errorCode());
@@ -238,7 +231,7 @@ class ProtocolTest {
         expected.put(ApiKeys.PRODUCE.id, List.of((short) 3, (short) 12));
         expected.put(ApiKeys.METADATA.id, List.of((short) 0, (short) 13));
         expected.put(ApiKeys.SASL_HANDSHAKE.id, List.of((short) 0, (short) 1));
-        expected.put(ApiKeys.API_VERSIONS.id, List.of((short) 0, (short) 4));
+        expected.put(ApiKeys.API_VERSIONS.id, List.of((short) 0, (short) 5));
         expected.put(ApiKeys.INIT_PRODUCER_ID.id, List.of((short) 0, (short) 5));
         expected.put(ApiKeys.SASL_AUTHENTICATE.id, List.of((short) 0, (short) 2));
         assertEquals(expected, advertised);
@@ -247,6 +240,20 @@ class ProtocolTest {
             ApiKeys api = ApiKeys.forId(k.apiKey());
             assertTrue(api.oldestVersion() <= k.minVersion() && k.maxVersion() <= api.latestVersion(), api.name);
         });
+    }
+
+    @Test
+    void apiVersionsV5WantsClusterAndNodeTogether() throws Exception {
+        short v = 5;
+        // kafka-clients' own check says what the server must refuse.
+        ApiVersionsRequestData half = new ApiVersionsRequestData().setClientSoftwareName("apache-kafka-java")
+                .setClientSoftwareVersion("4.4.0").setClusterId("ksasl-example").setNodeId(-1);
+        assertFalse(new org.apache.kafka.common.requests.ApiVersionsRequest(half, v).isValid());
+        byte[] frame = answerApiVersions(request(ApiKeys.API_VERSIONS, v, half));
+        ByteBufferAccessor a = response(frame, ApiKeys.API_VERSIONS, v);
+        ApiVersionsResponseData r = new ApiVersionsResponseData(a, v);
+        assertConsumed(a);
+        assertEquals(Errors.INVALID_REQUEST.code(), r.errorCode());
     }
 
     @Test
