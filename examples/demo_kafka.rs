@@ -178,8 +178,8 @@ impl Conn {
             while let Ok(Some(f)) = self.to_client.next_frame() {
                 moved = true;
                 match self.client.handle_frame(&f, now) {
-                    ClientEvent::Application(r) => {
-                        let corr = i32::from_be_bytes([r[0], r[1], r[2], r[3]]);
+                    ClientEvent::Application => {
+                        let corr = i32::from_be_bytes([f[0], f[1], f[2], f[3]]);
                         self.answered += 1;
                         let during = self.client.is_reauthenticating();
                         if corr == 0 || during || self.verbose_until >= now {

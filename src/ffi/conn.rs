@@ -157,7 +157,6 @@ pub extern "C" fn ksasl_client_config_metric(
 pub struct ksasl_client_conn {
     inner: ClientConnection,
     out: Vec<u8>,
-    app: Vec<u8>,
     err: LastError,
     /// The mechanism's work while its answer is pending.
     work: Option<HostWork>,
@@ -181,7 +180,6 @@ pub extern "C" fn ksasl_client_conn_new(
         Ok(ksasl_client_conn {
             inner: ClientConnection::new(c.inner.clone()),
             out: Vec::new(),
-            app: Vec::new(),
             err: LastError::default(),
             work: None,
         })
@@ -239,22 +237,23 @@ pub const KSASL_CLIENT_REAUTH_FAILED: ksasl_client_event = 4;
 /// (`ksasl_client_conn_pending_work`) and continue with `ksasl_client_conn_resume`.
 pub const KSASL_CLIENT_PENDING: ksasl_client_event = 5;
 
-/// Reports a client event through the out-parameters.
+/// Reports a client event through the out-parameters; `frame` is the frame handled (an
+/// application response is reported as that very frame, not copied).
 fn client_event(
     c: &mut ksasl_client_conn,
     ev: ClientEvent,
+    frame: (*const u8, usize),
     event: *mut ksasl_client_event,
     app_frame: *mut *const u8,
     app_len: *mut usize,
 ) -> Result<(), Error> {
     let ev = match ev {
         ClientEvent::Continue => KSASL_CLIENT_CONTINUE,
-        ClientEvent::Application(b) => {
+        ClientEvent::Application => {
             need(app_frame, "app_frame")?;
             need(app_len, "app_len")?;
-            c.app = b;
-            put(app_frame, c.app.as_ptr());
-            put(app_len, c.app.len());
+            put(app_frame, frame.0);
+            put(app_len, frame.1);
             KSASL_CLIENT_APPLICATION
         }
         ClientEvent::Authenticated(_) => KSASL_CLIENT_AUTHENTICATED,
@@ -274,7 +273,8 @@ fn client_event(
 }
 
 /// Handles one received frame (without its length prefix). On success `*event` says what it
-/// was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
+/// was; for `KSASL_CLIENT_APPLICATION`, `*app_frame`/`*app_len` are `frame`/`frame_len`
+/// themselves (the library neither copies nor keeps application responses). A fatal
 /// authentication failure is returned as the error code (close the connection).
 #[no_mangle]
 pub extern "C" fn ksasl_client_conn_handle_frame(
@@ -290,7 +290,7 @@ pub extern "C" fn ksasl_client_conn_handle_frame(
         need(event, "event")?;
         let f = bytes(frame, frame_len, "frame")?;
         let ev = c.inner.handle_frame(f, now_ms);
-        client_event(c, ev, event, app_frame, app_len)
+        client_event(c, ev, (frame, frame_len), event, app_frame, app_len)
     })
 }
 
@@ -323,7 +323,8 @@ pub extern "C" fn ksasl_client_conn_resume(
         let step = late_client_step(answer, rc, work)?;
         c.work = None;
         let ev = c.inner.resume(step, now_ms);
-        client_event(c, ev, event, app_frame, app_len)
+        // A resumption never reports an application frame: there is no frame.
+        client_event(c, ev, (std::ptr::null(), 0), event, app_frame, app_len)
     })
 }
 

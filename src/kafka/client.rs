@@ -125,8 +125,9 @@ pub struct ClientSession {
 pub enum ClientEvent {
     /// A SASL response was consumed; write [`ClientConnection::poll_transmit`] if any.
     Continue,
-    /// A response to an application request: process it (frames come back in arrival order).
-    Application(Vec<u8>),
+    /// The frame is a response to an application request: process it as it is (ksasl does not
+    /// copy or keep it). Frames are reported in arrival order, also during a re-authentication.
+    Application,
     /// Authenticated for the first time.
     Authenticated(ClientSession),
     /// Re-authenticated; held requests may be sent again.
@@ -424,7 +425,7 @@ impl ClientConnection {
         let (waiting, auth) = match std::mem::replace(&mut self.state, State::Failed) {
             State::Ready => {
                 self.state = State::Ready;
-                return ClientEvent::Application(frame.to_vec());
+                return ClientEvent::Application;
             }
             State::New => {
                 self.state = State::New;
@@ -452,7 +453,7 @@ impl ClientConnection {
                 return match response_correlation_id(frame) {
                     Some(c) if self.reauthenticating && !is_sasl_correlation_id(c) => {
                         self.state = State::Waiting(waiting, auth);
-                        ClientEvent::Application(frame.to_vec())
+                        ClientEvent::Application
                     }
                     _ => self.fail(
                         Error::new(
@@ -470,7 +471,7 @@ impl ClientConnection {
                 Some(c) if self.reauthenticating && !is_sasl_correlation_id(c) => {
                     // A response to a request sent before the re-authentication began.
                     self.state = State::Waiting(waiting, auth);
-                    return ClientEvent::Application(frame.to_vec());
+                    return ClientEvent::Application;
                 }
                 _ => {
                     let e = Error::new(

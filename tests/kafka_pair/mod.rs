@@ -140,7 +140,7 @@ impl Pair {
                 let host = self.client_host.as_mut().expect("a client host");
                 let r = host(&work);
                 let ev = self.client.resume(r, now);
-                if !self.client_event(ev) {
+                if !self.client_event(ev, &[]) {
                     return;
                 }
             }
@@ -164,7 +164,7 @@ impl Pair {
             while let Some(frame) = self.to_client.next_frame().unwrap() {
                 moved = true;
                 let ev = self.client.handle_frame(&frame, now);
-                if !self.client_event(ev) {
+                if !self.client_event(ev, &frame) {
                     return;
                 }
             }
@@ -176,14 +176,15 @@ impl Pair {
         panic!("the pair did not settle");
     }
 
-    /// Records a client event; false when the connection is over.
-    fn client_event(&mut self, ev: ClientEvent) -> bool {
+    /// Records a client event for `frame` (empty after a resumption); false when the
+    /// connection is over.
+    fn client_event(&mut self, ev: ClientEvent, frame: &[u8]) -> bool {
         match ev {
             ClientEvent::Continue => {}
-            ClientEvent::Application(f) => self
+            ClientEvent::Application => self
                 .stats
                 .received
-                .push(i32::from_be_bytes([f[0], f[1], f[2], f[3]])),
+                .push(i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]])),
             ClientEvent::Authenticated(_) => self.stats.authenticated += 1,
             ClientEvent::Reauthenticated(_) => self.stats.reauthenticated += 1,
             ClientEvent::ReauthenticationFailed { .. } => self.stats.reauth_failed += 1,

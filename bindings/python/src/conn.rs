@@ -132,14 +132,16 @@ pub struct ClientConnection {
 }
 
 impl ClientConnection {
+    /// The event for Python; an application response is the very `bytes` object handed in.
     fn event(
         &self,
         py: Python<'_>,
         ev: ClientEvent,
+        frame: Option<&Bound<'_, PyBytes>>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
         Ok(match ev {
             ClientEvent::Continue => ("continue", None),
-            ClientEvent::Application(f) => ("application", Some(PyBytes::new(py, &f).unbind())),
+            ClientEvent::Application => ("application", frame.map(|f| f.clone().unbind())),
             ClientEvent::Authenticated(_) => ("authenticated", None),
             ClientEvent::Reauthenticated(_) => ("reauthenticated", None),
             ClientEvent::ReauthenticationFailed { .. } => ("reauth_failed", None),
@@ -173,8 +175,9 @@ impl ClientConnection {
         PyBytes::new(py, &locked(&self.inner).poll_transmit().unwrap_or_default())
     }
 
-    /// Handles one received frame (without its length prefix). Returns `(event, frame)`:
-    /// "continue", "application" (the frame is a response to an application request),
+    /// Handles one received frame (`bytes`, without its length prefix). Returns `(event,
+    /// frame)`: "continue", "application" (a response to an application request: `frame` is
+    /// the very object passed in, not a copy),
     /// "authenticated", "reauthenticated", "reauth_failed", or "pending" (an `async`
     /// mechanism method is running: await `pending_work()` and pass its result to
     /// `resume`); raises when authentication fails.
@@ -182,12 +185,13 @@ impl ClientConnection {
     fn handle_frame(
         &self,
         py: Python<'_>,
-        frame: &[u8],
+        frame: &Bound<'_, PyBytes>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
         let now = now_or_wall(now_ms);
-        let ev = py.allow_threads(|| locked(&self.inner).handle_frame(frame, now));
-        self.event(py, ev)
+        let bytes = frame.as_bytes();
+        let ev = py.allow_threads(|| locked(&self.inner).handle_frame(bytes, now));
+        self.event(py, ev, Some(frame))
     }
 
     /// After "pending": the awaitable the mechanism returned, or None.
@@ -213,7 +217,7 @@ impl ClientConnection {
         let step = hostmech::resume_client(py, &work, result);
         let now = now_or_wall(now_ms);
         let ev = py.allow_threads(|| locked(&self.inner).resume(step, now));
-        self.event(py, ev)
+        self.event(py, ev, None)
     }
 
     /// The broker closed the connection: raises the error to report.

@@ -16,8 +16,8 @@ use ksasl::{Error, ErrorCode};
 use crate::hostmech;
 use crate::objects::{outcome_items, request_array, Registry};
 use crate::{
-    byte_array, bytes, entry, exception, into_handle, locked, null_bytes, obj, object_array,
-    opt_string, raw, read_string_array, string, string_array, JResult,
+    byte_array, bytes, entry, exception, into_handle, locked, obj, object_array, opt_string, raw,
+    read_string_array, string, string_array, JResult,
 };
 
 type ClientCfg = Arc<ClientConfig>;
@@ -155,7 +155,8 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnTransmit<'l>(
 }
 
 /// Writes the event kind to `event` (and, for a failed re-authentication, its error and retry
-/// time); returns the application frame, if any. A failure is thrown.
+/// time). An application response is the frame the Java side passed in, so nothing is copied
+/// back. A failure is thrown.
 fn client_event<'l>(
     env: &mut JNIEnv<'l>,
     s: &mut ClientConnState,
@@ -163,34 +164,31 @@ fn client_event<'l>(
     event: &JIntArray<'l>,
     times: &JLongArray<'l>,
     err: &JObjectArray<'l>,
-) -> JResult<jbyteArray> {
+) -> JResult<()> {
     // Responses to requests sent before a re-authentication may come while the mechanism
     // works: the work stays pending. Every other event ends it.
-    if !matches!(ev, ClientEvent::Application(_) | ClientEvent::Pending(_)) {
+    if !matches!(ev, ClientEvent::Application | ClientEvent::Pending(_)) {
         s.work = None;
     }
-    let (kind, app) = match ev {
-        ClientEvent::Continue => (0, None),
-        ClientEvent::Application(f) => (1, Some(f)),
-        ClientEvent::Authenticated(_) => (2, None),
-        ClientEvent::Reauthenticated(_) => (3, None),
+    let kind = match ev {
+        ClientEvent::Continue => 0,
+        ClientEvent::Application => 1,
+        ClientEvent::Authenticated(_) => 2,
+        ClientEvent::Reauthenticated(_) => 3,
         ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
             let e = exception(env, &error)?;
             env.set_object_array_element(err, 0, e)?;
             env.set_long_array_region(times, 0, &[raw(retry_at_ms)])?;
-            (4, None)
+            4
         }
         ClientEvent::Failed(e) => return Err(e.into()),
         ClientEvent::Pending(w) => {
             s.work = Some(w);
-            (5, None)
+            5
         }
     };
     env.set_int_array_region(event, 0, &[kind])?;
-    Ok(match app {
-        Some(f) => byte_array(env, &f)?.into_raw(),
-        None => null_bytes().into_raw(),
-    })
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -204,11 +202,17 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
     event: JIntArray<'l>,
     times: JLongArray<'l>,
     err: JObjectArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let frame = bytes(env, &frame, "frame")?;
+) {
+    entry(&mut env, (), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        let ev = s.conn.handle_frame(&frame, now);
+        // An authenticated connection hands every frame back as an application response:
+        // its bytes need not cross into Rust at all (they may be megabytes of a Fetch).
+        let ev = if s.conn.is_ready() {
+            ClientEvent::Application
+        } else {
+            let frame = bytes(env, &frame, "frame")?;
+            s.conn.handle_frame(&frame, now)
+        };
         client_event(env, &mut s, ev, &event, &times, &err)
     })
 }
@@ -238,8 +242,8 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnResume<'l>(
     event: JIntArray<'l>,
     times: JLongArray<'l>,
     err: JObjectArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
+) {
+    entry(&mut env, (), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
         let work = s.work.take().ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error);

@@ -45,7 +45,9 @@ public final class ClientConnection extends NativeHandle {
     }
 
     /**
-     * Handles one received frame (without its length prefix).
+     * Handles one received frame (without its length prefix). For
+     * {@link ClientEvent.Kind#APPLICATION}, the event's frame is {@code frame} itself: once the
+     * connection is authenticated the frame's bytes are not even read, whatever its size.
      *
      * @throws KsaslException when authentication failed; close the connection
      */
@@ -54,12 +56,14 @@ public final class ClientConnection extends NativeHandle {
         int[] event = new int[1];
         long[] times = new long[1];
         Object[] err = new Object[1];
-        byte[] app = with(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
-        return event(app, event, times, err);
+        run(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
+        return event(frame, event, times, err);
     }
 
-    private ClientEvent event(byte[] app, int[] event, long[] times, Object[] err) {
+    /** The event; an application response is {@code frame} itself, neither copied nor kept. */
+    private ClientEvent event(byte[] frame, int[] event, long[] times, Object[] err) {
         ClientEvent.Kind kind = EVENTS[event[0]];
+        byte[] app = kind == ClientEvent.Kind.APPLICATION ? frame : null;
         ClientSession session = kind == ClientEvent.Kind.AUTHENTICATED || kind == ClientEvent.Kind.REAUTHENTICATED
                 ? session() : null;
         return new ClientEvent(kind, app, session, (KsaslException) err[0],
@@ -115,8 +119,8 @@ public final class ClientConnection extends NativeHandle {
         int[] event = new int[1];
         long[] times = new long[1];
         Object[] err = new Object[1];
-        byte[] app = with(h -> Native.clientConnResume(h, message, error, nowMs, event, times, err));
-        return event(app, event, times, err);
+        run(h -> Native.clientConnResume(h, message, error, nowMs, event, times, err));
+        return event(null, event, times, err);
     }
 
     /**

@@ -95,7 +95,8 @@ final class Native {
     static native void clientConnStart(long h, long nowMs) throws KsaslException;
     static native byte[] clientConnTransmit(long h);
     /** event[0]: ClientEvent.Kind ordinal; times[0]: retry time after a failed re-authentication; err[0]: its error. */
-    static native byte[] clientConnHandleFrame(long h, byte[] frame, long nowMs, int[] event, long[] times,
+    /** An application response is the frame passed in: nothing comes back but the event. */
+    static native void clientConnHandleFrame(long h, byte[] frame, long nowMs, int[] event, long[] times,
             Object[] err) throws KsaslException;
     static native Throwable clientConnClosed(long h, long nowMs);
     static native long clientConnNextDeadline(long h);
@@ -109,7 +110,7 @@ final class Native {
     static native boolean clientConnReady(long h);
     static native Object clientConnPendingWork(long h);
     /** As clientConnHandleFrame, with the stage's message, or its exception when error is not null. */
-    static native byte[] clientConnResume(long h, byte[] message, Throwable error, long nowMs, int[] event,
+    static native void clientConnResume(long h, byte[] message, Throwable error, long nowMs, int[] event,
             long[] times, Object[] err) throws KsaslException;
 
     // Server connection driver
