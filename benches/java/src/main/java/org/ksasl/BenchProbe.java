@@ -30,9 +30,10 @@ public final class BenchProbe {
     }
 
     /** The JNI entry point of {@link ClientConnection#handleFrame} alone (out-arrays supplied by the caller). */
-    public static byte[] nativeClientHandleFrame(long handle, byte[] frame, long nowMs, int[] event, long[] times,
+    public static int nativeClientHandleFrame(long handle, byte[] frame, long nowMs, int[] event, long[] times,
             Object[] err) throws KsaslException {
-        return Native.clientConnHandleFrame(handle, frame, nowMs, event, times, err);
+        Native.clientConnHandleFrame(handle, frame, nowMs, event, times, err);
+        return event[0];
     }
 
     /**
