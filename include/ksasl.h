@@ -633,7 +633,8 @@ ksasl_result ksasl_client_conn_transmit(ksasl_client_conn *c, const uint8_t **ou
 
 /**
  * Handles one received frame (without its length prefix). On success `*event` says what it
- * was; application frames are returned in `*app_frame`/`*app_len` (borrowed). A fatal
+ * was; for `KSASL_CLIENT_APPLICATION`, `*app_frame`/`*app_len` are `frame`/`frame_len`
+ * themselves (the library neither copies nor keeps application responses). A fatal
  * authentication failure is returned as the error code (close the connection).
  */
 ksasl_result ksasl_client_conn_handle_frame(ksasl_client_conn *c,
