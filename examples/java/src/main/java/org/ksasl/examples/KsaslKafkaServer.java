@@ -20,11 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.ksasl.CredentialStore;
 import org.ksasl.Gate;
+import org.ksasl.HostServerMechanism;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
 import org.ksasl.ServerConfig;
@@ -103,6 +105,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private final Map<String, String> users = new LinkedHashMap<>();
         private final Map<String, Integer> topics = new LinkedHashMap<>();
         private TokenAuthority tokens;
+        private final Map<String, Supplier<? extends HostServerMechanism>> mechanisms = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -152,6 +155,16 @@ public final class KsaslKafkaServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Offers a mechanism written in Java (KIP-43) next to the built-ins, for example a
+         * JDK {@link javax.security.sasl.SaslServer} wrapped by
+         * {@link org.ksasl.SaslMechanisms#server}: {@code factory} makes one per exchange.
+         */
+        public Builder mechanism(String name, Supplier<? extends HostServerMechanism> factory) {
+            mechanisms.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(factory, "factory"));
+            return this;
+        }
+
         public KsaslKafkaServer build() throws KsaslException {
             return new KsaslKafkaServer(this);
         }
@@ -178,6 +191,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     registry.addPasswordServers(store, tokens);
                 }
                 registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
+                for (Map.Entry<String, Supplier<? extends HostServerMechanism>> m : b.mechanisms.entrySet()) {
+                    registry.addServerMechanism(m.getKey(), m.getValue());
+                }
                 ServerConfig.Builder cb = ServerConfig.builder(registry)
                         .maxReauthMs(b.maxReauthMs)
                         .failedAuthDelayMs(b.failedAuthDelayMs);
