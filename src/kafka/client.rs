@@ -283,7 +283,9 @@ impl ClientConnection {
     }
 
     /// Whether the connection is authenticated and not re-authenticating: requests may be
-    /// sent.
+    /// sent. While it is, [`ClientConnection::handle_frame`] answers
+    /// [`ClientEvent::Application`] for every frame without reading it, so a binding may skip
+    /// handing the frame's bytes over (the JNI binding does, for large Fetch responses).
     pub fn is_ready(&self) -> bool {
         matches!(self.state, State::Ready)
     }

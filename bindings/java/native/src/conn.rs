@@ -205,8 +205,9 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
 ) {
     entry(&mut env, (), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        // An authenticated connection hands every frame back as an application response:
-        // its bytes need not cross into Rust at all (they may be megabytes of a Fetch).
+        // While the connection is ready, the core answers Application for any frame without
+        // reading it (ClientConnection::is_ready): the bytes need not cross into Rust at all
+        // (they may be megabytes of a Fetch).
         let ev = if s.conn.is_ready() {
             ClientEvent::Application
         } else {
