@@ -361,12 +361,14 @@ def test_signed_jwt_accepted_and_refreshed(broker, jwt_key):
     refreshed = {}
 
     def refresh(client, now):
-        if not refreshed:
-            # A fresh token expiring in 2.5 s: the broker caps the next session by it.
-            exp = now + 2500
-            client.refresher.poll(now)
-            client.refresher.set_token(signed_token(jwt_key, "ksasl-test-1", "carol", exp), exp, "carol")
-            refreshed["exp"] = exp
+        # Before every re-authentication, a fresh token expiring in 2.5 s (whole seconds in the
+        # JWT, so 1.5 to 2.5 s): the broker caps each new session by it. Refreshing every time
+        # keeps the connection alive; a token left to run out would (rightly) get the
+        # connection closed once its last session ends.
+        exp = now + 2500
+        client.refresher.poll(now)
+        client.refresher.set_token(signed_token(jwt_key, "ksasl-test-1", "carol", exp), exp, "carol")
+        refreshed["exp"] = exp
 
     c.before_reauth = refresh
     c.run(4500)
