@@ -472,6 +472,7 @@ fn errors_raised_by_host_work_fail_the_drivers_cleanly() {
     p.connect(T0);
     assert_eq!(p.stats.authenticated, 0);
     assert!(p.stats.failed.clone().unwrap().contains("signer crashed"));
+    assert!(p.client.pending_work().is_none());
     match p.client.resume(Ok(ClientStep::Done(None)), T0) {
         ClientEvent::Failed(e) => assert_eq!(e.code(), ErrorCode::WrongState),
         other => panic!("{other:?}"),
@@ -545,6 +546,7 @@ fn authenticators_wait_for_the_host() {
         panic!("not pending")
     };
     assert_eq!(s.state(), ExchangeState::WaitingForHost);
+    assert_eq!(s.pending_work(), Some(&work));
     // Another message before the host answered: refused, state unchanged.
     assert_eq!(
         s.step(b"alice", T0).unwrap_err().code(),
@@ -553,6 +555,7 @@ fn authenticators_wait_for_the_host() {
     assert_eq!(s.state(), ExchangeState::WaitingForHost);
     let step = s.resume(run_server_job(&work), T0).unwrap();
     assert!(matches!(step, ServerStep::Challenge(_)));
+    assert_eq!(s.pending_work(), None);
     assert_eq!(s.state(), ExchangeState::WaitingForPeer);
     // Not pending any more.
     assert_eq!(
@@ -572,6 +575,7 @@ fn authenticators_wait_for_the_host() {
     let ClientStep::Pending(work) = c.start(T0).unwrap() else {
         panic!("not pending")
     };
+    assert_eq!(c.pending_work(), Some(&work));
     assert_eq!(format!("{work:?}"), "HostWork(..)");
     assert_eq!(c.step(b"x", T0).unwrap_err().code(), ErrorCode::WrongState);
     assert_eq!(c.state(), ExchangeState::WaitingForHost);
@@ -581,6 +585,7 @@ fn authenticators_wait_for_the_host() {
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::HostMechanismFailed);
     assert_eq!(c.state(), ExchangeState::Failed);
+    assert_eq!(c.pending_work(), None);
     assert_eq!(
         c.resume(Ok(ClientStep::Done(None))).unwrap_err().code(),
         ErrorCode::StepAfterFailure

@@ -8,7 +8,7 @@ use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use crate::mech::{nothing_pending, CredentialRequest, HostWork};
+use crate::mech::{nothing_pending, CredentialRequest};
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
 
 /// Configuration of client connections (shared by the connections made from it).
@@ -158,8 +158,6 @@ pub struct ksasl_client_conn {
     inner: ClientConnection,
     out: Vec<u8>,
     err: LastError,
-    /// The mechanism's work while its answer is pending.
-    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_client_conn {
@@ -181,7 +179,6 @@ pub extern "C" fn ksasl_client_conn_new(
             inner: ClientConnection::new(c.inner.clone()),
             out: Vec::new(),
             err: LastError::default(),
-            work: None,
         })
     })
 }
@@ -262,10 +259,7 @@ fn client_event(
             c.err.set(&error);
             KSASL_CLIENT_REAUTH_FAILED
         }
-        ClientEvent::Pending(w) => {
-            c.work = Some(w);
-            KSASL_CLIENT_PENDING
-        }
+        ClientEvent::Pending(_) => KSASL_CLIENT_PENDING,
         ClientEvent::Failed(e) => return Err(e),
     };
     put(event, ev);
@@ -298,7 +292,9 @@ pub extern "C" fn ksasl_client_conn_handle_frame(
 /// `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
 #[no_mangle]
 pub extern "C" fn ksasl_client_conn_pending_work(c: *const ksasl_client_conn) -> *mut c_void {
-    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| {
+        work_pointer(c.inner.pending_work())
+    })
 }
 
 /// Continues after `KSASL_CLIENT_PENDING` with the mechanism's late answer: `answer` (from
@@ -319,9 +315,12 @@ pub extern "C" fn ksasl_client_conn_resume(
 ) -> ksasl_result {
     with(c, |c| {
         need(event, "event")?;
-        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
-        let step = late_client_step(answer, rc, work)?;
-        c.work = None;
+        let work = c
+            .inner
+            .pending_work()
+            .cloned()
+            .ok_or_else(nothing_pending)?;
+        let step = late_client_step(answer, rc, &work)?;
         let ev = c.inner.resume(step, now_ms);
         // A resumption never reports an application frame: there is no frame.
         client_event(c, ev, (std::ptr::null(), 0), event, app_frame, app_len)
@@ -579,8 +578,6 @@ pub struct ksasl_server_conn {
     principal: CString,
     mechanism: CString,
     err: LastError,
-    /// The mechanism's work while its answer is pending.
-    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_server_conn {
@@ -605,7 +602,6 @@ pub extern "C" fn ksasl_server_conn_new(
             principal: CString::default(),
             mechanism: CString::default(),
             err: LastError::default(),
-            work: None,
         })
     })
 }
@@ -659,10 +655,7 @@ fn server_output(
             c.err.set(&e);
             (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
         }
-        ServerStatus::Pending(w) => {
-            c.work = Some(w);
-            (KSASL_SERVER_ACTION_PENDING, -1)
-        }
+        ServerStatus::Pending(_) => (KSASL_SERVER_ACTION_PENDING, -1),
     };
     put(action, a);
     put(out, c.out.as_ptr());
@@ -699,7 +692,9 @@ pub extern "C" fn ksasl_server_conn_handle_frame(
 /// `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
 #[no_mangle]
 pub extern "C" fn ksasl_server_conn_pending_work(c: *const ksasl_server_conn) -> *mut c_void {
-    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| {
+        work_pointer(c.inner.pending_work())
+    })
 }
 
 /// Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer: `answer`
@@ -724,9 +719,12 @@ pub extern "C" fn ksasl_server_conn_resume(
         need(action, "action")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
-        let step = late_server_step(answer, rc, work)?;
-        c.work = None;
+        let work = c
+            .inner
+            .pending_work()
+            .cloned()
+            .ok_or_else(nothing_pending)?;
+        let step = late_server_step(answer, rc, &work)?;
         let o = c.inner.resume(step, now_ms);
         server_output(c, o, action, out, out_len, deadline_ms);
         Ok(())

@@ -6,7 +6,7 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
-    nothing_pending, AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest, HostWork,
+    nothing_pending, AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest,
     ServerAuthenticator, ServerStep,
 };
 
@@ -15,8 +15,6 @@ pub struct ksasl_client {
     inner: ClientAuthenticator,
     out: Vec<u8>,
     err: LastError,
-    /// The mechanism's work while its answer is pending.
-    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_client {
@@ -40,7 +38,6 @@ pub extern "C" fn ksasl_client_new(
             inner,
             out: Vec::new(),
             err: LastError::default(),
-            work: None,
         })
     })
 }
@@ -67,10 +64,7 @@ fn client_out(
     let (bytes, is_done) = match step {
         ClientStep::Send(b) => (Some(b), false),
         ClientStep::Done(b) => (b, true),
-        ClientStep::Pending(w) => {
-            c.work = Some(w);
-            (None, false)
-        }
+        ClientStep::Pending(_) => (None, false),
     };
     match bytes {
         Some(b) => {
@@ -134,7 +128,9 @@ pub extern "C" fn ksasl_client_step(
 /// NULL, or when nothing is pending).
 #[no_mangle]
 pub extern "C" fn ksasl_client_pending_work(c: *const ksasl_client) -> *mut c_void {
-    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| work_pointer(c.work.as_ref()))
+    unsafe { c.as_ref() }.map_or(std::ptr::null_mut(), |c| {
+        work_pointer(c.inner.pending_work())
+    })
 }
 
 /// Continues a pending start or step with the mechanism's late answer (`answer` from
@@ -154,9 +150,12 @@ pub extern "C" fn ksasl_client_resume(
         need(out, "out")?;
         need(out_len, "out_len")?;
         need(done, "done")?;
-        let work = c.work.as_ref().ok_or_else(nothing_pending)?;
-        let step = late_client_step(answer, rc, work)?;
-        c.work = None;
+        let work = c
+            .inner
+            .pending_work()
+            .cloned()
+            .ok_or_else(nothing_pending)?;
+        let step = late_client_step(answer, rc, &work)?;
         let step = c.inner.resume(step)?;
         client_out(c, step, out, out_len, done)
     })
@@ -196,8 +195,6 @@ pub struct ksasl_server {
     outcome: Option<(AuthOutcome, CString, CString, CString)>,
     client_text: CString,
     err: LastError,
-    /// The mechanism's work while its answer is pending.
-    work: Option<HostWork>,
 }
 
 impl HasError for ksasl_server {
@@ -225,7 +222,6 @@ pub extern "C" fn ksasl_server_new(
             outcome: None,
             client_text: CString::default(),
             err: LastError::default(),
-            work: None,
         })
     })
 }
@@ -277,10 +273,7 @@ fn server_out(
             s.outcome = Some((outcome, p, n, m));
             (KSASL_SERVER_DONE, message)
         }
-        ServerStep::Pending(w) => {
-            s.work = Some(w);
-            (KSASL_SERVER_PENDING, None)
-        }
+        ServerStep::Pending(_) => (KSASL_SERVER_PENDING, None),
     };
     match bytes {
         Some(b) => {
@@ -323,7 +316,9 @@ pub extern "C" fn ksasl_server_step(
 /// `ksasl_host_output_set_pending` (NULL if it gave NULL, or when nothing is pending).
 #[no_mangle]
 pub extern "C" fn ksasl_server_pending_work(s: *const ksasl_server) -> *mut c_void {
-    unsafe { s.as_ref() }.map_or(std::ptr::null_mut(), |s| work_pointer(s.work.as_ref()))
+    unsafe { s.as_ref() }.map_or(std::ptr::null_mut(), |s| {
+        work_pointer(s.inner.pending_work())
+    })
 }
 
 /// Continues after `KSASL_SERVER_PENDING` with the mechanism's late answer (`answer` from
@@ -344,9 +339,12 @@ pub extern "C" fn ksasl_server_resume(
         need(status, "status")?;
         need(out, "out")?;
         need(out_len, "out_len")?;
-        let work = s.work.as_ref().ok_or_else(nothing_pending)?;
-        let step = late_server_step(answer, rc, work)?;
-        s.work = None;
+        let work = s
+            .inner
+            .pending_work()
+            .cloned()
+            .ok_or_else(nothing_pending)?;
+        let step = late_server_step(answer, rc, &work)?;
         let r = s.inner.resume(step, now_ms);
         server_out(s, r, status, out, out_len)
     })

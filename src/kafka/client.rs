@@ -277,6 +277,15 @@ impl ClientConnection {
         (!self.outbox.is_empty()).then(|| std::mem::take(&mut self.outbox))
     }
 
+    /// The work of a host mechanism whose answer is pending (after [`ClientEvent::Pending`],
+    /// until [`ClientConnection::resume`] or a failure).
+    pub fn pending_work(&self) -> Option<&HostWork> {
+        match &self.state {
+            State::Waiting(Await::Host { .. }, Some(auth)) => auth.pending_work(),
+            _ => None,
+        }
+    }
+
     /// The session, once authenticated.
     pub fn session(&self) -> Option<&ClientSession> {
         self.session.as_ref()

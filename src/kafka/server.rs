@@ -715,6 +715,15 @@ impl ServerConnection {
         self.after_step(auth, Mode::Legacy, None, r, now_ms)
     }
 
+    /// The work of a host mechanism whose answer is pending (after [`ServerStatus::Pending`],
+    /// until [`ServerConnection::resume`] or a failure).
+    pub fn pending_work(&self) -> Option<&crate::mech::HostWork> {
+        match &self.phase {
+            Phase::Exchange { auth, .. } => auth.pending_work(),
+            _ => None,
+        }
+    }
+
     /// Answers a [`ServerStatus::NeedCredential`].
     pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> ServerOutput {
         self.continue_exchange(

@@ -369,6 +369,8 @@ pub struct ClientAuthenticator {
     state: ExchangeState,
     max_message_size: usize,
     last_error: Option<Error>,
+    /// The mechanism's work while its answer is pending.
+    pending: Option<HostWork>,
 }
 
 impl fmt::Debug for ClientAuthenticator {
@@ -388,6 +390,7 @@ impl ClientAuthenticator {
             state: ExchangeState::NotStarted,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             last_error: None,
+            pending: None,
         }
     }
 
@@ -479,7 +482,16 @@ impl ClientAuthenticator {
         self.after(r)
     }
 
+    /// The work of a mechanism whose answer is pending ([`ExchangeState::WaitingForHost`]).
+    pub fn pending_work(&self) -> Option<&HostWork> {
+        self.pending.as_ref()
+    }
+
     fn after(&mut self, r: Result<ClientStep>) -> Result<ClientStep> {
+        self.pending = match &r {
+            Ok(ClientStep::Pending(w)) => Some(w.clone()),
+            _ => None,
+        };
         match &r {
             Ok(ClientStep::Send(_)) => self.state = ExchangeState::WaitingForPeer,
             Ok(ClientStep::Done(_)) => self.state = ExchangeState::Done,
@@ -502,6 +514,8 @@ pub struct ServerAuthenticator {
     outcome: Option<AuthOutcome>,
     last_error: Option<Error>,
     now_ms: i64,
+    /// The mechanism's work while its answer is pending.
+    pending: Option<HostWork>,
 }
 
 impl fmt::Debug for ServerAuthenticator {
@@ -525,6 +539,7 @@ impl ServerAuthenticator {
             outcome: None,
             last_error: None,
             now_ms: 0,
+            pending: None,
         }
     }
 
@@ -619,7 +634,13 @@ impl ServerAuthenticator {
         self.after(result)
     }
 
+    /// The work of a mechanism whose answer is pending ([`ExchangeState::WaitingForHost`]).
+    pub fn pending_work(&self) -> Option<&HostWork> {
+        self.pending.as_ref()
+    }
+
     fn after(&mut self, mut r: Result<MechServerStep>) -> Result<ServerStep> {
+        self.pending = None;
         // Answer credential requests from the configured store for as long as it can. A
         // mechanism asks once per exchange; a bound keeps a faulty one from looping forever.
         let mut answered = 0;
@@ -652,6 +673,7 @@ impl ServerAuthenticator {
             }
             Ok(MechServerStep::Pending(work)) => {
                 self.state = ExchangeState::WaitingForHost;
+                self.pending = Some(work.clone());
                 Ok(ServerStep::Pending(work))
             }
             Ok(MechServerStep::Done(message, who)) => {

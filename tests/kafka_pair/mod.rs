@@ -189,6 +189,7 @@ impl Pair {
             ClientEvent::Reauthenticated(_) => self.stats.reauthenticated += 1,
             ClientEvent::ReauthenticationFailed { .. } => self.stats.reauth_failed += 1,
             ClientEvent::Pending(work) => {
+                assert_eq!(self.client.pending_work(), Some(&work));
                 self.stats.client_pending += 1;
                 assert!(
                     self.client_work.replace(work).is_none(),
@@ -233,6 +234,7 @@ impl Pair {
             ServerStatus::ReauthenticationFailed(_) => {}
             ServerStatus::NeedCredential(r) => panic!("unexpected credential request {r:?}"),
             ServerStatus::Pending(work) => {
+                assert_eq!(self.server.pending_work(), Some(&work));
                 self.stats.server_pending += 1;
                 assert!(
                     self.server_work.replace(work).is_none(),

@@ -10,7 +10,7 @@ use ksasl::kafka::client::{
 use ksasl::kafka::server::{
     ServerConfig as CoreServerConfig, ServerConnection as CoreServerConnection, ServerStatus,
 };
-use ksasl::mech::{nothing_pending, CredentialRequest, HostWork};
+use ksasl::mech::{nothing_pending, CredentialRequest};
 use ksasl::refresh::{
     RefreshConfig, Refresher as CoreRefresher, Tracker as CoreTracker, TrackerConfig,
 };
@@ -127,8 +127,6 @@ fn session_dict<'py>(py: Python<'py>, s: &ClientSession) -> PyResult<Bound<'py, 
 #[pyclass(module = "ksasl._ksasl")]
 pub struct ClientConnection {
     inner: Mutex<CoreClientConnection>,
-    /// The work of a mechanism that answers later (an `async` method), until resumed.
-    work: Mutex<Option<HostWork>>,
 }
 
 impl ClientConnection {
@@ -145,10 +143,7 @@ impl ClientConnection {
             ClientEvent::Authenticated(_) => ("authenticated", None),
             ClientEvent::Reauthenticated(_) => ("reauthenticated", None),
             ClientEvent::ReauthenticationFailed { .. } => ("reauth_failed", None),
-            ClientEvent::Pending(w) => {
-                *locked(&self.work) = Some(w);
-                ("pending", None)
-            }
+            ClientEvent::Pending(_) => ("pending", None),
             ClientEvent::Failed(e) => return Err(py_err(py, e)),
         })
     }
@@ -160,7 +155,6 @@ impl ClientConnection {
     fn new(config: &ClientConfig) -> Self {
         ClientConnection {
             inner: Mutex::new(CoreClientConnection::new(config.inner.clone())),
-            work: Mutex::new(None),
         }
     }
 
@@ -196,8 +190,8 @@ impl ClientConnection {
 
     /// After "pending": the awaitable the mechanism returned, or None.
     fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        locked(&self.work)
-            .as_ref()
+        locked(&self.inner)
+            .pending_work()
             .and_then(|w| hostmech::awaitable(py, w))
     }
 
@@ -211,8 +205,9 @@ impl ClientConnection {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
-        let work = locked(&self.work)
-            .take()
+        let work = locked(&self.inner)
+            .pending_work()
+            .cloned()
             .ok_or_else(|| py_err(py, nothing_pending()))?;
         let step = hostmech::resume_client(py, &work, result);
         let now = now_or_wall(now_ms);
@@ -340,8 +335,6 @@ pub struct ServerConnection {
     inner: Mutex<CoreServerConnection>,
     request: Mutex<Option<CredentialRequest>>,
     pending: Pending,
-    /// The work of a mechanism that answers later (an `async` method), until resumed.
-    work: Mutex<Option<HostWork>>,
 }
 
 impl ServerConnection {
@@ -365,10 +358,7 @@ impl ServerConnection {
             ServerStatus::ReauthenticationFailed(_) => ("reauth_failed", frames, None),
             ServerStatus::FailAt { deadline_ms, .. } => ("fail_at", frames, Some(deadline_ms)),
             ServerStatus::CloseNow(_) => ("close_now", frames, None),
-            ServerStatus::Pending(w) => {
-                *locked(&self.work) = Some(w);
-                ("pending", frames, None)
-            }
+            ServerStatus::Pending(_) => ("pending", frames, None),
         })
     }
 }
@@ -381,7 +371,6 @@ impl ServerConnection {
             inner: Mutex::new(CoreServerConnection::new(config.inner.clone())),
             request: Mutex::new(None),
             pending: config.pending.clone(),
-            work: Mutex::new(None),
         }
     }
 
@@ -438,8 +427,8 @@ impl ServerConnection {
 
     /// After "pending": the awaitable the mechanism returned, or None.
     fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        locked(&self.work)
-            .as_ref()
+        locked(&self.inner)
+            .pending_work()
             .and_then(|w| hostmech::awaitable(py, w))
     }
 
@@ -453,8 +442,9 @@ impl ServerConnection {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Py<PyBytes>, Option<i64>)> {
-        let work = locked(&self.work)
-            .take()
+        let work = locked(&self.inner)
+            .pending_work()
+            .cloned()
             .ok_or_else(|| py_err(py, nothing_pending()))?;
         let step = hostmech::resume_server(py, &work, result);
         let now = now_or_wall(now_ms);

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use ksasl::credential::{CredentialAnswer, CredentialLookup, Lookup};
 use ksasl::mech::{
-    ClientAuthenticator, ClientStep, CredentialRequest, HostWork, ServerAuthenticator, ServerStep,
+    ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator, ServerStep,
 };
 use ksasl::{
     Error, MechanismRegistry, MemoryCredentialStore, OsRandom, ScramCredential, ScramMechanism,
@@ -455,7 +455,6 @@ struct Client {
     // A Mutex makes the object shareable between Python threads; one exchange is still
     // stepped by one thread at a time.
     inner: Mutex<ClientAuthenticator>,
-    work: Mutex<Option<HostWork>>,
 }
 
 impl Client {
@@ -463,10 +462,7 @@ impl Client {
         Ok(match wrap(py, r)? {
             ClientStep::Send(b) => Some((Some(PyBytes::new(py, &b).unbind()), false)),
             ClientStep::Done(b) => Some((b.map(|b| PyBytes::new(py, &b).unbind()), true)),
-            ClientStep::Pending(w) => {
-                *locked(&self.work) = Some(w);
-                None
-            }
+            ClientStep::Pending(_) => None,
         })
     }
 }
@@ -481,7 +477,6 @@ impl Client {
     fn new(py: Python<'_>, registry: &Registry, mechanism: &str) -> PyResult<Self> {
         Ok(Client {
             inner: Mutex::new(wrap(py, registry.inner.client(mechanism))?),
-            work: Mutex::new(None),
         })
     }
 
@@ -495,16 +490,17 @@ impl Client {
 
     /// After a step returned None: the awaitable the mechanism returned.
     fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        locked(&self.work)
-            .as_ref()
+        locked(&self.inner)
+            .pending_work()
             .and_then(|w| hostmech::awaitable(py, w))
     }
 
     /// Continues with the awaited result (or the exception the awaitable raised); returns
     /// as `step`.
     fn resume(&mut self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<PyClientStep> {
-        let work = locked(&self.work)
-            .take()
+        let work = locked(&self.inner)
+            .pending_work()
+            .cloned()
             .ok_or_else(|| py_err(py, ksasl::mech::nothing_pending()))?;
         let step = hostmech::resume_client(py, &work, result);
         let r = locked(&self.inner).resume(step);
@@ -553,7 +549,6 @@ struct Server {
     request: Option<CredentialRequest>,
     pending: Pending,
     client_message: String,
-    work: Option<HostWork>,
 }
 
 impl Server {
@@ -585,10 +580,7 @@ impl Server {
             ServerStep::Done { message, .. } => {
                 ("done", message.map(|m| PyBytes::new(py, &m).unbind()))
             }
-            ServerStep::Pending(w) => {
-                self.work = Some(w);
-                ("pending", None)
-            }
+            ServerStep::Pending(_) => ("pending", None),
         })
     }
 }
@@ -602,7 +594,6 @@ impl Server {
             request: None,
             pending: registry.pending.clone(),
             client_message: String::new(),
-            work: None,
         })
     }
 
@@ -621,7 +612,9 @@ impl Server {
 
     /// After "pending": the awaitable the mechanism returned.
     fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        self.work.as_ref().and_then(|w| hostmech::awaitable(py, w))
+        locked(&self.inner)
+            .pending_work()
+            .and_then(|w| hostmech::awaitable(py, w))
     }
 
     /// Continues after "pending" with the awaited result (or the exception the awaitable
@@ -633,9 +626,9 @@ impl Server {
         result: &Bound<'_, PyAny>,
         now_ms: Option<i64>,
     ) -> PyResult<(&'static str, Option<Py<PyBytes>>)> {
-        let work = self
-            .work
-            .take()
+        let work = locked(&self.inner)
+            .pending_work()
+            .cloned()
             .ok_or_else(|| py_err(py, ksasl::mech::nothing_pending()))?;
         let step = hostmech::resume_server(py, &work, result);
         let now = now_or_wall(now_ms);

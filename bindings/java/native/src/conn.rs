@@ -9,7 +9,7 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jlongArray, jobject, jobjectAr
 use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent, ClientSession};
 use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use ksasl::mech::{CredentialRequest, HostWork};
+use ksasl::mech::CredentialRequest;
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode};
 
@@ -25,9 +25,6 @@ type ServerCfg = Arc<ServerConfig>;
 
 struct ClientConnState {
     conn: ClientConnection,
-    /// The work of a mechanism that answers later, from `Pending` until it is resumed (or the
-    /// connection fails).
-    work: Option<HostWork>,
 }
 
 type ClientConn = Mutex<ClientConnState>;
@@ -35,8 +32,6 @@ type ClientConn = Mutex<ClientConnState>;
 struct ServerConnState {
     conn: ServerConnection,
     request: Option<CredentialRequest>,
-    /// As for the client: set by `Pending`, taken by `resume`.
-    work: Option<HostWork>,
 }
 
 type ServerConn = Mutex<ServerConnState>;
@@ -120,7 +115,6 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnNew<'l>(
         let c = unsafe { obj::<ClientCfg>(config) }.clone();
         Ok(into_handle::<ClientConn>(Mutex::new(ClientConnState {
             conn: ClientConnection::new(c),
-            work: None,
         })))
     })
 }
@@ -159,17 +153,11 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnTransmit<'l>(
 /// back. A failure is thrown.
 fn client_event<'l>(
     env: &mut JNIEnv<'l>,
-    s: &mut ClientConnState,
     ev: ClientEvent,
     event: &JIntArray<'l>,
     times: &JLongArray<'l>,
     err: &JObjectArray<'l>,
 ) -> JResult<()> {
-    // Responses to requests sent before a re-authentication may come while the mechanism
-    // works: the work stays pending. Every other event ends it.
-    if !matches!(ev, ClientEvent::Application | ClientEvent::Pending(_)) {
-        s.work = None;
-    }
     let kind = match ev {
         ClientEvent::Continue => 0,
         ClientEvent::Application => 1,
@@ -182,10 +170,7 @@ fn client_event<'l>(
             4
         }
         ClientEvent::Failed(e) => return Err(e.into()),
-        ClientEvent::Pending(w) => {
-            s.work = Some(w);
-            5
-        }
+        ClientEvent::Pending(_) => 5,
     };
     env.set_int_array_region(event, 0, &[kind])?;
     Ok(())
@@ -214,7 +199,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
             let frame = bytes(env, &frame, "frame")?;
             s.conn.handle_frame(&frame, now)
         };
-        client_event(env, &mut s, ev, &event, &times, &err)
+        client_event(env, ev, &event, &times, &err)
     })
 }
 
@@ -225,7 +210,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnPendingWork<'l>(
     h: jlong,
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ClientConn>(h) }).work.clone();
+        let work = locked(unsafe { obj::<ClientConn>(h) })
+            .conn
+            .pending_work()
+            .cloned();
         hostmech::stage(env, work.as_ref())
     })
 }
@@ -246,10 +234,11 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnResume<'l>(
 ) {
     entry(&mut env, (), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        let work = s.work.take().ok_or_else(hostmech::nothing_pending)?;
+        let work = s.conn.pending_work().cloned();
+        let work = work.ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error);
         let ev = s.conn.resume(step, now);
-        client_event(env, &mut s, ev, &event, &times, &err)
+        client_event(env, ev, &event, &times, &err)
     })
 }
 
@@ -262,7 +251,6 @@ pub extern "system" fn Java_org_ksasl_Native_clientConnClosed<'l>(
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        s.work = None;
         let e = s.conn.connection_closed(now);
         Ok(exception(env, &e)?.into_raw())
     })
@@ -489,7 +477,6 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnNew<'l>(
         Ok(into_handle::<ServerConn>(Mutex::new(ServerConnState {
             conn: ServerConnection::new(c),
             request: None,
-            work: None,
         })))
     })
 }
@@ -504,12 +491,6 @@ fn server_output<'l>(
     out: &JLongArray<'l>,
     err: &JObjectArray<'l>,
 ) -> JResult<jbyteArray> {
-    match &o.status {
-        ServerStatus::Pending(w) => s.work = Some(w.clone()),
-        // A refusal (a frame while the work is pending, say) leaves the exchange as it was.
-        ServerStatus::CloseNow(_) => {}
-        _ => s.work = None,
-    }
     let (action, deadline, error) = match o.status {
         ServerStatus::Continue => (0, 0, None),
         ServerStatus::NeedCredential(r) => {
@@ -594,7 +575,10 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnPendingWork<'l>(
     h: jlong,
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ServerConn>(h) }).work.clone();
+        let work = locked(unsafe { obj::<ServerConn>(h) })
+            .conn
+            .pending_work()
+            .cloned();
         hostmech::stage(env, work.as_ref())
     })
 }
@@ -614,7 +598,8 @@ pub extern "system" fn Java_org_ksasl_Native_serverConnResume<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let work = s.work.take().ok_or_else(hostmech::nothing_pending)?;
+        let work = s.conn.pending_work().cloned();
+        let work = work.ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error);
         let o = s.conn.resume(r, now);
         server_output(env, &mut s, o, &out, &err)

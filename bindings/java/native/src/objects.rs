@@ -9,8 +9,7 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, jobjectArray, jstring
 use jni::JNIEnv;
 use ksasl::credential::{CredentialAnswer, CredentialLookup, Lookup};
 use ksasl::mech::{
-    ClientAuthenticator, ClientStep, CredentialRequest, ExchangeState, HostWork,
-    ServerAuthenticator, ServerStep,
+    ClientAuthenticator, ClientStep, CredentialRequest, ServerAuthenticator, ServerStep,
 };
 use ksasl::{
     Error, ErrorCode, MechanismRegistry, MemoryCredentialStore, OsRandom, ScramCredential,
@@ -366,17 +365,6 @@ pub extern "system" fn Java_org_ksasl_Native_registryServerMechanisms<'l>(
 
 struct ClientAuthState {
     auth: ClientAuthenticator,
-    /// The work of a mechanism that answers later, while the exchange waits for it.
-    work: Option<HostWork>,
-}
-
-impl ClientAuthState {
-    /// The pending work, if the exchange still waits for it.
-    fn work(&self) -> Option<&HostWork> {
-        self.work
-            .as_ref()
-            .filter(|_| self.auth.state() == ExchangeState::WaitingForHost)
-    }
 }
 
 type ClientAuth = Mutex<ClientAuthState>;
@@ -393,7 +381,6 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthNew<'l>(
         let auth = locked(unsafe { obj::<Registry>(registry) }).client(&m)?;
         Ok(into_handle::<ClientAuth>(Mutex::new(ClientAuthState {
             auth,
-            work: None,
         })))
     })
 }
@@ -403,17 +390,13 @@ crate::free_entry!(Java_org_ksasl_Native_clientAuthFree, ClientAuth);
 /// Writes `{done, pending}` to `flags`; returns the message (or null).
 fn client_step<'l>(
     env: &mut JNIEnv<'l>,
-    s: &mut ClientAuthState,
     step: ClientStep,
     flags: &JBooleanArray<'l>,
 ) -> JResult<jbyteArray> {
     let (msg, done, pending) = match step {
         ClientStep::Send(b) => (Some(b), false, false),
         ClientStep::Done(b) => (b, true, false),
-        ClientStep::Pending(w) => {
-            s.work = Some(w);
-            (None, false, true)
-        }
+        ClientStep::Pending(_) => (None, false, true),
     };
     env.set_boolean_array_region(flags, 0, &[done.into(), pending.into()])?;
     Ok(match msg {
@@ -433,7 +416,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthStart<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ClientAuth>(h) });
         let step = s.auth.start(now)?;
-        client_step(env, &mut s, step, &flags)
+        client_step(env, step, &flags)
     })
 }
 
@@ -450,7 +433,7 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthStep<'l>(
         let challenge = bytes(env, &challenge, "challenge")?;
         let mut s = locked(unsafe { obj::<ClientAuth>(h) });
         let step = s.auth.step(&challenge, now)?;
-        client_step(env, &mut s, step, &flags)
+        client_step(env, step, &flags)
     })
 }
 
@@ -461,7 +444,10 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthPendingWork<'l>(
     h: jlong,
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ClientAuth>(h) }).work().cloned();
+        let work = locked(unsafe { obj::<ClientAuth>(h) })
+            .auth
+            .pending_work()
+            .cloned();
         hostmech::stage(env, work.as_ref())
     })
 }
@@ -478,12 +464,11 @@ pub extern "system" fn Java_org_ksasl_Native_clientAuthResume<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ClientAuth>(h) });
-        let work = s.work().cloned();
-        s.work = None;
+        let work = s.auth.pending_work().cloned();
         let work = work.ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_client(&work, &message, &error);
         let step = s.auth.resume(r)?;
-        client_step(env, &mut s, step, &flags)
+        client_step(env, step, &flags)
     })
 }
 
@@ -538,16 +523,6 @@ struct ServerAuthState {
     auth: ServerAuthenticator,
     request: Option<CredentialRequest>,
     client_message: String,
-    /// As for the client: the work the exchange waits for.
-    work: Option<HostWork>,
-}
-
-impl ServerAuthState {
-    fn work(&self) -> Option<&HostWork> {
-        self.work
-            .as_ref()
-            .filter(|_| self.auth.state() == ExchangeState::WaitingForHost)
-    }
 }
 
 type ServerAuth = Mutex<ServerAuthState>;
@@ -566,7 +541,6 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthNew<'l>(
             auth,
             request: None,
             client_message: String::new(),
-            work: None,
         })))
     })
 }
@@ -593,10 +567,7 @@ fn server_step<'l>(
             (1, None)
         }
         ServerStep::Done { message, .. } => (2, message),
-        ServerStep::Pending(w) => {
-            s.work = Some(w);
-            (3, None)
-        }
+        ServerStep::Pending(_) => (3, None),
     };
     env.set_int_array_region(kind, 0, &[k])?;
     Ok(match msg {
@@ -650,7 +621,10 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthPendingWork<'l>(
     h: jlong,
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ServerAuth>(h) }).work().cloned();
+        let work = locked(unsafe { obj::<ServerAuth>(h) })
+            .auth
+            .pending_work()
+            .cloned();
         hostmech::stage(env, work.as_ref())
     })
 }
@@ -668,8 +642,7 @@ pub extern "system" fn Java_org_ksasl_Native_serverAuthResume<'l>(
 ) -> jbyteArray {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let mut s = locked(unsafe { obj::<ServerAuth>(h) });
-        let work = s.work().cloned();
-        s.work = None;
+        let work = s.auth.pending_work().cloned();
         let work = work.ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error);
         let r = s.auth.resume(r, now);
