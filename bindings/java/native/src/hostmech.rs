@@ -23,7 +23,7 @@
 use std::cell::RefCell;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JObject, JObjectArray, JString, JValue};
-use jni::sys::{jlong, jobject};
+use jni::sys::{jboolean, jlong, jobject};
 use jni::JNIEnv;
 use ksasl::mech::{
     Authenticated, ClientMechanism, ClientStep, HostWork, MechServerStep, ServerMechanism,
@@ -509,24 +509,8 @@ fn global_factory(env: &mut JNIEnv<'_>, f: &JObject<'_>) -> JResult<GlobalRef> {
 
 // --- registration -------------------------------------------------------------------------
 
-/// Registers a Java client mechanism factory under `name`.
-fn add_client(
-    env: &mut JNIEnv<'_>,
-    h: jlong,
-    name: &JString<'_>,
-    factory: &JObject<'_>,
-    asynchronous: bool,
-) -> JResult<()> {
-    let name = string(env, name, "name")?;
-    let f = global_factory(env, factory)?;
-    let n = name.clone();
-    locked(unsafe { obj::<Registry>(h) }).register_client(&name, move || {
-        let m = JavaClientMechanism::create(&n, &f, asynchronous)?;
-        Ok(Box::new(m) as Box<dyn ClientMechanism>)
-    })?;
-    Ok(())
-}
-
+/// Registers a Java client mechanism factory under `name`: `HostClientMechanism`s, or with
+/// `asynchronous` `AsyncHostClientMechanism`s.
 #[no_mangle]
 pub extern "system" fn Java_org_ksasl_Native_registryAddHostClient<'l>(
     mut env: JNIEnv<'l>,
@@ -534,22 +518,18 @@ pub extern "system" fn Java_org_ksasl_Native_registryAddHostClient<'l>(
     h: jlong,
     name: JString<'l>,
     factory: JObject<'l>,
+    asynchronous: jboolean,
 ) {
     entry(&mut env, (), |env| {
-        add_client(env, h, &name, &factory, false)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryAddHostAsyncClient<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    name: JString<'l>,
-    factory: JObject<'l>,
-) {
-    entry(&mut env, (), |env| {
-        add_client(env, h, &name, &factory, true)
+        let name = string(env, &name, "name")?;
+        let f = global_factory(env, &factory)?;
+        let n = name.clone();
+        let asynchronous = asynchronous != 0;
+        locked(unsafe { obj::<Registry>(h) }).register_client(&name, move || {
+            let m = JavaClientMechanism::create(&n, &f, asynchronous)?;
+            Ok(Box::new(m) as Box<dyn ClientMechanism>)
+        })?;
+        Ok(())
     })
 }
 

@@ -151,7 +151,7 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addClientMechanism(String name, Supplier<? extends HostClientMechanism> factory) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(factory, "factory");
-        run(h -> Native.registryAddHostClient(h, name, factory));
+        run(h -> Native.registryAddHostClient(h, name, factory, false));
         return this;
     }
 
@@ -173,7 +173,7 @@ public final class MechanismRegistry extends NativeHandle {
             Supplier<? extends AsyncHostClientMechanism> factory) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(factory, "factory");
-        run(h -> Native.registryAddHostAsyncClient(h, name, factory));
+        run(h -> Native.registryAddHostClient(h, name, factory, true));
         return this;
     }
 

@@ -52,10 +52,9 @@ final class Native {
     static native void registryAddOAuthJwks(long h, long jwks);
     static native void registryAddOAuthValidator(long h, TokenValidator validator);
     static native void registryAddOAuthClient(long h, long refresher);
-    static native void registryAddHostClient(long h, String name, Supplier<? extends HostClientMechanism> factory);
+    /** {@code factory} supplies HostClientMechanisms, or AsyncHostClientMechanisms when {@code asynchronous}. */
+    static native void registryAddHostClient(long h, String name, Supplier<?> factory, boolean asynchronous);
     static native void registryAddHostServer(long h, String name, Supplier<? extends HostServerMechanism> factory);
-    static native void registryAddHostAsyncClient(long h, String name,
-            Supplier<? extends AsyncHostClientMechanism> factory);
     static native String[] registryClientMechanisms(long h);
     static native String[] registryServerMechanisms(long h);
 
