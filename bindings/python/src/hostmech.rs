@@ -31,6 +31,17 @@ fn protocol(mechanism: &str, what: &str) -> Error {
     )
 }
 
+/// One exchange's mechanism object: `factory()`, whose exception becomes
+/// HOST_MECHANISM_FAILED.
+pub fn instantiate(name: &str, factory: &PyObject) -> Result<PyObject> {
+    Python::with_gil(|py| factory.call0(py)).map_err(|e| {
+        Error::new(
+            ErrorCode::HostMechanismFailed,
+            format!("the {name} factory raised {e}"),
+        )
+    })
+}
+
 /// Work a Python mechanism handed out: the awaitable its `start`/`step` returned, and who
 /// returned it (for error messages when the result comes back).
 pub struct PyWork {

@@ -391,15 +391,9 @@ impl Registry {
         wrap(
             py,
             self.inner.register_client(name, move || {
-                let obj = Python::with_gil(|py| factory.call0(py)).map_err(|e| {
-                    Error::new(
-                        ksasl::ErrorCode::HostMechanismFailed,
-                        format!("the {n} factory raised {e}"),
-                    )
-                })?;
                 Ok(Box::new(hostmech::PyClientMechanism {
                     name: n.clone(),
-                    obj,
+                    obj: hostmech::instantiate(&n, &factory)?,
                 }))
             }),
         )
@@ -419,15 +413,9 @@ impl Registry {
         wrap(
             py,
             self.inner.register_server(name, move || {
-                let obj = Python::with_gil(|py| factory.call0(py)).map_err(|e| {
-                    Error::new(
-                        ksasl::ErrorCode::HostMechanismFailed,
-                        format!("the {n} factory raised {e}"),
-                    )
-                })?;
                 Ok(Box::new(hostmech::PyServerMechanism {
                     name: n.clone(),
-                    obj,
+                    obj: hostmech::instantiate(&n, &factory)?,
                 }))
             }),
         )
