@@ -550,6 +550,22 @@ struct Shared {
     userdata: Userdata,
 }
 
+impl Shared {
+    fn new(
+        name: &str,
+        new_exchange: Option<NewExchangeFn>,
+        dispose: Option<DisposeFn>,
+        userdata: Userdata,
+    ) -> Result<Arc<Self>, Error> {
+        Ok(Arc::new(Shared {
+            name: name.to_string(),
+            new_exchange: required(new_exchange, "new_exchange")?,
+            dispose,
+            userdata,
+        }))
+    }
+}
+
 /// One exchange's host state, disposed of once when the mechanism instance is dropped.
 struct Exchange {
     shared: Arc<Shared>,
@@ -668,12 +684,7 @@ pub extern "C" fn ksasl_registry_add_client_mechanism(
         let name = text(name, "name")?;
         let vt = *unsafe { vtable.as_ref() }
             .ok_or_else(|| Error::new(ErrorCode::NullArgument, "vtable must not be NULL"))?;
-        let shared = Arc::new(Shared {
-            name: name.to_string(),
-            new_exchange: required(vt.new_exchange, "new_exchange")?,
-            dispose: vt.dispose,
-            userdata: ud,
-        });
+        let shared = Shared::new(name, vt.new_exchange, vt.dispose, ud)?;
         let (start, step) = (required(vt.start, "start")?, required(vt.step, "step")?);
         r.inner.register_client(name, move || {
             Ok(Box::new(HostClient {
@@ -701,12 +712,7 @@ pub extern "C" fn ksasl_registry_add_server_mechanism(
         let name = text(name, "name")?;
         let vt = *unsafe { vtable.as_ref() }
             .ok_or_else(|| Error::new(ErrorCode::NullArgument, "vtable must not be NULL"))?;
-        let shared = Arc::new(Shared {
-            name: name.to_string(),
-            new_exchange: required(vt.new_exchange, "new_exchange")?,
-            dispose: vt.dispose,
-            userdata: ud,
-        });
+        let shared = Shared::new(name, vt.new_exchange, vt.dispose, ud)?;
         let step = required(vt.step, "step")?;
         r.inner.register_server(name, move || {
             Ok(Box::new(HostServer {
