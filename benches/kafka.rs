@@ -11,7 +11,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::FrameDecoder;
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
 use ksasl::session::Gate;
 use ksasl::*;
 
@@ -39,7 +39,7 @@ static GLOBAL: Counting = Counting;
 const NOW: i64 = 1_800_000_000_000;
 
 fn configs() -> (Arc<ClientConfig>, Arc<ServerConfig>) {
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.set_password("alice", "alice-secret").unwrap();
     let mut server = ServerConfig::new(MechanismRegistry::password_servers(Some(store)));
     server.max_reauth_ms = 600_000;
@@ -68,7 +68,7 @@ fn authenticate(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> Serve
             to_client.push(&out.frames);
             assert!(matches!(
                 out.status,
-                ServerStatus::Continue | ServerStatus::Authenticated(_)
+                ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }
         while let Some(f) = to_client.next_frame().unwrap() {
@@ -158,14 +158,14 @@ fn authenticate_host(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> 
         }
         while let Some(f) = to_server.next_frame().unwrap() {
             let mut out = s.handle_frame(&f, NOW);
-            if let ServerStatus::Pending(w) = &out.status {
+            if let ServerAction::Pending(w) = &out.status {
                 let user = w.downcast_ref::<Vec<u8>>().unwrap();
                 out = s.resume(Ok(echo_done(user)), NOW);
             }
             to_client.push(&out.frames);
             assert!(matches!(
                 out.status,
-                ServerStatus::Continue | ServerStatus::Authenticated(_)
+                ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }
         while let Some(f) = to_client.next_frame().unwrap() {

@@ -13,27 +13,27 @@ const SERVER_NONCE: &str = "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
 
 struct Fixture {
     mech: ScramMechanism,
-    store: Arc<MemoryCredentialStore>,
+    store: Arc<CredentialStore>,
     client_first: Vec<u8>,
     server_first: Vec<u8>,
     client_final: Vec<u8>,
     server_final: Vec<u8>,
 }
 
-fn client(mech: ScramMechanism, cred: Arc<PasswordCredential>) -> ClientAuthenticator {
+fn client(mech: ScramMechanism, cred: Arc<PasswordCredential>) -> ClientExchange {
     let opts = ScramClientOptions {
         fixed_nonce: Some(CLIENT_NONCE.into()),
         ..Default::default()
     };
-    ClientAuthenticator::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
+    ClientExchange::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
 }
 
-fn server(f: &Fixture) -> ServerAuthenticator {
+fn server(f: &Fixture) -> ServerExchange {
     let opts = ScramServerOptions {
         fixed_nonce: Some(SERVER_NONCE.into()),
         ..Default::default()
     };
-    let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(f.mech, opts)));
+    let mut s = ServerExchange::new(Box::new(ScramServer::new(f.mech, opts)));
     s.set_credential_lookup(Some(f.store.clone()));
     s
 }
@@ -47,7 +47,7 @@ fn bytes(step: ClientStep) -> Vec<u8> {
 
 fn fixture(mech: ScramMechanism) -> Fixture {
     let salt = STANDARD.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store
         .set_scram(
             "user",

@@ -35,8 +35,8 @@ const NOT_DEFERRED: &str = "built-in mechanisms answer at once";
 /// Runs one exchange, printing every message. Returns the server's outcome, or what the
 /// client learns when the server fails it (as it would from a Kafka broker's error 58).
 fn run(
-    client: &mut ClientAuthenticator,
-    server: &mut ServerAuthenticator,
+    client: &mut ClientExchange,
+    server: &mut ServerExchange,
 ) -> std::result::Result<AuthOutcome, String> {
     let mech = client.mechanism().to_string();
     let (mut msg, mut client_done) = match client.start(NOW).map_err(|e| e.to_string())? {
@@ -124,7 +124,7 @@ fn main() -> Result<()> {
     );
 
     // The broker side: one user, and a delegation token owned by that user.
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.add_user("alice", "alice-secret", 4096, &OsRandom)?;
     let token_hmac =
         "zDhguo/2PVSfITrhlis6BT+5v3s0Oy7l4jYnltLyE9BvFDBx8qbFztUm7I96FCKkHQ1oIyQ+o0kv3VCkXQdFWA==";
@@ -187,12 +187,12 @@ fn main() -> Result<()> {
         ("identityPoolId", "pool-demo"),
     ])?;
     println!("== OAUTHBEARER (unsecured JWT, SASL extensions) ==");
-    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(good, ext)));
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::new(good, ext)));
     report(run(&mut c, &mut oauth_servers.server("OAUTHBEARER")?));
 
     println!("== OAUTHBEARER with a token lacking the required scope (RFC 7628 error flow) ==");
     let unscoped = UnsecuredTokenBuilder::for_principal("alice").build(NOW)?;
-    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::new(
         unscoped,
         SaslExtensions::new(),
     )));
@@ -203,7 +203,7 @@ fn main() -> Result<()> {
         .list_claim("scope", &["kafka"])?
         .lifetime_seconds(60)
         .build(NOW - 120_000)?;
-    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::new(
         expired,
         SaslExtensions::new(),
     )));

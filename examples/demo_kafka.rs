@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::codec::Reader;
 use ksasl::kafka::messages::*;
-use ksasl::kafka::server::{api_name, ServerConfig, ServerConnection, ServerStatus};
+use ksasl::kafka::server::{api_name, ServerConfig, ServerConnection, ServerAction};
 use ksasl::session::{Gate, ReauthTiming};
 use ksasl::*;
 
@@ -163,7 +163,7 @@ impl Conn {
                 let out = self.server.handle_frame(&f, now);
                 self.to_client.push(&out.frames);
                 match out.status {
-                    ServerStatus::Authenticated(s) | ServerStatus::Reauthenticated(s) => println!(
+                    ServerAction::Authenticated(s) | ServerAction::Reauthenticated(s) => println!(
                         "{} {}: broker: {} authenticated with {}, session lifetime {} ms",
                         at(now),
                         self.name,
@@ -171,7 +171,7 @@ impl Conn {
                         s.outcome.mechanism,
                         s.lifetime_ms
                     ),
-                    ServerStatus::Continue => {}
+                    ServerAction::Continue => {}
                     other => println!("{} {}: broker: {other:?}", at(now), self.name),
                 }
             }
@@ -218,7 +218,7 @@ impl Conn {
 
 pub fn run() -> Result<()> {
     println!("== Kafka framing and KIP-368 re-authentication (virtual clock) ==");
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.add_user("alice", "alice-secret", 4096, &OsRandom)?;
     let mut broker = ServerConfig::new(MechanismRegistry::password_servers(Some(store)));
     broker.max_reauth_ms = 10_000; // connections.max.reauth.ms

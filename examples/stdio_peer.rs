@@ -80,7 +80,7 @@ fn run_client(mech: &str, user: &str, password: &str) -> Result<ExitCode> {
 }
 
 fn run_server(mech: &str, user: &str, password: &str, iterations: u32) -> Result<ExitCode> {
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.add_user(user, password, iterations, &OsRandom)?;
     let mut server = MechanismRegistry::password_servers(Some(store)).server(mech)?;
     let mut lines = std::io::stdin().lock().lines();

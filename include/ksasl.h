@@ -26,76 +26,6 @@
 
 /* Result codes (src/error.rs): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */
 #define KSASL_OK 0
-#define KSASL_INVALID_ARGUMENT 100
-#define KSASL_STEP_AFTER_DONE 101
-#define KSASL_STEP_AFTER_FAILURE 102
-#define KSASL_WRONG_STATE 103
-#define KSASL_UNKNOWN_MECHANISM 104
-#define KSASL_INVALID_CONFIG 105
-#define KSASL_NULL_ARGUMENT 106
-#define KSASL_MALFORMED_MESSAGE 200
-#define KSASL_INVALID_BASE64 201
-#define KSASL_INVALID_ENCODING 202
-#define KSASL_UNSUPPORTED_CHANNEL_BINDING 203
-#define KSASL_NONCE_MISMATCH 204
-#define KSASL_ITERATIONS_TOO_LOW 205
-#define KSASL_ITERATIONS_TOO_HIGH 206
-#define KSASL_MESSAGE_TOO_LARGE 207
-#define KSASL_INVALID_USERNAME 208
-#define KSASL_INVALID_PLAIN_MESSAGE 209
-#define KSASL_UNEXPECTED_CHALLENGE 210
-#define KSASL_SERVER_REPORTED_ERROR 211
-#define KSASL_INVALID_NONCE 212
-#define KSASL_INVALID_EXTENSION 213
-#define KSASL_UNSUPPORTED_SASL_MECHANISM 214
-#define KSASL_ILLEGAL_SASL_STATE 215
-#define KSASL_UNSUPPORTED_VERSION 216
-#define KSASL_INVALID_REQUEST 217
-#define KSASL_INVALID_FRAME_SIZE 218
-#define KSASL_CORRELATION_MISMATCH 219
-#define KSASL_CONNECTION_CLOSED 220
-#define KSASL_KAFKA_ERROR 221
-#define KSASL_INVALID_CREDENTIALS 300
-#define KSASL_UNKNOWN_USER 301
-#define KSASL_AUTHZID_MISMATCH 302
-#define KSASL_INVALID_SERVER_SIGNATURE 303
-#define KSASL_USERNAME_NOT_SPECIFIED 304
-#define KSASL_PASSWORD_NOT_SPECIFIED 305
-#define KSASL_UNKNOWN_TOKEN 306
-#define KSASL_SERVER_REJECTED_AUTHENTICATION 307
-#define KSASL_TOKEN_EXPIRED 308
-#define KSASL_TOKEN_NOT_YET_VALID 309
-#define KSASL_TOKEN_INVALID_ISSUER 310
-#define KSASL_TOKEN_INVALID_AUDIENCE 311
-#define KSASL_TOKEN_MISSING_CLAIM 312
-#define KSASL_TOKEN_INVALID_CLAIM 313
-#define KSASL_TOKEN_UNKNOWN_KEY 314
-#define KSASL_TOKEN_BAD_SIGNATURE 315
-#define KSASL_TOKEN_ALGORITHM_REFUSED 316
-#define KSASL_TOKEN_MALFORMED 317
-#define KSASL_TOKEN_TOO_LARGE 318
-#define KSASL_INSUFFICIENT_SCOPE 319
-#define KSASL_INVALID_EXTENSIONS 320
-#define KSASL_TOKEN_REJECTED 321
-#define KSASL_SESSION_EXPIRED 322
-#define KSASL_PRINCIPAL_CHANGED 323
-#define KSASL_MECHANISM_CHANGED 324
-#define KSASL_HOST_MECHANISM_FAILED 325
-#define KSASL_INVALID_CREDENTIAL_FORMAT 400
-#define KSASL_CREDENTIAL_ITERATIONS_TOO_LOW 401
-#define KSASL_CREDENTIAL_LOOKUP_FAILED 402
-#define KSASL_CREDENTIAL_MECHANISM_MISMATCH 403
-#define KSASL_NO_VALID_CREDENTIAL 404
-#define KSASL_INVALID_CREDENTIAL_EXPIRY 405
-#define KSASL_REFRESHER_GONE 406
-#define KSASL_DELEGATION_TOKEN_NOT_FOUND 407
-#define KSASL_DELEGATION_TOKEN_OWNER_MISMATCH 408
-#define KSASL_DELEGATION_TOKEN_EXPIRED 409
-#define KSASL_INVALID_PRINCIPAL_TYPE 410
-#define KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 411
-#define KSASL_INTERNAL 500
-#define KSASL_PANIC 501
-#define KSASL_RANDOM_SOURCE_FAILED 502
 
 
 /**
@@ -826,7 +756,7 @@ ksasl_result ksasl_server_conn_resume(ksasl_server_conn *c,
 ksasl_result ksasl_server_conn_credential_request(ksasl_server_conn *c,
                                                   const char **mechanism,
                                                   const char **username,
-                                                  int *token_auth);
+                                                  int *token_authenticated);
 
 /**
  * Answers the pending credential request and continues; outputs as `handle_frame`.
@@ -997,7 +927,7 @@ ksasl_result ksasl_server_resume(ksasl_server *s,
 ksasl_result ksasl_server_credential_request(ksasl_server *s,
                                              const char **mechanism,
                                              const char **username,
-                                             int *token_auth);
+                                             int *token_authenticated);
 
 /**
  * Answers the pending credential request (`kind`: `KSASL_CREDENTIAL_PASSWORD`, `_SCRAM`,

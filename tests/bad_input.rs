@@ -56,9 +56,9 @@ enum At {
     OauthClientDone,
 }
 
-fn oauth_server() -> ServerAuthenticator {
+fn oauth_server() -> ServerExchange {
     let v = UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap();
-    ServerAuthenticator::new(Box::new(OAuthBearerServer::new(Arc::new(v))))
+    ServerExchange::new(Box::new(OAuthBearerServer::new(Arc::new(v))))
 }
 
 fn oauth_token(now: i64) -> OAuthBearerToken {
@@ -71,29 +71,29 @@ fn oauth_first(authzid: &str, token: &str, tail: &str) -> Vec<u8> {
     format!("n,{authzid},\x01auth=Bearer {token}{tail}").into_bytes()
 }
 
-fn store() -> Arc<MemoryCredentialStore> {
-    let s = Arc::new(MemoryCredentialStore::new());
+fn store() -> Arc<CredentialStore> {
+    let s = Arc::new(CredentialStore::new());
     s.add_user("alice", PASSWORD, 4096, &OsRandom).unwrap();
     s
 }
 
-fn scram_server(mech: ScramMechanism) -> ServerAuthenticator {
+fn scram_server(mech: ScramMechanism) -> ServerExchange {
     let opts = ScramServerOptions {
         fixed_nonce: Some(SNONCE.into()),
         ..Default::default()
     };
-    let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(mech, opts)));
+    let mut s = ServerExchange::new(Box::new(ScramServer::new(mech, opts)));
     s.set_credential_lookup(Some(store()));
     s
 }
 
-fn scram_client(mech: ScramMechanism) -> ClientAuthenticator {
+fn scram_client(mech: ScramMechanism) -> ClientExchange {
     let opts = ScramClientOptions {
         fixed_nonce: Some(CNONCE.into()),
         ..Default::default()
     };
     let cred = Arc::new(PasswordCredential::new("alice", PASSWORD).unwrap());
-    ClientAuthenticator::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
+    ClientExchange::new(Box::new(ScramClient::new(mech, cred, opts).unwrap()))
 }
 
 fn send(step: ClientStep) -> Vec<u8> {
@@ -104,8 +104,8 @@ fn send(step: ClientStep) -> Vec<u8> {
 }
 
 enum Subject {
-    Server(ServerAuthenticator),
-    Client(ClientAuthenticator),
+    Server(ServerExchange),
+    Client(ClientExchange),
 }
 
 fn prepare(at: At, mech: ScramMechanism) -> Subject {
@@ -200,7 +200,7 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
             Subject::Server(s)
         }
         At::OauthClient | At::OauthClientAcked | At::OauthClientDone => {
-            let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+            let mut c = ClientExchange::new(Box::new(OAuthBearerClient::new(
                 oauth_token(NOW),
                 SaslExtensions::new(),
             )));
@@ -219,7 +219,7 @@ fn prepare(at: At, mech: ScramMechanism) -> Subject {
         }
         At::PlainClientDone => {
             let cred = Arc::new(PasswordCredential::new("alice", PASSWORD).unwrap());
-            let mut c = ClientAuthenticator::new(Box::new(PlainClient::new(cred)));
+            let mut c = ClientExchange::new(Box::new(PlainClient::new(cred)));
             assert!(matches!(c.start(NOW).unwrap(), ClientStep::Done(Some(_))));
             Subject::Client(c)
         }

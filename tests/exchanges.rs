@@ -8,8 +8,8 @@ use std::sync::Arc;
 use common::{exchange, Failure, NOW};
 use ksasl::*;
 
-fn store() -> Arc<MemoryCredentialStore> {
-    let s = Arc::new(MemoryCredentialStore::new());
+fn store() -> Arc<CredentialStore> {
+    let s = Arc::new(CredentialStore::new());
     s.add_user("alice", "alice-secret", 4096, &OsRandom)
         .unwrap();
     s.add_user("we,ird=name", "p,w=d\u{e9}", 4096, &OsRandom)
@@ -76,7 +76,7 @@ fn escaped_usernames_and_non_ascii_passwords() {
 fn plain_authzid_equal_to_username_is_accepted_and_other_is_refused() {
     let cred = Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap());
     let servers = servers();
-    let mut c = ClientAuthenticator::new(Box::new(
+    let mut c = ClientExchange::new(Box::new(
         PlainClient::new(cred.clone())
             .with_authzid("alice")
             .unwrap(),
@@ -85,7 +85,7 @@ fn plain_authzid_equal_to_username_is_accepted_and_other_is_refused() {
     assert_eq!(t[0], b"alice\0alice\0alice-secret");
     assert_eq!(outcome.principal.name, "alice");
 
-    let mut c = ClientAuthenticator::new(Box::new(
+    let mut c = ClientExchange::new(Box::new(
         PlainClient::new(cred).with_authzid("admin").unwrap(),
     ));
     let mut s = servers.server("PLAIN").unwrap();
@@ -184,7 +184,7 @@ fn pull_form_stops_and_resumes() {
                 CredentialRequest {
                     mechanism: mech.into(),
                     username: "alice".into(),
-                    token_auth: false
+                    token_authenticated: false
                 }
             );
             assert_eq!(s.state(), ExchangeState::WaitingForCredential);
@@ -301,7 +301,7 @@ fn password_credentials_serve_scram_with_a_fresh_salt() {
 
 #[test]
 fn delegation_token_login_reports_owner_and_expiry() {
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     let hmac =
         "zDhguo/2PVSfITrhlis6BT+5v3s0Oy7l4jYnltLyE9BvFDBx8qbFztUm7I96FCKkHQ1oIyQ+o0kv3VCkXQdFWA==";
     for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
@@ -553,7 +553,7 @@ fn a_scram_string_answers_plain_and_scram_requests() {
     let req = |mechanism: &str| CredentialRequest {
         mechanism: mechanism.into(),
         username: "alice".into(),
-        token_auth: false,
+        token_authenticated: false,
     };
     // PLAIN can check a password against either variant.
     assert_eq!(

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use hmac::{Hmac, Mac};
 use kafka_pair::Pair;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
 use ksasl::session::Gate;
 use ksasl::*;
 use sha2::Sha256;
@@ -127,7 +127,7 @@ fn keys() -> Arc<HashMap<String, (Vec<u8>, i64)>> {
 }
 
 fn server(max_reauth_ms: i64, panic: bool) -> Arc<ServerConfig> {
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store
         .add_user("bob", "bob-secret", 4096, &OsRandom)
         .unwrap();
@@ -348,7 +348,7 @@ fn run_server_job(w: &HostWork) -> Result<MechServerStep> {
 }
 
 fn deferred_server(max_reauth_ms: i64) -> Arc<ServerConfig> {
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store
         .add_user("bob", "bob-secret", 4096, &OsRandom)
         .unwrap();
@@ -460,7 +460,7 @@ fn errors_raised_by_host_work_fail_the_drivers_cleanly() {
     assert!(!client_why.contains("token service"), "{client_why}");
     let again = p.server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
     assert!(
-        matches!(&again.status, ServerStatus::CloseNow(e) if e.code() == ErrorCode::WrongState),
+        matches!(&again.status, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState),
         "{again:?}"
     );
 
@@ -489,7 +489,7 @@ fn resume_and_frames_at_the_wrong_time_are_refused() {
     }
     let mut server = ServerConnection::new(deferred_server(0));
     let out = server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
-    assert!(matches!(&out.status, ServerStatus::CloseNow(e) if e.code() == ErrorCode::WrongState));
+    assert!(matches!(&out.status, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState));
     // ...and the connections still authenticate afterwards.
     let mut p = deferred_pair(alice(), 0);
     p.client = client;
@@ -567,7 +567,7 @@ fn authenticators_wait_for_the_host() {
     assert_eq!(s.state(), ExchangeState::WaitingForPeer);
 
     let mut c =
-        ClientAuthenticator::new(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
+        ClientExchange::new(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
             user: alice(),
             fault: ClientFault::None,
             answered: false,

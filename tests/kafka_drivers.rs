@@ -9,14 +9,14 @@ use std::sync::Arc;
 use kafka_pair::Pair;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::*;
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerStatus};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthPolicy, ReauthTiming};
 use ksasl::*;
 
 const T0: i64 = 1_800_000_000_000;
 
-fn store() -> Arc<MemoryCredentialStore> {
-    let s = Arc::new(MemoryCredentialStore::new());
+fn store() -> Arc<CredentialStore> {
+    let s = Arc::new(CredentialStore::new());
     s.add_user("alice", "alice-secret", 4096, &OsRandom)
         .unwrap();
     s.add_user("bob", "bob-secret", 4096, &OsRandom).unwrap();
@@ -150,7 +150,7 @@ fn server_answers_bad_requests_like_kafka() {
         frame_body(&api_versions_request(9, 1, None, ("a", "b"))),
         T0,
     );
-    assert!(matches!(out.status, ServerStatus::Continue));
+    assert!(matches!(out.status, ServerAction::Continue));
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
     let r = ApiVersionsResponse::parse(0, body).unwrap();
     assert_eq!(r.error_code, 35);
@@ -176,7 +176,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&api_versions_request(0, 3, None, ("", ""))), T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
+        matches!(out.status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
     );
 
     // ApiVersions v5 (kafka-clients 4.4's first request) with a target cluster and node: a
@@ -198,7 +198,7 @@ fn server_answers_bad_requests_like_kafka() {
     assert!(matches!(
         s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
             .status,
-        ServerStatus::Continue
+        ServerAction::Continue
     ));
 
     // Invalid software name: INVALID_REQUEST, state unchanged.
@@ -212,7 +212,7 @@ fn server_answers_bad_requests_like_kafka() {
     assert!(matches!(
         s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
             .status,
-        ServerStatus::Continue
+        ServerAction::Continue
     ));
 
     // Unsupported mechanism: 33 with the enabled list, sent after the KIP-306 delay.
@@ -227,7 +227,7 @@ fn server_answers_bad_requests_like_kafka() {
         ["OAUTHBEARER", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
     );
     assert!(
-        matches!(out.status, ServerStatus::FailAt { deadline_ms, ref error } if deadline_ms == T0 + 100 && error.code() == ErrorCode::UnsupportedSaslMechanism)
+        matches!(out.status, ServerAction::FailAt { deadline_ms, ref error } if deadline_ms == T0 + 100 && error.code() == ErrorCode::UnsupportedSaslMechanism)
     );
 
     // SaslAuthenticate before SaslHandshake: no response, closed after the delay.
@@ -235,7 +235,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&sasl_authenticate_request(1, 1, None, b"x")), T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerStatus::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
+        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
         && error.message() == "Unexpected Kafka request of type SASL_AUTHENTICATE during SASL handshake.")
     );
 
@@ -244,7 +244,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(&[0x60, 0x01, 0x02], T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerStatus::FailAt { ref error, .. } if error.code() == ErrorCode::UnsupportedSaslMechanism)
+        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::UnsupportedSaslMechanism)
     );
 
     // Garbage after a valid handshake body; an unknown handshake version.
@@ -252,17 +252,17 @@ fn server_answers_bad_requests_like_kafka() {
     let mut f = handshake(1, 1, "PLAIN");
     f.push(0);
     assert!(
-        matches!(s.handle_frame(frame_body(&f), T0).status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.handle_frame(frame_body(&f), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
     let mut s = new();
     assert!(
-        matches!(s.handle_frame(frame_body(&handshake(2, 1, "PLAIN")), T0).status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.handle_frame(frame_body(&handshake(2, 1, "PLAIN")), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     // Truncated: a header cut short.
     let mut s = new();
     let f = handshake(1, 1, "PLAIN");
     assert!(
-        matches!(s.handle_frame(&f[4..12], T0).status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.handle_frame(&f[4..12], T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
 
     // During the token exchange: unknown SaslAuthenticate version, another API, a second handshake.
@@ -273,12 +273,12 @@ fn server_answers_bad_requests_like_kafka() {
     };
     let mut s = ready();
     assert!(
-        matches!(s.handle_frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).status, ServerStatus::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.handle_frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     let mut s = ready();
     let out = s.handle_frame(&kafka_pair::app_request(7)[4..], T0);
     assert!(
-        matches!(out.status, ServerStatus::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
+        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
         && error.detail("api_key") == Some("3")
         && error.message() == "Unexpected Kafka request of type METADATA during SASL authentication.")
     );
@@ -293,7 +293,7 @@ fn server_answers_bad_requests_like_kafka() {
     let mut s = ready();
     let big = sasl_authenticate_request(1, 2, None, &vec![0u8; 600 * 1024]);
     assert!(
-        matches!(s.handle_frame(frame_body(&big), T0).status, ServerStatus::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
+        matches!(s.handle_frame(frame_body(&big), T0).status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
     );
     // Wrong password: error 58 with Kafka's PLAIN text.
     for v in 0..=2 {
@@ -309,7 +309,7 @@ fn server_answers_bad_requests_like_kafka() {
             r.error_message.as_deref(),
             Some("Authentication failed: Invalid username or password")
         );
-        assert!(matches!(out.status, ServerStatus::FailAt { .. }));
+        assert!(matches!(out.status, ServerAction::FailAt { .. }));
     }
     assert_eq!(cfg.metrics.total("failed-authentication-total"), Some(14));
 }
@@ -481,7 +481,7 @@ fn reauthentication_must_keep_the_mechanism() {
     );
     assert!(out.frames.is_empty());
     match out.status {
-        ServerStatus::FailAt { error, .. } => {
+        ServerAction::FailAt { error, .. } => {
             assert_eq!(error.code(), ErrorCode::MechanismChanged);
             assert_eq!(error.message(), "SASL mechanism 'SCRAM-SHA-256' requested by client is not supported for re-authentication of mechanism 'PLAIN'");
         }
@@ -517,7 +517,7 @@ fn reauthentication_must_keep_the_principal() {
         Some("Cannot change principals during re-authentication from User.alice: User.bob")
     );
     assert!(
-        matches!(out.status, ServerStatus::FailAt { ref error, .. } if error.code() == ErrorCode::PrincipalChanged)
+        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::PrincipalChanged)
     );
     assert_eq!(cfg.metrics.total("failed-reauthentication-total"), Some(1));
 }

@@ -8,11 +8,11 @@ use proptest::prelude::*;
 
 const NOW: i64 = 1_700_000_000_000;
 
-fn store() -> Arc<MemoryCredentialStore> {
-    static STORE: OnceLock<Arc<MemoryCredentialStore>> = OnceLock::new();
+fn store() -> Arc<CredentialStore> {
+    static STORE: OnceLock<Arc<CredentialStore>> = OnceLock::new();
     STORE
         .get_or_init(|| {
-            let s = Arc::new(MemoryCredentialStore::new());
+            let s = Arc::new(CredentialStore::new());
             s.add_user("alice", "pw", 4096, &OsRandom).unwrap();
             s
         })
@@ -46,15 +46,15 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![proptest::collection::vec(any::<u8>(), 0..256), scramish()]
 }
 
-fn client(mech: &str) -> ClientAuthenticator {
+fn client(mech: &str) -> ClientExchange {
     let opts = ScramClientOptions {
         fixed_nonce: Some("cnonce".into()),
         ..Default::default()
     };
     let cred = Arc::new(PasswordCredential::new("alice", "pw").unwrap());
     match ScramMechanism::from_name(mech) {
-        Some(m) => ClientAuthenticator::new(Box::new(ScramClient::new(m, cred, opts).unwrap())),
-        None => ClientAuthenticator::new(Box::new(PlainClient::new(cred))),
+        Some(m) => ClientExchange::new(Box::new(ScramClient::new(m, cred, opts).unwrap())),
+        None => ClientExchange::new(Box::new(PlainClient::new(cred))),
     }
 }
 
@@ -205,7 +205,7 @@ proptest! {
             jwks(),
             Arc::new(CachingValidator::new(jwks(), 4)),
         ] {
-            let mut s = ServerAuthenticator::new(Box::new(OAuthBearerServer::new(validator)));
+            let mut s = ServerExchange::new(Box::new(OAuthBearerServer::new(validator)));
             let r = s.step(&first, NOW);
             if r.is_err() {
                 prop_assert_eq!(s.state(), ExchangeState::Failed);
@@ -224,7 +224,7 @@ proptest! {
     #[test]
     fn oauthbearer_client_never_panics(challenges in proptest::collection::vec(any_bytes(), 1..4), msg in proptest::option::of("[ -~]{0,40}")) {
         let token = OAuthBearerToken::new("abc.def.", "alice", NOW).unwrap();
-        let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::new(token, SaslExtensions::new())));
+        let mut c = ClientExchange::new(Box::new(OAuthBearerClient::new(token, SaslExtensions::new())));
         c.start(NOW).unwrap();
         for ch in &challenges {
             let _ = c.step(ch, NOW);

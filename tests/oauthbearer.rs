@@ -396,8 +396,8 @@ fn unsecured_servers() -> MechanismRegistry {
     r
 }
 
-fn client(token: OAuthBearerToken, ext: &[(&str, &str)]) -> ClientAuthenticator {
-    ClientAuthenticator::new(Box::new(OAuthBearerClient::new(
+fn client(token: OAuthBearerToken, ext: &[(&str, &str)]) -> ClientExchange {
+    ClientExchange::new(Box::new(OAuthBearerClient::new(
         token,
         SaslExtensions::from_pairs(ext.iter().copied()).unwrap(),
     )))
@@ -440,7 +440,7 @@ fn authzid_must_be_the_principal() {
     let tok = UnsecuredTokenBuilder::for_principal("alice")
         .build(now)
         .unwrap();
-    let mut c = ClientAuthenticator::new(Box::new(
+    let mut c = ClientExchange::new(Box::new(
         OAuthBearerClient::new(tok.clone(), SaslExtensions::new())
             .with_authzid("alice")
             .unwrap(),
@@ -451,7 +451,7 @@ fn authzid_must_be_the_principal() {
     )
     .unwrap();
     assert!(t[0].starts_with(b"n,a=alice,\x01auth=Bearer "));
-    let mut c = ClientAuthenticator::new(Box::new(
+    let mut c = ClientExchange::new(Box::new(
         OAuthBearerClient::new(tok, SaslExtensions::new())
             .with_authzid("admin")
             .unwrap(),
@@ -497,7 +497,7 @@ fn error_flow_round_trip_is_byte_exact() {
                 .unwrap()
         };
         let mut c = client(token, &[]);
-        let mut s = ServerAuthenticator::new(Box::new(OAuthBearerServer::new(Arc::new(validator))));
+        let mut s = ServerExchange::new(Box::new(OAuthBearerServer::new(Arc::new(validator))));
         let ClientStep::Send(first) = c.start(now).unwrap() else {
             panic!()
         };
@@ -585,7 +585,7 @@ fn extension_validator_keeps_or_refuses() {
         .build(now)
         .unwrap();
     let server = || {
-        ServerAuthenticator::new(Box::new(
+        ServerExchange::new(Box::new(
             OAuthBearerServer::new(Arc::new(unsecured(0, &[])))
                 .with_extension_validator(Arc::new(Refuse("bad"))),
         ))

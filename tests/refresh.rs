@@ -108,7 +108,7 @@ fn failures_keep_the_old_token_and_retry_until_it_expires() {
         Some("token endpoint unreachable")
     );
     // A client built on the refresher refuses to present the expired token.
-    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::from_refresher(rf.clone())));
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_refresher(rf.clone())));
     assert_eq!(
         c.start(now).unwrap_err().code(),
         ErrorCode::NoValidCredential
@@ -122,7 +122,7 @@ fn failures_keep_the_old_token_and_retry_until_it_expires() {
         2
     );
     assert_eq!(rf.failures().0, 0);
-    let mut c = ClientAuthenticator::new(Box::new(OAuthBearerClient::from_refresher(rf)));
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_refresher(rf)));
     assert!(
         matches!(c.start(now + 10_000).unwrap(), ClientStep::Send(m) if m.windows(tok2.len()).any(|w| w == tok2.as_bytes()))
     );
@@ -529,7 +529,7 @@ fn ten_thousand_connections_for_one_hour() {
 #[test]
 fn rotated_passwords_are_used_by_the_next_authentication() {
     let rf = refresher(RefreshConfig::default(), 0.0);
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.add_user("alice", "first", 4096, &OsRandom).unwrap();
     let servers = MechanismRegistry::password_servers(Some(store.clone()));
     let mut clients = MechanismRegistry::new();

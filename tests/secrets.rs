@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use ksasl::mech::ServerAuthenticator;
+use ksasl::mech::ServerExchange;
 use ksasl::*;
 
 // RFC 7677 inputs and the secrets derived from them.
@@ -40,7 +40,7 @@ fn check(what: &str, text: &str) {
     }
 }
 
-fn rfc_client() -> ClientAuthenticator {
+fn rfc_client() -> ClientExchange {
     let cred = Arc::new(PasswordCredential::new("user", PASSWORD).unwrap());
     check("PasswordCredential", &format!("{cred:?}"));
     let opts = ScramClientOptions {
@@ -49,10 +49,10 @@ fn rfc_client() -> ClientAuthenticator {
     };
     let c = ScramClient::new(ScramMechanism::Sha256, cred, opts).unwrap();
     check("ScramClient", &format!("{c:?}"));
-    ClientAuthenticator::new(Box::new(c))
+    ClientExchange::new(Box::new(c))
 }
 
-fn rfc_server() -> ServerAuthenticator {
+fn rfc_server() -> ServerExchange {
     let cred = ScramCredential::derive(
         ScramMechanism::Sha256,
         PASSWORD.as_bytes(),
@@ -71,15 +71,15 @@ fn rfc_server() -> ServerAuthenticator {
         "ServerCredential password",
         &format!("{:?}", ServerCredential::password(PASSWORD)),
     );
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.set_scram("user", cred).unwrap();
     store.set_password("user", PASSWORD).unwrap();
-    check("MemoryCredentialStore", &format!("{store:?}"));
+    check("CredentialStore", &format!("{store:?}"));
     let opts = ScramServerOptions {
         fixed_nonce: Some("%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0".into()),
         ..Default::default()
     };
-    let mut s = ServerAuthenticator::new(Box::new(ScramServer::new(ScramMechanism::Sha256, opts)));
+    let mut s = ServerExchange::new(Box::new(ScramServer::new(ScramMechanism::Sha256, opts)));
     s.set_credential_lookup(Some(store));
     s
 }
@@ -151,7 +151,7 @@ fn failures_never_leak() {
     check("failed client", &format!("{c:?} {:?}", c.last_error()));
 
     // PLAIN with a wrong password, a right one, and an unavailable store.
-    let store = Arc::new(MemoryCredentialStore::new());
+    let store = Arc::new(CredentialStore::new());
     store.set_password("user", PASSWORD).unwrap();
     let servers = MechanismRegistry::password_servers(Some(store));
     for msg in [
@@ -210,7 +210,7 @@ fn oauthbearer_never_leaks_tokens_or_keys() {
         SaslExtensions::from_pairs([("ext", "v")]).unwrap(),
     );
     check_tok("client", &format!("{client:?}"));
-    let mut c = ClientAuthenticator::new(Box::new(client));
+    let mut c = ClientExchange::new(Box::new(client));
     let step = c.start(now).unwrap();
     check_tok("client step", &format!("{step:?} {c:?}"));
     let ClientStep::Send(first) = step else {
@@ -241,7 +241,7 @@ fn oauthbearer_never_leaks_tokens_or_keys() {
         ),
     ] {
         let v = Arc::new(UnsecuredValidator::new(validator).unwrap());
-        let mut s = ServerAuthenticator::new(Box::new(OAuthBearerServer::new(v.clone())));
+        let mut s = ServerExchange::new(Box::new(OAuthBearerServer::new(v.clone())));
         let later = now + 7_200_000;
         match s.step(&msg, later) {
             Ok(step) => {

@@ -23,7 +23,7 @@ fn setup(max_reauth_ms: i64) -> (Arc<TokenAuthority>, Arc<ServerConfig>) {
     tc.expiry_time_ms = 10_000;
     tc.max_lifetime_ms = 60_000;
     let authority = Arc::new(TokenAuthority::new(tc, SharedRandom::default()).unwrap());
-    let users = Arc::new(MemoryCredentialStore::new());
+    let users = Arc::new(CredentialStore::new());
     users
         .add_user("alice", "alice-secret", 4096, &OsRandom)
         .unwrap();
@@ -123,7 +123,7 @@ fn token_credentials_match_an_independent_derivation() {
     assert_eq!(token.hmac_base64().expose(), expected.as_bytes());
     assert_eq!(expected.len(), 88);
     let c = token.client_credential().unwrap();
-    assert!(c.is_token());
+    assert!(c.token_authenticated());
     assert_eq!(c.username(), token.token_id());
 }
 

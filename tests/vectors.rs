@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use ksasl::mech::ServerAuthenticator;
+use ksasl::mech::ServerExchange;
 use ksasl::*;
 use serde_json::Value;
 
@@ -29,7 +29,7 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 fn client_reproduces_every_vector() {
     for v in vectors() {
         let mech = ScramMechanism::from_name(s(&v, "mechanism")).unwrap();
-        let cred = if v["token_auth"].as_bool().unwrap() {
+        let cred = if v["token_authenticated"].as_bool().unwrap() {
             PasswordCredential::delegation_token(s(&v, "username"), s(&v, "password")).unwrap()
         } else {
             PasswordCredential::new(s(&v, "username"), s(&v, "password")).unwrap()
@@ -38,7 +38,7 @@ fn client_reproduces_every_vector() {
             fixed_nonce: Some(s(&v, "client_nonce").into()),
             ..Default::default()
         };
-        let mut c = ClientAuthenticator::new(Box::new(
+        let mut c = ClientExchange::new(Box::new(
             ScramClient::new(mech, Arc::new(cred), opts).unwrap(),
         ));
         assert_eq!(
@@ -91,8 +91,8 @@ fn server_reproduces_every_vector() {
             );
         }
 
-        let store = Arc::new(MemoryCredentialStore::new());
-        let token = v["token_auth"].as_bool().unwrap();
+        let store = Arc::new(CredentialStore::new());
+        let token = v["token_authenticated"].as_bool().unwrap();
         if token {
             let sc = ServerCredential::scram(cred)
                 .with_token_owner("owner")
@@ -105,7 +105,7 @@ fn server_reproduces_every_vector() {
             fixed_nonce: Some(s(&v, "server_nonce").into()),
             ..Default::default()
         };
-        let mut srv = ServerAuthenticator::new(Box::new(ScramServer::new(mech, opts)));
+        let mut srv = ServerExchange::new(Box::new(ScramServer::new(mech, opts)));
         srv.set_credential_lookup(Some(store));
         assert_eq!(
             srv.step(s(&v, "client_first").as_bytes(), common::NOW)

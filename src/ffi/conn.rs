@@ -7,7 +7,7 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
+use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerAction};
 use crate::mech::{nothing_pending, CredentialRequest};
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
 
@@ -628,34 +628,34 @@ fn server_output(
 ) {
     c.out = o.frames;
     let (a, deadline) = match o.status {
-        ServerStatus::Continue => (KSASL_SERVER_ACTION_CONTINUE, -1),
-        ServerStatus::NeedCredential(req) => {
+        ServerAction::Continue => (KSASL_SERVER_ACTION_CONTINUE, -1),
+        ServerAction::NeedCredential(req) => {
             let (m, u) = (cstring(&req.mechanism), cstring(&req.username));
             c.request = Some((req, m, u));
             (KSASL_SERVER_ACTION_NEED_CREDENTIAL, -1)
         }
-        ServerStatus::Authenticated(s) => {
+        ServerAction::Authenticated(s) => {
             c.principal = cstring(&s.outcome.principal.to_string());
             c.mechanism = cstring(&s.outcome.mechanism);
             (KSASL_SERVER_ACTION_AUTHENTICATED, -1)
         }
-        ServerStatus::Reauthenticated(s) => {
+        ServerAction::Reauthenticated(s) => {
             c.principal = cstring(&s.outcome.principal.to_string());
             (KSASL_SERVER_ACTION_REAUTHENTICATED, -1)
         }
-        ServerStatus::ReauthenticationFailed(e) => {
+        ServerAction::ReauthenticationFailed(e) => {
             c.err.set(&e);
             (KSASL_SERVER_ACTION_REAUTH_FAILED, -1)
         }
-        ServerStatus::FailAt { deadline_ms, error } => {
+        ServerAction::FailAt { deadline_ms, error } => {
             c.err.set(&error);
             (KSASL_SERVER_ACTION_FAIL_AT, deadline_ms)
         }
-        ServerStatus::CloseNow(e) => {
+        ServerAction::CloseNow(e) => {
             c.err.set(&e);
             (KSASL_SERVER_ACTION_CLOSE_NOW, -1)
         }
-        ServerStatus::Pending(_) => (KSASL_SERVER_ACTION_PENDING, -1),
+        ServerAction::Pending(_) => (KSASL_SERVER_ACTION_PENDING, -1),
     };
     put(action, a);
     put(out, c.out.as_ptr());
@@ -737,10 +737,10 @@ pub extern "C" fn ksasl_server_conn_credential_request(
     c: *mut ksasl_server_conn,
     mechanism: *mut *const c_char,
     username: *mut *const c_char,
-    token_auth: *mut c_int,
+    token_authenticated: *mut c_int,
 ) -> ksasl_result {
     with(c, |c| {
-        put_request(c.request.as_ref(), mechanism, username, token_auth)
+        put_request(c.request.as_ref(), mechanism, username, token_authenticated)
     })
 }
 

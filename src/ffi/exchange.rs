@@ -6,13 +6,13 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
-    nothing_pending, AuthOutcome, ClientAuthenticator, ClientStep, CredentialRequest,
-    ServerAuthenticator, ServerStep,
+    nothing_pending, AuthOutcome, ClientExchange, ClientStep, CredentialRequest,
+    ServerExchange, ServerStep,
 };
 
 /// A client exchange for one mechanism.
 pub struct ksasl_client {
-    inner: ClientAuthenticator,
+    inner: ClientExchange,
     out: Vec<u8>,
     err: LastError,
 }
@@ -189,7 +189,7 @@ pub const KSASL_SERVER_PENDING: ksasl_server_status = 4;
 
 /// A server exchange for one mechanism.
 pub struct ksasl_server {
-    inner: ServerAuthenticator,
+    inner: ServerExchange,
     out: Vec<u8>,
     request: Option<(CredentialRequest, CString, CString)>,
     outcome: Option<(AuthOutcome, CString, CString, CString)>,
@@ -357,10 +357,10 @@ pub extern "C" fn ksasl_server_credential_request(
     s: *mut ksasl_server,
     mechanism: *mut *const c_char,
     username: *mut *const c_char,
-    token_auth: *mut c_int,
+    token_authenticated: *mut c_int,
 ) -> ksasl_result {
     with(s, |s| {
-        put_request(s.request.as_ref(), mechanism, username, token_auth)
+        put_request(s.request.as_ref(), mechanism, username, token_authenticated)
     })
 }
 

@@ -245,16 +245,16 @@ pub(crate) fn put_request(
     pending: Option<&(crate::mech::CredentialRequest, CString, CString)>,
     mechanism: *mut *const c_char,
     username: *mut *const c_char,
-    token_auth: *mut c_int,
+    token_authenticated: *mut c_int,
 ) -> Result<(), Error> {
     need(mechanism, "mechanism")?;
     need(username, "username")?;
-    need(token_auth, "token_auth")?;
+    need(token_authenticated, "token_authenticated")?;
     let (r, m, u) = pending
         .ok_or_else(|| Error::new(ErrorCode::WrongState, "no credential has been requested"))?;
     put(mechanism, m.as_ptr());
     put(username, u.as_ptr());
-    put(token_auth, as_int(r.token_auth));
+    put(token_authenticated, as_int(r.token_authenticated));
     Ok(())
 }
 

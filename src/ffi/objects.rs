@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::credential::{
-    CredentialAnswer, CredentialLookup, Lookup, MemoryCredentialStore, PasswordCredential,
+    CredentialAnswer, CredentialLookup, Lookup, CredentialStore, PasswordCredential,
     ServerCredential,
 };
 use crate::mech::scram::{ScramCredential, ScramMechanism};
@@ -14,7 +14,7 @@ use crate::random::OsRandom;
 
 /// An in-memory credential store (users and delegation tokens). Thread-safe.
 pub struct ksasl_store {
-    pub(crate) inner: Arc<MemoryCredentialStore>,
+    pub(crate) inner: Arc<CredentialStore>,
     err: LastError,
 }
 
@@ -29,7 +29,7 @@ impl HasError for ksasl_store {
 pub extern "C" fn ksasl_store_new(out: *mut *mut ksasl_store) -> ksasl_result {
     construct(out, || {
         Ok(ksasl_store {
-            inner: Arc::new(MemoryCredentialStore::new()),
+            inner: Arc::new(CredentialStore::new()),
             err: LastError::default(),
         })
     })
@@ -221,7 +221,7 @@ pub(crate) fn take_answer(
 pub struct ksasl_credential_request {
     mechanism: CString,
     username: CString,
-    token_auth: bool,
+    token_authenticated: bool,
     inner: CredentialRequest,
 }
 
@@ -244,7 +244,7 @@ pub extern "C" fn ksasl_credential_request_username(
 /// 1 for a delegation-token login (`tokenauth=true`).
 #[no_mangle]
 pub extern "C" fn ksasl_credential_request_token_auth(r: *const ksasl_credential_request) -> c_int {
-    unsafe { r.as_ref() }.map_or(0, |r| as_int(r.token_auth))
+    unsafe { r.as_ref() }.map_or(0, |r| as_int(r.token_authenticated))
 }
 
 /// Where a credential callback writes its answer.
@@ -304,7 +304,7 @@ impl CredentialLookup for CallbackLookup {
         let req = ksasl_credential_request {
             mechanism: cstring(&request.mechanism),
             username: cstring(&request.username),
-            token_auth: request.token_auth,
+            token_authenticated: request.token_authenticated,
             inner: request.clone(),
         };
         let mut ans = ksasl_credential_answer {

@@ -11,18 +11,18 @@
 
 use std::sync::Arc;
 
+use super::codec::{decode_response, encode_request, Message};
+use super::config::ClientConfig;
 use super::messages::{
-    api_versions_request, error_code, parse_response_header, raw_frame, response_correlation_id,
-    sasl_authenticate_request, sasl_handshake_request, ApiVersionsResponse,
-    SaslAuthenticateResponse, SaslHandshakeResponse, SASL_AUTHENTICATE, SASL_HANDSHAKE,
+    error_code, raw_frame, response_correlation_id, ApiVersionsRequest, ApiVersionsResponse,
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+    SaslHandshakeResponse, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
-use super::server::MAX_API_VERSIONS_VERSION;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{
-    ClientAuthenticator, ClientStep, HostWork, MechanismRegistry, DEFAULT_MAX_MESSAGE_SIZE,
-};
-use crate::random::SharedRandom;
-use crate::session::{FailedReauthPolicy, ReauthPolicy, SaslMetrics, ONE_YEAR_MS};
+use crate::mech::{nothing_pending, ClientExchange, ClientStep, HostWork};
+pub use crate::session::ClientSession;
+use crate::session::ONE_YEAR_MS;
+use crate::wire::ClientEventKind;
 
 /// The first correlation id of the range Kafka's client reserves for SASL requests.
 pub const SASL_CORRELATION_ID_MIN: i32 = i32::MAX - 7;
@@ -31,93 +31,6 @@ pub const SASL_CORRELATION_ID_MIN: i32 = i32::MAX - 7;
 /// their own requests.
 pub fn is_sasl_correlation_id(id: i32) -> bool {
     id >= SASL_CORRELATION_ID_MIN
-}
-
-/// Configuration of client connections.
-pub struct ClientConfig {
-    /// Client mechanisms (with their credentials).
-    pub registry: MechanismRegistry,
-    /// The mechanism to use (`sasl.mechanism`).
-    pub mechanism: String,
-    /// `client.id`, sent in request headers.
-    pub client_id: Option<String>,
-    /// The ApiVersions version to send first (0 to 5; see
-    /// [`ClientConfig::set_api_versions_version`]).
-    pub api_versions_version: i16,
-    /// Software name and version sent in ApiVersions v3+.
-    pub software: (String, String),
-    /// Skip ApiVersions because the host already knows the broker's versions: the
-    /// SaslHandshake version, and the SaslAuthenticate version (`None`: legacy framing).
-    pub known_versions: Option<(i16, Option<i16>)>,
-    /// When to re-authenticate.
-    pub reauth_policy: ReauthPolicy,
-    /// What a failed re-authentication does (must match the broker's policy).
-    pub failed_reauth_policy: FailedReauthPolicy,
-    /// The largest SASL response accepted.
-    pub max_receive_size: usize,
-    /// Randomness for the re-authentication schedule.
-    pub random: SharedRandom,
-    /// Metrics shared by the connections of this configuration.
-    pub metrics: Arc<SaslMetrics>,
-}
-
-impl std::fmt::Debug for ClientConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientConfig")
-            .field("mechanism", &self.mechanism)
-            .field("client_id", &self.client_id)
-            .finish()
-    }
-}
-
-impl ClientConfig {
-    /// Kafka's defaults for `mechanism` from `registry`.
-    pub fn new(registry: MechanismRegistry, mechanism: &str) -> Self {
-        ClientConfig {
-            registry,
-            mechanism: mechanism.to_string(),
-            client_id: None,
-            api_versions_version: 0,
-            software: ("ksasl".into(), crate::VERSION.into()),
-            known_versions: None,
-            reauth_policy: ReauthPolicy::default(),
-            failed_reauth_policy: FailedReauthPolicy::Close,
-            max_receive_size: DEFAULT_MAX_MESSAGE_SIZE,
-            random: SharedRandom::default(),
-            metrics: Arc::new(SaslMetrics::new()),
-        }
-    }
-
-    /// Sets the ApiVersions version sent first: 0 to 5 (librdkafka sends 3). A broker that
-    /// does not know the version answers KIP-511's fallback and the client retries with v0.
-    pub fn set_api_versions_version(&mut self, version: i64) -> Result<()> {
-        match i16::try_from(version) {
-            Ok(v) if (0..=MAX_API_VERSIONS_VERSION).contains(&v) => {
-                self.api_versions_version = v;
-                Ok(())
-            }
-            _ => Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "the ApiVersions version must be 0 to {MAX_API_VERSIONS_VERSION}, not {version}"
-                ),
-            )),
-        }
-    }
-}
-
-/// The client's view of its session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientSession {
-    /// The lifetime the broker granted (0: none; the connection never needs to re-authenticate).
-    pub lifetime_ms: i64,
-    /// When this client will re-authenticate, if ever.
-    pub reauth_at_ms: Option<i64>,
-    /// When the broker will refuse requests, as far as the client can tell (measured from the
-    /// client's completion time, so slightly late).
-    pub expiry_ms: Option<i64>,
-    /// How long the (re-)authentication took, ms.
-    pub latency_ms: i64,
 }
 
 /// What a received frame meant.
@@ -146,6 +59,26 @@ pub enum ClientEvent {
     Pending(HostWork),
 }
 
+impl ClientEvent {
+    /// The event's kind, with its stable number.
+    pub fn kind(&self) -> ClientEventKind {
+        match self {
+            ClientEvent::Continue => ClientEventKind::Continue,
+            ClientEvent::Application => ClientEventKind::Application,
+            ClientEvent::Authenticated(_) => ClientEventKind::Authenticated,
+            ClientEvent::Reauthenticated(_) => ClientEventKind::Reauthenticated,
+            ClientEvent::ReauthenticationFailed { .. } => ClientEventKind::ReauthFailed,
+            ClientEvent::Failed(_) => ClientEventKind::Failed,
+            ClientEvent::Pending(_) => ClientEventKind::Pending,
+        }
+    }
+}
+
+/// A request frame of a SASL message ksasl builds itself (bounded sizes: encoding succeeds).
+fn request<M: Message>(m: &M, version: i16, corr: i32, client_id: Option<&str>) -> Vec<u8> {
+    encode_request(m, version, corr, client_id).unwrap_or_default()
+}
+
 enum Await {
     ApiVersions {
         corr: i32,
@@ -154,7 +87,7 @@ enum Await {
     Handshake {
         corr: i32,
     },
-    Token {
+    Message {
         corr: Option<i32>,
     },
     /// The mechanism's work is with the host; `after_start` tells whether it was the
@@ -166,7 +99,7 @@ enum Await {
 
 enum State {
     New,
-    Waiting(Await, Option<Box<ClientAuthenticator>>),
+    Waiting(Await, Option<Box<ClientExchange>>),
     Ready,
     Failed,
 }
@@ -203,7 +136,7 @@ impl ClientConnection {
     /// A connection that has not started.
     pub fn new(config: Arc<ClientConfig>) -> Self {
         ClientConnection {
-            versions: config.known_versions,
+            versions: config.known_versions(),
             config,
             state: State::New,
             next_corr: SASL_CORRELATION_ID_MIN,
@@ -238,37 +171,31 @@ impl ClientConnection {
         self.started_ms = now_ms;
         match self.versions {
             Some(_) => self.send_handshake(),
-            None => {
-                let version = self
-                    .config
-                    .api_versions_version
-                    .clamp(0, MAX_API_VERSIONS_VERSION);
-                let corr = self.corr();
-                let sw = (
-                    self.config.software.0.as_str(),
-                    self.config.software.1.as_str(),
-                );
-                self.outbox.extend(api_versions_request(
-                    version,
-                    corr,
-                    self.config.client_id.as_deref(),
-                    sw,
-                ));
-                self.state = State::Waiting(Await::ApiVersions { corr, version }, None);
-            }
+            None => self.send_api_versions(self.config.api_versions_version()),
         }
         Ok(())
+    }
+
+    fn send_api_versions(&mut self, version: i16) {
+        let (name, ver) = self.config.software();
+        let body = ApiVersionsRequest {
+            software: (version >= 3).then(|| (name.to_string(), ver.to_string())),
+            ..ApiVersionsRequest::default()
+        };
+        let corr = self.corr();
+        let frame = request(&body, version, corr, self.config.client_id());
+        self.outbox.extend(frame);
+        self.state = State::Waiting(Await::ApiVersions { corr, version }, None);
     }
 
     fn send_handshake(&mut self) {
         let (hv, _) = self.versions.unwrap_or((1, Some(1)));
         let corr = self.corr();
-        self.outbox.extend(sasl_handshake_request(
-            hv,
-            corr,
-            self.config.client_id.as_deref(),
-            &self.config.mechanism,
-        ));
+        let body = SaslHandshakeRequest {
+            mechanism: self.config.mechanism().to_string(),
+        };
+        let frame = request(&body, hv, corr, self.config.client_id());
+        self.outbox.extend(frame);
         self.state = State::Waiting(Await::Handshake { corr }, None);
     }
 
@@ -388,7 +315,7 @@ impl ClientConnection {
         );
         if in_exchange {
             self.config
-                .metrics
+                .metrics()
                 .authentication_failed(self.reauthenticating, now_ms);
         }
         self.state = State::Failed;
@@ -402,7 +329,7 @@ impl ClientConnection {
         if self.reauthenticating {
             if let (Some(delay), Some(s)) = (
                 self.config
-                    .failed_reauth_policy
+                    .failed_reauth_policy()
                     .retry_delay_ms(self.retries),
                 self.session,
             ) {
@@ -456,8 +383,8 @@ impl ClientConnection {
         let expected = match &waiting {
             Await::ApiVersions { corr, .. }
             | Await::Handshake { corr }
-            | Await::Token { corr: Some(corr) } => Some(*corr),
-            Await::Token { corr: None } => None,
+            | Await::Message { corr: Some(corr) } => Some(*corr),
+            Await::Message { corr: None } => None,
             Await::Host { .. } => {
                 // The server has nothing to say while the client's mechanism is working,
                 // except answers to requests sent before a re-authentication began.
@@ -493,7 +420,7 @@ impl ClientConnection {
                 }
             }
         }
-        if frame.len() > self.config.max_receive_size {
+        if frame.len() > self.config.max_receive_size() {
             return self.fail(
                 Error::new(
                     ErrorCode::MessageTooLarge,
@@ -505,8 +432,8 @@ impl ClientConnection {
         let r = match waiting {
             Await::ApiVersions { version, .. } => self.on_api_versions(frame, version),
             Await::Handshake { .. } => self.on_handshake(frame, now_ms),
-            Await::Token { corr } => match auth {
-                Some(a) => self.on_token(a, corr.is_some(), frame, now_ms),
+            Await::Message { corr } => match auth {
+                Some(a) => self.on_message(a, corr.is_some(), frame, now_ms),
                 None => Err(Error::new(ErrorCode::Internal, "no authenticator")),
             },
             // Answered above, before the correlation check.
@@ -519,26 +446,14 @@ impl ClientConnection {
     }
 
     fn on_api_versions(&mut self, frame: &[u8], version: i16) -> Result<ClientEvent> {
-        let (_, body) = parse_response_header(frame, false)?;
-        let peek = body.rest();
-        let code = if peek.len() >= 2 {
-            i16::from_be_bytes([peek[0], peek[1]])
-        } else {
-            -1
-        };
-        if code == error_code::UNSUPPORTED_VERSION && version > 0 {
-            // KIP-511: the broker answered as v0; fall back to v0.
-            let corr = self.corr();
-            self.outbox.extend(api_versions_request(
-                0,
-                corr,
-                self.config.client_id.as_deref(),
-                ("", ""),
-            ));
-            self.state = State::Waiting(Await::ApiVersions { corr, version: 0 }, None);
+        // KIP-511: a broker that does not know the version answers error 35 as v0; the
+        // client falls back to v0. The error code is the first field after the header.
+        let code = frame.get(4..6).map(|c| i16::from_be_bytes([c[0], c[1]]));
+        if code == Some(error_code::UNSUPPORTED_VERSION) && version > 0 {
+            self.send_api_versions(0);
             return Ok(ClientEvent::Continue);
         }
-        let r = ApiVersionsResponse::parse(version, body)?;
+        let (_, r) = decode_response::<ApiVersionsResponse>(version, frame)?;
         if r.error_code != error_code::NONE {
             return Err(kafka_error(r.error_code, "ApiVersions failed"));
         }
@@ -550,9 +465,9 @@ impl ClientConnection {
     }
 
     fn on_handshake(&mut self, frame: &[u8], now_ms: i64) -> Result<ClientEvent> {
-        let (_, body) = parse_response_header(frame, false)?;
-        let r = SaslHandshakeResponse::parse(body)?;
-        let mech = &self.config.mechanism;
+        let version = self.versions.map_or(1, |(h, _)| h);
+        let (_, r) = decode_response::<SaslHandshakeResponse>(version, frame)?;
+        let mech = self.config.mechanism();
         match r.error_code {
             error_code::NONE => {}
             error_code::UNSUPPORTED_SASL_MECHANISM => {
@@ -570,10 +485,10 @@ impl ClientConnection {
             }
             c => return Err(kafka_error(c, "SaslHandshake failed")),
         }
-        let mut auth = self.config.registry.client(mech)?;
-        auth.set_max_message_size(self.config.max_receive_size);
+        let mut auth = self.config.registry().client(mech)?;
+        auth.set_max_receive_size(self.config.max_receive_size());
         let step = auth.start(now_ms)?;
-        self.send_token(Box::new(auth), step, true)
+        self.send_message(Box::new(auth), step, true)
     }
 
     /// Continues after [`ClientEvent::Pending`] with what the host-defined mechanism's work
@@ -585,7 +500,7 @@ impl ClientConnection {
             State::Waiting(Await::Host { after_start }, Some(auth)) => (after_start, auth),
             other => {
                 self.state = other;
-                return ClientEvent::Failed(crate::mech::nothing_pending());
+                return ClientEvent::Failed(nothing_pending());
             }
         };
         let r = match auth.resume(result) {
@@ -594,7 +509,7 @@ impl ClientConnection {
                 self.state = State::Waiting(Await::Host { after_start }, Some(auth));
                 Ok(ClientEvent::Pending(work))
             }
-            Ok(step) => self.send_token(auth, step, after_start),
+            Ok(step) => self.send_message(auth, step, after_start),
             Err(e) => Err(e),
         };
         match r {
@@ -603,9 +518,9 @@ impl ClientConnection {
         }
     }
 
-    fn send_token(
+    fn send_message(
         &mut self,
-        auth: Box<ClientAuthenticator>,
+        auth: Box<ClientExchange>,
         step: ClientStep,
         first: bool,
     ) -> Result<ClientEvent> {
@@ -623,12 +538,9 @@ impl ClientConnection {
         let corr = match auth_version {
             Some(v) => {
                 let corr = self.corr();
-                self.outbox.extend(sasl_authenticate_request(
-                    v,
-                    corr,
-                    self.config.client_id.as_deref(),
-                    &bytes,
-                ));
+                let body = SaslAuthenticateRequest { auth_bytes: bytes };
+                let frame = request(&body, v, corr, self.config.client_id());
+                self.outbox.extend(frame);
                 Some(corr)
             }
             None => {
@@ -636,21 +548,20 @@ impl ClientConnection {
                 None
             }
         };
-        self.state = State::Waiting(Await::Token { corr }, Some(auth));
+        self.state = State::Waiting(Await::Message { corr }, Some(auth));
         Ok(ClientEvent::Continue)
     }
 
-    fn on_token(
+    fn on_message(
         &mut self,
-        mut auth: Box<ClientAuthenticator>,
+        mut auth: Box<ClientExchange>,
         wrapped: bool,
         frame: &[u8],
         now_ms: i64,
     ) -> Result<ClientEvent> {
         let challenge = if wrapped {
             let v = self.versions.and_then(|(_, a)| a).unwrap_or(1);
-            let (_, body) = parse_response_header(frame, v >= 2)?;
-            let r = SaslAuthenticateResponse::parse(v, body)?;
+            let (_, r) = decode_response::<SaslAuthenticateResponse>(v, frame)?;
             if r.error_code != error_code::NONE {
                 return Err(match r.error_code {
                     error_code::SASL_AUTHENTICATION_FAILED => {
@@ -678,7 +589,7 @@ impl ClientConnection {
         if !auth.is_complete() {
             match auth.step(&challenge, now_ms)? {
                 ClientStep::Done(None) => {}
-                step => return self.send_token(auth, step, false),
+                step => return self.send_message(auth, step, false),
             }
         }
         self.complete(now_ms)
@@ -687,10 +598,11 @@ impl ClientConnection {
     fn complete(&mut self, now_ms: i64) -> Result<ClientEvent> {
         let lifetime = self.lifetime_seen.min(ONE_YEAR_MS);
         let latency = (now_ms - self.started_ms).max(0);
-        let delay =
-            self.config
-                .reauth_policy
-                .delay_ms(lifetime, latency, self.config.random.0.as_ref())?;
+        let delay = self.config.reauth_policy().delay_ms(
+            lifetime,
+            latency,
+            self.config.random().0.as_ref(),
+        )?;
         let session = ClientSession {
             lifetime_ms: lifetime,
             reauth_at_ms: delay.map(|d| now_ms.saturating_add(d)),
@@ -703,12 +615,12 @@ impl ClientConnection {
         if self.reauthenticating {
             self.reauthenticating = false;
             self.config
-                .metrics
+                .metrics()
                 .reauthentication_succeeded(latency, now_ms);
             Ok(ClientEvent::Reauthenticated(session))
         } else {
             self.config
-                .metrics
+                .metrics()
                 .authentication_succeeded(lifetime > 0, now_ms);
             Ok(ClientEvent::Authenticated(session))
         }

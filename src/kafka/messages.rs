@@ -1,11 +1,14 @@
-//! The Kafka messages SASL needs: request and response headers, ApiVersions (v0-5),
-//! SaslHandshake (v0-1) and SaslAuthenticate (v0-2), and bounded framing.
+//! The Kafka messages SASL needs, on the schema layer of [`codec`](super::codec):
+//! ApiVersions (v0-5), SaslHandshake (v0-1) and SaslAuthenticate (v0-2), requests and
+//! responses; the protocol's constants; and bounded framing.
 //!
-//! Header rules: a request uses header v2 when its API version is flexible, else v1; a
-//! response uses header v1 when flexible, else v0, except that ApiVersions responses always
-//! use v0. `client_id` is always a classic int16-length string, even in header v2.
+//! Build a frame with [`encode_request`](super::codec::encode_request) or
+//! [`encode_response`](super::codec::encode_response); read one with
+//! [`RequestHeader::parse`](super::codec::RequestHeader::parse) and
+//! [`decode_body`](super::codec::decode_body), or
+//! [`decode_response`](super::codec::decode_response).
 
-use super::codec::{invalid, Reader, Writer};
+use super::codec::{invalid, Decoder, Encoder, Message};
 use crate::error::{Error, ErrorCode, Result};
 
 /// SaslHandshake.
@@ -14,6 +17,13 @@ pub const SASL_HANDSHAKE: i16 = 17;
 pub const API_VERSIONS: i16 = 18;
 /// SaslAuthenticate.
 pub const SASL_AUTHENTICATE: i16 = 36;
+
+/// The highest ApiVersions version ksasl speaks (on both sides).
+pub const MAX_API_VERSIONS_VERSION: i16 = 5;
+/// SaslHandshake must never be advertised above v1 (KAFKA-9577).
+pub const MAX_SASL_HANDSHAKE_VERSION: i16 = 1;
+/// SaslAuthenticate v0-2.
+pub const MAX_SASL_AUTHENTICATE_VERSION: i16 = 2;
 
 /// Kafka error codes used here.
 pub mod error_code {
@@ -29,18 +39,6 @@ pub mod error_code {
     pub const INVALID_REQUEST: i16 = 42;
     /// SASL_AUTHENTICATION_FAILED.
     pub const SASL_AUTHENTICATION_FAILED: i16 = 58;
-}
-
-/// Whether `version` of `api_key` is a flexible (tagged-field) version, for the APIs whose
-/// schemas this module knows.
-pub fn is_flexible(api_key: i16, version: i16) -> bool {
-    match api_key {
-        API_VERSIONS => version >= 3,
-        SASL_AUTHENTICATE => version >= 2,
-        // The delegation-token APIs, 38-41 (`kafka::tokens`).
-        38..=41 => version >= 2,
-        _ => false,
-    }
 }
 
 /// The fixed start of every request header: enough to route and gate a request.
@@ -68,77 +66,6 @@ impl RequestPrefix {
     }
 }
 
-/// A parsed request header and the rest of the request.
-pub struct ParsedRequest<'a> {
-    /// The header's fixed part.
-    pub prefix: RequestPrefix,
-    /// `client_id` (null read as none).
-    pub client_id: Option<String>,
-    /// The request body.
-    pub body: Reader<'a>,
-}
-
-/// Parses a request header (v1, or v2 for flexible versions of the APIs known here).
-pub fn parse_request(frame: &[u8]) -> Result<ParsedRequest<'_>> {
-    let prefix = RequestPrefix::parse(frame)?;
-    let mut r = Reader::new(frame);
-    r.i16()?;
-    r.i16()?;
-    r.i32()?;
-    let client_id = r.nullable_string()?;
-    if is_flexible(prefix.api_key, prefix.api_version) {
-        r.tagged_fields()?;
-    }
-    Ok(ParsedRequest {
-        prefix,
-        client_id,
-        body: r,
-    })
-}
-
-fn request_frame(
-    api_key: i16,
-    version: i16,
-    correlation_id: i32,
-    client_id: Option<&str>,
-    body: impl FnOnce(&mut Writer),
-) -> Vec<u8> {
-    let mut w = Writer::framed();
-    w.i16(api_key);
-    w.i16(version);
-    w.i32(correlation_id);
-    w.nullable_string(client_id);
-    if is_flexible(api_key, version) {
-        w.no_tagged_fields();
-    }
-    body(&mut w);
-    w.finish_frame()
-}
-
-fn response_frame(
-    correlation_id: i32,
-    flexible_header: bool,
-    body: impl FnOnce(&mut Writer),
-) -> Vec<u8> {
-    let mut w = Writer::framed();
-    w.i32(correlation_id);
-    if flexible_header {
-        w.no_tagged_fields();
-    }
-    body(&mut w);
-    w.finish_frame()
-}
-
-/// Reads a response header; returns the correlation id and the body reader.
-pub fn parse_response_header(frame: &[u8], flexible_header: bool) -> Result<(i32, Reader<'_>)> {
-    let mut r = Reader::new(frame);
-    let correlation_id = r.i32()?;
-    if flexible_header {
-        r.tagged_fields()?;
-    }
-    Ok((correlation_id, r))
-}
-
 /// The correlation id of a response (its first four bytes), if it has one.
 pub fn response_correlation_id(frame: &[u8]) -> Option<i32> {
     frame
@@ -157,30 +84,10 @@ pub struct ApiVersionRange {
     pub max_version: i16,
 }
 
-/// ApiVersions request (v0-5). Software name and version exist from v3 on; v5's cluster id and
-/// node id (the broker the client means to reach) are sent unset (null, -1).
-pub fn api_versions_request(
-    version: i16,
-    correlation_id: i32,
-    client_id: Option<&str>,
-    software: (&str, &str),
-) -> Vec<u8> {
-    request_frame(API_VERSIONS, version, correlation_id, client_id, |w| {
-        if version >= 3 {
-            w.compact_nullable_string(Some(software.0));
-            w.compact_nullable_string(Some(software.1));
-            if version >= 5 {
-                w.compact_nullable_string(None);
-                w.i32(-1);
-            }
-            w.no_tagged_fields();
-        }
-    })
-}
-
-/// The body of an ApiVersions request.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ApiVersionsRequestBody {
+/// An ApiVersions request (v0-5). Software name and version exist from v3 on; v5's cluster
+/// id and node id name the broker the client means to reach (unset: none and -1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiVersionsRequest {
     /// Client software name and version (v3+).
     pub software: Option<(String, String)>,
     /// The cluster the client expects to reach (v5+; None when unset).
@@ -189,39 +96,80 @@ pub struct ApiVersionsRequestBody {
     pub node_id: i32,
 }
 
-impl ApiVersionsRequestBody {
-    /// Kafka's validity rule for the v5 fields: the cluster id and the node id are given
-    /// together or not at all.
-    pub fn target_is_consistent(&self) -> bool {
-        self.cluster_id.is_some() == (self.node_id != -1)
-    }
-}
-
-/// The body of an ApiVersions request: software name and version (v3+), target cluster and
-/// node (v5+).
-pub fn parse_api_versions_request_body(
-    version: i16,
-    mut r: Reader<'_>,
-) -> Result<ApiVersionsRequestBody> {
-    let mut body = ApiVersionsRequestBody {
-        node_id: -1,
-        ..ApiVersionsRequestBody::default()
-    };
-    if version >= 3 {
-        let name = r.compact_string()?;
-        let ver = r.compact_string()?;
-        body.software = Some((name, ver));
-        if version >= 5 {
-            body.cluster_id = r.compact_nullable_string()?;
-            body.node_id = r.i32()?;
+impl Default for ApiVersionsRequest {
+    fn default() -> Self {
+        ApiVersionsRequest {
+            software: None,
+            cluster_id: None,
+            node_id: -1,
         }
-        r.tagged_fields()?;
     }
-    r.finish("ApiVersions request")?;
-    Ok(body)
 }
 
-/// ApiVersions response (header v0 whatever the version).
+impl ApiVersionsRequest {
+    /// Kafka's validity rule (`ApiVersionsRequest.isValid`): v5's cluster id and node id
+    /// given together or not at all, and v3+'s software fields well formed (alphanumeric,
+    /// then alphanumerics, `-` and `.`, ending alphanumeric).
+    pub fn is_valid(&self) -> bool {
+        let target = self.cluster_id.is_some() == (self.node_id != -1);
+        let software = self
+            .software
+            .as_ref()
+            .map_or(true, |(n, v)| valid_software_field(n) && valid_software_field(v));
+        target && software
+    }
+}
+
+/// Software names and versions in ApiVersions v3+: alphanumeric, then alphanumerics, `-` and
+/// `.`, ending alphanumeric.
+pub fn valid_software_field(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'.')
+}
+
+impl Message for ApiVersionsRequest {
+    const NAME: &'static str = "ApiVersions request";
+    const API_KEY: i16 = API_VERSIONS;
+    const MAX_VERSION: i16 = MAX_API_VERSIONS_VERSION;
+
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
+        if version >= 3 {
+            let (name, ver) = self
+                .software
+                .as_ref()
+                .map_or(("", ""), |(n, v)| (n.as_str(), v.as_str()));
+            out.string("client_software_name", name)?;
+            out.string("client_software_version", ver)?;
+            if version >= 5 {
+                out.nullable_string("cluster_id", self.cluster_id.as_deref())?;
+                out.w.i32(self.node_id);
+            }
+            out.end_struct();
+        }
+        Ok(())
+    }
+
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        let mut body = ApiVersionsRequest::default();
+        if version >= 3 {
+            let name = r.string("client_software_name")?;
+            let ver = r.string("client_software_version")?;
+            body.software = Some((name, ver));
+            if version >= 5 {
+                body.cluster_id = r.nullable_string()?;
+                body.node_id = r.r.i32()?;
+            }
+            r.end_struct()?;
+        }
+        Ok(body)
+    }
+}
+
+/// An ApiVersions response (header v0 whatever the version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiVersionsResponse {
     /// Error code.
@@ -233,66 +181,6 @@ pub struct ApiVersionsResponse {
 }
 
 impl ApiVersionsResponse {
-    /// Encodes as `version` (header v0; flexible body from v3).
-    pub fn encode(&self, version: i16, correlation_id: i32) -> Vec<u8> {
-        response_frame(correlation_id, false, |w| {
-            w.i16(self.error_code);
-            if version >= 3 {
-                w.uvarint(self.api_keys.len() as u32 + 1);
-            } else {
-                w.i32(self.api_keys.len() as i32);
-            }
-            for k in &self.api_keys {
-                w.i16(k.api_key);
-                w.i16(k.min_version);
-                w.i16(k.max_version);
-                if version >= 3 {
-                    w.no_tagged_fields();
-                }
-            }
-            if version >= 1 {
-                w.i32(self.throttle_time_ms);
-            }
-            if version >= 3 {
-                w.no_tagged_fields();
-            }
-        })
-    }
-
-    /// Parses a `version` response body (after the v0 header).
-    pub fn parse(version: i16, mut r: Reader<'_>) -> Result<Self> {
-        let error_code = r.i16()?;
-        let n = if version >= 3 {
-            r.compact_array_len()?
-        } else {
-            r.array_len()?
-        };
-        let mut api_keys = Vec::with_capacity(n);
-        for _ in 0..n {
-            let api_key = r.i16()?;
-            let min_version = r.i16()?;
-            let max_version = r.i16()?;
-            if version >= 3 {
-                r.tagged_fields()?;
-            }
-            api_keys.push(ApiVersionRange {
-                api_key,
-                min_version,
-                max_version,
-            });
-        }
-        let throttle_time_ms = if version >= 1 { r.i32()? } else { 0 };
-        if version >= 3 {
-            r.tagged_fields()?;
-        }
-        r.finish("ApiVersions response")?;
-        Ok(ApiVersionsResponse {
-            error_code,
-            api_keys,
-            throttle_time_ms,
-        })
-    }
-
     /// The highest version of `api_key` the peer supports.
     pub fn max_version(&self, api_key: i16) -> Option<i16> {
         self.api_keys
@@ -302,19 +190,76 @@ impl ApiVersionsResponse {
     }
 }
 
-/// SaslHandshake request (v0-1).
-pub fn sasl_handshake_request(
-    version: i16,
-    correlation_id: i32,
-    client_id: Option<&str>,
-    mechanism: &str,
-) -> Vec<u8> {
-    request_frame(SASL_HANDSHAKE, version, correlation_id, client_id, |w| {
-        w.string(mechanism)
-    })
+impl Message for ApiVersionsResponse {
+    const NAME: &'static str = "ApiVersions response";
+    const API_KEY: i16 = API_VERSIONS;
+    const MAX_VERSION: i16 = MAX_API_VERSIONS_VERSION;
+
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.array_len("api_keys", Some(self.api_keys.len()))?;
+        for k in &self.api_keys {
+            out.w.i16(k.api_key);
+            out.w.i16(k.min_version);
+            out.w.i16(k.max_version);
+            out.end_struct();
+        }
+        if version >= 1 {
+            out.w.i32(self.throttle_time_ms);
+        }
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let n = r.nullable_array_len()?.unwrap_or(0);
+        let mut api_keys = Vec::with_capacity(n);
+        for _ in 0..n {
+            let api_key = r.r.i16()?;
+            let min_version = r.r.i16()?;
+            let max_version = r.r.i16()?;
+            r.end_struct()?;
+            api_keys.push(ApiVersionRange {
+                api_key,
+                min_version,
+                max_version,
+            });
+        }
+        let throttle_time_ms = if version >= 1 { r.r.i32()? } else { 0 };
+        r.end_struct()?;
+        Ok(ApiVersionsResponse {
+            error_code,
+            api_keys,
+            throttle_time_ms,
+        })
+    }
 }
 
-/// SaslHandshake response (header v0 in both versions).
+/// A SaslHandshake request (v0-1): the mechanism the client wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaslHandshakeRequest {
+    /// The SASL mechanism name.
+    pub mechanism: String,
+}
+
+impl Message for SaslHandshakeRequest {
+    const NAME: &'static str = "SaslHandshake request";
+    const API_KEY: i16 = SASL_HANDSHAKE;
+    const MAX_VERSION: i16 = MAX_SASL_HANDSHAKE_VERSION;
+
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
+        out.string("mechanism", &self.mechanism)
+    }
+
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        Ok(SaslHandshakeRequest {
+            mechanism: r.string("mechanism")?,
+        })
+    }
+}
+
+/// A SaslHandshake response (header v0 in both versions).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SaslHandshakeResponse {
     /// Error code.
@@ -323,27 +268,27 @@ pub struct SaslHandshakeResponse {
     pub mechanisms: Vec<String>,
 }
 
-impl SaslHandshakeResponse {
-    /// Encodes.
-    pub fn encode(&self, correlation_id: i32) -> Vec<u8> {
-        response_frame(correlation_id, false, |w| {
-            w.i16(self.error_code);
-            w.i32(self.mechanisms.len() as i32);
-            for m in &self.mechanisms {
-                w.string(m);
-            }
-        })
+impl Message for SaslHandshakeResponse {
+    const NAME: &'static str = "SaslHandshake response";
+    const API_KEY: i16 = SASL_HANDSHAKE;
+    const MAX_VERSION: i16 = MAX_SASL_HANDSHAKE_VERSION;
+
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.array_len("mechanisms", Some(self.mechanisms.len()))?;
+        for m in &self.mechanisms {
+            out.string("mechanism", m)?;
+        }
+        Ok(())
     }
 
-    /// Parses a response body.
-    pub fn parse(mut r: Reader<'_>) -> Result<Self> {
-        let error_code = r.i16()?;
-        let n = r.array_len()?;
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let n = r.nullable_array_len()?.unwrap_or(0);
         let mut mechanisms = Vec::with_capacity(n);
         for _ in 0..n {
-            mechanisms.push(r.string()?);
+            mechanisms.push(r.string("mechanism")?);
         }
-        r.finish("SaslHandshake response")?;
         Ok(SaslHandshakeResponse {
             error_code,
             mechanisms,
@@ -351,38 +296,39 @@ impl SaslHandshakeResponse {
     }
 }
 
-/// SaslAuthenticate request (v0-2).
-pub fn sasl_authenticate_request(
-    version: i16,
-    correlation_id: i32,
-    client_id: Option<&str>,
-    auth_bytes: &[u8],
-) -> Vec<u8> {
-    request_frame(SASL_AUTHENTICATE, version, correlation_id, client_id, |w| {
-        if version >= 2 {
-            w.compact_bytes(auth_bytes);
-            w.no_tagged_fields();
-        } else {
-            w.bytes(auth_bytes);
-        }
-    })
+/// A SaslAuthenticate request (v0-2): the mechanism's bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SaslAuthenticateRequest {
+    /// The client's SASL message (a null one reads as empty).
+    pub auth_bytes: Vec<u8>,
 }
 
-/// The auth bytes of a SaslAuthenticate request body.
-pub fn parse_sasl_authenticate_request_body(version: i16, mut r: Reader<'_>) -> Result<&[u8]> {
-    let b = if version >= 2 {
-        r.compact_bytes()?
-    } else {
-        r.bytes()?
-    };
-    if version >= 2 {
-        r.tagged_fields()?;
+impl std::fmt::Debug for SaslAuthenticateRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The bytes may hold a password (PLAIN) or a token: sizes only.
+        write!(f, "SaslAuthenticateRequest(<{} bytes>)", self.auth_bytes.len())
     }
-    r.finish("SaslAuthenticate request")?;
-    Ok(b)
 }
 
-/// SaslAuthenticate response (v0-2).
+impl Message for SaslAuthenticateRequest {
+    const NAME: &'static str = "SaslAuthenticate request";
+    const API_KEY: i16 = SASL_AUTHENTICATE;
+    const MAX_VERSION: i16 = MAX_SASL_AUTHENTICATE_VERSION;
+
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
+        out.bytes("auth_bytes", &self.auth_bytes)?;
+        out.end_struct();
+        Ok(())
+    }
+
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        let auth_bytes = r.bytes_or_empty()?.to_vec();
+        r.end_struct()?;
+        Ok(SaslAuthenticateRequest { auth_bytes })
+    }
+}
+
+/// A SaslAuthenticate response (v0-2; header v1 for v2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SaslAuthenticateResponse {
     /// Error code.
@@ -395,40 +341,28 @@ pub struct SaslAuthenticateResponse {
     pub session_lifetime_ms: i64,
 }
 
-impl SaslAuthenticateResponse {
-    /// Encodes as `version` (header v1 for v2).
-    pub fn encode(&self, version: i16, correlation_id: i32) -> Vec<u8> {
-        response_frame(correlation_id, version >= 2, |w| {
-            w.i16(self.error_code);
-            if version >= 2 {
-                w.compact_nullable_string(self.error_message.as_deref());
-                w.compact_bytes(&self.auth_bytes);
-            } else {
-                w.nullable_string(self.error_message.as_deref());
-                w.bytes(&self.auth_bytes);
-            }
-            if version >= 1 {
-                w.i64(self.session_lifetime_ms);
-            }
-            if version >= 2 {
-                w.no_tagged_fields();
-            }
-        })
+impl Message for SaslAuthenticateResponse {
+    const NAME: &'static str = "SaslAuthenticate response";
+    const API_KEY: i16 = SASL_AUTHENTICATE;
+    const MAX_VERSION: i16 = MAX_SASL_AUTHENTICATE_VERSION;
+
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
+        out.w.i16(self.error_code);
+        out.nullable_string("error_message", self.error_message.as_deref())?;
+        out.bytes("auth_bytes", &self.auth_bytes)?;
+        if version >= 1 {
+            out.w.i64(self.session_lifetime_ms);
+        }
+        out.end_struct();
+        Ok(())
     }
 
-    /// Parses a `version` response body.
-    pub fn parse(version: i16, mut r: Reader<'_>) -> Result<Self> {
-        let error_code = r.i16()?;
-        let (error_message, auth_bytes) = if version >= 2 {
-            (r.compact_nullable_string()?, r.compact_bytes()?.to_vec())
-        } else {
-            (r.nullable_string()?, r.bytes()?.to_vec())
-        };
-        let session_lifetime_ms = if version >= 1 { r.i64()? } else { 0 };
-        if version >= 2 {
-            r.tagged_fields()?;
-        }
-        r.finish("SaslAuthenticate response")?;
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+        let error_code = r.r.i16()?;
+        let error_message = r.nullable_string()?;
+        let auth_bytes = r.bytes_or_empty()?.to_vec();
+        let session_lifetime_ms = if version >= 1 { r.r.i64()? } else { 0 };
+        r.end_struct()?;
         Ok(SaslAuthenticateResponse {
             error_code,
             error_message,
@@ -438,11 +372,11 @@ impl SaslAuthenticateResponse {
     }
 }
 
-/// A raw length-prefixed frame (legacy SASL tokens after SaslHandshake v0).
-pub fn raw_frame(token: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(token.len() + 4);
-    f.extend_from_slice(&(token.len() as i32).to_be_bytes());
-    f.extend_from_slice(token);
+/// A raw length-prefixed frame (legacy SASL messages after SaslHandshake v0).
+pub fn raw_frame(message: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(message.len() + 4);
+    f.extend_from_slice(&(message.len() as i32).to_be_bytes());
+    f.extend_from_slice(message);
     f
 }
 

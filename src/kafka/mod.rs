@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod codec;
+pub mod config;
+pub mod delegation_tokens;
 pub mod messages;
 pub mod server;
-pub mod tokens;

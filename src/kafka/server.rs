@@ -1,234 +1,49 @@
 //! The broker side of a SASL connection: answers ApiVersions, SaslHandshake and
-//! SaslAuthenticate (or legacy raw tokens) byte for byte as Kafka does, computes and enforces
+//! SaslAuthenticate (or legacy raw messages) byte for byte as Kafka does, computes and enforces
 //! the KIP-368 session, and runs re-authentications.
 //!
 //! The host reads frames (see [`FrameDecoder`](super::messages::FrameDecoder)), hands each
 //! one to [`ServerConnection::handle_frame`] until the connection is authenticated, writes
-//! what it gets back, and then asks [`ServerConnection::gate`] about every request.
+//! what it gets back, and then asks [`ServerConnection::gate`] about every request. Each frame
+//! is parsed once: its header when it arrives, its body by the phase that expects it.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::codec::Reader;
+use super::codec::{decode_body, encode_response, Decoder, Message, RequestHeader};
+use super::config::ServerConfig;
 use super::messages::{
-    error_code, parse_api_versions_request_body, parse_request,
-    parse_sasl_authenticate_request_body, raw_frame, ApiVersionRange, ApiVersionsResponse,
-    RequestPrefix, SaslAuthenticateResponse, SaslHandshakeResponse, API_VERSIONS,
-    SASL_AUTHENTICATE, SASL_HANDSHAKE,
+    error_code, raw_frame, ApiVersionsResponse, SaslAuthenticateRequest,
+    SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse, API_VERSIONS,
+    MAX_SASL_AUTHENTICATE_VERSION, MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
-use crate::credential::CredentialAnswer;
-use crate::error::{Error, ErrorCode};
+use crate::credential::{CredentialAnswer, CredentialRequest};
+use crate::error::{Error, ErrorCode, Result};
 use crate::mech::{
-    AuthOutcome, ExchangeState, MechServerStep, MechanismRegistry, ServerAuthenticator, ServerStep,
-    DEFAULT_MAX_MESSAGE_SIZE,
+    ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerSession, ServerStep,
 };
-use crate::session::{session_lifetime, FailedReauthPolicy, Gate, SaslMetrics};
+use crate::session::{FailedReauthPolicy, Gate};
+use crate::wire::ServerActionKind;
 
-/// Kafka's default `connection.failed.authentication.delay.ms`.
-pub const DEFAULT_FAILED_AUTHENTICATION_DELAY_MS: i64 = 100;
-
-/// The highest versions a SASL server speaks.
-pub const MAX_API_VERSIONS_VERSION: i16 = 5;
-/// SaslHandshake must never be advertised above v1 (KAFKA-9577).
-pub const MAX_SASL_HANDSHAKE_VERSION: i16 = 1;
-/// SaslAuthenticate v0-2.
-pub const MAX_SASL_AUTHENTICATE_VERSION: i16 = 2;
-
-/// Configuration shared by the connections of one listener.
-pub struct ServerConfig {
-    /// The server mechanisms, with their credential lookup.
-    pub registry: MechanismRegistry,
-    /// `sasl.enabled.mechanisms`, in the order the handshake response lists them.
-    pub enabled_mechanisms: Vec<String>,
-    /// `connections.max.reauth.ms` (0 or less: not set).
-    pub max_reauth_ms: i64,
-    /// Per-mechanism `listener.name.<l>.<mech>.connections.max.reauth.ms`.
-    pub max_reauth_ms_by_mechanism: BTreeMap<String, i64>,
-    /// `sasl.server.max.receive.size` (512 KiB): the largest SASL token accepted.
-    pub max_receive_size: usize,
-    /// `connection.failed.authentication.delay.ms` (100).
-    pub failed_authentication_delay_ms: i64,
-    /// What a failed re-authentication does (Kafka: close).
-    pub failed_reauth_policy: FailedReauthPolicy,
-    /// The API versions advertised in ApiVersions responses. The SASL entries are always
-    /// present; a broker adds the rest of its APIs.
-    pub api_versions: Vec<ApiVersionRange>,
-    /// Metrics of every connection of this configuration.
-    pub metrics: Arc<SaslMetrics>,
-}
-
-impl std::fmt::Debug for ServerConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerConfig")
-            .field("enabled_mechanisms", &self.enabled_mechanisms)
-            .field("max_reauth_ms", &self.max_reauth_ms)
-            .field("failed_reauth_policy", &self.failed_reauth_policy)
-            .finish()
-    }
-}
-
-impl ServerConfig {
-    /// Kafka's defaults, enabling every server mechanism of `registry`.
-    pub fn new(registry: MechanismRegistry) -> Self {
-        ServerConfig {
-            enabled_mechanisms: registry.server_mechanisms(),
-            registry,
-            max_reauth_ms: 0,
-            max_reauth_ms_by_mechanism: BTreeMap::new(),
-            max_receive_size: DEFAULT_MAX_MESSAGE_SIZE,
-            failed_authentication_delay_ms: DEFAULT_FAILED_AUTHENTICATION_DELAY_MS,
-            failed_reauth_policy: FailedReauthPolicy::Close,
-            api_versions: vec![
-                ApiVersionRange {
-                    api_key: SASL_HANDSHAKE,
-                    min_version: 0,
-                    max_version: MAX_SASL_HANDSHAKE_VERSION,
-                },
-                ApiVersionRange {
-                    api_key: API_VERSIONS,
-                    min_version: 0,
-                    max_version: MAX_API_VERSIONS_VERSION,
-                },
-                ApiVersionRange {
-                    api_key: SASL_AUTHENTICATE,
-                    min_version: 0,
-                    max_version: MAX_SASL_AUTHENTICATE_VERSION,
-                },
-            ],
-            metrics: Arc::new(SaslMetrics::new()),
-        }
-    }
-
-    /// Adds (or replaces) an API in the ApiVersions answer. The version range must be valid,
-    /// and the APIs ksasl answers itself (SaslHandshake, ApiVersions, SaslAuthenticate) cannot
-    /// be advertised beyond the versions ksasl speaks.
-    pub fn set_api_version(
-        &mut self,
-        api_key: i16,
-        min_version: i16,
-        max_version: i16,
-    ) -> crate::Result<()> {
-        if api_key < 0 || min_version < 0 || max_version < min_version {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("API {api_key}: the version range {min_version}..{max_version} is invalid"),
-            ));
-        }
-        let own = match api_key {
-            SASL_HANDSHAKE => Some(MAX_SASL_HANDSHAKE_VERSION),
-            API_VERSIONS => Some(MAX_API_VERSIONS_VERSION),
-            SASL_AUTHENTICATE => Some(MAX_SASL_AUTHENTICATE_VERSION),
-            _ => None,
-        };
-        if let Some(max) = own {
-            if max_version > max {
-                return Err(Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("API {api_key} is answered by ksasl, which speaks versions 0..{max}"),
-                ));
-            }
-        }
-        self.api_versions.retain(|a| a.api_key != api_key);
-        self.api_versions.push(ApiVersionRange {
-            api_key,
-            min_version,
-            max_version,
-        });
-        Ok(())
-    }
-
-    /// The answer to an ApiVersions request `frame` (without its length prefix), framed, as
-    /// the driver answers it before authentication: this listener's APIs, the KIP-511
-    /// fallback (v0, error 35) for a version ksasl does not speak, or INVALID_REQUEST for bad
-    /// client software fields. The flag tells whether the answer was a success. Hosts use it
-    /// for ApiVersions requests after authentication, which Kafka's clients send.
-    pub fn api_versions_response(&self, frame: &[u8]) -> crate::Result<(Vec<u8>, bool)> {
-        let prefix = RequestPrefix::parse(frame)?;
-        if prefix.api_key != API_VERSIONS {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("API {} is not ApiVersions", prefix.api_key),
-            ));
-        }
-        let v = prefix.api_version;
-        if !(0..=MAX_API_VERSIONS_VERSION).contains(&v) {
-            let r = ApiVersionsResponse {
-                error_code: error_code::UNSUPPORTED_VERSION,
-                api_keys: vec![ApiVersionRange {
-                    api_key: API_VERSIONS,
-                    min_version: 0,
-                    max_version: MAX_API_VERSIONS_VERSION,
-                }],
-                throttle_time_ms: 0,
-            };
-            return Ok((r.encode(0, prefix.correlation_id), false));
-        }
-        let body = parse_request(frame).and_then(|r| parse_api_versions_request_body(v, r.body));
-        // Kafka's ApiVersionsRequest.isValid: v5's cluster and node given together or not at
-        // all, v3+'s software fields well formed.
-        let invalid = match &body {
-            Err(_) => true,
-            Ok(b) => {
-                !b.target_is_consistent()
-                    || b.software.as_ref().is_some_and(|(name, ver)| {
-                        !valid_software_field(name) || !valid_software_field(ver)
-                    })
-            }
-        };
-        if invalid {
-            let r = ApiVersionsResponse {
-                error_code: error_code::INVALID_REQUEST,
-                api_keys: vec![],
-                throttle_time_ms: 0,
-            };
-            return Ok((r.encode(v, prefix.correlation_id), false));
-        }
-        let r = ApiVersionsResponse {
-            error_code: error_code::NONE,
-            api_keys: self.api_versions.clone(),
-            throttle_time_ms: 0,
-        };
-        Ok((r.encode(v, prefix.correlation_id), true))
-    }
-
-    fn max_reauth_for(&self, mechanism: &str) -> i64 {
-        self.max_reauth_ms_by_mechanism
-            .get(mechanism)
-            .copied()
-            .unwrap_or(self.max_reauth_ms)
-    }
-}
-
-/// The session of an authenticated connection.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SessionInfo {
-    /// Who authenticated, with which mechanism, and the credential's expiry.
-    pub outcome: AuthOutcome,
-    /// The lifetime sent to the client (0: none).
-    pub lifetime_ms: i64,
-    /// When the server stops accepting the connection's requests, if ever.
-    pub expiry_ms: Option<i64>,
-}
-
-/// What the host does after handing the driver a frame.
+/// What the host does after handing the connection a frame.
 #[derive(Debug)]
-pub enum ServerStatus {
+pub enum ServerAction {
     /// Write the output and keep reading authentication frames.
     Continue,
     /// Look up a credential and answer with [`ServerConnection::provide_credential`].
-    NeedCredential(crate::mech::CredentialRequest),
+    NeedCredential(CredentialRequest),
     /// A host-defined mechanism answers later: finish the work and call
     /// [`ServerConnection::resume`] with the mechanism's step.
-    Pending(crate::mech::HostWork),
+    Pending(HostWork),
     /// Write the output; the connection is authenticated (first time).
-    Authenticated(SessionInfo),
+    Authenticated(ServerSession),
     /// Write the output; the connection re-authenticated.
-    Reauthenticated(SessionInfo),
+    Reauthenticated(ServerSession),
     /// Write the output; the re-authentication failed but the connection keeps its old
     /// session ([`FailedReauthPolicy::RetryUntilExpiry`]).
     ReauthenticationFailed(Error),
     /// Authentication failed: at `deadline_ms` write the output (Kafka's error response, if
-    /// any) and close (KIP-306's `connection.failed.authentication.delay.ms`).
+    /// any) and close (KIP-306's `connection.failed.authentication.delay.ms`). The error's
+    /// [`client_text`](Error::client_text) is what the response told the client.
     FailAt {
         /// When to write and close.
         deadline_ms: i64,
@@ -239,20 +54,87 @@ pub enum ServerStatus {
     CloseNow(Error),
 }
 
-/// What the driver produced for one frame.
+impl ServerAction {
+    /// The action's kind, with its stable number.
+    pub fn kind(&self) -> ServerActionKind {
+        match self {
+            ServerAction::Continue => ServerActionKind::Continue,
+            ServerAction::NeedCredential(_) => ServerActionKind::NeedCredential,
+            ServerAction::Pending(_) => ServerActionKind::Pending,
+            ServerAction::Authenticated(_) => ServerActionKind::Authenticated,
+            ServerAction::Reauthenticated(_) => ServerActionKind::Reauthenticated,
+            ServerAction::ReauthenticationFailed(_) => ServerActionKind::ReauthFailed,
+            ServerAction::FailAt { .. } => ServerActionKind::FailAt,
+            ServerAction::CloseNow(_) => ServerActionKind::CloseNow,
+        }
+    }
+
+    /// The session of an `Authenticated` or `Reauthenticated` action.
+    pub fn session(&self) -> Option<&ServerSession> {
+        match self {
+            ServerAction::Authenticated(s) | ServerAction::Reauthenticated(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Why the connection failed, or why the re-authentication failed: the error of
+    /// `ReauthenticationFailed`, `FailAt` and `CloseNow`.
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            ServerAction::ReauthenticationFailed(e)
+            | ServerAction::FailAt { error: e, .. }
+            | ServerAction::CloseNow(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The deadline of `FailAt`.
+    pub fn deadline_ms(&self) -> Option<i64> {
+        match self {
+            ServerAction::FailAt { deadline_ms, .. } => Some(*deadline_ms),
+            _ => None,
+        }
+    }
+}
+
+/// What the connection produced for one frame (or one answer of the host).
 #[derive(Debug)]
 pub struct ServerOutput {
     /// Frames to write, each with its length prefix, concatenated.
     pub frames: Vec<u8>,
     /// What to do next.
-    pub status: ServerStatus,
+    pub action: ServerAction,
 }
 
+impl ServerOutput {
+    /// Continues this output with the next one (after the host answered a credential request
+    /// or a mechanism's pending work): the frames of both, in order, and the next action.
+    /// What an asynchronous host does while it settles one frame.
+    pub fn then(mut self, next: ServerOutput) -> ServerOutput {
+        self.frames.extend_from_slice(&next.frames);
+        ServerOutput {
+            frames: self.frames,
+            action: next.action,
+        }
+    }
+}
+
+/// How the client sends its SASL messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
-    /// SaslAuthenticate requests (SaslHandshake v1).
+    /// In SaslAuthenticate requests (SaslHandshake v1).
     Wrapped,
-    /// Raw length-prefixed tokens (SaslHandshake v0).
+    /// As raw length-prefixed frames (SaslHandshake v0).
     Legacy,
+}
+
+/// The client message a mechanism step answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    /// A SaslAuthenticate request: its correlation id and version.
+    Authenticate { correlation_id: i32, version: i16 },
+    /// A raw legacy frame (no correlation, no error channel).
+    Raw,
 }
 
 enum Phase {
@@ -260,11 +142,11 @@ enum Phase {
     VersionsOrHandshake,
     /// After ApiVersions: SaslHandshake must come.
     Handshake,
-    /// The mechanism exchange.
+    /// The mechanism exchange; `waiting` is the message being answered while the host works.
     Exchange {
-        auth: Box<ServerAuthenticator>,
+        auth: Box<ServerExchange>,
         mode: Mode,
-        pending: Option<(i32, i16)>,
+        waiting: Option<Reply>,
     },
     /// Re-authentication asked for another enabled mechanism: the handshake succeeded, the
     /// next frame fails (Kafka's REAUTH_BAD_MECHANISM).
@@ -279,7 +161,7 @@ enum Phase {
 pub struct ServerConnection {
     config: Arc<ServerConfig>,
     phase: Phase,
-    session: Option<Box<SessionInfo>>,
+    session: Option<Box<ServerSession>>,
     expiry_ms: i64,
     reauth_started_ms: Option<i64>,
     reauth_capable: bool,
@@ -326,15 +208,44 @@ pub fn api_name(api_key: i16) -> String {
     }
 }
 
-/// Software names and versions in ApiVersions v3+: alphanumeric, then alphanumerics, `-` and
-/// `.`, ending alphanumeric.
-fn valid_software_field(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'.')
+/// A response frame of a message ksasl builds itself (bounded sizes, so encoding succeeds).
+fn respond<M: Message>(m: &M, version: i16, correlation_id: i32) -> Vec<u8> {
+    encode_response(m, version, correlation_id).unwrap_or_default()
+}
+
+fn authenticate_response(reply: Reply, response: SaslAuthenticateResponse) -> Vec<u8> {
+    match reply {
+        Reply::Authenticate {
+            correlation_id,
+            version,
+        } => respond(&response, version, correlation_id),
+        Reply::Raw => raw_frame(&response.auth_bytes),
+    }
+}
+
+fn ok_response(auth_bytes: Vec<u8>, session_lifetime_ms: i64) -> SaslAuthenticateResponse {
+    SaslAuthenticateResponse {
+        error_code: error_code::NONE,
+        error_message: None,
+        auth_bytes,
+        session_lifetime_ms,
+    }
+}
+
+/// Kafka's failed SaslAuthenticate response with `text`; legacy framing has no error channel.
+fn failure_response(reply: Reply, text: &str) -> Vec<u8> {
+    match reply {
+        Reply::Raw => Vec::new(),
+        reply => authenticate_response(
+            reply,
+            SaslAuthenticateResponse {
+                error_code: error_code::SASL_AUTHENTICATION_FAILED,
+                error_message: Some(text.to_string()),
+                auth_bytes: vec![],
+                session_lifetime_ms: 0,
+            },
+        ),
+    }
 }
 
 impl ServerConnection {
@@ -352,7 +263,7 @@ impl ServerConnection {
     }
 
     /// The current session, once authenticated.
-    pub fn session(&self) -> Option<&SessionInfo> {
+    pub fn session(&self) -> Option<&ServerSession> {
         self.session.as_deref()
     }
 
@@ -380,7 +291,7 @@ impl ServerConnection {
             return Gate::BeginReauthentication;
         }
         if now_ms > self.expiry_ms {
-            self.config.metrics.connection_expired();
+            self.config.metrics().connection_expired();
             return Gate::CloseExpired;
         }
         Gate::Process
@@ -399,27 +310,28 @@ impl ServerConnection {
     /// handlers of an authenticated connection (not eligible for re-authentication):
     /// ILLEGAL_SASL_STATE. `None` for other APIs.
     pub fn illegal_state_response(frame: &[u8]) -> Option<Vec<u8>> {
-        let req = parse_request(frame).ok()?;
-        let p = req.prefix;
-        match p.api_key {
-            SASL_HANDSHAKE => Some(
-                SaslHandshakeResponse {
+        let (h, _) = RequestHeader::parse(frame).ok()?;
+        match h.api_key {
+            SASL_HANDSHAKE => Some(respond(
+                &SaslHandshakeResponse {
                     error_code: error_code::ILLEGAL_SASL_STATE,
                     mechanisms: vec![],
-                }
-                .encode(p.correlation_id),
-            ),
-            SASL_AUTHENTICATE if p.api_version <= MAX_SASL_AUTHENTICATE_VERSION => Some(
-                SaslAuthenticateResponse {
+                },
+                h.api_version.clamp(0, MAX_SASL_HANDSHAKE_VERSION),
+                h.correlation_id,
+            )),
+            SASL_AUTHENTICATE if h.api_version <= MAX_SASL_AUTHENTICATE_VERSION => Some(respond(
+                &SaslAuthenticateResponse {
                     error_code: error_code::ILLEGAL_SASL_STATE,
                     error_message: Some(
                         "SaslAuthenticate request received after successful authentication".into(),
                     ),
                     auth_bytes: vec![],
                     session_lifetime_ms: 0,
-                }
-                .encode(p.api_version, p.correlation_id),
-            ),
+                },
+                h.api_version.max(0),
+                h.correlation_id,
+            )),
             _ => None,
         }
     }
@@ -430,32 +342,65 @@ impl ServerConnection {
         self.session_expiry_ms()
     }
 
-    fn out(frames: Vec<u8>, status: ServerStatus) -> ServerOutput {
-        ServerOutput { frames, status }
+    /// The credential request the host must answer (after [`ServerAction::NeedCredential`]).
+    pub fn pending_request(&self) -> Option<&CredentialRequest> {
+        match &self.phase {
+            Phase::Exchange { auth, .. } => auth.pending_request(),
+            _ => None,
+        }
+    }
+
+    /// The work of a host mechanism whose answer is pending (after [`ServerAction::Pending`],
+    /// until [`ServerConnection::resume`] or a failure).
+    pub fn pending_work(&self) -> Option<&HostWork> {
+        match &self.phase {
+            Phase::Exchange { auth, .. } => auth.pending_work(),
+            _ => None,
+        }
+    }
+
+    /// What the connection waits for from the host, if anything: a credential or a
+    /// mechanism's pending work. An asynchronous host awaits it, answers, and repeats until
+    /// this is `None` (joining the outputs with [`ServerOutput::then`]).
+    pub fn host_task(&self) -> Option<HostTask<'_>> {
+        match &self.phase {
+            Phase::Exchange { auth, .. } => auth.host_task(),
+            _ => None,
+        }
+    }
+
+    fn out(frames: Vec<u8>, action: ServerAction) -> ServerOutput {
+        ServerOutput { frames, action }
     }
 
     fn fail(&mut self, frames: Vec<u8>, error: Error, now_ms: i64) -> ServerOutput {
         self.config
-            .metrics
+            .metrics()
             .authentication_failed(self.reauthenticating, now_ms);
         self.phase = Phase::Done;
-        let deadline_ms = now_ms.saturating_add(self.config.failed_authentication_delay_ms.max(0));
-        Self::out(frames, ServerStatus::FailAt { deadline_ms, error })
+        let deadline_ms = now_ms.saturating_add(self.config.failed_authentication_delay_ms());
+        Self::out(frames, ServerAction::FailAt { deadline_ms, error })
     }
 
     fn close_now(&mut self, error: Error, count_failure: bool, now_ms: i64) -> ServerOutput {
         if count_failure {
             self.config
-                .metrics
+                .metrics()
                 .authentication_failed(self.reauthenticating, now_ms);
         }
         self.phase = Phase::Done;
-        Self::out(Vec::new(), ServerStatus::CloseNow(error))
+        Self::out(Vec::new(), ServerAction::CloseNow(error))
+    }
+
+    /// Refuses a frame that arrives when none may, changing nothing.
+    fn refuse(&mut self, phase: Phase, code: ErrorCode, why: &str) -> ServerOutput {
+        self.phase = phase;
+        Self::out(Vec::new(), ServerAction::CloseNow(Error::new(code, why)))
     }
 
     /// Handles one frame received during (re-)authentication.
     pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {
-        if frame.len() > self.config.max_receive_size {
+        if frame.len() > self.config.max_receive_size() {
             let e = Error::new(
                 ErrorCode::MessageTooLarge,
                 "Failing SASL authentication due to invalid receive size",
@@ -463,36 +408,79 @@ impl ServerConnection {
             return self.fail(Vec::new(), e, now_ms);
         }
         match std::mem::replace(&mut self.phase, Phase::Done) {
-            Phase::VersionsOrHandshake => self.versions_or_handshake(frame, now_ms, true),
-            Phase::Handshake => self.versions_or_handshake(frame, now_ms, false),
             Phase::Exchange {
                 auth,
                 mode: Mode::Legacy,
-                ..
-            } => self.legacy_token(auth, frame, now_ms),
-            Phase::Exchange {
-                auth,
-                mode: Mode::Wrapped,
-                pending: None,
-            } => self.authenticate_request(auth, frame, now_ms),
-            Phase::Exchange {
-                auth,
-                mode,
-                pending: Some(p),
+                waiting: None,
             } => {
-                self.phase = Phase::Exchange {
-                    auth,
-                    mode,
-                    pending: Some(p),
-                };
-                Self::out(
-                    Vec::new(),
-                    ServerStatus::CloseNow(Error::new(
-                        ErrorCode::WrongState,
-                        "a credential or the mechanism's pending work is awaited",
-                    )),
-                )
+                let mut auth = auth;
+                let r = auth.step(frame, now_ms);
+                self.after_step(auth, Mode::Legacy, Reply::Raw, r, now_ms)
             }
+            waiting @ Phase::Exchange {
+                waiting: Some(_), ..
+            } => self.refuse(
+                waiting,
+                ErrorCode::WrongState,
+                "a credential or the mechanism's pending work is awaited",
+            ),
+            Phase::Done => self.refuse(
+                Phase::Done,
+                ErrorCode::StepAfterFailure,
+                "the connection has failed",
+            ),
+            phase => match RequestHeader::parse(frame) {
+                Ok((header, body)) => self.request(phase, header, body, now_ms),
+                Err(e) => self.unparsable(phase, e, now_ms),
+            },
+        }
+    }
+
+    /// A frame whose request header does not parse.
+    fn unparsable(&mut self, phase: Phase, e: Error, now_ms: i64) -> ServerOutput {
+        match phase {
+            // Kafka would try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
+            Phase::VersionsOrHandshake => {
+                let e = Error::new(
+                    ErrorCode::UnsupportedSaslMechanism,
+                    "the first packet is not a Kafka request and GSSAPI is not enabled",
+                );
+                self.fail(Vec::new(), e, now_ms)
+            }
+            Phase::Ready => {
+                self.phase = Phase::Ready;
+                self.close_now(e, false, now_ms)
+            }
+            _ => self.close_now(e, true, now_ms),
+        }
+    }
+
+    /// A parsed request, routed by the phase that receives it.
+    fn request(
+        &mut self,
+        phase: Phase,
+        h: RequestHeader,
+        body: Decoder<'_>,
+        now_ms: i64,
+    ) -> ServerOutput {
+        match phase {
+            Phase::VersionsOrHandshake | Phase::Handshake => {
+                let first = matches!(phase, Phase::VersionsOrHandshake);
+                match h.api_key {
+                    API_VERSIONS if first => self.api_versions(&h, body),
+                    API_VERSIONS => self.close_now(
+                        Error::new(
+                            ErrorCode::IllegalSaslState,
+                            "ApiVersions may only be the first request",
+                        ),
+                        true,
+                        now_ms,
+                    ),
+                    SASL_HANDSHAKE => self.handshake(&h, body, now_ms),
+                    k => self.fail(Vec::new(), unexpected("handshake", k, "handshake"), now_ms),
+                }
+            }
+            Phase::Exchange { auth, .. } => self.authenticate(auth, &h, body, now_ms),
             Phase::BadMechanism { requested } => {
                 let original = self
                     .session
@@ -505,135 +493,82 @@ impl ServerConnection {
                 );
                 self.fail(Vec::new(), e, now_ms)
             }
-            Phase::Ready => {
-                let prefix = match RequestPrefix::parse(frame) {
-                    Ok(p) => p,
-                    Err(e) => return self.close_now(e, false, now_ms),
-                };
-                if prefix.api_key == SASL_HANDSHAKE && {
-                    self.phase = Phase::Ready;
-                    self.may_begin_reauthentication(now_ms)
-                } {
-                    self.reauth_started_ms = Some(now_ms);
-                    self.reauthenticating = true;
-                    return self.handshake(frame, now_ms);
-                }
-                self.phase = Phase::Ready;
-                let e = Error::new(
-                    ErrorCode::WrongState,
-                    "authenticated: pass requests through gate() to the request handlers",
-                );
-                Self::out(Vec::new(), ServerStatus::CloseNow(e))
-            }
-            Phase::Done => Self::out(
-                Vec::new(),
-                ServerStatus::CloseNow(Error::new(
-                    ErrorCode::StepAfterFailure,
-                    "the connection has failed",
-                )),
-            ),
+            Phase::Ready => self.ready_request(&h, body, now_ms),
+            Phase::Done => self.refuse(Phase::Done, ErrorCode::StepAfterFailure, "failed"),
         }
     }
 
-    fn versions_or_handshake(&mut self, frame: &[u8], now_ms: i64, first: bool) -> ServerOutput {
-        let prefix = match RequestPrefix::parse(frame) {
-            Ok(p) => p,
-            Err(_) => {
-                // Kafka would try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
-                let e = Error::new(
-                    ErrorCode::UnsupportedSaslMechanism,
-                    "the first packet is not a Kafka request and GSSAPI is not enabled",
-                );
-                return self.fail(Vec::new(), e, now_ms);
-            }
+    /// A frame on an authenticated connection: only a SaslHandshake that may start a
+    /// re-authentication belongs here.
+    fn ready_request(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerOutput {
+        self.phase = Phase::Ready;
+        if h.api_key == SASL_HANDSHAKE && self.may_begin_reauthentication(now_ms) {
+            self.reauth_started_ms = Some(now_ms);
+            self.reauthenticating = true;
+            return self.handshake(h, body, now_ms);
+        }
+        self.refuse(
+            Phase::Ready,
+            ErrorCode::WrongState,
+            "authenticated: pass requests through gate() to the request handlers",
+        )
+    }
+
+    fn api_versions(&mut self, h: &RequestHeader, body: Decoder<'_>) -> ServerOutput {
+        let (answer, ok) = self.config.api_versions_answer(h, body);
+        // After a failed ApiVersions the client may try again (KIP-511).
+        self.phase = if ok {
+            Phase::Handshake
+        } else {
+            Phase::VersionsOrHandshake
         };
-        match prefix.api_key {
-            API_VERSIONS if first => self.api_versions(frame, now_ms),
-            API_VERSIONS => self.close_now(
-                Error::new(
-                    ErrorCode::IllegalSaslState,
-                    "ApiVersions may only be the first request",
-                ),
-                true,
-                now_ms,
-            ),
-            SASL_HANDSHAKE => self.handshake(frame, now_ms),
-            k => self.fail(Vec::new(), unexpected("handshake", k, "handshake"), now_ms),
-        }
+        Self::out(answer, ServerAction::Continue)
     }
 
-    fn api_versions(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {
-        match self.config.api_versions_response(frame) {
-            Ok((answer, ok)) => {
-                // After a failed ApiVersions the client may try again (KIP-511).
-                self.phase = if ok {
-                    Phase::Handshake
-                } else {
-                    Phase::VersionsOrHandshake
-                };
-                Self::out(answer, ServerStatus::Continue)
-            }
-            Err(e) => self.close_now(e, true, now_ms),
-        }
-    }
-
-    fn handshake(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {
-        let req = match parse_request(frame) {
-            Ok(r) => r,
-            Err(e) => return self.close_now(e, true, now_ms),
-        };
-        let p = req.prefix;
-        if !(0..=MAX_SASL_HANDSHAKE_VERSION).contains(&p.api_version) {
+    fn handshake(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerOutput {
+        if !(0..=MAX_SASL_HANDSHAKE_VERSION).contains(&h.api_version) {
             let e = Error::new(
                 ErrorCode::UnsupportedVersion,
-                format!("SaslHandshake v{} is not supported", p.api_version),
+                format!("SaslHandshake v{} is not supported", h.api_version),
             );
             return self.close_now(e, true, now_ms);
         }
-        let mut body: Reader<'_> = req.body;
-        let mechanism = match body
-            .string()
-            .and_then(|m| body.finish("SaslHandshake request").map(|_| m))
-        {
-            Ok(m) => m,
+        let mechanism = match decode_body::<SaslHandshakeRequest>(h.api_version, body) {
+            Ok(r) => r.mechanism,
             Err(e) => return self.close_now(e, true, now_ms),
         };
-        let enabled = self.config.enabled_mechanisms.clone();
-        let ok = SaslHandshakeResponse {
-            error_code: error_code::NONE,
-            mechanisms: enabled.clone(),
+        let enabled = self.config.enabled_mechanisms();
+        let answer = |error_code| {
+            let r = SaslHandshakeResponse {
+                error_code,
+                mechanisms: enabled.to_vec(),
+            };
+            respond(&r, h.api_version, h.correlation_id)
         };
         if !enabled.contains(&mechanism) {
-            let r = SaslHandshakeResponse {
-                error_code: error_code::UNSUPPORTED_SASL_MECHANISM,
-                mechanisms: enabled.clone(),
-            };
             let e = Error::new(
                 ErrorCode::UnsupportedSaslMechanism,
                 format!("Unsupported SASL mechanism {mechanism}"),
             )
             .with_detail("enabled", enabled.join(","));
-            return self.fail(r.encode(p.correlation_id), e, now_ms);
+            let frames = answer(error_code::UNSUPPORTED_SASL_MECHANISM);
+            return self.fail(frames, e, now_ms);
         }
-        if self.reauthenticating {
-            let original = self
-                .session
-                .as_ref()
-                .map(|s| s.outcome.mechanism.as_str())
-                .unwrap_or("");
-            if original != mechanism {
-                self.phase = Phase::BadMechanism {
-                    requested: mechanism,
-                };
-                return Self::out(ok.encode(p.correlation_id), ServerStatus::Continue);
-            }
+        let ok = answer(error_code::NONE);
+        let original = self.session.as_ref().map(|s| &s.outcome.mechanism);
+        if self.reauthenticating && original != Some(&mechanism) {
+            self.phase = Phase::BadMechanism {
+                requested: mechanism,
+            };
+            return Self::out(ok, ServerAction::Continue);
         }
-        let mut auth = match self.config.registry.server(&mechanism) {
+        let mut auth = match self.config.registry().server(&mechanism) {
             Ok(a) => a,
             Err(e) => return self.fail(Vec::new(), e, now_ms),
         };
-        auth.set_max_message_size(self.config.max_receive_size);
-        let mode = if p.api_version == 0 {
+        auth.set_max_receive_size(self.config.max_receive_size());
+        auth.set_max_reauth_ms(self.config.max_reauth_ms(&mechanism));
+        let mode = if h.api_version == 0 {
             Mode::Legacy
         } else {
             Mode::Wrapped
@@ -641,90 +576,76 @@ impl ServerConnection {
         self.phase = Phase::Exchange {
             auth: Box::new(auth),
             mode,
-            pending: None,
+            waiting: None,
         };
-        Self::out(ok.encode(p.correlation_id), ServerStatus::Continue)
+        Self::out(ok, ServerAction::Continue)
     }
 
-    fn authenticate_request(
+    /// A request during a wrapped exchange: a SaslAuthenticate, or a failure.
+    fn authenticate(
         &mut self,
-        auth: Box<ServerAuthenticator>,
-        frame: &[u8],
+        mut auth: Box<ServerExchange>,
+        h: &RequestHeader,
+        body: Decoder<'_>,
         now_ms: i64,
     ) -> ServerOutput {
-        let prefix = match RequestPrefix::parse(frame) {
-            Ok(p) => p,
-            Err(e) => return self.close_now(e, true, now_ms),
-        };
-        if prefix.api_key != SASL_AUTHENTICATE {
-            let e = unexpected("authenticate", prefix.api_key, "authentication");
-            let frames = match prefix.api_key {
-                SASL_HANDSHAKE => SaslHandshakeResponse {
-                    error_code: error_code::ILLEGAL_SASL_STATE,
-                    mechanisms: vec![],
-                }
-                .encode(prefix.correlation_id),
-                API_VERSIONS => ApiVersionsResponse {
-                    error_code: error_code::ILLEGAL_SASL_STATE,
-                    api_keys: vec![],
-                    throttle_time_ms: 0,
-                }
-                .encode(0, prefix.correlation_id),
-                // The host builds this API's error response (ILLEGAL_SASL_STATE) from the
-                // error's details if it knows the schema.
-                _ => Vec::new(),
-            };
-            return self.fail(frames, e, now_ms);
+        if h.api_key != SASL_AUTHENTICATE {
+            return self.unexpected_during_authentication(h, now_ms);
         }
-        let v = prefix.api_version;
-        if !(0..=MAX_SASL_AUTHENTICATE_VERSION).contains(&v) {
+        let version = h.api_version;
+        if !(0..=MAX_SASL_AUTHENTICATE_VERSION).contains(&version) {
             let e = Error::new(
                 ErrorCode::UnsupportedVersion,
-                format!("SaslAuthenticate v{v} is not supported"),
+                format!("SaslAuthenticate v{version} is not supported"),
             );
             return self.close_now(e, true, now_ms);
         }
-        if v > 0 {
+        if version > 0 {
             self.reauth_capable = true;
         }
-        let token = match parse_request(frame)
-            .and_then(|r| parse_sasl_authenticate_request_body(v, r.body))
-        {
-            Ok(t) => t,
+        let message = match decode_body::<SaslAuthenticateRequest>(version, body) {
+            Ok(r) => r.auth_bytes,
             Err(e) => return self.close_now(e, true, now_ms),
         };
-        let mut auth = auth;
-        let r = auth.step(token, now_ms);
-        self.after_step(
-            auth,
-            Mode::Wrapped,
-            Some((prefix.correlation_id, v)),
-            r,
-            now_ms,
-        )
+        let r = auth.step(&message, now_ms);
+        let reply = Reply::Authenticate {
+            correlation_id: h.correlation_id,
+            version,
+        };
+        self.after_step(auth, Mode::Wrapped, reply, r, now_ms)
     }
 
-    fn legacy_token(
-        &mut self,
-        auth: Box<ServerAuthenticator>,
-        frame: &[u8],
-        now_ms: i64,
-    ) -> ServerOutput {
-        let mut auth = auth;
-        let r = auth.step(frame, now_ms);
-        self.after_step(auth, Mode::Legacy, None, r, now_ms)
+    /// Kafka's answer to another request during the exchange: ILLEGAL_SASL_STATE (in the
+    /// request type's response where ksasl knows the schema), then close.
+    fn unexpected_during_authentication(&mut self, h: &RequestHeader, now_ms: i64) -> ServerOutput {
+        let e = unexpected("authenticate", h.api_key, "authentication");
+        let frames = match h.api_key {
+            SASL_HANDSHAKE => respond(
+                &SaslHandshakeResponse {
+                    error_code: error_code::ILLEGAL_SASL_STATE,
+                    mechanisms: vec![],
+                },
+                h.api_version.clamp(0, MAX_SASL_HANDSHAKE_VERSION),
+                h.correlation_id,
+            ),
+            API_VERSIONS => respond(
+                &ApiVersionsResponse {
+                    error_code: error_code::ILLEGAL_SASL_STATE,
+                    api_keys: vec![],
+                    throttle_time_ms: 0,
+                },
+                0,
+                h.correlation_id,
+            ),
+            // The host builds this API's error response (ILLEGAL_SASL_STATE) from the
+            // error's details if it knows the schema.
+            _ => Vec::new(),
+        };
+        self.fail(frames, e, now_ms)
     }
 
-    /// The work of a host mechanism whose answer is pending (after [`ServerStatus::Pending`],
-    /// until [`ServerConnection::resume`] or a failure).
-    pub fn pending_work(&self) -> Option<&crate::mech::HostWork> {
-        match &self.phase {
-            Phase::Exchange { auth, .. } => auth.pending_work(),
-            _ => None,
-        }
-    }
-
-    /// Answers a [`ServerStatus::NeedCredential`].
+    /// Answers a [`ServerAction::NeedCredential`]. Without a pending request nothing changes
+    /// and the output says to close (`WRONG_STATE`).
     pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> ServerOutput {
         self.continue_exchange(
             ExchangeState::WaitingForCredential,
@@ -734,14 +655,10 @@ impl ServerConnection {
         )
     }
 
-    /// Continues after [`ServerStatus::Pending`] with what the host-defined mechanism's work
+    /// Continues after [`ServerAction::Pending`] with what the host-defined mechanism's work
     /// produced: its step, or the error the host code raised (which fails the exchange like
     /// any mechanism error, with Kafka's response to the client).
-    pub fn resume(
-        &mut self,
-        result: crate::error::Result<MechServerStep>,
-        now_ms: i64,
-    ) -> ServerOutput {
+    pub fn resume(&mut self, result: Result<MechServerStep>, now_ms: i64) -> ServerOutput {
         self.continue_exchange(
             ExchangeState::WaitingForHost,
             "no SASL mechanism work is pending",
@@ -754,108 +671,59 @@ impl ServerConnection {
     /// nothing and asks for the connection to be closed.
     fn continue_exchange(
         &mut self,
-        waiting: ExchangeState,
+        expected: ExchangeState,
         misuse: &str,
         now_ms: i64,
-        go: impl FnOnce(&mut ServerAuthenticator) -> crate::error::Result<ServerStep>,
+        go: impl FnOnce(&mut ServerExchange) -> Result<ServerStep>,
     ) -> ServerOutput {
         match std::mem::replace(&mut self.phase, Phase::Done) {
             Phase::Exchange {
                 mut auth,
                 mode,
-                pending: Some(p),
-            } if auth.state() == waiting => {
+                waiting: Some(reply),
+            } if auth.state() == expected => {
                 let r = go(&mut auth);
-                let request = match mode {
-                    Mode::Wrapped => Some(p),
-                    Mode::Legacy => None,
-                };
-                self.after_step(auth, mode, request, r, now_ms)
+                self.after_step(auth, mode, reply, r, now_ms)
             }
-            other => {
-                self.phase = other;
-                Self::out(
-                    Vec::new(),
-                    ServerStatus::CloseNow(Error::new(ErrorCode::WrongState, misuse)),
-                )
-            }
-        }
-    }
-
-    fn wait_for_host(
-        &mut self,
-        auth: Box<ServerAuthenticator>,
-        mode: Mode,
-        request: Option<(i32, i16)>,
-        status: ServerStatus,
-    ) -> ServerOutput {
-        // Legacy mode has no request to answer; keep a marker so the phase says "waiting for
-        // the host" either way.
-        self.phase = Phase::Exchange {
-            auth,
-            mode,
-            pending: Some(request.unwrap_or((0, -1))),
-        };
-        Self::out(Vec::new(), status)
-    }
-
-    fn respond(request: Option<(i32, i16)>, response: SaslAuthenticateResponse) -> Vec<u8> {
-        match request {
-            Some((corr, v)) => response.encode(v, corr),
-            None => raw_frame(&response.auth_bytes),
+            other => self.refuse(other, ErrorCode::WrongState, misuse),
         }
     }
 
     fn after_step(
         &mut self,
-        auth: Box<ServerAuthenticator>,
+        auth: Box<ServerExchange>,
         mode: Mode,
-        request: Option<(i32, i16)>,
-        result: crate::error::Result<ServerStep>,
+        reply: Reply,
+        result: Result<ServerStep>,
         now_ms: i64,
     ) -> ServerOutput {
-        let ok = |bytes: Vec<u8>, lifetime: i64| SaslAuthenticateResponse {
-            error_code: error_code::NONE,
-            error_message: None,
-            auth_bytes: bytes,
-            session_lifetime_ms: lifetime,
-        };
-        match result {
+        let (waiting, action) = match result {
             Ok(ServerStep::Challenge(c)) => {
                 self.phase = Phase::Exchange {
                     auth,
                     mode,
-                    pending: None,
+                    waiting: None,
                 };
-                Self::out(Self::respond(request, ok(c, 0)), ServerStatus::Continue)
+                return Self::out(
+                    authenticate_response(reply, ok_response(c, 0)),
+                    ServerAction::Continue,
+                );
             }
-            Ok(ServerStep::NeedCredential(req)) => {
-                self.wait_for_host(auth, mode, request, ServerStatus::NeedCredential(req))
-            }
-            Ok(ServerStep::Pending(work)) => {
-                self.wait_for_host(auth, mode, request, ServerStatus::Pending(work))
-            }
-            Ok(ServerStep::Done { message, outcome }) => {
-                self.complete(mode, request, message, outcome, now_ms)
-            }
+            Ok(ServerStep::NeedCredential(req)) => (Some(reply), ServerAction::NeedCredential(req)),
+            Ok(ServerStep::Pending(work)) => (Some(reply), ServerAction::Pending(work)),
+            Ok(ServerStep::Done { message, .. }) => return self.complete(auth, reply, message, now_ms),
             Err(e) => {
-                let mech = auth.mechanism().to_string();
-                let frames = match mode {
-                    Mode::Wrapped => Self::respond(
-                        request,
-                        SaslAuthenticateResponse {
-                            error_code: error_code::SASL_AUTHENTICATION_FAILED,
-                            error_message: Some(e.client_message(&mech, self.reauthenticating)),
-                            auth_bytes: vec![],
-                            session_lifetime_ms: 0,
-                        },
-                    ),
-                    // Legacy framing has no error channel: the connection just closes.
-                    Mode::Legacy => Vec::new(),
-                };
-                self.failed(frames, e, now_ms)
+                let e = e.for_client(auth.mechanism(), self.reauthenticating);
+                let frames = failure_response(reply, e.client_text().unwrap_or_default());
+                return self.failed(frames, e, now_ms);
             }
-        }
+        };
+        self.phase = Phase::Exchange {
+            auth,
+            mode,
+            waiting,
+        };
+        Self::out(Vec::new(), action)
     }
 
     /// A failure of the exchange: fatal, unless a re-authentication fails under the
@@ -863,90 +731,66 @@ impl ServerConnection {
     fn failed(&mut self, frames: Vec<u8>, e: Error, now_ms: i64) -> ServerOutput {
         if self.reauthenticating
             && matches!(
-                self.config.failed_reauth_policy,
+                self.config.failed_reauth_policy(),
                 FailedReauthPolicy::RetryUntilExpiry { .. }
             )
             && now_ms <= self.expiry_ms
         {
-            self.config.metrics.authentication_failed(true, now_ms);
+            self.config.metrics().authentication_failed(true, now_ms);
             self.reauthenticating = false;
             self.phase = Phase::Ready;
-            return Self::out(frames, ServerStatus::ReauthenticationFailed(e));
+            return Self::out(frames, ServerAction::ReauthenticationFailed(e));
         }
         self.fail(frames, e, now_ms)
     }
 
+    /// The refusal of a re-authentication as another principal, if it is one (KIP-368).
+    fn principal_change(&self, session: &ServerSession) -> Option<Error> {
+        let old = &self.session.as_ref()?.outcome.principal;
+        let new = &session.outcome.principal;
+        if !self.reauthenticating || old == new {
+            return None;
+        }
+        let text = format!(
+            "Cannot change principals during re-authentication from {}.{}: {}.{}",
+            old.principal_type, old.name, new.principal_type, new.name
+        );
+        Some(Error::disclosed(ErrorCode::PrincipalChanged, text))
+    }
+
     fn complete(
         &mut self,
-        mode: Mode,
-        request: Option<(i32, i16)>,
+        auth: Box<ServerExchange>,
+        reply: Reply,
         message: Option<Vec<u8>>,
-        outcome: AuthOutcome,
         now_ms: i64,
     ) -> ServerOutput {
-        if self.reauthenticating {
-            if let Some(old) = &self.session {
-                let p = &old.outcome.principal;
-                if p != &outcome.principal {
-                    let text = format!(
-                        "Cannot change principals during re-authentication from {}.{}: {}.{}",
-                        p.principal_type,
-                        p.name,
-                        outcome.principal.principal_type,
-                        outcome.principal.name
-                    );
-                    let frames = match mode {
-                        Mode::Wrapped => Self::respond(
-                            request,
-                            SaslAuthenticateResponse {
-                                error_code: error_code::SASL_AUTHENTICATION_FAILED,
-                                error_message: Some(text.clone()),
-                                auth_bytes: vec![],
-                                session_lifetime_ms: 0,
-                            },
-                        ),
-                        Mode::Legacy => Vec::new(),
-                    };
-                    return self.failed(
-                        frames,
-                        Error::disclosed(ErrorCode::PrincipalChanged, text),
-                        now_ms,
-                    );
-                }
-            }
+        let Some(session) = auth.session().cloned() else {
+            let e = Error::new(ErrorCode::Internal, "an exchange completed without a session");
+            return self.close_now(e, true, now_ms);
+        };
+        if let Some(e) = self.principal_change(&session) {
+            let frames = failure_response(reply, e.client_text().unwrap_or_default());
+            return self.failed(frames, e, now_ms);
         }
-        let max_reauth = self.config.max_reauth_for(&outcome.mechanism);
-        let life = session_lifetime(outcome.credential_expiry_ms, max_reauth, now_ms);
-        let frames = match (mode, request) {
-            (Mode::Wrapped, Some((corr, v))) => SaslAuthenticateResponse {
-                error_code: error_code::NONE,
-                error_message: None,
-                auth_bytes: message.unwrap_or_default(),
-                session_lifetime_ms: life.lifetime_ms,
-            }
-            .encode(v, corr),
-            _ => message.map(|m| raw_frame(&m)).unwrap_or_default(),
+        let frames = match reply {
+            Reply::Authenticate { .. } => authenticate_response(
+                reply,
+                ok_response(message.unwrap_or_default(), session.lifetime_ms),
+            ),
+            Reply::Raw => message.map(|m| raw_frame(&m)).unwrap_or_default(),
         };
-        self.expiry_ms = life.expiry_ms.unwrap_or(i64::MAX);
-        let info = SessionInfo {
-            outcome,
-            lifetime_ms: life.lifetime_ms,
-            expiry_ms: life.expiry_ms,
-        };
-        self.session = Some(Box::new(info.clone()));
+        self.expiry_ms = session.expiry_ms.unwrap_or(i64::MAX);
+        self.session = Some(Box::new(session.clone()));
         self.phase = Phase::Ready;
-        if self.reauthenticating {
-            self.reauthenticating = false;
+        let metrics = self.config.metrics();
+        if std::mem::take(&mut self.reauthenticating) {
             let started = self.reauth_started_ms.unwrap_or(now_ms);
-            self.config
-                .metrics
-                .reauthentication_succeeded((now_ms - started).max(0), now_ms);
-            Self::out(frames, ServerStatus::Reauthenticated(info))
+            metrics.reauthentication_succeeded((now_ms - started).max(0), now_ms);
+            Self::out(frames, ServerAction::Reauthenticated(session))
         } else {
-            self.config
-                .metrics
-                .authentication_succeeded(self.reauth_capable, now_ms);
-            Self::out(frames, ServerStatus::Authenticated(info))
+            metrics.authentication_succeeded(self.reauth_capable, now_ms);
+            Self::out(frames, ServerAction::Authenticated(session))
         }
     }
 }

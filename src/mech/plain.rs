@@ -6,12 +6,12 @@
 
 use std::sync::Arc;
 
-use crate::credential::{CredentialAnswer, CredentialSecret, PasswordCredential};
+use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret, PasswordCredential};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{
-    Authenticated, ClientMechanism, ClientStep, CredentialRequest, MechServerStep, ServerMechanism,
-    PLAIN,
+use crate::mech::mechanism::{
+    Authenticated, ClientMechanism, ClientStep, MechServerStep, ServerMechanism,
 };
+use crate::names::PLAIN;
 use crate::secret::Secret;
 
 /// The PLAIN client: one message, then the server's verdict.
@@ -142,7 +142,7 @@ impl ServerMechanism for PlainServer {
         let request = CredentialRequest {
             mechanism: PLAIN.to_string(),
             username: username.clone(),
-            token_auth: false,
+            token_authenticated: false,
         };
         self.pending = Some(Pending {
             authzid,
@@ -215,8 +215,8 @@ pub(crate) fn redact(message: &[u8]) -> String {
         [authzid, user, _password] => {
             format!(
                 "{}\\0{}\\0<redacted>",
-                super::printable(authzid),
-                super::printable(user)
+                crate::mech::mechanism::printable(authzid),
+                crate::mech::mechanism::printable(user)
             )
         }
         _ => format!("<{} bytes>", message.len()),

@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
-use super::{check_expiry, next_refresh, ExpiringCredential, RefreshAt, RefreshConfig};
-use crate::credential::PasswordCredential;
+use super::schedule::{check_expiry, next_refresh, ExpiringCredential, RefreshAt, RefreshConfig};
+use crate::credential::{PasswordCredential, PasswordSource};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::oauthbearer::{OAuthBearerToken, SaslExtensions};
+use crate::mech::oauthbearer::{OAuthBearerToken, SaslExtensions, TokenSource};
 use crate::random::SharedRandom;
 use crate::session::uniform;
 
@@ -71,9 +71,8 @@ fn poisoned() -> Error {
 
 impl Refresher {
     /// A refresher with no credential yet (due at once).
-    pub fn new(config: RefreshConfig, random: SharedRandom) -> Result<Self> {
-        config.validate()?;
-        Ok(Refresher {
+    pub fn new(config: RefreshConfig, random: SharedRandom) -> Self {
+        Refresher {
             config,
             random,
             inner: Mutex::new(Inner {
@@ -85,7 +84,7 @@ impl Refresher {
                 refreshes: Vec::new(),
             }),
             callback: Mutex::new(None),
-        })
+        }
     }
 
     /// Sets the callback form: `run_due` calls it when a refresh is due; it must answer with
@@ -340,6 +339,18 @@ impl Refresher {
                 "the current credential is not a token",
             )),
         }
+    }
+}
+
+impl TokenSource for Refresher {
+    fn token(&self, now_ms: i64) -> Result<(OAuthBearerToken, SaslExtensions)> {
+        self.current_token(now_ms).map(|(t, e, _)| (t, e))
+    }
+}
+
+impl PasswordSource for Refresher {
+    fn password(&self) -> Result<Arc<PasswordCredential>> {
+        self.current_password().map(|(p, _)| p)
     }
 }
 

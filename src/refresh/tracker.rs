@@ -9,9 +9,9 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use super::Refresher;
+use super::refresher::Refresher;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kafka::client::ClientSession;
+use crate::session::ClientSession;
 
 /// The host's name for a connection.
 pub type ConnectionId = u64;

@@ -9,6 +9,21 @@ use std::sync::Mutex;
 
 use crate::error::Result;
 use crate::random::RandomSource;
+pub use crate::wire::{Gate, ReauthTiming};
+
+/// A client connection's view of its session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientSession {
+    /// The lifetime the broker granted (0: none; the connection never needs to re-authenticate).
+    pub lifetime_ms: i64,
+    /// When this client will re-authenticate, if ever.
+    pub reauth_at_ms: Option<i64>,
+    /// When the broker will refuse requests, as far as the client can tell (measured from the
+    /// client's completion time, so slightly late).
+    pub expiry_ms: Option<i64>,
+    /// How long the (re-)authentication took, ms.
+    pub latency_ms: i64,
+}
 
 /// One year: longer lifetimes are clamped to it (a broker sending `i64::MAX` must not
 /// overflow anyone's arithmetic).
@@ -48,23 +63,6 @@ pub fn session_lifetime(
         lifetime_ms: lifetime,
         expiry_ms: Some(now_ms.saturating_add(lifetime)),
     }
-}
-
-/// When, within a session, a client re-authenticates.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ReauthTiming {
-    /// Apache Kafka's Java client: a uniformly random 85-95 % of the lifetime, drawn anew
-    /// after every authentication.
-    Kafka,
-    /// librdkafka: exactly 90 %.
-    Librdkafka,
-    /// franz-go: a random 95-98 %, leaving at least one second.
-    FranzGo,
-    /// A fixed fraction of the lifetime (0 to 1).
-    Fraction(f64),
-    /// Never re-authenticate (what clients without KIP-368 support do; the broker then closes
-    /// the connection on its first request after the session expires).
-    Disabled,
 }
 
 /// The client's re-authentication schedule.
@@ -111,7 +109,6 @@ impl ReauthPolicy {
             ReauthTiming::Kafka => 0.85 + 0.10 * uniform(rng)?,
             ReauthTiming::Librdkafka => 0.90,
             ReauthTiming::FranzGo => 0.95 + 0.03 * uniform(rng)?,
-            ReauthTiming::Fraction(f) => f.clamp(0.0, 1.0),
             ReauthTiming::Disabled => return Ok(None),
         };
         let mut d = (l as f64 * pct).floor() as i64;
@@ -179,18 +176,6 @@ impl FailedReauthPolicy {
             }
         }
     }
-}
-
-/// The verdict of the per-request gate on an authenticated server connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gate {
-    /// Hand the request to the normal request path.
-    Process,
-    /// The request is a SaslHandshake that starts a re-authentication: pass the frame to the
-    /// connection driver, not to the request handlers.
-    BeginReauthentication,
-    /// The session has expired: close the connection now, without a response.
-    CloseExpired,
 }
 
 const WINDOW_MS: i64 = 30_000;

@@ -688,7 +688,7 @@ impl TokenAuthority {
     /// The answer to a credential request: for `tokenauth` SCRAM requests, the token's SCRAM
     /// credential with its owner and current expiry; `Unknown` for anything else.
     pub fn answer(&self, request: &CredentialRequest) -> CredentialAnswer {
-        if !request.token_auth {
+        if !request.token_authenticated {
             return CredentialAnswer::Unknown;
         }
         let Some(m) = ScramMechanism::from_name(&request.mechanism) else {
@@ -728,7 +728,7 @@ pub struct UsersAndTokens {
 
 impl CredentialLookup for UsersAndTokens {
     fn lookup(&self, request: &CredentialRequest) -> Lookup {
-        if request.token_auth {
+        if request.token_authenticated {
             self.tokens.lookup(request)
         } else {
             self.users.lookup(request)
@@ -882,7 +882,7 @@ mod tests {
         let req = CredentialRequest {
             mechanism: "SCRAM-SHA-256".into(),
             username: t1.token_id().into(),
-            token_auth: true,
+            token_authenticated: true,
         };
         match a.answer(&req) {
             CredentialAnswer::Found(c) => {

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use ksasl::{AuthOutcome, ClientAuthenticator, ClientStep, Error, ServerAuthenticator, ServerStep};
+use ksasl::{AuthOutcome, ClientExchange, ClientStep, Error, ServerExchange, ServerStep};
 
 pub const NOW: i64 = 1_700_000_000_000;
 
@@ -23,8 +23,8 @@ impl Failure {
 /// Runs a whole exchange in memory. Returns the outcome and every message in order
 /// (client messages at even positions).
 pub fn exchange(
-    client: &mut ClientAuthenticator,
-    server: &mut ServerAuthenticator,
+    client: &mut ClientExchange,
+    server: &mut ServerExchange,
 ) -> Result<(AuthOutcome, Vec<Vec<u8>>), Failure> {
     let mut transcript = Vec::new();
     let (mut to_server, mut client_done) = match client.start(NOW).map_err(Failure::Client)? {

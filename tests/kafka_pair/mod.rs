@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::{FrameDecoder, RequestPrefix};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
+use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerAction};
 use ksasl::mech::{ClientStep, HostWork, MechServerStep};
 use ksasl::session::Gate;
 
@@ -228,12 +228,12 @@ impl Pair {
     fn server_output(&mut self, out: ServerOutput, now: i64) {
         self.to_client.push(&out.frames);
         match out.status {
-            ServerStatus::Continue
-            | ServerStatus::Authenticated(_)
-            | ServerStatus::Reauthenticated(_) => {}
-            ServerStatus::ReauthenticationFailed(_) => {}
-            ServerStatus::NeedCredential(r) => panic!("unexpected credential request {r:?}"),
-            ServerStatus::Pending(work) => {
+            ServerAction::Continue
+            | ServerAction::Authenticated(_)
+            | ServerAction::Reauthenticated(_) => {}
+            ServerAction::ReauthenticationFailed(_) => {}
+            ServerAction::NeedCredential(r) => panic!("unexpected credential request {r:?}"),
+            ServerAction::Pending(work) => {
                 assert_eq!(self.server.pending_work(), Some(&work));
                 self.stats.server_pending += 1;
                 assert!(
@@ -241,7 +241,7 @@ impl Pair {
                     "work handed out twice"
                 );
             }
-            ServerStatus::FailAt { error, .. } | ServerStatus::CloseNow(error) => {
+            ServerAction::FailAt { error, .. } | ServerAction::CloseNow(error) => {
                 self.stats.server_failed = Some(error.to_string());
                 // The client reads what was written, then sees the connection close.
                 while let Ok(Some(f)) = self.to_client.next_frame() {

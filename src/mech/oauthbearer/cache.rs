@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::{TokenRejection, TokenValidator, ValidatedToken};
+use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
 
 struct Entry {
     generation: u64,

@@ -1,46 +1,51 @@
 //! The OAUTHBEARER client.
 
-use super::{InitialResponse, OAuthBearerToken, SaslExtensions, ServerErrorChallenge, CONTROL_A};
+use std::sync::Arc;
+
+use super::message::{InitialResponse, ServerErrorChallenge, CONTROL_A};
+use super::token::{OAuthBearerToken, SaslExtensions, TokenSource};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{server_rejection, ClientMechanism, ClientStep, OAUTHBEARER};
+use crate::mech::mechanism::{server_rejection, ClientMechanism, ClientStep};
+use crate::names::OAUTHBEARER;
 
 /// The client side of OAUTHBEARER: sends the token (and extensions), then either completes on
 /// the server's empty challenge or acknowledges its JSON error with `\x01`.
-#[derive(Debug)]
 pub struct OAuthBearerClient {
-    source: Source,
-    token: OAuthBearerToken,
-    extensions: SaslExtensions,
+    source: Arc<dyn TokenSource>,
     authzid: Option<String>,
     server_error: Option<(Vec<u8>, Option<ServerErrorChallenge>)>,
 }
 
-#[derive(Debug)]
-enum Source {
-    Fixed,
-    Refresher(std::sync::Arc<crate::refresh::Refresher>),
+impl std::fmt::Debug for OAuthBearerClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthBearerClient")
+            .field("authzid", &self.authzid)
+            .field("server_error", &self.server_error())
+            .finish()
+    }
+}
+
+/// One token and its extensions, presented by every exchange.
+struct FixedToken(OAuthBearerToken, SaslExtensions);
+
+impl TokenSource for FixedToken {
+    fn token(&self, _now_ms: i64) -> Result<(OAuthBearerToken, SaslExtensions)> {
+        Ok((self.0.clone(), self.1.clone()))
+    }
 }
 
 impl OAuthBearerClient {
     /// A client presenting `token` with `extensions` (Kafka's client sends no authzid).
     pub fn new(token: OAuthBearerToken, extensions: SaslExtensions) -> Self {
-        OAuthBearerClient {
-            source: Source::Fixed,
-            token,
-            extensions,
-            authzid: None,
-            server_error: None,
-        }
+        Self::from_source(Arc::new(FixedToken(token, extensions)))
     }
 
-    /// A client presenting whatever token `refresher` holds when the exchange starts; it
-    /// fails with `NO_VALID_CREDENTIAL` rather than present an expired token.
-    pub fn from_refresher(refresher: std::sync::Arc<crate::refresh::Refresher>) -> Self {
-        let placeholder = OAuthBearerToken::new("-", "", 0).expect("valid b64token");
+    /// A client presenting whatever token `source` (a refresher) holds when the exchange
+    /// starts; the exchange fails with the source's error (`NO_VALID_CREDENTIAL`) rather than
+    /// present an expired token.
+    pub fn from_source(source: Arc<dyn TokenSource>) -> Self {
         OAuthBearerClient {
-            source: Source::Refresher(refresher),
-            token: placeholder,
-            extensions: SaslExtensions::new(),
+            source,
             authzid: None,
             server_error: None,
         }
@@ -69,15 +74,11 @@ impl ClientMechanism for OAuthBearerClient {
     }
 
     fn start(&mut self, now_ms: i64) -> Result<ClientStep> {
-        if let Source::Refresher(r) = &self.source {
-            let (token, extensions, _) = r.current_token(now_ms)?;
-            self.token = token;
-            self.extensions = extensions;
-        }
+        let (token, extensions) = self.source.token(now_ms)?;
         Ok(ClientStep::Send(InitialResponse::format(
             self.authzid.as_deref(),
-            self.token.value(),
-            &self.extensions,
+            token.value(),
+            &extensions,
         )))
     }
 

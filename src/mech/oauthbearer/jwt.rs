@@ -14,7 +14,7 @@ use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::Value;
 
 use super::unsecured::{json_object, number};
-use super::{TokenRejection, TokenValidator, ValidatedToken};
+use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secret::Secret;
 
@@ -324,7 +324,7 @@ impl TokenValidator for JwksValidator {
                         ErrorCode::TokenAlgorithmRefused,
                         format!(
                             "algorithm '{}' is not accepted",
-                            crate::mech::printable(&alg.as_bytes()[..alg.len().min(20)])
+                            crate::mech::mechanism::printable(&alg.as_bytes()[..alg.len().min(20)])
                         ),
                     ),
                     Ok(_) => reject(ErrorCode::TokenMalformed, "the token header is malformed"),
@@ -371,7 +371,7 @@ impl TokenValidator for JwksValidator {
                     match kid {
                         Some(k) => format!(
                             "no key in the JWKS has kid '{}'",
-                            crate::mech::printable(&k.as_bytes()[..k.len().min(100)])
+                            crate::mech::mechanism::printable(&k.as_bytes()[..k.len().min(100)])
                         ),
                         None => "the JWKS is empty".to_string(),
                     },

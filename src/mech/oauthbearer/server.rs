@@ -3,9 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{InitialResponse, TokenRejection, TokenValidator, ValidatedToken, CONTROL_A};
+use super::message::{InitialResponse, CONTROL_A};
+use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{Authenticated, MechServerStep, ServerMechanism, OAUTHBEARER};
+use crate::mech::mechanism::{Authenticated, MechServerStep, ServerMechanism};
+use crate::names::OAUTHBEARER;
 
 /// Decides which SASL extensions a server accepts (KIP-342). Kafka's built-in validators
 /// accept every extension; this is the hook for deployments that check them.

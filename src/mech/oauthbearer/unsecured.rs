@@ -5,7 +5,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use super::{OAuthBearerToken, TokenRejection, TokenValidator, ValidatedToken};
+use super::token::OAuthBearerToken;
+use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Formats a number the way Java's `Double.toString` does (Kafka writes unsecured token

@@ -7,13 +7,18 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::messages::{server_final_error, ClientFinal, ServerFinal, ServerFirst};
-use super::{escape_username, ScramMechanism, DEFAULT_MAX_ITERATIONS, MIN_ITERATIONS};
+use super::messages::escape_username;
+use crate::credential::scram::{ScramMechanism, MIN_ITERATIONS};
 use crate::credential::PasswordCredential;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{ClientMechanism, ClientStep};
+use crate::mech::mechanism::{ClientMechanism, ClientStep};
 use crate::random::{kafka_random_string, SharedRandom};
 use crate::secret::Secret;
 
+
+/// The client's default cap on the iteration count a server may ask for (Kafka's maximum
+/// for stored credentials).
+pub const DEFAULT_MAX_ITERATIONS: u32 = 16384;
 /// Options of a SCRAM client.
 #[derive(Clone, Debug)]
 pub struct ScramClientOptions {
@@ -104,7 +109,7 @@ impl ClientMechanism for ScramClient {
             escape_username(self.credential.username()),
             nonce
         );
-        if self.credential.is_token() {
+        if self.credential.token_authenticated() {
             bare.push_str(",tokenauth=true");
         }
         let message = format!("n,,{bare}").into_bytes();

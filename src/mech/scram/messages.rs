@@ -7,8 +7,43 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::unescape_username;
 use crate::error::{Error, ErrorCode, Result};
+
+/// Escapes a username for the `n=` attribute: `=` becomes `=3D`, then `,` becomes `=2C`.
+pub fn escape_username(name: &str) -> String {
+    name.replace('=', "=3D").replace(',', "=2C")
+}
+
+/// Reverses [`escape_username`]; any `=` not starting `=2C` or `=3D` is an error.
+pub fn unescape_username(escaped: &str) -> Option<String> {
+    let mut out = String::with_capacity(escaped.len());
+    let mut rest = escaped;
+    while let Some(i) = rest.find('=') {
+        out.push_str(&rest[..i]);
+        let code = rest.get(i + 1..i + 3)?;
+        match code {
+            "2C" => out.push(','),
+            "3D" => out.push('='),
+            _ => return None,
+        }
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A SCRAM message with proofs, signatures and salts replaced by `<redacted>`.
+pub(crate) fn redact(message: &[u8]) -> String {
+    let text = crate::mech::mechanism::printable(message);
+    text.split(',')
+        .map(|attr| match attr.get(..2) {
+            Some("p=") | Some("v=") | Some("s=") => format!("{}<redacted>", &attr[..2]),
+            _ => attr.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 
 /// The client-first message, as the server sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,7 +253,7 @@ impl ClientFirst {
 
     /// Whether the client asked for delegation-token authentication (Kafka: the value
     /// parses as the boolean true, case-insensitively).
-    pub(crate) fn token_auth(&self) -> bool {
+    pub(crate) fn token_authenticated(&self) -> bool {
         self.extensions
             .iter()
             .any(|(k, v)| k == "tokenauth" && v.eq_ignore_ascii_case("true"))
@@ -343,7 +378,7 @@ fn server_error(e: &str) -> Error {
         ErrorCode::ServerReportedError,
         format!(
             "the server reported a SCRAM error: {}",
-            super::super::printable(e.as_bytes())
+            crate::mech::mechanism::printable(e.as_bytes())
         ),
     )
 }
@@ -353,7 +388,7 @@ pub(crate) fn server_final_error(mechanism: &str, e: &str) -> Error {
         ErrorCode::ServerReportedError,
         format!(
             "Sasl authentication using {mechanism} failed with error: {}",
-            super::super::printable(e.as_bytes())
+            crate::mech::mechanism::printable(e.as_bytes())
         ),
     )
 }
@@ -369,7 +404,7 @@ mod tests {
         assert_eq!(m.authzid.as_deref(), Some("us=er"));
         assert_eq!(m.username, "us=er");
         assert_eq!(m.nonce, "abc=\\;");
-        assert!(m.token_auth());
+        assert!(m.token_authenticated());
         assert_eq!(m.bare, "m=x,n=us=3Der,r=abc=\\;,tokenauth=TRUE");
     }
 
@@ -406,5 +441,31 @@ mod tests {
         assert_eq!(m.without_proof, "c=biws,r=abc,x=1");
         assert_eq!(m.channel_binding, b"n,,");
         assert_eq!(m.proof, b"A");
+    }
+}
+
+#[cfg(test)]
+mod escaping_tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips() {
+        assert_eq!(escape_username("a=b,c"), "a=3Db=2Cc");
+        assert_eq!(unescape_username("a=3Db=2Cc").as_deref(), Some("a=b,c"));
+        assert_eq!(unescape_username("=3D2C").as_deref(), Some("=2C"));
+        assert_eq!(unescape_username("a=b"), None);
+        assert_eq!(unescape_username("a="), None);
+        assert_eq!(unescape_username("a=2"), None);
+        assert_eq!(unescape_username("plain").as_deref(), Some("plain"));
+    }
+
+    #[test]
+    fn redaction_hides_proofs() {
+        let r = redact(b"c=biws,r=abc,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=");
+        assert_eq!(r, "c=biws,r=abc,p=<redacted>");
+        assert_eq!(
+            redact(b"r=abc,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
+            "r=abc,s=<redacted>,i=4096"
+        );
     }
 }

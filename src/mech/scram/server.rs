@@ -1,10 +1,10 @@
 //! The SCRAM server.
 
 use super::messages::{ClientFinal, ClientFirst, ServerFinal, ServerFirst};
-use super::{ScramCredential, ScramMechanism, MIN_ITERATIONS};
-use crate::credential::{CredentialAnswer, CredentialSecret};
+use crate::credential::scram::{ScramCredential, ScramMechanism, MIN_ITERATIONS};
+use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{Authenticated, CredentialRequest, MechServerStep, ServerMechanism};
+use crate::mech::mechanism::{Authenticated, MechServerStep, ServerMechanism};
 use crate::random::{kafka_random_string, SharedRandom};
 use crate::secret::{ct_eq, Secret};
 
@@ -56,10 +56,10 @@ impl ScramServer {
         first: ClientFirst,
         answer: CredentialAnswer,
     ) -> Result<MechServerStep> {
-        let token_auth = first.token_auth();
+        let token_authenticated = first.token_authenticated();
         let credential = match answer {
             CredentialAnswer::Found(c) => c,
-            CredentialAnswer::Unknown if token_auth => {
+            CredentialAnswer::Unknown if token_authenticated => {
                 return Err(Error::new(
                     ErrorCode::UnknownToken,
                     "Token Authentication failed: Invalid tokenId",
@@ -86,7 +86,7 @@ impl ScramServer {
                 ));
             }
         }
-        let mut identity = match (token_auth, credential.token_owner()) {
+        let mut identity = match (token_authenticated, credential.token_owner()) {
             (true, Some(owner)) => {
                 let mut who = Authenticated::new(owner);
                 who.token_authenticated = true;
@@ -215,7 +215,7 @@ impl ServerMechanism for ScramServer {
                 let request = CredentialRequest {
                     mechanism: self.mechanism.name().to_string(),
                     username: first.username.clone(),
-                    token_auth: first.token_auth(),
+                    token_authenticated: first.token_authenticated(),
                 };
                 self.state = State::WaitingForCredential(first);
                 Ok(MechServerStep::NeedCredential(request))

@@ -1,14 +1,114 @@
-//! The stored SCRAM credential and Kafka's text form of it.
+//! The SCRAM variants and their key derivation, and the stored SCRAM credential with Kafka's
+//! text form of it: what a server keeps for a SCRAM user, below the mechanisms that use it.
 
 use std::fmt;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256, Sha512};
 
-use super::{ScramMechanism, MIN_ITERATIONS};
 use crate::error::{Error, ErrorCode, Result};
+use crate::names::{SCRAM_SHA_256, SCRAM_SHA_512};
 use crate::random::{kafka_random_string, RandomSource};
 use crate::secret::Secret;
+
+/// The smallest iteration count either side accepts (Kafka's minimum).
+pub const MIN_ITERATIONS: u32 = 4096;
+/// The two SCRAM variants Kafka supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScramMechanism {
+    /// SCRAM-SHA-256.
+    Sha256,
+    /// SCRAM-SHA-512.
+    Sha512,
+}
+
+impl ScramMechanism {
+    /// The SASL mechanism name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScramMechanism::Sha256 => SCRAM_SHA_256,
+            ScramMechanism::Sha512 => SCRAM_SHA_512,
+        }
+    }
+
+    /// The variant for a mechanism name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            SCRAM_SHA_256 => Some(ScramMechanism::Sha256),
+            SCRAM_SHA_512 => Some(ScramMechanism::Sha512),
+            _ => None,
+        }
+    }
+
+    /// Kafka's numeric type id (in `UserScramCredentialRecord` and the admin API).
+    pub fn kafka_type_id(self) -> i8 {
+        match self {
+            ScramMechanism::Sha256 => 1,
+            ScramMechanism::Sha512 => 2,
+        }
+    }
+
+    /// Hash output size in bytes.
+    pub fn hash_len(self) -> usize {
+        match self {
+            ScramMechanism::Sha256 => 32,
+            ScramMechanism::Sha512 => 64,
+        }
+    }
+
+    /// H(data).
+    pub(crate) fn hash(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            ScramMechanism::Sha256 => Sha256::digest(data).to_vec(),
+            ScramMechanism::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// HMAC(key, parts concatenated).
+    pub(crate) fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+        fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+            let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key)
+                .expect("HMAC accepts keys of any length");
+            for p in parts {
+                mac.update(p);
+            }
+            mac.finalize().into_bytes().to_vec()
+        }
+        match self {
+            ScramMechanism::Sha256 => run::<Hmac<Sha256>>(key, parts),
+            ScramMechanism::Sha512 => run::<Hmac<Sha512>>(key, parts),
+        }
+    }
+
+    /// SaltedPassword = Hi(password, salt, i), i.e. PBKDF2-HMAC with this hash.
+    pub fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Secret {
+        let mut out = vec![0u8; self.hash_len()];
+        match self {
+            ScramMechanism::Sha256 => {
+                pbkdf2::pbkdf2_hmac::<Sha256>(password, salt, iterations, &mut out)
+            }
+            ScramMechanism::Sha512 => {
+                pbkdf2::pbkdf2_hmac::<Sha512>(password, salt, iterations, &mut out)
+            }
+        }
+        Secret::new(out)
+    }
+
+    /// (ClientKey, ServerKey) for a password.
+    pub(crate) fn client_and_server_keys(
+        self,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+    ) -> (Secret, Secret) {
+        let salted = self.salted_password(password, salt, iterations);
+        let client_key = Secret::new(self.hmac(salted.expose(), &[b"Client Key"]));
+        let server_key = Secret::new(self.hmac(salted.expose(), &[b"Server Key"]));
+        (client_key, server_key)
+    }
+}
 
 /// What a SCRAM server stores for a user: salt, StoredKey, ServerKey and iteration count.
 /// The password itself is not recoverable from it.

@@ -2,8 +2,9 @@
 //! versions 0-3), RenewDelegationToken (39, 0-2), ExpireDelegationToken (40, 0-2) and
 //! DescribeDelegationToken (41, 0-3), requests and responses, in every version.
 //!
-//! A server parses a request with [`parse_request`](super::messages::parse_request) (which
-//! reads the request header) and hands the body to `parse_request_body` of the right type,
+//! A server parses a request header with
+//! [`RequestHeader::parse`](super::codec::RequestHeader::parse) and hands the body's decoder
+//! to `parse_request_body` of the right type,
 //! or to [`TokenRequest::parse_body`]; it answers with `encode_response`. A client builds a
 //! request with `encode_request` and reads the answer with `parse_response`.
 //!
@@ -11,7 +12,7 @@
 //! - `encode_request` / `encode_response` return a whole frame: the 4-byte length, the
 //!   header (request header v1, or v2 for flexible versions; response header v0, or v1 for
 //!   flexible versions) and the body. `encode_body` returns the body alone.
-//! - `parse_request_body` takes the [`Reader`] left after the request header;
+//! - `parse_request_body` takes the [`Decoder`] left after the request header;
 //!   `parse_response` takes a frame *without* its length prefix (what
 //!   [`FrameDecoder`](super::messages::FrameDecoder) returns) and checks nothing about the
 //!   correlation id, which [`response_correlation_id`](super::messages::response_correlation_id)
@@ -35,8 +36,8 @@
 
 use std::fmt;
 
-use super::codec::{invalid, Reader, Writer};
-use super::messages::{is_flexible, parse_response_header, ApiVersionRange};
+use super::codec::{self, absent_field, invalid, Decoder, Encoder, Message, Reader};
+use super::messages::ApiVersionRange;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::Principal;
 use crate::secret::Secret;
@@ -180,287 +181,69 @@ impl From<&PrincipalName> for Principal {
 }
 
 // ---------------------------------------------------------------------------------------
-// Version checks and field-level helpers.
+// Principals, and the frame-level functions of each message type.
 
-fn check_version(api: &str, version: i16, max: i16) -> Result<()> {
-    if (0..=max).contains(&version) {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorCode::UnsupportedVersion,
-            format!("{api} version {version} is not supported (supported: 0-{max})"),
-        ))
+/// A principal's type and name; `what` names it in errors ("owner", "renewer").
+fn write_principal(out: &mut Encoder, what: &str, p: &PrincipalName) -> Result<()> {
+    out.string(what, &p.principal_type)?;
+    out.string(what, &p.name)
+}
+
+/// A principal's type and name, neither of which may be null.
+fn read_principal(r: &mut Decoder<'_>, what: &str) -> Result<PrincipalName> {
+    let principal_type = r.nullable_string()?;
+    let name = r.nullable_string()?;
+    match (principal_type, name) {
+        (Some(principal_type), Some(name)) => Ok(PrincipalName {
+            principal_type,
+            name,
+        }),
+        _ => Err(invalid(&format!("non-nullable {what} principal is null"))),
     }
 }
 
-fn absent_field(api: &str, field: &str, version: i16, since: i16) -> Error {
-    Error::new(
-        ErrorCode::UnsupportedVersion,
-        format!(
-            "{api}: attempted to write a non-default {field} at version {version} \
-             (the field exists from version {since})"
-        ),
-    )
+/// An array of principals, each a structure of its own.
+fn read_principals(r: &mut Decoder<'_>, field: &str, what: &str) -> Result<Vec<PrincipalName>> {
+    let n = r.array_len(field)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(read_principal(r, what)?);
+        r.end_struct()?;
+    }
+    Ok(v)
 }
 
-/// A body writer that knows whether the version is flexible.
-struct Out {
-    w: Writer,
-    flexible: bool,
-}
-
-impl Out {
-    fn nullable_string(&mut self, field: &str, s: Option<&str>) -> Result<()> {
-        if let Some(s) = s {
-            if s.len() > i16::MAX as usize {
-                return Err(Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "{field} is too long to be serialized ({} bytes, at most 32767)",
-                        s.len()
-                    ),
-                ));
-            }
-        }
-        if self.flexible {
-            self.w.compact_nullable_string(s);
-        } else {
-            self.w.nullable_string(s);
-        }
-        Ok(())
-    }
-
-    fn string(&mut self, field: &str, s: &str) -> Result<()> {
-        self.nullable_string(field, Some(s))
-    }
-
-    /// A principal's type and name; `what` names it in errors ("owner", "renewer").
-    fn principal(&mut self, what: &str, p: &PrincipalName) -> Result<()> {
-        self.string(what, &p.principal_type)?;
-        self.string(what, &p.name)
-    }
-
-    fn bytes(&mut self, field: &str, b: &[u8]) -> Result<()> {
-        if b.len() >= i32::MAX as usize {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{field} is too long to be serialized"),
-            ));
-        }
-        if self.flexible {
-            self.w.compact_bytes(b);
-        } else {
-            self.w.bytes(b);
-        }
-        Ok(())
-    }
-
-    /// The length of a non-null array, or `None` for a null one.
-    fn array_len(&mut self, field: &str, n: Option<usize>) -> Result<()> {
-        match n {
-            Some(n) if n >= i32::MAX as usize => Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{field} has too many elements to be serialized"),
-            )),
-            Some(n) if self.flexible => {
-                self.w.uvarint(n as u32 + 1);
-                Ok(())
-            }
-            Some(n) => {
-                self.w.i32(n as i32);
-                Ok(())
-            }
-            None if self.flexible => {
-                self.w.uvarint(0);
-                Ok(())
-            }
-            None => {
-                self.w.i32(-1);
-                Ok(())
-            }
-        }
-    }
-
-    /// The (empty) tagged-field section ending a structure, in flexible versions.
-    fn end_struct(&mut self) {
-        if self.flexible {
-            self.w.no_tagged_fields();
-        }
-    }
-}
-
-/// A body reader that knows whether the version is flexible.
-struct In<'a> {
-    r: Reader<'a>,
-    flexible: bool,
-}
-
-impl<'a> In<'a> {
-    /// Whether the next BYTES or ARRAY length is the null marker (-1, or 0 in compact
-    /// form), without consuming it: the codec reads a null as empty, these schemas need the
-    /// difference.
-    fn next_is_null(&self) -> bool {
-        let rest = self.r.rest();
-        if self.flexible {
-            rest.first() == Some(&0)
-        } else {
-            rest.get(..4) == Some(&[0xff; 4][..])
-        }
-    }
-
-    fn nullable_string(&mut self) -> Result<Option<String>> {
-        let s = if self.flexible {
-            self.r.compact_nullable_string()?
-        } else {
-            self.r.nullable_string()?
-        };
-        // Kafka refuses compact strings longer than a classic string can be.
-        if s.as_ref().is_some_and(|s| s.len() > i16::MAX as usize) {
-            return Err(invalid("string longer than 32767 bytes"));
-        }
-        Ok(s)
-    }
-
-    fn string(&mut self, field: &str) -> Result<String> {
-        self.nullable_string()?
-            .ok_or_else(|| invalid(&format!("non-nullable {field} is null")))
-    }
-
-    /// A principal's type and name, neither of which may be null.
-    fn principal(&mut self, what: &str) -> Result<PrincipalName> {
-        let principal_type = self.nullable_string()?;
-        let name = self.nullable_string()?;
-        match (principal_type, name) {
-            (Some(principal_type), Some(name)) => Ok(PrincipalName {
-                principal_type,
-                name,
-            }),
-            _ => Err(invalid(&format!("non-nullable {what} principal is null"))),
-        }
-    }
-
-    fn bytes(&mut self, field: &str) -> Result<Vec<u8>> {
-        if self.next_is_null() {
-            return Err(invalid(&format!("non-nullable {field} is null")));
-        }
-        Ok(if self.flexible {
-            self.r.compact_bytes()?
-        } else {
-            self.r.bytes()?
-        }
-        .to_vec())
-    }
-
-    fn nullable_array_len(&mut self) -> Result<Option<usize>> {
-        let null = self.next_is_null();
-        let n = if self.flexible {
-            self.r.compact_array_len()?
-        } else {
-            self.r.array_len()?
-        };
-        Ok((!null).then_some(n))
-    }
-
-    fn array_len(&mut self, field: &str) -> Result<usize> {
-        self.nullable_array_len()?
-            .ok_or_else(|| invalid(&format!("non-nullable {field} is null")))
-    }
-
-    fn principals(&mut self, field: &str, what: &str) -> Result<Vec<PrincipalName>> {
-        let n = self.array_len(field)?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(self.principal(what)?);
-            self.end_struct()?;
-        }
-        Ok(v)
-    }
-
-    fn end_struct(&mut self) -> Result<()> {
-        if self.flexible {
-            self.r.tagged_fields()?;
-        }
-        Ok(())
-    }
-
-    fn finish(self, what: &str) -> Result<()> {
-        self.r.finish(what)
-    }
-}
-
-fn body_writer(api_key: i16, version: i16) -> Out {
-    Out {
-        w: Writer::default(),
-        flexible: is_flexible(api_key, version),
-    }
-}
-
-fn request_writer(
-    api_key: i16,
-    version: i16,
-    correlation_id: i32,
-    client_id: Option<&str>,
-) -> Result<Out> {
-    let flexible = is_flexible(api_key, version);
-    let mut out = Out {
-        w: Writer::framed(),
-        flexible: false,
-    };
-    out.w.i16(api_key);
-    out.w.i16(version);
-    out.w.i32(correlation_id);
-    // client_id is a classic nullable string even in request header v2.
-    out.nullable_string("client_id", client_id)?;
-    out.flexible = flexible;
-    out.end_struct();
-    Ok(out)
-}
-
-fn response_writer(api_key: i16, version: i16, correlation_id: i32) -> Out {
-    let mut out = Out {
-        w: Writer::framed(),
-        flexible: is_flexible(api_key, version),
-    };
-    out.w.i32(correlation_id);
-    out.end_struct();
-    out
-}
-
-fn finish_frame(out: Out) -> Result<Vec<u8>> {
-    if out.w.buf.len() - 4 > i32::MAX as usize {
-        return Err(Error::new(
-            ErrorCode::InvalidArgument,
-            "message is too large for a Kafka frame",
-        ));
-    }
-    Ok(out.w.finish_frame())
-}
-
-fn body_reader(api_key: i16, version: i16, r: Reader<'_>) -> In<'_> {
-    In {
-        r,
-        flexible: is_flexible(api_key, version),
-    }
-}
-
-fn response_reader(api_key: i16, version: i16, frame: &[u8]) -> Result<In<'_>> {
-    let flexible = is_flexible(api_key, version);
-    let (_, r) = parse_response_header(frame, flexible)?;
-    Ok(In { r, flexible })
-}
-
-// Implements the frame-level functions of a request type from its body functions.
-macro_rules! request_frames {
+// Makes a type with `NAME`, `API_KEY`, `MAX_VERSION`, `write_body` and `read_body` a codec
+// message, with the body-level functions every message type has.
+macro_rules! message {
     ($t:ty) => {
+        impl Message for $t {
+            const NAME: &'static str = <$t>::NAME;
+            const API_KEY: i16 = <$t>::API_KEY;
+            const MAX_VERSION: i16 = <$t>::MAX_VERSION;
+            fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
+                <$t>::write_body(self, version, out)
+            }
+            fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
+                <$t>::read_body(version, r)
+            }
+        }
+
         impl $t {
             /// The body alone (no header, no length prefix).
             pub fn encode_body(&self, version: i16) -> Result<Vec<u8>> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut out = body_writer(Self::API_KEY, version);
-                self.write_body(version, &mut out)?;
-                Ok(out.w.buf)
+                codec::encode_body(self, version)
             }
+        }
+    };
+}
 
+// Implements the frame-level functions of a request type.
+macro_rules! request_frames {
+    ($t:ty) => {
+        message!($t);
+
+        impl $t {
             /// A whole request frame: length, request header (v1, or v2 when `version` is
             /// flexible) and body.
             pub fn encode_request(
@@ -469,64 +252,41 @@ macro_rules! request_frames {
                 correlation_id: i32,
                 client_id: Option<&str>,
             ) -> Result<Vec<u8>> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut out = request_writer(Self::API_KEY, version, correlation_id, client_id)?;
-                self.write_body(version, &mut out)?;
-                finish_frame(out)
+                codec::encode_request(self, version, correlation_id, client_id)
             }
 
-            /// Parses a `version` request body: the reader
-            /// [`parse_request`](super::messages::parse_request) leaves after the header.
-            pub fn parse_request_body(version: i16, body: Reader<'_>) -> Result<Self> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut r = body_reader(Self::API_KEY, version, body);
-                let v = Self::read_body(version, &mut r)?;
-                r.finish(Self::NAME)?;
-                Ok(v)
+            /// Parses a `version` request body: the decoder
+            /// [`RequestHeader::parse`](super::codec::RequestHeader::parse) leaves after the
+            /// header.
+            pub fn parse_request_body(version: i16, body: Decoder<'_>) -> Result<Self> {
+                codec::decode_body(version, body)
             }
         }
     };
 }
 
-// Implements the frame-level functions of a response type from its body functions.
+// Implements the frame-level functions of a response type.
 macro_rules! response_frames {
     ($t:ty) => {
-        impl $t {
-            /// The body alone (no header, no length prefix).
-            pub fn encode_body(&self, version: i16) -> Result<Vec<u8>> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut out = body_writer(Self::API_KEY, version);
-                self.write_body(version, &mut out)?;
-                Ok(out.w.buf)
-            }
+        message!($t);
 
+        impl $t {
             /// A whole response frame: length, response header (v0, or v1 when `version` is
             /// flexible) and body.
             pub fn encode_response(&self, version: i16, correlation_id: i32) -> Result<Vec<u8>> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut out = response_writer(Self::API_KEY, version, correlation_id);
-                self.write_body(version, &mut out)?;
-                finish_frame(out)
+                codec::encode_response(self, version, correlation_id)
             }
 
             /// Parses a `version` response frame, without its length prefix (the
             /// correlation id is not checked: see
             /// [`response_correlation_id`](super::messages::response_correlation_id)).
             pub fn parse_response(version: i16, frame: &[u8]) -> Result<Self> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut r = response_reader(Self::API_KEY, version, frame)?;
-                let v = Self::read_body(version, &mut r)?;
-                r.finish(Self::NAME)?;
-                Ok(v)
+                codec::decode_response(version, frame).map(|(_, m)| m)
             }
 
             /// Parses a `version` response body (the reader left after the response header).
             pub fn parse_response_body(version: i16, body: Reader<'_>) -> Result<Self> {
-                check_version(Self::NAME, version, Self::MAX_VERSION)?;
-                let mut r = body_reader(Self::API_KEY, version, body);
-                let v = Self::read_body(version, &mut r)?;
-                r.finish(Self::NAME)?;
-                Ok(v)
+                codec::decode_response_body(version, body)
             }
         }
     };
@@ -563,7 +323,7 @@ impl CreateTokenRequest {
         self.owner.as_ref().filter(|p| !p.name.is_empty())
     }
 
-    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
         if version >= 3 {
             let owner = self.owner.as_ref();
             out.nullable_string(
@@ -576,7 +336,7 @@ impl CreateTokenRequest {
         }
         out.array_len("renewers", Some(self.renewers.len()))?;
         for p in &self.renewers {
-            out.principal("renewer", p)?;
+            write_principal(out, "renewer", p)?;
             out.end_struct();
         }
         out.w.i64(self.max_lifetime_ms);
@@ -584,7 +344,7 @@ impl CreateTokenRequest {
         Ok(())
     }
 
-    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let owner = if version >= 3 {
             let t = r.nullable_string()?;
             let n = r.nullable_string()?;
@@ -602,7 +362,7 @@ impl CreateTokenRequest {
         } else {
             None
         };
-        let renewers = r.principals("renewers", "renewer")?;
+        let renewers = read_principals(r, "renewers", "renewer")?;
         let max_lifetime_ms = r.r.i64()?;
         r.end_struct()?;
         Ok(CreateTokenRequest {
@@ -645,11 +405,11 @@ impl CreateTokenResponse {
     pub const MAX_VERSION: i16 = 3;
     const NAME: &'static str = "CreateDelegationToken response";
 
-    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
         out.w.i16(self.error_code);
-        out.principal("owner", &self.owner)?;
+        write_principal(out, "owner", &self.owner)?;
         if version >= 3 {
-            out.principal("token requester", &self.requester)?;
+            write_principal(out, "token requester", &self.requester)?;
         } else if !self.requester.is_empty() {
             return Err(absent_field(Self::NAME, "token requester", version, 3));
         }
@@ -663,11 +423,11 @@ impl CreateTokenResponse {
         Ok(())
     }
 
-    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let error_code = r.r.i16()?;
-        let owner = r.principal("owner")?;
+        let owner = read_principal(r, "owner")?;
         let requester = if version >= 3 {
-            r.principal("token requester")?
+            read_principal(r, "token requester")?
         } else {
             PrincipalName::default()
         };
@@ -675,7 +435,7 @@ impl CreateTokenResponse {
         let expiry_timestamp_ms = r.r.i64()?;
         let max_timestamp_ms = r.r.i64()?;
         let token_id = r.string("token id")?;
-        let hmac = Secret::new(r.bytes("hmac")?);
+        let hmac = Secret::new(r.bytes("hmac")?.to_vec());
         let throttle_time_ms = r.r.i32()?;
         r.end_struct()?;
         Ok(CreateTokenResponse {
@@ -697,15 +457,15 @@ response_frames!(CreateTokenResponse);
 // RenewDelegationToken (39) and ExpireDelegationToken (40).
 
 /// The body shared by Renew- and ExpireDelegationToken requests: an HMAC and a period.
-fn write_hmac_period(out: &mut Out, hmac: &Secret, period_ms: i64) -> Result<()> {
+fn write_hmac_period(out: &mut Encoder, hmac: &Secret, period_ms: i64) -> Result<()> {
     out.bytes("hmac", hmac.expose())?;
     out.w.i64(period_ms);
     out.end_struct();
     Ok(())
 }
 
-fn read_hmac_period(r: &mut In<'_>) -> Result<(Secret, i64)> {
-    let hmac = Secret::new(r.bytes("hmac")?);
+fn read_hmac_period(r: &mut Decoder<'_>) -> Result<(Secret, i64)> {
+    let hmac = Secret::new(r.bytes("hmac")?.to_vec());
     let period_ms = r.r.i64()?;
     r.end_struct()?;
     Ok((hmac, period_ms))
@@ -728,11 +488,11 @@ impl RenewTokenRequest {
     pub const MAX_VERSION: i16 = 2;
     const NAME: &'static str = "RenewDelegationToken request";
 
-    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
         write_hmac_period(out, &self.hmac, self.renew_period_ms)
     }
 
-    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let (hmac, renew_period_ms) = read_hmac_period(r)?;
         Ok(RenewTokenRequest {
             hmac,
@@ -759,11 +519,11 @@ impl ExpireTokenRequest {
     pub const MAX_VERSION: i16 = 2;
     const NAME: &'static str = "ExpireDelegationToken request";
 
-    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
         write_hmac_period(out, &self.hmac, self.expiry_time_period_ms)
     }
 
-    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let (hmac, expiry_time_period_ms) = read_hmac_period(r)?;
         Ok(ExpireTokenRequest {
             hmac,
@@ -797,7 +557,7 @@ impl ExpiryResponse {
     pub const MAX_VERSION: i16 = 2;
     const NAME: &'static str = "Renew/ExpireDelegationToken response";
 
-    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
         out.w.i16(self.error_code);
         out.w.i64(self.expiry_timestamp_ms);
         out.w.i32(self.throttle_time_ms);
@@ -805,7 +565,7 @@ impl ExpiryResponse {
         Ok(())
     }
 
-    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let error_code = r.r.i16()?;
         let expiry_timestamp_ms = r.r.i64()?;
         let throttle_time_ms = r.r.i32()?;
@@ -837,23 +597,23 @@ impl DescribeTokensRequest {
     pub const MAX_VERSION: i16 = 3;
     const NAME: &'static str = "DescribeDelegationToken request";
 
-    fn write_body(&self, _version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, _version: i16, out: &mut Encoder) -> Result<()> {
         out.array_len("owners", self.owners.as_ref().map(Vec::len))?;
         for p in self.owners.iter().flatten() {
-            out.principal("owner", p)?;
+            write_principal(out, "owner", p)?;
             out.end_struct();
         }
         out.end_struct();
         Ok(())
     }
 
-    fn read_body(_version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(_version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let owners = match r.nullable_array_len()? {
             None => None,
             Some(n) => {
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    v.push(r.principal("owner")?);
+                    v.push(read_principal(r, "owner")?);
                     r.end_struct()?;
                 }
                 Some(v)
@@ -905,13 +665,13 @@ impl DescribeTokensResponse {
     pub const MAX_VERSION: i16 = 3;
     const NAME: &'static str = "DescribeDelegationToken response";
 
-    fn write_body(&self, version: i16, out: &mut Out) -> Result<()> {
+    fn write_body(&self, version: i16, out: &mut Encoder) -> Result<()> {
         out.w.i16(self.error_code);
         out.array_len("tokens", Some(self.tokens.len()))?;
         for t in &self.tokens {
-            out.principal("owner", &t.owner)?;
+            write_principal(out, "owner", &t.owner)?;
             if version >= 3 {
-                out.principal("token requester", &t.requester)?;
+                write_principal(out, "token requester", &t.requester)?;
             } else if !t.requester.is_empty() {
                 return Err(absent_field(Self::NAME, "token requester", version, 3));
             }
@@ -922,7 +682,7 @@ impl DescribeTokensResponse {
             out.bytes("hmac", t.hmac.expose())?;
             out.array_len("renewers", Some(t.renewers.len()))?;
             for p in &t.renewers {
-                out.principal("renewer", p)?;
+                write_principal(out, "renewer", p)?;
                 out.end_struct();
             }
             out.end_struct();
@@ -932,14 +692,14 @@ impl DescribeTokensResponse {
         Ok(())
     }
 
-    fn read_body(version: i16, r: &mut In<'_>) -> Result<Self> {
+    fn read_body(version: i16, r: &mut Decoder<'_>) -> Result<Self> {
         let error_code = r.r.i16()?;
         let n = r.array_len("tokens")?;
         let mut tokens = Vec::with_capacity(n);
         for _ in 0..n {
-            let owner = r.principal("owner")?;
+            let owner = read_principal(r, "owner")?;
             let requester = if version >= 3 {
-                r.principal("token requester")?
+                read_principal(r, "token requester")?
             } else {
                 PrincipalName::default()
             };
@@ -947,8 +707,8 @@ impl DescribeTokensResponse {
             let expiry_timestamp_ms = r.r.i64()?;
             let max_timestamp_ms = r.r.i64()?;
             let token_id = r.string("token id")?;
-            let hmac = Secret::new(r.bytes("hmac")?);
-            let renewers = r.principals("renewers", "renewer")?;
+            let hmac = Secret::new(r.bytes("hmac")?.to_vec());
+            let renewers = read_principals(r, "renewers", "renewer")?;
             r.end_struct()?;
             tokens.push(DescribedToken {
                 owner,
@@ -992,7 +752,7 @@ impl TokenRequest {
     /// Parses the body of a token request of `api_key` and `version` (the values of
     /// [`RequestPrefix`](super::messages::RequestPrefix)). Another api key is an
     /// [`ErrorCode::InvalidArgument`] error (check with [`is_token_api`] first).
-    pub fn parse_body(api_key: i16, version: i16, body: Reader<'_>) -> Result<Self> {
+    pub fn parse_body(api_key: i16, version: i16, body: Decoder<'_>) -> Result<Self> {
         Ok(match api_key {
             CREATE_DELEGATION_TOKEN => {
                 TokenRequest::Create(CreateTokenRequest::parse_request_body(version, body)?)
@@ -1043,7 +803,7 @@ mod tests {
             assert_eq!((k.api_key, k.min_version, k.max_version), (s.api_key, 1, m));
             assert!(is_token_api(s.api_key));
             for v in 0..=m {
-                assert_eq!(is_flexible(s.api_key, v), v >= 2);
+                assert_eq!(codec::is_flexible(s.api_key, v), v >= 2);
             }
         }
         assert_eq!(CreateTokenResponse::MAX_VERSION, 3);
@@ -1055,13 +815,13 @@ mod tests {
     #[test]
     fn classic_null_markers_are_seen_without_consuming() {
         let bytes = [0xff, 0xff, 0xff, 0xff];
-        let mut r = In {
+        let mut r = Decoder {
             r: Reader::new(&bytes),
             flexible: false,
         };
         assert_eq!(r.nullable_array_len().unwrap(), None);
         assert_eq!(r.r.remaining(), 0);
-        let mut r = In {
+        let mut r = Decoder {
             r: Reader::new(&bytes),
             flexible: false,
         };

@@ -1,0 +1,335 @@
+//! Mechanisms by name, for each side, and the presets of the built-in mechanisms.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use super::exchange::{ClientExchange, ServerExchange};
+use super::host::{HostClient, HostClientCalls, HostServer, HostServerCalls};
+use super::mechanism::{ClientMechanism, ServerMechanism};
+use super::oauthbearer::{
+    CachingValidator, OAuthBearerClient, OAuthBearerServer, TokenSource, TokenValidator,
+};
+use super::plain::{PlainClient, PlainServer};
+use super::scram::{ScramClient, ScramClientOptions, ScramServer, ScramServerOptions};
+use crate::credential::scram::ScramMechanism;
+use crate::credential::{
+    AskHost, CredentialLookup, CredentialRequest, Lookup, PasswordCredential, PasswordSource,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::names::{OAUTHBEARER, PLAIN};
+
+/// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
+pub const DEFAULT_VERDICT_CACHE: usize = 4096;
+
+type ClientFactory = Arc<dyn Fn() -> Result<Box<dyn ClientMechanism>> + Send + Sync>;
+type ServerFactory = Arc<dyn Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync>;
+
+/// Mechanisms by name, for each side. Cheap to clone; shared by all connections of a host.
+#[derive(Clone, Default)]
+pub struct MechanismRegistry {
+    clients: BTreeMap<String, ClientFactory>,
+    servers: BTreeMap<String, ServerFactory>,
+    /// Where user logins are looked up (None: the host answers through the pull form).
+    users: Option<Arc<dyn CredentialLookup>>,
+    /// Where delegation-token logins (`tokenauth`) are looked up, if anywhere.
+    tokens: Option<Arc<dyn CredentialLookup>>,
+    /// The lookup server exchanges get: the users', or both sides by the request's kind.
+    lookup: Option<Arc<dyn CredentialLookup>>,
+}
+
+/// Users and delegation tokens in one lookup: a `tokenauth` request goes to the tokens, any
+/// other to the users.
+struct UsersAndTokens {
+    users: Arc<dyn CredentialLookup>,
+    tokens: Arc<dyn CredentialLookup>,
+}
+
+impl CredentialLookup for UsersAndTokens {
+    fn lookup(&self, request: &CredentialRequest) -> Lookup {
+        if request.token_authenticated {
+            self.tokens.lookup(request)
+        } else {
+            self.users.lookup(request)
+        }
+    }
+}
+
+impl fmt::Debug for MechanismRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MechanismRegistry")
+            .field("clients", &self.clients.keys().collect::<Vec<_>>())
+            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Checks a SASL mechanism name (RFC 4422 §3.1: 1 to 20 of `A-Z 0-9 - _`).
+pub fn validate_mechanism_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 20
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "invalid SASL mechanism name {name:?}: 1 to 20 characters of A-Z, 0-9, '-' and '_'"
+            ),
+        ))
+    }
+}
+
+impl MechanismRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets where the server exchanges this registry creates look up users (a store, a host
+    /// callback); `None` leaves every user login to the host (the pull form).
+    pub fn set_credential_lookup(&mut self, lookup: Option<Arc<dyn CredentialLookup>>) {
+        self.users = lookup;
+        self.combine();
+    }
+
+    /// Sets where delegation-token logins (`tokenauth=true`) are looked up (a
+    /// [`TokenAuthority`](crate::token::TokenAuthority)); user logins still go to the
+    /// credential lookup. `None`: token logins go to the credential lookup too.
+    pub fn set_token_lookup(&mut self, tokens: Option<Arc<dyn CredentialLookup>>) {
+        self.tokens = tokens;
+        self.combine();
+    }
+
+    fn combine(&mut self) {
+        self.lookup = match (&self.users, &self.tokens) {
+            (users, Some(tokens)) => Some(Arc::new(UsersAndTokens {
+                users: users.clone().unwrap_or_else(|| Arc::new(AskHost)),
+                tokens: tokens.clone(),
+            })),
+            (users, None) => users.clone(),
+        };
+    }
+
+    /// Registers (or replaces) a client mechanism.
+    pub fn register_client<F>(&mut self, name: &str, factory: F) -> Result<()>
+    where
+        F: Fn() -> Result<Box<dyn ClientMechanism>> + Send + Sync + 'static,
+    {
+        validate_mechanism_name(name)?;
+        self.clients.insert(name.to_string(), Arc::new(factory));
+        Ok(())
+    }
+
+    /// Registers (or replaces) a client mechanism written by the host: `factory` makes the
+    /// calls of one exchange (for example by instantiating the host's class).
+    pub fn register_host_client<F>(&mut self, name: &str, factory: F) -> Result<()>
+    where
+        F: Fn() -> Result<Box<dyn HostClientCalls>> + Send + Sync + 'static,
+    {
+        let n = name.to_string();
+        self.register_client(name, move || {
+            Ok(Box::new(HostClient {
+                name: n.clone(),
+                calls: factory()?,
+            }))
+        })
+    }
+
+    /// Registers (or replaces) a server mechanism written by the host (see
+    /// [`MechanismRegistry::register_host_client`]). The host looks credentials up itself.
+    pub fn register_host_server<F>(&mut self, name: &str, factory: F) -> Result<()>
+    where
+        F: Fn() -> Result<Box<dyn HostServerCalls>> + Send + Sync + 'static,
+    {
+        let n = name.to_string();
+        self.register_server(name, move || {
+            Ok(Box::new(HostServer {
+                name: n.clone(),
+                calls: factory()?,
+            }))
+        })
+    }
+
+    /// Registers (or replaces) a server mechanism.
+    pub fn register_server<F>(&mut self, name: &str, factory: F) -> Result<()>
+    where
+        F: Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync + 'static,
+    {
+        validate_mechanism_name(name)?;
+        self.servers.insert(name.to_string(), Arc::new(factory));
+        Ok(())
+    }
+
+    /// Adds every mechanism of `other` (replacing same-named ones); the credential lookup of
+    /// `self` is kept unless it has none.
+    pub fn merge(&mut self, other: MechanismRegistry) {
+        self.clients.extend(other.clients);
+        self.servers.extend(other.servers);
+        if self.users.is_none() {
+            self.users = other.users;
+        }
+        if self.tokens.is_none() {
+            self.tokens = other.tokens;
+        }
+        self.combine();
+    }
+
+    /// Removes a mechanism from both sides; returns whether it was registered.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let a = self.clients.remove(name).is_some();
+        let b = self.servers.remove(name).is_some();
+        a || b
+    }
+
+    /// Names of the client mechanisms, sorted.
+    pub fn client_mechanisms(&self) -> Vec<String> {
+        self.clients.keys().cloned().collect()
+    }
+
+    /// Names of the server mechanisms, sorted.
+    pub fn server_mechanisms(&self) -> Vec<String> {
+        self.servers.keys().cloned().collect()
+    }
+
+    /// A new client exchange for the named mechanism.
+    pub fn client(&self, name: &str) -> Result<ClientExchange> {
+        let f = self
+            .clients
+            .get(name)
+            .ok_or_else(|| unknown(name, self.client_mechanisms()))?;
+        let mech = f()?;
+        check_factory_name(name, mech.name())?;
+        Ok(ClientExchange::new(mech))
+    }
+
+    /// A new server exchange for the named mechanism.
+    pub fn server(&self, name: &str) -> Result<ServerExchange> {
+        let f = self
+            .servers
+            .get(name)
+            .ok_or_else(|| unknown(name, self.server_mechanisms()))?;
+        let mech = f()?;
+        check_factory_name(name, mech.name())?;
+        let mut server = ServerExchange::new(mech);
+        server.set_credential_lookup(self.lookup.clone());
+        Ok(server)
+    }
+}
+
+impl MechanismRegistry {
+    /// A server registry with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, consulting `lookup`
+    /// for credentials (or, with `None`, always asking the host through the pull form).
+    pub fn password_servers(lookup: Option<Arc<dyn CredentialLookup>>) -> Self {
+        let mut r = MechanismRegistry::new();
+        r.register_server(PLAIN, || Ok(Box::new(PlainServer::new())))
+            .expect("valid name");
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            r.register_server(m.name(), move || {
+                Ok(Box::new(ScramServer::new(m, ScramServerOptions::default())))
+            })
+            .expect("valid name");
+        }
+        r.set_credential_lookup(lookup);
+        r
+    }
+
+    /// Registers an OAUTHBEARER server validating tokens with `validator` (wrap it in a
+    /// [`CachingValidator`] to keep verdicts across re-authentications).
+    pub fn register_oauthbearer_server(&mut self, validator: Arc<dyn TokenValidator>) {
+        self.register_server(OAUTHBEARER, move || {
+            Ok(Box::new(OAuthBearerServer::new(validator.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers an OAUTHBEARER server whose verdicts are kept in a cache of
+    /// [`DEFAULT_VERDICT_CACHE`] tokens in front of `validator`, so a re-authentication with
+    /// the same token costs no second validation (what every binding registers).
+    pub fn register_cached_oauthbearer_server(&mut self, validator: Arc<dyn TokenValidator>) {
+        self.register_oauthbearer_server(Arc::new(CachingValidator::new(
+            validator,
+            DEFAULT_VERDICT_CACHE,
+        )));
+    }
+
+    /// Registers an OAUTHBEARER client that presents the source's current token (a
+    /// [`Refresher`](crate::refresh::Refresher)'s) at the start of every (re-)authentication.
+    pub fn register_oauthbearer_client(&mut self, source: Arc<dyn TokenSource>) {
+        self.register_client(OAUTHBEARER, move || {
+            Ok(Box::new(OAuthBearerClient::from_source(source.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients that use the source's newest
+    /// password credential (a [`Refresher`](crate::refresh::Refresher)'s rotated password or
+    /// renewed delegation token) at the start of every (re-)authentication.
+    pub fn register_refreshing_password_clients(&mut self, source: Arc<dyn PasswordSource>) {
+        let s = source.clone();
+        self.register_client(PLAIN, move || {
+            Ok(Box::new(PlainClient::new(s.password()?)))
+        })
+        .expect("valid name");
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            let s = source.clone();
+            self.register_client(m.name(), move || {
+                Ok(Box::new(ScramClient::new(
+                    m,
+                    s.password()?,
+                    ScramClientOptions::default(),
+                )?))
+            })
+            .expect("valid name");
+        }
+    }
+
+    /// A client registry with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for one credential
+    /// (for a delegation-token credential, only the SCRAM mechanisms).
+    pub fn password_clients(credential: Arc<PasswordCredential>) -> Self {
+        let mut r = MechanismRegistry::new();
+        if !credential.token_authenticated() {
+            let c = credential.clone();
+            r.register_client(PLAIN, move || {
+                Ok(Box::new(PlainClient::new(c.clone())))
+            })
+            .expect("valid name");
+        }
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            let c = credential.clone();
+            r.register_client(m.name(), move || {
+                Ok(Box::new(ScramClient::new(
+                    m,
+                    c.clone(),
+                    ScramClientOptions::default(),
+                )?))
+            })
+            .expect("valid name");
+        }
+        r
+    }
+}
+
+fn unknown(name: &str, known: Vec<String>) -> Error {
+    Error::new(
+        ErrorCode::UnknownMechanism,
+        format!(
+            "SASL mechanism {name:?} is not registered; registered: [{}]",
+            known.join(", ")
+        ),
+    )
+}
+
+fn check_factory_name(asked: &str, got: &str) -> Result<()> {
+    if asked != got {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            format!("the factory registered for {asked} produced a {got} mechanism"),
+        ));
+    }
+    Ok(())
+}
+
