@@ -231,15 +231,15 @@ impl TokenInfo {
 }
 
 /// Reads a principal given by a user of a binding: `TYPE:NAME`, or a bare name meaning
-/// `User:<name>`.
+/// `User:<name>`. Anything with a colon goes through [`parse_principal`].
 pub fn principal_from_str(s: &str) -> Result<Principal> {
+    if s.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "a principal name must not be empty",
+        ));
+    }
     if !s.contains(':') {
-        if s.is_empty() {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                "a principal name must not be empty",
-            ));
-        }
         return Ok(Principal::user(s));
     }
     parse_principal(s).ok_or_else(|| {
@@ -250,7 +250,8 @@ pub fn principal_from_str(s: &str) -> Result<Principal> {
     })
 }
 
-/// Parses `TYPE:NAME` (the type is everything before the first colon).
+/// Parses `TYPE:NAME` (the type is everything before the first colon; neither part may be
+/// empty). The only `TYPE:NAME` parser: [`principal_from_str`] and the record reader use it.
 pub fn parse_principal(s: &str) -> Option<Principal> {
     let (t, n) = s.split_once(':')?;
     if t.is_empty() || n.is_empty() {

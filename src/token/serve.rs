@@ -5,8 +5,9 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::kafka::messages::parse_request;
 use crate::kafka::tokens::{
-    error_code, CreateTokenResponse, DescribeTokensResponse, DescribedToken, ExpiryResponse,
-    PrincipalName, TokenRequest,
+    error_code, CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest,
+    DescribeTokensResponse, DescribedToken, ExpireTokenRequest, ExpireTokenResponse,
+    ExpiryResponse, PrincipalName, RenewTokenRequest, TokenRequest,
 };
 use crate::mech::Principal;
 use crate::secret::Secret;
@@ -45,23 +46,110 @@ impl TokenAuthority {
         let p = parsed.prefix;
         let request = TokenRequest::parse_body(p.api_key, p.api_version, parsed.body)?;
         let (v, corr) = (p.api_version, p.correlation_id);
-        let allowed = TokenAuthority::check_request_allowed(caller);
         match request {
-            TokenRequest::Create(r) => {
-                let result = allowed.and_then(|()| {
-                    let owner = r
-                        .effective_owner()
-                        .map(principal)
-                        .unwrap_or_else(|| Principal {
-                            token_authenticated: false,
-                            ..caller.clone()
-                        });
-                    let renewers: Vec<Principal> = r.renewers.iter().map(principal).collect();
-                    self.create(&owner, caller, &renewers, r.max_lifetime_ms, now_ms)
+            TokenRequest::Create(r) => self.serve_create(&r, caller, v, corr, now_ms),
+            TokenRequest::Renew(r) => self.serve_renew(&r, caller, v, corr, now_ms),
+            TokenRequest::Expire(r) => self.serve_expire(&r, caller, v, corr, now_ms),
+            TokenRequest::Describe(r) => self.serve_describe(&r, caller, v, corr),
+        }
+    }
+
+    /// CreateDelegationToken: a token owned by the request's owner, or else by the caller.
+    fn serve_create(
+        &self,
+        r: &CreateTokenRequest,
+        caller: &Principal,
+        v: i16,
+        corr: i32,
+        now_ms: i64,
+    ) -> Result<Vec<u8>> {
+        let result = TokenAuthority::check_request_allowed(caller).and_then(|()| {
+            let owner = r
+                .effective_owner()
+                .map(principal)
+                .unwrap_or_else(|| Principal {
+                    token_authenticated: false,
+                    ..caller.clone()
                 });
-                let resp = match result {
-                    Ok(t) => CreateTokenResponse {
-                        error_code: error_code::NONE,
+            let renewers: Vec<Principal> = r.renewers.iter().map(principal).collect();
+            self.create(&owner, caller, &renewers, r.max_lifetime_ms, now_ms)
+        });
+        let resp = match result {
+            Ok(t) => CreateTokenResponse {
+                error_code: error_code::NONE,
+                owner: name(&t.info.owner),
+                requester: since_v3(v, &t.info.requester),
+                issue_timestamp_ms: t.info.issue_ms,
+                expiry_timestamp_ms: t.info.expiry_ms,
+                max_timestamp_ms: t.info.max_ms,
+                token_id: t.info.token_id.clone(),
+                hmac: Secret::from_slice(t.hmac()),
+                throttle_time_ms: 0,
+            },
+            Err(e) => CreateTokenResponse {
+                error_code: kafka_error_code(&e),
+                owner: since_v3(v, caller),
+                requester: since_v3(v, caller),
+                issue_timestamp_ms: -1,
+                expiry_timestamp_ms: -1,
+                max_timestamp_ms: -1,
+                token_id: String::new(),
+                hmac: Secret::new(Vec::new()),
+                throttle_time_ms: 0,
+            },
+        };
+        resp.encode_response(v, corr)
+    }
+
+    /// RenewDelegationToken: pushes the expiry of the token with the request's HMAC.
+    fn serve_renew(
+        &self,
+        r: &RenewTokenRequest,
+        caller: &Principal,
+        v: i16,
+        corr: i32,
+        now_ms: i64,
+    ) -> Result<Vec<u8>> {
+        let result = TokenAuthority::check_request_allowed(caller)
+            .and_then(|()| self.renew(r.hmac.expose(), caller, r.renew_period_ms, now_ms));
+        expiry_response(result).encode_response(v, corr)
+    }
+
+    /// ExpireDelegationToken: moves the expiry of the token with the request's HMAC.
+    fn serve_expire(
+        &self,
+        r: &ExpireTokenRequest,
+        caller: &Principal,
+        v: i16,
+        corr: i32,
+        now_ms: i64,
+    ) -> Result<Vec<u8>> {
+        let result = TokenAuthority::check_request_allowed(caller)
+            .and_then(|()| self.expire(r.hmac.expose(), caller, r.expiry_time_period_ms, now_ms));
+        // The expire response has the renew response's schema, under api key 40.
+        let body = expiry_response(result);
+        ExpireTokenResponse::encode_response(&body, v, corr)
+    }
+
+    /// DescribeDelegationToken: the tokens of the requested owners (every token for null).
+    fn serve_describe(
+        &self,
+        r: &DescribeTokensRequest,
+        caller: &Principal,
+        v: i16,
+        corr: i32,
+    ) -> Result<Vec<u8>> {
+        let result = TokenAuthority::check_request_allowed(caller).and_then(|()| {
+            let owners: Option<Vec<Principal>> =
+                r.owners.as_ref().map(|o| o.iter().map(principal).collect());
+            self.describe(owners.as_deref())
+        });
+        let resp = match result {
+            Ok(tokens) => DescribeTokensResponse {
+                error_code: error_code::NONE,
+                tokens: tokens
+                    .iter()
+                    .map(|t| DescribedToken {
                         owner: name(&t.info.owner),
                         requester: since_v3(v, &t.info.requester),
                         issue_timestamp_ms: t.info.issue_ms,
@@ -69,67 +157,18 @@ impl TokenAuthority {
                         max_timestamp_ms: t.info.max_ms,
                         token_id: t.info.token_id.clone(),
                         hmac: Secret::from_slice(t.hmac()),
-                        throttle_time_ms: 0,
-                    },
-                    Err(e) => CreateTokenResponse {
-                        error_code: kafka_error_code(&e),
-                        owner: since_v3(v, caller),
-                        requester: since_v3(v, caller),
-                        issue_timestamp_ms: -1,
-                        expiry_timestamp_ms: -1,
-                        max_timestamp_ms: -1,
-                        token_id: String::new(),
-                        hmac: Secret::new(Vec::new()),
-                        throttle_time_ms: 0,
-                    },
-                };
-                resp.encode_response(v, corr)
-            }
-            TokenRequest::Renew(r) => {
-                let result = allowed
-                    .and_then(|()| self.renew(r.hmac.expose(), caller, r.renew_period_ms, now_ms));
-                expiry_response(result).encode_response(v, corr)
-            }
-            TokenRequest::Expire(r) => {
-                let result = allowed.and_then(|()| {
-                    self.expire(r.hmac.expose(), caller, r.expiry_time_period_ms, now_ms)
-                });
-                // The expire response has the renew response's schema, under api key 40.
-                let body = expiry_response(result);
-                crate::kafka::tokens::ExpireTokenResponse::encode_response(&body, v, corr)
-            }
-            TokenRequest::Describe(r) => {
-                let resp = match allowed.and_then(|()| {
-                    let owners: Option<Vec<Principal>> =
-                        r.owners.as_ref().map(|o| o.iter().map(principal).collect());
-                    self.describe(owners.as_deref())
-                }) {
-                    Ok(tokens) => DescribeTokensResponse {
-                        error_code: error_code::NONE,
-                        tokens: tokens
-                            .iter()
-                            .map(|t| DescribedToken {
-                                owner: name(&t.info.owner),
-                                requester: since_v3(v, &t.info.requester),
-                                issue_timestamp_ms: t.info.issue_ms,
-                                expiry_timestamp_ms: t.info.expiry_ms,
-                                max_timestamp_ms: t.info.max_ms,
-                                token_id: t.info.token_id.clone(),
-                                hmac: Secret::from_slice(t.hmac()),
-                                renewers: t.info.renewers.iter().map(name).collect(),
-                            })
-                            .collect(),
-                        throttle_time_ms: 0,
-                    },
-                    Err(e) => DescribeTokensResponse {
-                        error_code: kafka_error_code(&e),
-                        tokens: Vec::new(),
-                        throttle_time_ms: 0,
-                    },
-                };
-                resp.encode_response(v, corr)
-            }
-        }
+                        renewers: t.info.renewers.iter().map(name).collect(),
+                    })
+                    .collect(),
+                throttle_time_ms: 0,
+            },
+            Err(e) => DescribeTokensResponse {
+                error_code: kafka_error_code(&e),
+                tokens: Vec::new(),
+                throttle_time_ms: 0,
+            },
+        };
+        resp.encode_response(v, corr)
     }
 }
 

@@ -274,6 +274,60 @@ impl JwksValidator {
         }
         r.requested_at_ms = Some(r.requested_at_ms.map_or(now_ms, |t| t.min(now_ms)));
     }
+
+    /// Verifies an asymmetric signature with the JWKS keys that match the `kid` and `alg`.
+    fn verify_with_jwks(
+        &self,
+        signature: &str,
+        message: &str,
+        alg: Algorithm,
+        kid: Option<&str>,
+        now_ms: i64,
+    ) -> std::result::Result<bool, TokenRejection> {
+        let keys = self.keys.read().map(|k| k.clone()).unwrap_or_default();
+        let matches_kid = |k: &&Key| kid.map_or(true, |id| k.kid.as_deref() == Some(id));
+        if !keys.iter().any(|k| matches_kid(&k)) {
+            return Err(self.unknown_key(kid, now_ms));
+        }
+        let family = family_of(alg);
+        let alg_name = alg_str(alg);
+        let mut usable = keys
+            .iter()
+            .filter(matches_kid)
+            .filter(|k| {
+                k.family == family && k.declared_alg.as_deref().map_or(true, |a| a == alg_name)
+            })
+            .peekable();
+        if usable.peek().is_none() {
+            return Err(reject(
+                ErrorCode::TokenAlgorithmRefused,
+                format!("no key of the JWKS may verify '{alg_name}'"),
+            ));
+        }
+        for k in usable {
+            if verify(signature, message, &k.key, alg)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The rejection for a token no loaded key matches; an unknown `kid` asks for a refetch.
+    fn unknown_key(&self, kid: Option<&str>, now_ms: i64) -> TokenRejection {
+        if let Some(kid) = kid {
+            self.note_unknown_kid(kid, now_ms);
+        }
+        reject(
+            ErrorCode::TokenUnknownKey,
+            match kid {
+                Some(k) => format!(
+                    "no key in the JWKS has kid '{}'",
+                    crate::mech::mechanism::printable(&k.as_bytes()[..k.len().min(100)])
+                ),
+                None => "the JWKS is empty".to_string(),
+            },
+        )
+    }
 }
 
 fn poisoned() -> Error {
@@ -295,42 +349,8 @@ impl TokenValidator for JwksValidator {
         now_ms: i64,
     ) -> std::result::Result<ValidatedToken, TokenRejection> {
         let c = &self.config;
-        if token.len() > c.max_token_size {
-            return Err(reject(
-                ErrorCode::TokenTooLarge,
-                format!("the token is larger than {} bytes", c.max_token_size),
-            ));
-        }
-        let mut parts = token.split('.');
-        let (Some(h), Some(p), Some(s), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(reject(
-                ErrorCode::TokenMalformed,
-                "the token does not have three parts",
-            ));
-        };
-        // Fast path: jsonwebtoken's typed header. On failure, a slower look at the JSON
-        // tells which rule the header breaks.
-        let (alg, kid) = match jsonwebtoken::decode_header(token) {
-            Ok(header) => (header.alg, header.kid),
-            Err(_) => {
-                let header = json_object(h, "header")?;
-                let alg = header.get("alg").and_then(Value::as_str).ok_or_else(|| {
-                    reject(ErrorCode::TokenMalformed, "the token header has no 'alg'")
-                })?;
-                return Err(match alg.parse::<Algorithm>() {
-                    Err(_) => reject(
-                        ErrorCode::TokenAlgorithmRefused,
-                        format!(
-                            "algorithm '{}' is not accepted",
-                            crate::mech::mechanism::printable(&alg.as_bytes()[..alg.len().min(20)])
-                        ),
-                    ),
-                    Ok(_) => reject(ErrorCode::TokenMalformed, "the token header is malformed"),
-                });
-            }
-        };
+        let (h, p, s) = split_token(c, token)?;
+        let (alg, kid) = read_header(token, h)?;
         let alg_name = alg_str(alg);
         if !c.algorithms.contains(&alg) {
             return Err(reject(
@@ -345,59 +365,10 @@ impl TokenValidator for JwksValidator {
             ));
         }
         let message = &token[..h.len() + 1 + p.len()];
-        let family = family_of(alg);
-        let verified = if family == Family::Hmac {
-            let secret = c
-                .hmac_secret
-                .as_ref()
-                .map(|s| DecodingKey::from_secret(s.expose()));
-            let key = secret.ok_or_else(|| {
-                reject(
-                    ErrorCode::TokenAlgorithmRefused,
-                    "no HMAC secret configured",
-                )
-            })?;
-            verify(s, message, &key, alg)?
+        let verified = if family_of(alg) == Family::Hmac {
+            verify_hmac(c, s, message, alg)?
         } else {
-            let keys = self.keys.read().map(|k| k.clone()).unwrap_or_default();
-            let kid = kid.as_deref();
-            let matches_kid = |k: &&Key| kid.map_or(true, |id| k.kid.as_deref() == Some(id));
-            if !keys.iter().any(|k| matches_kid(&k)) {
-                if let Some(kid) = kid {
-                    self.note_unknown_kid(kid, now_ms);
-                }
-                return Err(reject(
-                    ErrorCode::TokenUnknownKey,
-                    match kid {
-                        Some(k) => format!(
-                            "no key in the JWKS has kid '{}'",
-                            crate::mech::mechanism::printable(&k.as_bytes()[..k.len().min(100)])
-                        ),
-                        None => "the JWKS is empty".to_string(),
-                    },
-                ));
-            }
-            let mut usable = keys
-                .iter()
-                .filter(matches_kid)
-                .filter(|k| {
-                    k.family == family && k.declared_alg.as_deref().map_or(true, |a| a == alg_name)
-                })
-                .peekable();
-            if usable.peek().is_none() {
-                return Err(reject(
-                    ErrorCode::TokenAlgorithmRefused,
-                    format!("no key of the JWKS may verify '{alg_name}'"),
-                ));
-            }
-            let mut ok = false;
-            for k in usable {
-                if verify(s, message, &k.key, alg)? {
-                    ok = true;
-                    break;
-                }
-            }
-            ok
+            self.verify_with_jwks(s, message, alg, kid.as_deref(), now_ms)?
         };
         if !verified {
             return Err(reject(
@@ -408,6 +379,74 @@ impl TokenValidator for JwksValidator {
         let claims = json_object(p, "payload")?;
         check_claims(c, &claims, now_ms)
     }
+}
+
+/// Checks the token's size and splits it into its header, payload and signature parts.
+fn split_token<'t>(
+    c: &JwtValidatorConfig,
+    token: &'t str,
+) -> std::result::Result<(&'t str, &'t str, &'t str), TokenRejection> {
+    if token.len() > c.max_token_size {
+        return Err(reject(
+            ErrorCode::TokenTooLarge,
+            format!("the token is larger than {} bytes", c.max_token_size),
+        ));
+    }
+    let mut parts = token.split('.');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(h), Some(p), Some(s), None) => Ok((h, p, s)),
+        _ => Err(reject(
+            ErrorCode::TokenMalformed,
+            "the token does not have three parts",
+        )),
+    }
+}
+
+/// Reads the header's `alg` and `kid`, saying which rule a header breaks when it is refused.
+fn read_header(
+    token: &str,
+    h: &str,
+) -> std::result::Result<(Algorithm, Option<String>), TokenRejection> {
+    // Fast path: jsonwebtoken's typed header. On failure, a slower look at the JSON tells
+    // which rule the header breaks.
+    if let Ok(header) = jsonwebtoken::decode_header(token) {
+        return Ok((header.alg, header.kid));
+    }
+    let header = json_object(h, "header")?;
+    let alg = header
+        .get("alg")
+        .and_then(Value::as_str)
+        .ok_or_else(|| reject(ErrorCode::TokenMalformed, "the token header has no 'alg'"))?;
+    Err(match alg.parse::<Algorithm>() {
+        Err(_) => reject(
+            ErrorCode::TokenAlgorithmRefused,
+            format!(
+                "algorithm '{}' is not accepted",
+                crate::mech::mechanism::printable(&alg.as_bytes()[..alg.len().min(20)])
+            ),
+        ),
+        Ok(_) => reject(ErrorCode::TokenMalformed, "the token header is malformed"),
+    })
+}
+
+/// Verifies an HMAC signature with the configured shared secret (refused without one).
+fn verify_hmac(
+    c: &JwtValidatorConfig,
+    signature: &str,
+    message: &str,
+    alg: Algorithm,
+) -> std::result::Result<bool, TokenRejection> {
+    let key = c
+        .hmac_secret
+        .as_ref()
+        .map(|s| DecodingKey::from_secret(s.expose()))
+        .ok_or_else(|| {
+            reject(
+                ErrorCode::TokenAlgorithmRefused,
+                "no HMAC secret configured",
+            )
+        })?;
+    verify(signature, message, &key, alg)
 }
 
 fn alg_str(alg: Algorithm) -> &'static str {
@@ -448,11 +487,46 @@ fn verify(
     })
 }
 
+/// The time claims of a token, in seconds since the epoch as the token gives them.
+struct TimeClaims {
+    exp: f64,
+    iat: f64,
+    nbf: Option<f64>,
+}
+
+/// Checks the claims of a token whose signature verified, and reads what the session needs.
 fn check_claims(
     c: &JwtValidatorConfig,
     claims: &serde_json::Map<String, Value>,
     now_ms: i64,
 ) -> std::result::Result<ValidatedToken, TokenRejection> {
+    let skew = c.clock_skew_ms as f64;
+    let TimeClaims { exp, iat, nbf } = check_times(c, claims, now_ms)?;
+    check_issuer(c, claims)?;
+    check_audience(c, claims)?;
+    let principal = subject_claim(c, claims)?;
+    let scope = scope_claim(c, claims)?;
+    Ok(ValidatedToken {
+        principal,
+        expiry_ms: (exp * 1000.0 + 0.5).floor() as i64,
+        start_ms: Some((iat * 1000.0 + 0.5).floor() as i64),
+        scope,
+        valid_from_ms: match (nbf, c.validate_iat) {
+            (Some(n), true) => Some((n.max(iat) * 1000.0 - skew).ceil() as i64),
+            (Some(n), false) => Some((n * 1000.0 - skew).ceil() as i64),
+            (None, true) => Some((iat * 1000.0 - skew).ceil() as i64),
+            (None, false) => None,
+        },
+        valid_until_ms: (exp * 1000.0 + skew).ceil() as i64,
+    })
+}
+
+/// Reads `exp`, `iat` and `nbf` and checks them against the clock, with the allowed skew.
+fn check_times(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+    now_ms: i64,
+) -> std::result::Result<TimeClaims, TokenRejection> {
     let skew = c.clock_skew_ms as f64;
     let now = now_ms as f64;
     let exp = number(claims, "exp")?
@@ -483,6 +557,14 @@ fn check_claims(
             ));
         }
     }
+    Ok(TimeClaims { exp, iat, nbf })
+}
+
+/// Checks `iss` against the expected issuer, when one is configured.
+fn check_issuer(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+) -> std::result::Result<(), TokenRejection> {
     if let Some(expected) = &c.expected_issuer {
         if claims.get("iss").and_then(Value::as_str) != Some(expected.as_str()) {
             return Err(reject(
@@ -491,6 +573,14 @@ fn check_claims(
             ));
         }
     }
+    Ok(())
+}
+
+/// Checks `aud` against the expected audiences (a token with `aud` needs some configured).
+fn check_audience(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+) -> std::result::Result<(), TokenRejection> {
     let audiences: Vec<&str> = match claims.get("aud") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(a)) => vec![a.as_str()],
@@ -518,15 +608,28 @@ fn check_claims(
             "the token has an audience but no expected audience is configured",
         ));
     }
-    let principal = match claims.get(&c.subject_claim_name) {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        _ => {
-            return Err(reject(
-                ErrorCode::TokenMissingClaim,
-                format!("the '{}' claim is missing or blank", c.subject_claim_name),
-            ))
-        }
-    };
+    Ok(())
+}
+
+/// The principal: the subject claim, which must be a non-blank string.
+fn subject_claim(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+) -> std::result::Result<String, TokenRejection> {
+    match claims.get(&c.subject_claim_name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(reject(
+            ErrorCode::TokenMissingClaim,
+            format!("the '{}' claim is missing or blank", c.subject_claim_name),
+        )),
+    }
+}
+
+/// The scope claim as trimmed values, refusing blank and duplicate ones.
+fn scope_claim(
+    c: &JwtValidatorConfig,
+    claims: &serde_json::Map<String, Value>,
+) -> std::result::Result<Vec<String>, TokenRejection> {
     let scope: Vec<String> = match claims.get(&c.scope_claim_name) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(s)) => vec![s.trim().to_string()],
@@ -557,17 +660,5 @@ fn check_claims(
             "the scope holds a duplicate value",
         ));
     }
-    Ok(ValidatedToken {
-        principal,
-        expiry_ms: (exp * 1000.0 + 0.5).floor() as i64,
-        start_ms: Some((iat * 1000.0 + 0.5).floor() as i64),
-        scope,
-        valid_from_ms: match (nbf, c.validate_iat) {
-            (Some(n), true) => Some((n.max(iat) * 1000.0 - skew).ceil() as i64),
-            (Some(n), false) => Some((n * 1000.0 - skew).ceil() as i64),
-            (None, true) => Some((iat * 1000.0 - skew).ceil() as i64),
-            (None, false) => None,
-        },
-        valid_until_ms: (exp * 1000.0 + skew).ceil() as i64,
-    })
+    Ok(scope)
 }

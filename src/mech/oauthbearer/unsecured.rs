@@ -367,85 +367,13 @@ impl TokenValidator for UnsecuredValidator {
         token: &str,
         now_ms: i64,
     ) -> std::result::Result<ValidatedToken, TokenRejection> {
-        let malformed =
-            |why: &str| TokenRejection::invalid_token(ErrorCode::TokenMalformed, why.to_string());
-        if token.contains("..") {
-            return Err(malformed("the token contains '..'"));
-        }
-        let parts: Vec<&str> = token.split('.').collect();
-        if parts.len() != 3 {
-            return Err(malformed("the token does not have three parts"));
-        }
-        let header = json_object(parts[0], "header")?;
-        match header.get("alg").and_then(Value::as_str) {
-            None => return Err(malformed("the token header has no 'alg'")),
-            Some("none") => {}
-            Some(_) => {
-                return Err(TokenRejection::invalid_token(
-                    ErrorCode::TokenAlgorithmRefused,
-                    "an unsecured token must have alg 'none'",
-                ))
-            }
-        }
-        if !parts[2].is_empty() {
-            return Err(malformed("an unsecured token must have an empty signature"));
-        }
-        let claims = json_object(parts[1], "payload")?;
+        let claims = unsecured_claims(token)?;
         let c = &self.config;
         let skew = c.allowable_clock_skew_ms as f64;
-        let now = now_ms as f64;
-        let principal = match claims.get(&c.principal_claim_name) {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            _ => {
-                return Err(TokenRejection::invalid_token(
-                    ErrorCode::TokenMissingClaim,
-                    format!(
-                        "the principal claim '{}' is missing or blank",
-                        c.principal_claim_name
-                    ),
-                ))
-            }
-        };
-        let iat = number(&claims, "iat")?;
-        if let Some(iat) = iat {
-            if iat * 1000.0 > now + skew {
-                return Err(TokenRejection::invalid_token(
-                    ErrorCode::TokenNotYetValid,
-                    "the token's 'iat' is in the future",
-                ));
-            }
-        }
-        let exp = number(&claims, "exp")?.ok_or_else(|| {
-            TokenRejection::invalid_token(
-                ErrorCode::TokenMissingClaim,
-                "the 'exp' claim is missing",
-            )
-        })?;
-        if now - skew >= exp * 1000.0 {
-            return Err(TokenRejection::invalid_token(
-                ErrorCode::TokenExpired,
-                "the token has expired",
-            ));
-        }
-        if let Some(iat) = iat {
-            if exp <= iat {
-                return Err(TokenRejection::invalid_token(
-                    ErrorCode::TokenInvalidClaim,
-                    "the token's 'exp' is not after its 'iat'",
-                ));
-            }
-        }
+        let principal = principal_claim(c, &claims)?;
+        let (iat, exp) = check_times(&claims, now_ms, skew)?;
         let scope = scope_of(&claims, &c.scope_claim_name);
-        let missing = c.required_scope.iter().any(|r| !scope.contains(r));
-        if missing {
-            return Err(TokenRejection {
-                code: ErrorCode::InsufficientScope,
-                reason: "the token lacks a required scope".into(),
-                status: "insufficient_scope".into(),
-                scope: Some(format!("[{}]", c.required_scope.join(", "))),
-                openid_configuration: None,
-            });
-        }
+        check_required_scope(c, &scope)?;
         Ok(ValidatedToken {
             principal,
             expiry_ms: java_round(exp * 1000.0),
@@ -455,6 +383,106 @@ impl TokenValidator for UnsecuredValidator {
             valid_until_ms: (exp * 1000.0 + skew).ceil() as i64,
         })
     }
+}
+
+/// Checks the token's shape (three parts, `alg: none`, no signature) and reads its claims.
+fn unsecured_claims(token: &str) -> std::result::Result<Map<String, Value>, TokenRejection> {
+    let malformed =
+        |why: &str| TokenRejection::invalid_token(ErrorCode::TokenMalformed, why.to_string());
+    if token.contains("..") {
+        return Err(malformed("the token contains '..'"));
+    }
+    let parts: Vec<&str> = token.split('.').collect();
+    if parts.len() != 3 {
+        return Err(malformed("the token does not have three parts"));
+    }
+    let header = json_object(parts[0], "header")?;
+    match header.get("alg").and_then(Value::as_str) {
+        None => return Err(malformed("the token header has no 'alg'")),
+        Some("none") => {}
+        Some(_) => {
+            return Err(TokenRejection::invalid_token(
+                ErrorCode::TokenAlgorithmRefused,
+                "an unsecured token must have alg 'none'",
+            ))
+        }
+    }
+    if !parts[2].is_empty() {
+        return Err(malformed("an unsecured token must have an empty signature"));
+    }
+    json_object(parts[1], "payload")
+}
+
+/// The principal: the configured principal claim, which must be a non-blank string.
+fn principal_claim(
+    c: &UnsecuredValidatorConfig,
+    claims: &Map<String, Value>,
+) -> std::result::Result<String, TokenRejection> {
+    match claims.get(&c.principal_claim_name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(TokenRejection::invalid_token(
+            ErrorCode::TokenMissingClaim,
+            format!(
+                "the principal claim '{}' is missing or blank",
+                c.principal_claim_name
+            ),
+        )),
+    }
+}
+
+/// Reads `iat` (optional) and `exp` (required) and checks them against the clock and each
+/// other, with the allowed skew (ms).
+fn check_times(
+    claims: &Map<String, Value>,
+    now_ms: i64,
+    skew: f64,
+) -> std::result::Result<(Option<f64>, f64), TokenRejection> {
+    let now = now_ms as f64;
+    let iat = number(claims, "iat")?;
+    if let Some(iat) = iat {
+        if iat * 1000.0 > now + skew {
+            return Err(TokenRejection::invalid_token(
+                ErrorCode::TokenNotYetValid,
+                "the token's 'iat' is in the future",
+            ));
+        }
+    }
+    let exp = number(claims, "exp")?.ok_or_else(|| {
+        TokenRejection::invalid_token(ErrorCode::TokenMissingClaim, "the 'exp' claim is missing")
+    })?;
+    if now - skew >= exp * 1000.0 {
+        return Err(TokenRejection::invalid_token(
+            ErrorCode::TokenExpired,
+            "the token has expired",
+        ));
+    }
+    if let Some(iat) = iat {
+        if exp <= iat {
+            return Err(TokenRejection::invalid_token(
+                ErrorCode::TokenInvalidClaim,
+                "the token's 'exp' is not after its 'iat'",
+            ));
+        }
+    }
+    Ok((iat, exp))
+}
+
+/// Refuses a token whose scope lacks one of the required scope values.
+fn check_required_scope(
+    c: &UnsecuredValidatorConfig,
+    scope: &[String],
+) -> std::result::Result<(), TokenRejection> {
+    let missing = c.required_scope.iter().any(|r| !scope.contains(r));
+    if missing {
+        return Err(TokenRejection {
+            code: ErrorCode::InsufficientScope,
+            reason: "the token lacks a required scope".into(),
+            status: "insufficient_scope".into(),
+            scope: Some(format!("[{}]", c.required_scope.join(", "))),
+            openid_configuration: None,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::messages::{ClientFinal, ClientFirst, ServerFinal, ServerFirst};
 use crate::credential::scram::{ScramCredential, ScramMechanism, MIN_ITERATIONS};
-use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret};
+use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret, ServerCredential};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::mechanism::{Authenticated, MechServerStep, ServerMechanism};
 use crate::random::{kafka_random_string, SharedRandom};
@@ -51,63 +51,22 @@ impl ScramServer {
         }
     }
 
+    /// Answers the client's first message once the credential lookup has answered.
     fn first_reply(
         &mut self,
         first: ClientFirst,
         answer: CredentialAnswer,
     ) -> Result<MechServerStep> {
         let token_authenticated = first.token_authenticated();
-        let credential = match answer {
-            CredentialAnswer::Found(c) => c,
-            CredentialAnswer::Unknown if token_authenticated => {
-                return Err(Error::new(
-                    ErrorCode::UnknownToken,
-                    "Token Authentication failed: Invalid tokenId",
-                ))
-            }
-            CredentialAnswer::Unknown => {
-                return Err(Error::new(
-                    ErrorCode::UnknownUser,
-                    "Authentication failed: Invalid user credentials",
-                ))
-            }
-            CredentialAnswer::Unavailable(why) => {
-                return Err(Error::new(
-                    ErrorCode::CredentialLookupFailed,
-                    format!("credential lookup failed: {why}"),
-                ))
-            }
-        };
-        if let Some(authzid) = &first.authzid {
-            if authzid != &first.username {
-                return Err(Error::disclosed(
-                    ErrorCode::AuthzidMismatch,
-                    "Authentication failed: Client requested an authorization id that is different from username",
-                ));
-            }
-        }
-        let mut identity = match (token_authenticated, credential.token_owner()) {
-            (true, Some(owner)) => {
-                let mut who = Authenticated::new(owner);
-                who.token_authenticated = true;
-                who.extensions.insert("tokenauth".into(), "true".into());
-                who
-            }
-            (true, None) => {
-                return Err(Error::new(
-                    ErrorCode::UnknownToken,
-                    "Token Authentication failed: the credential is not a token's",
-                ))
-            }
-            (false, Some(_)) => {
-                return Err(Error::new(
-                    ErrorCode::CredentialMechanismMismatch,
-                    "a delegation-token credential was supplied for a password login",
-                ))
-            }
-            (false, None) => Authenticated::new(first.username.clone()),
-        };
-        identity.credential_expiry_ms = credential.expiry_ms();
+        let credential = found_credential(answer, token_authenticated)?;
+        check_authzid(&first)?;
+        let identity = identity_for(&first, token_authenticated, &credential)?;
+        let scram = self.scram_credential(&credential)?;
+        self.send_first(first, &scram, identity)
+    }
+
+    /// The stored SCRAM credential to check the login against (derived from a password).
+    fn scram_credential(&self, credential: &ServerCredential) -> Result<ScramCredential> {
         let scram = match credential.secret() {
             CredentialSecret::Scram(c) => {
                 if c.mechanism() != self.mechanism {
@@ -135,6 +94,16 @@ impl ScramServer {
                 format!("the stored credential has fewer than {MIN_ITERATIONS} iterations"),
             ));
         }
+        Ok(scram)
+    }
+
+    /// Builds the server-first message and waits for the client's final message.
+    fn send_first(
+        &mut self,
+        first: ClientFirst,
+        scram: &ScramCredential,
+        identity: Authenticated,
+    ) -> Result<MechServerStep> {
         let server_nonce = match &self.options.fixed_nonce {
             Some(n) => n.clone(),
             None => kafka_random_string(self.options.random.0.as_ref())?,
@@ -241,4 +210,67 @@ impl ServerMechanism for ScramServer {
             )),
         }
     }
+}
+
+/// The credential of a lookup answer; an unknown user or token, or a failed lookup, is an error.
+fn found_credential(answer: CredentialAnswer, token_authenticated: bool) -> Result<ServerCredential> {
+    match answer {
+        CredentialAnswer::Found(c) => Ok(c),
+        CredentialAnswer::Unknown if token_authenticated => Err(Error::new(
+            ErrorCode::UnknownToken,
+            "Token Authentication failed: Invalid tokenId",
+        )),
+        CredentialAnswer::Unknown => Err(Error::new(
+            ErrorCode::UnknownUser,
+            "Authentication failed: Invalid user credentials",
+        )),
+        CredentialAnswer::Unavailable(why) => Err(Error::new(
+            ErrorCode::CredentialLookupFailed,
+            format!("credential lookup failed: {why}"),
+        )),
+    }
+}
+
+/// Refuses an authorization id that differs from the username (as Kafka does).
+fn check_authzid(first: &ClientFirst) -> Result<()> {
+    if let Some(authzid) = &first.authzid {
+        if authzid != &first.username {
+            return Err(Error::disclosed(
+                ErrorCode::AuthzidMismatch,
+                "Authentication failed: Client requested an authorization id that is different from username",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whom the login authenticates: a token's owner for `tokenauth`, else the username.
+fn identity_for(
+    first: &ClientFirst,
+    token_authenticated: bool,
+    credential: &ServerCredential,
+) -> Result<Authenticated> {
+    let mut identity = match (token_authenticated, credential.token_owner()) {
+        (true, Some(owner)) => {
+            let mut who = Authenticated::new(owner);
+            who.token_authenticated = true;
+            who.extensions.insert("tokenauth".into(), "true".into());
+            who
+        }
+        (true, None) => {
+            return Err(Error::new(
+                ErrorCode::UnknownToken,
+                "Token Authentication failed: the credential is not a token's",
+            ))
+        }
+        (false, Some(_)) => {
+            return Err(Error::new(
+                ErrorCode::CredentialMechanismMismatch,
+                "a delegation-token credential was supplied for a password login",
+            ))
+        }
+        (false, None) => Authenticated::new(first.username.clone()),
+    };
+    identity.credential_expiry_ms = credential.expiry_ms();
+    Ok(identity)
 }
