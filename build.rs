@@ -1,8 +1,52 @@
 //! Generates `include/ksasl.h` from the C ABI in `src/ffi` and gives the shared library its
 //! soname. The header is committed; CI fails if it is stale.
+//!
+//! The result codes and the numbered enums of the header come from the core's own tables
+//! (`src/tables/*.in`), which this script includes with macros of its own: the same source
+//! defines the Rust enums and the C constants, so they cannot disagree.
 
 use std::env;
+use std::fmt::Write;
 use std::path::PathBuf;
+
+/// Collects the C constants of the result codes.
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $value:literal, $text:literal => $kind:ident, )*) => {
+        fn error_defines(out: &mut String) {
+            $(
+                let doc: &[&str] = &[$($doc),*];
+                let _ = writeln!(out, "/**{} */", doc.join(" "));
+                let _ = writeln!(out, "#define KSASL_{} {}", $text, $value);
+            )*
+        }
+    };
+}
+
+/// Collects the C constants of the numbered enums.
+macro_rules! wire_enums {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident $prefix:literal $ctype:ident {
+            $( $(#[doc = $vdoc:literal])* $variant:ident = $value:literal, $text:literal, )*
+        }
+    )*) => {
+        fn wire_defines(out: &mut String) {
+            $(
+                let doc: &[&str] = &[$($doc),*];
+                let _ = writeln!(out, "\n/* {} (type {}) */", doc.join(" ").trim(), stringify!($ctype));
+                $(
+                    let vdoc: &[&str] = &[$($vdoc),*];
+                    let name = $text.to_uppercase().replace('-', "_");
+                    let _ = writeln!(out, "/**{} */", vdoc.join(" "));
+                    let _ = writeln!(out, "#define KSASL_{}_{} {}", $prefix, name, $value);
+                )*
+            )*
+        }
+    };
+}
+
+include!("src/tables/error_codes.in");
+include!("src/tables/wire_enums.in");
 
 fn main() {
     let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -10,27 +54,20 @@ fn main() {
     let minor = env::var("CARGO_PKG_VERSION_MINOR").unwrap_or_default();
     let patch = env::var("CARGO_PKG_VERSION_PATCH").unwrap_or_default();
     println!("cargo:rerun-if-changed=src/ffi");
+    println!("cargo:rerun-if-changed=src/tables");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libksasl.so.{major}");
-
-    println!("cargo:rerun-if-changed=src/error.rs");
+    // The Python and Java bindings build the crate without the C ABI: no header then.
+    if env::var_os("CARGO_FEATURE_CAPI").is_none() {
+        return;
+    }
     let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
     let mut defs = format!(
-        "\n#define KSASL_VERSION_MAJOR {major}\n#define KSASL_VERSION_MINOR {minor}\n#define KSASL_VERSION_PATCH {patch}\n#define KSASL_VERSION_STRING \"{major}.{minor}.{patch}\"\n\n/* Result codes (src/error.rs): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */\n#define KSASL_OK 0\n"
+        "\n#define KSASL_VERSION_MAJOR {major}\n#define KSASL_VERSION_MINOR {minor}\n#define KSASL_VERSION_PATCH {patch}\n#define KSASL_VERSION_STRING \"{major}.{minor}.{patch}\"\n\n/* Result codes (src/tables/error_codes.in): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */\n#define KSASL_OK 0\n"
     );
-    // The error codes, read from the table in src/error.rs (`Variant = 123, "NAME" => Kind,`).
-    let errors = std::fs::read_to_string(dir.join("src/error.rs")).expect("src/error.rs");
-    for line in errors.lines() {
-        let l = line.trim();
-        if let Some((_, rest)) = l.split_once(" = ") {
-            if let Some((num, rest)) = rest.split_once(", \"") {
-                if let (Ok(n), Some((name, _))) = (num.trim().parse::<u32>(), rest.split_once('"'))
-                {
-                    defs.push_str(&format!("#define KSASL_{name} {n}\n"));
-                }
-            }
-        }
-    }
+    error_defines(&mut defs);
+    defs.push_str("\n/* The numbered enums (src/tables/wire_enums.in). */");
+    wire_defines(&mut defs);
     config.after_includes = Some(defs);
     // Only the C ABI (src/ffi/mod.rs and the modules it declares): the rest of the crate's
     // public items are Rust API.

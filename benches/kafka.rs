@@ -11,7 +11,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::FrameDecoder;
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::session::Gate;
 use ksasl::*;
 

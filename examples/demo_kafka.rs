@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::codec::Reader;
 use ksasl::kafka::messages::*;
-use ksasl::kafka::server::{api_name, ServerConfig, ServerConnection, ServerAction};
+use ksasl::kafka::server::{api_name, ServerAction, ServerConfig, ServerConnection};
 use ksasl::session::{Gate, ReauthTiming};
 use ksasl::*;
 

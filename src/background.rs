@@ -17,8 +17,18 @@ pub fn wall_clock_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// The longest the thread sleeps without checking (an answer may come from another thread).
-const MAX_SLEEP_MS: i64 = 1_000;
+/// The longest a driver sleeps without checking (an answer may come from another thread, and
+/// while a refresh is outstanding there is no deadline).
+pub const MAX_SLEEP_MS: i64 = 1_000;
+
+/// How long a driver (this module's thread, or a host's task in its own event loop) sleeps
+/// before it polls again: until the `next_deadline` of a refresher or tracker, at most
+/// [`MAX_SLEEP_MS`], never negative.
+pub fn sleep_ms(next_deadline: Option<i64>, now_ms: i64) -> i64 {
+    next_deadline.map_or(MAX_SLEEP_MS, |t| {
+        t.saturating_sub(now_ms).clamp(0, MAX_SLEEP_MS)
+    })
+}
 
 struct Stop {
     stopped: Mutex<bool>,
@@ -78,9 +88,7 @@ impl BackgroundRefresher {
             .spawn(move || loop {
                 let now = wall_clock_ms();
                 let next = step(now);
-                let wait = next.map_or(MAX_SLEEP_MS, |t| {
-                    (t.saturating_sub(wall_clock_ms())).clamp(0, MAX_SLEEP_MS)
-                });
+                let wait = sleep_ms(next, wall_clock_ms());
                 let Ok(guard) = s.stopped.lock() else { return };
                 if *guard {
                     return;

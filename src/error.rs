@@ -87,6 +87,16 @@ impl ErrorCode {
     pub fn as_u32(self) -> u32 {
         self as u32
     }
+
+    /// Whether this misuse is about the state of an object rather than an argument (a step
+    /// after the end or after a failure, a call at the wrong time): Java reports these as
+    /// `IllegalStateException`s.
+    pub fn is_state_misuse(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::StepAfterDone | ErrorCode::StepAfterFailure | ErrorCode::WrongState
+        )
+    }
 }
 
 impl fmt::Display for ErrorCode {

@@ -62,8 +62,8 @@ pub mod token;
 pub mod wire;
 
 pub use credential::{
-    CredentialAnswer, CredentialAnswerKind, CredentialLookup, CredentialRequest,
-    CredentialSecret, CredentialStore, Lookup, PasswordCredential, ServerCredential,
+    CredentialAnswer, CredentialAnswerKind, CredentialLookup, CredentialRequest, CredentialSecret,
+    CredentialStore, Lookup, PasswordCredential, ServerCredential,
 };
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use mech::oauthbearer::{
@@ -79,8 +79,8 @@ pub use mech::scram::{
 };
 pub use mech::{
     AuthOutcome, Authenticated, ClientExchange, ClientMechanism, ClientStep, ExchangeState,
-    HostWork, MechServerStep, MechanismRegistry, Principal, ServerExchange, ServerMechanism,
-    ServerStep,
+    HostOutput, HostTask, HostWork, MechServerStep, MechanismRegistry, Principal, ServerExchange,
+    ServerMechanism, ServerSession, ServerStep,
 };
 pub use random::{OsRandom, RandomSource, SharedRandom};
 pub use secret::Secret;

@@ -78,7 +78,14 @@ mod tests {
 
     #[test]
     fn numbers_and_names_round_trip() {
-        for e in ["CredentialAnswerKind", "ServerStepKind", "ClientEventKind", "ServerActionKind", "Gate", "ReauthTiming"] {
+        for e in [
+            "CredentialAnswerKind",
+            "ServerStepKind",
+            "ClientEventKind",
+            "ServerActionKind",
+            "Gate",
+            "ReauthTiming",
+        ] {
             let t = table(e).unwrap();
             let mut seen = std::collections::HashSet::new();
             for (n, name) in &t {
@@ -86,7 +93,10 @@ mod tests {
                 assert!(!name.is_empty());
             }
         }
-        assert_eq!(Gate::from_name("close_expired").unwrap(), Gate::CloseExpired);
+        assert_eq!(
+            Gate::from_name("close_expired").unwrap(),
+            Gate::CloseExpired
+        );
         assert_eq!(ReauthTiming::from_u32(2), Some(ReauthTiming::FranzGo));
         assert_eq!(ReauthTiming::from_name("franz-go").unwrap().as_u32(), 2);
         let e = CredentialAnswerKind::try_from_u32(9).unwrap_err();

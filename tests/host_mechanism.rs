@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use hmac::{Hmac, Mac};
 use kafka_pair::Pair;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::session::Gate;
 use ksasl::*;
 use sha2::Sha256;
@@ -566,12 +566,11 @@ fn authenticators_wait_for_the_host() {
     );
     assert_eq!(s.state(), ExchangeState::WaitingForPeer);
 
-    let mut c =
-        ClientExchange::new(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
-            user: alice(),
-            fault: ClientFault::None,
-            answered: false,
-        })))));
+    let mut c = ClientExchange::new(Box::new(DeferredClient(Arc::new(Mutex::new(HmacClient {
+        user: alice(),
+        fault: ClientFault::None,
+        answered: false,
+    })))));
     let ClientStep::Pending(work) = c.start(T0).unwrap() else {
         panic!("not pending")
     };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use kafka_pair::Pair;
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::*;
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerAction};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::session::{FailedReauthPolicy, Gate, ReauthPolicy, ReauthTiming};
 use ksasl::*;
 

@@ -18,7 +18,7 @@ pub mod store;
 
 pub use password::{PasswordCredential, PasswordSource};
 pub use request::{
-    AnswerKind, AskHost, CredentialAnswer, CredentialLookup, CredentialRequest, CredentialSecret,
-    HostLookup, Lookup, ServerCredential,
+    AskHost, CredentialAnswer, CredentialAnswerKind, CredentialLookup, CredentialRequest,
+    CredentialSecret, HostLookup, Lookup, ServerCredential,
 };
 pub use store::CredentialStore;

@@ -70,6 +70,12 @@ impl ServerCredential {
         self
     }
 
+    /// Sets or clears the absolute expiry.
+    pub fn with_expiry(mut self, expiry_ms: Option<i64>) -> Self {
+        self.expiry_ms = expiry_ms;
+        self
+    }
+
     /// The secret.
     pub fn secret(&self) -> &CredentialSecret {
         &self.secret
@@ -174,9 +180,9 @@ impl CredentialAnswer {
             CredentialAnswerKind::Password => {
                 found(ServerCredential::password(value_of("password")?))
             }
-            CredentialAnswerKind::Scram => {
-                found(ServerCredential::scram(request.scram_credential(value_of("scram")?)?))
-            }
+            CredentialAnswerKind::Scram => found(ServerCredential::scram(
+                request.scram_credential(value_of("scram")?)?,
+            )),
             CredentialAnswerKind::Unknown => CredentialAnswer::Unknown,
             CredentialAnswerKind::Unavailable => {
                 CredentialAnswer::Unavailable(value.unwrap_or("unavailable").to_string())
@@ -226,4 +232,3 @@ where
         }
     }
 }
-

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::RwLock;
 
-use super::request::{CredentialAnswer, CredentialLookup, CredentialRequest, Lookup, ServerCredential};
+use super::request::{
+    CredentialAnswer, CredentialLookup, CredentialRequest, Lookup, ServerCredential,
+};
 use crate::credential::scram::{ScramCredential, ScramMechanism};
 use crate::error::{Error, ErrorCode, Result};
 use crate::names::PLAIN;
@@ -30,10 +32,7 @@ impl fmt::Debug for CredentialStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let users = self.users.read().map(|u| u.len()).unwrap_or(0);
         let tokens = self.tokens.read().map(|t| t.len()).unwrap_or(0);
-        write!(
-            f,
-            "CredentialStore {{ users: {users}, tokens: {tokens} }}"
-        )
+        write!(f, "CredentialStore {{ users: {users}, tokens: {tokens} }}")
     }
 }
 
@@ -120,7 +119,7 @@ impl CredentialStore {
         mechanism: ScramMechanism,
         credential: ServerCredential,
     ) -> Result<()> {
-        if credential.token_owner.is_none() {
+        if credential.token_owner().is_none() {
             return Err(Error::misuse(
                 "a delegation token credential needs an owner",
             ));
@@ -188,7 +187,7 @@ impl CredentialStore {
         };
         match found {
             Some(mut c) => {
-                c.expiry_ms = entry.expiry_ms;
+                c = c.with_expiry(entry.expiry_ms);
                 CredentialAnswer::Found(c)
             }
             None => CredentialAnswer::Unknown,
@@ -205,4 +204,3 @@ impl CredentialLookup for CredentialStore {
         Lookup::Now(self.answer(request))
     }
 }
-

@@ -7,7 +7,7 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use crate::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerAction};
+use crate::kafka::server::{ServerAction, ServerConfig, ServerConnection, ServerOutput};
 use crate::mech::{nothing_pending, CredentialRequest};
 use crate::session::{FailedReauthPolicy, Gate, ReauthTiming};
 

@@ -6,8 +6,8 @@ use super::hostmech::{late_client_step, late_server_step, work_pointer};
 use super::objects::{ksasl_credential_kind, ksasl_registry, take_answer};
 use super::*;
 use crate::mech::{
-    nothing_pending, AuthOutcome, ClientExchange, ClientStep, CredentialRequest,
-    ServerExchange, ServerStep,
+    nothing_pending, AuthOutcome, ClientExchange, ClientStep, CredentialRequest, ServerExchange,
+    ServerStep,
 };
 
 /// A client exchange for one mechanism.

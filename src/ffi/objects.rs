@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::credential::{
-    CredentialAnswer, CredentialLookup, Lookup, CredentialStore, PasswordCredential,
+    CredentialAnswer, CredentialLookup, CredentialStore, Lookup, PasswordCredential,
     ServerCredential,
 };
 use crate::mech::scram::{ScramCredential, ScramMechanism};

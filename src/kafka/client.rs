@@ -12,11 +12,11 @@
 use std::sync::Arc;
 
 use super::codec::{decode_response, encode_request, Message};
-use super::config::ClientConfig;
+pub use super::config::{ClientConfig, ClientConfigBuilder};
 use super::messages::{
     error_code, raw_frame, response_correlation_id, ApiVersionsRequest, ApiVersionsResponse,
-    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
-    SaslHandshakeResponse, SASL_AUTHENTICATE, SASL_HANDSHAKE,
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+    SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::{nothing_pending, ClientExchange, ClientStep, HostWork};
@@ -324,7 +324,7 @@ impl ClientConnection {
 
     fn fail(&mut self, e: Error, now_ms: i64) -> ClientEvent {
         self.config
-            .metrics
+            .metrics()
             .authentication_failed(self.reauthenticating, now_ms);
         if self.reauthenticating {
             if let (Some(delay), Some(s)) = (

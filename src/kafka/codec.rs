@@ -275,7 +275,6 @@ impl Writer {
     }
 }
 
-
 // ---------------------------------------------------------------------------------------
 // The schema layer: messages that know their versions, read and written by a decoder and an
 // encoder that pick the classic or compact encodings of the version.

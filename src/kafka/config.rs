@@ -120,7 +120,12 @@ impl ServerConfigBuilder {
 
     /// Adds (or replaces) an API in the ApiVersions answer (a broker lists all of its APIs).
     /// The APIs ksasl answers itself cannot be advertised beyond the versions it speaks.
-    pub fn set_api_version(&mut self, api_key: i64, min_version: i64, max_version: i64) -> &mut Self {
+    pub fn set_api_version(
+        &mut self,
+        api_key: i64,
+        min_version: i64,
+        max_version: i64,
+    ) -> &mut Self {
         self.api_versions.push((api_key, min_version, max_version));
         self
     }
@@ -143,7 +148,10 @@ impl ServerConfigBuilder {
                 )))
             }
         };
-        let enabled = self.enabled_mechanisms.clone().unwrap_or(registered.clone());
+        let enabled = self
+            .enabled_mechanisms
+            .clone()
+            .unwrap_or(registered.clone());
         if enabled.is_empty() {
             return Err(invalid("no SASL mechanism is enabled"));
         }
@@ -448,7 +456,11 @@ impl ClientConfigBuilder {
                 format!("no client mechanism {} in the registry", self.mechanism),
             ));
         }
-        if self.client_id.as_ref().is_some_and(|c| c.len() > i16::MAX as usize) {
+        if self
+            .client_id
+            .as_ref()
+            .is_some_and(|c| c.len() > i16::MAX as usize)
+        {
             return Err(invalid("client_id is longer than 32767 bytes"));
         }
         let (name, version) = &self.software;

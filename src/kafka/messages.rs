@@ -112,10 +112,9 @@ impl ApiVersionsRequest {
     /// then alphanumerics, `-` and `.`, ending alphanumeric).
     pub fn is_valid(&self) -> bool {
         let target = self.cluster_id.is_some() == (self.node_id != -1);
-        let software = self
-            .software
-            .as_ref()
-            .map_or(true, |(n, v)| valid_software_field(n) && valid_software_field(v));
+        let software = self.software.as_ref().map_or(true, |(n, v)| {
+            valid_software_field(n) && valid_software_field(v)
+        });
         target && software
     }
 }
@@ -306,7 +305,11 @@ pub struct SaslAuthenticateRequest {
 impl std::fmt::Debug for SaslAuthenticateRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The bytes may hold a password (PLAIN) or a token: sizes only.
-        write!(f, "SaslAuthenticateRequest(<{} bytes>)", self.auth_bytes.len())
+        write!(
+            f,
+            "SaslAuthenticateRequest(<{} bytes>)",
+            self.auth_bytes.len()
+        )
     }
 }
 

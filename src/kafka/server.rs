@@ -10,19 +10,21 @@
 use std::sync::Arc;
 
 use super::codec::{decode_body, encode_response, Decoder, Message, RequestHeader};
-use super::config::ServerConfig;
 use super::messages::{
-    error_code, raw_frame, ApiVersionsResponse, SaslAuthenticateRequest,
-    SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse, API_VERSIONS,
-    MAX_SASL_AUTHENTICATE_VERSION, MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
+    error_code, raw_frame, ApiVersionsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse,
+    SaslHandshakeRequest, SaslHandshakeResponse, API_VERSIONS, MAX_SASL_AUTHENTICATE_VERSION,
+    MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
 use crate::credential::{CredentialAnswer, CredentialRequest};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mech::{
-    ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerSession, ServerStep,
-};
+use crate::mech::{ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerStep};
 use crate::session::{FailedReauthPolicy, Gate};
 use crate::wire::ServerActionKind;
+
+pub use super::config::{
+    ServerConfig, ServerConfigBuilder, DEFAULT_FAILED_AUTHENTICATION_DELAY_MS,
+};
+pub use crate::mech::ServerSession;
 
 /// What the host does after handing the connection a frame.
 #[derive(Debug)]
@@ -711,7 +713,9 @@ impl ServerConnection {
             }
             Ok(ServerStep::NeedCredential(req)) => (Some(reply), ServerAction::NeedCredential(req)),
             Ok(ServerStep::Pending(work)) => (Some(reply), ServerAction::Pending(work)),
-            Ok(ServerStep::Done { message, .. }) => return self.complete(auth, reply, message, now_ms),
+            Ok(ServerStep::Done { message, .. }) => {
+                return self.complete(auth, reply, message, now_ms)
+            }
             Err(e) => {
                 let e = e.for_client(auth.mechanism(), self.reauthenticating);
                 let frames = failure_response(reply, e.client_text().unwrap_or_default());
@@ -766,7 +770,10 @@ impl ServerConnection {
         now_ms: i64,
     ) -> ServerOutput {
         let Some(session) = auth.session().cloned() else {
-            let e = Error::new(ErrorCode::Internal, "an exchange completed without a session");
+            let e = Error::new(
+                ErrorCode::Internal,
+                "an exchange completed without a session",
+            );
             return self.close_now(e, true, now_ms);
         };
         if let Some(e) = self.principal_change(&session) {

@@ -473,8 +473,11 @@ impl ServerExchange {
                     credential_expiry_ms: who.credential_expiry_ms,
                     extensions: who.extensions,
                 };
-                let life =
-                    session_lifetime(outcome.credential_expiry_ms, self.max_reauth_ms, self.now_ms);
+                let life = session_lifetime(
+                    outcome.credential_expiry_ms,
+                    self.max_reauth_ms,
+                    self.now_ms,
+                );
                 self.state = ExchangeState::Done;
                 self.session = Some(ServerSession {
                     outcome: outcome.clone(),
@@ -492,4 +495,3 @@ impl ServerExchange {
         }
     }
 }
-

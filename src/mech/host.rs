@@ -96,9 +96,7 @@ impl HostOutput {
                 "answered after completing the exchange ({setter} after {by})"
             ))
         } else if self.error.is_some() {
-            Some(format!(
-                "answered after failing ({setter} after set_error)"
-            ))
+            Some(format!("answered after failing ({setter} after set_error)"))
         } else {
             None
         };
@@ -245,7 +243,9 @@ impl HostOutput {
     ) -> Result<MechServerStep> {
         let a = self.finish(mechanism, callback, status)?;
         if let Some(work) = a.pending {
-            return Ok(MechServerStep::Pending(HostWork::from_host(mechanism, work)));
+            return Ok(MechServerStep::Pending(HostWork::from_host(
+                mechanism, work,
+            )));
         }
         match (a.message, a.authenticated) {
             (m, Some(who)) => Ok(MechServerStep::Done(m, who)),
@@ -361,7 +361,10 @@ mod tests {
         let mut o = HostOutput::new(true);
         assert!(o.set_done().is_err());
         let e = o.server_step("X", "step", 0).unwrap_err();
-        assert!(e.message().contains("which is for client mechanisms"), "{e}");
+        assert!(
+            e.message().contains("which is for client mechanisms"),
+            "{e}"
+        );
 
         let mut o = HostOutput::new(true);
         o.set_authenticated("alice", Some(5)).unwrap();
@@ -409,7 +412,10 @@ mod tests {
         o.set_error(None, "second");
         let e = o.server_step("X", "step", 1).unwrap_err();
         assert_eq!(e.code(), ErrorCode::UnknownUser);
-        assert_eq!(e.message(), "the X mechanism's step failed: no such user\\x0a");
+        assert_eq!(
+            e.message(),
+            "the X mechanism's step failed: no such user\\x0a"
+        );
         let o = HostOutput::new(true);
         let e = o.server_step("X", "step", 3).unwrap_err();
         assert_eq!(

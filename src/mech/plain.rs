@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret, PasswordCredential};
+use crate::credential::{
+    CredentialAnswer, CredentialRequest, CredentialSecret, PasswordCredential,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::mechanism::{
     Authenticated, ClientMechanism, ClientStep, MechServerStep, ServerMechanism,

@@ -1,6 +1,5 @@
 //! Loggable renderings of SASL messages, secrets removed.
 
-use super::mechanism::printable;
 use crate::names::{OAUTHBEARER, PLAIN, SCRAM_SHA_256, SCRAM_SHA_512};
 
 /// A loggable rendering of a SASL message with every secret replaced by `<redacted>`.
@@ -16,4 +15,3 @@ pub fn redact(mechanism: &str, message: &[u8], from_client: bool) -> String {
         _ => format!("<{} bytes>", message.len()),
     }
 }
-

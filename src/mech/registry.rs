@@ -270,10 +270,8 @@ impl MechanismRegistry {
     /// renewed delegation token) at the start of every (re-)authentication.
     pub fn register_refreshing_password_clients(&mut self, source: Arc<dyn PasswordSource>) {
         let s = source.clone();
-        self.register_client(PLAIN, move || {
-            Ok(Box::new(PlainClient::new(s.password()?)))
-        })
-        .expect("valid name");
+        self.register_client(PLAIN, move || Ok(Box::new(PlainClient::new(s.password()?))))
+            .expect("valid name");
         for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
             let s = source.clone();
             self.register_client(m.name(), move || {
@@ -293,10 +291,8 @@ impl MechanismRegistry {
         let mut r = MechanismRegistry::new();
         if !credential.token_authenticated() {
             let c = credential.clone();
-            r.register_client(PLAIN, move || {
-                Ok(Box::new(PlainClient::new(c.clone())))
-            })
-            .expect("valid name");
+            r.register_client(PLAIN, move || Ok(Box::new(PlainClient::new(c.clone()))))
+                .expect("valid name");
         }
         for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
             let c = credential.clone();
@@ -332,4 +328,3 @@ fn check_factory_name(asked: &str, got: &str) -> Result<()> {
     }
     Ok(())
 }
-

@@ -2,17 +2,17 @@
 //! of an authenticated connection, and one turns a CreateDelegationToken response into a
 //! token a client can log in with.
 
+use super::authority::TokenAuthority;
+use super::info::{error_from_kafka, kafka_error_code, DelegationToken, TokenInfo};
 use crate::error::{Error, ErrorCode, Result};
-use crate::kafka::messages::parse_request;
-use crate::kafka::tokens::{
+use crate::kafka::codec::RequestHeader;
+use crate::kafka::delegation_tokens::{
     error_code, CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest,
     DescribeTokensResponse, DescribedToken, ExpireTokenRequest, ExpireTokenResponse,
     ExpiryResponse, PrincipalName, RenewTokenRequest, TokenRequest,
 };
 use crate::mech::Principal;
 use crate::secret::Secret;
-
-use super::{kafka_error_code, DelegationToken, TokenAuthority, TokenInfo};
 
 fn name(p: &Principal) -> PrincipalName {
     PrincipalName::from(p)
@@ -42,9 +42,8 @@ impl TokenAuthority {
     /// Kafka's authorizer (who may create tokens for others, or describe whose tokens) is the
     /// host's business: without one, as here, every authenticated principal may.
     pub fn handle_request(&self, frame: &[u8], caller: &Principal, now_ms: i64) -> Result<Vec<u8>> {
-        let parsed = parse_request(frame)?;
-        let p = parsed.prefix;
-        let request = TokenRequest::parse_body(p.api_key, p.api_version, parsed.body)?;
+        let (p, body) = RequestHeader::parse(frame)?;
+        let request = TokenRequest::parse_body(p.api_key, p.api_version, body)?;
         let (v, corr) = (p.api_version, p.correlation_id);
         match request {
             TokenRequest::Create(r) => self.serve_create(&r, caller, v, corr, now_ms),
@@ -192,10 +191,7 @@ fn expiry_response(result: Result<i64>) -> ExpiryResponse {
 /// an error code is that error.
 pub fn token_from_create_response(r: &CreateTokenResponse) -> Result<DelegationToken> {
     if r.error_code != error_code::NONE {
-        return Err(super::error_from_kafka(
-            r.error_code,
-            "CreateDelegationToken",
-        ));
+        return Err(error_from_kafka(r.error_code, "CreateDelegationToken"));
     }
     if r.token_id.is_empty() || r.hmac.is_empty() {
         return Err(Error::new(
@@ -242,7 +238,7 @@ pub fn token_from_described(t: &DescribedToken) -> DelegationToken {
 pub fn expiry_from_response(version: i16, frame: &[u8]) -> Result<i64> {
     let r = ExpiryResponse::parse_response(version, frame)?;
     if r.error_code != error_code::NONE {
-        return Err(super::error_from_kafka(r.error_code, "the token request"));
+        return Err(error_from_kafka(r.error_code, "the token request"));
     }
     Ok(r.expiry_timestamp_ms)
 }
@@ -252,10 +248,7 @@ pub fn expiry_from_response(version: i16, frame: &[u8]) -> Result<i64> {
 pub fn tokens_from_describe_response(version: i16, frame: &[u8]) -> Result<Vec<DelegationToken>> {
     let r = DescribeTokensResponse::parse_response(version, frame)?;
     if r.error_code != error_code::NONE {
-        return Err(super::error_from_kafka(
-            r.error_code,
-            "DescribeDelegationToken",
-        ));
+        return Err(error_from_kafka(r.error_code, "DescribeDelegationToken"));
     }
     Ok(r.tokens.iter().map(token_from_described).collect())
 }

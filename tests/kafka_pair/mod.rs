@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::{FrameDecoder, RequestPrefix};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerAction};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection, ServerOutput};
 use ksasl::mech::{ClientStep, HostWork, MechServerStep};
 use ksasl::session::Gate;
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::token::{is_b64token, is_valid_extension_name, is_valid_extension_value, SaslExtensions};
-use crate::error::{Error, Result};
+use super::token::{is_b64token, is_valid_extension_value, SaslExtensions};
+use crate::error::{Error, ErrorCode, Result};
 
 /// The byte that separates key/value pairs, and the client's acknowledgement of an error.
 pub const CONTROL_A: u8 = 0x01;

@@ -20,8 +20,8 @@ mod validator;
 pub use cache::CachingValidator;
 pub use client::OAuthBearerClient;
 pub use jwt::{JwksValidator, JwtValidatorConfig};
+pub(crate) use message::redact;
 pub use message::{ServerErrorChallenge, CONTROL_A};
-pub(crate) use message::{redact, InitialResponse};
 pub use server::{ExtensionValidator, OAuthBearerServer};
 pub use token::{
     is_valid_extension_name, is_valid_extension_value, OAuthBearerToken, SaslExtensions,

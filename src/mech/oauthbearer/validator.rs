@@ -93,7 +93,6 @@ where
     }
 }
 
-
 impl ValidatedToken {
     /// The verdict of a validator written by the host, which gives the principal and the
     /// absolute expiry (ms since the epoch) of a token it accepts. An empty principal is a

@@ -6,15 +6,14 @@ use std::sync::Arc;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::messages::{server_final_error, ClientFinal, ServerFinal, ServerFirst};
 use super::messages::escape_username;
+use super::messages::{server_final_error, ClientFinal, ServerFinal, ServerFirst};
 use crate::credential::scram::{ScramMechanism, MIN_ITERATIONS};
 use crate::credential::PasswordCredential;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::mechanism::{ClientMechanism, ClientStep};
 use crate::random::{kafka_random_string, SharedRandom};
 use crate::secret::Secret;
-
 
 /// The client's default cap on the iteration count a server may ask for (Kafka's maximum
 /// for stored credentials).

@@ -44,7 +44,6 @@ pub(crate) fn redact(message: &[u8]) -> String {
         .join(",")
 }
 
-
 /// The client-first message, as the server sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ClientFirst {

@@ -213,7 +213,10 @@ impl ServerMechanism for ScramServer {
 }
 
 /// The credential of a lookup answer; an unknown user or token, or a failed lookup, is an error.
-fn found_credential(answer: CredentialAnswer, token_authenticated: bool) -> Result<ServerCredential> {
+fn found_credential(
+    answer: CredentialAnswer,
+    token_authenticated: bool,
+) -> Result<ServerCredential> {
     match answer {
         CredentialAnswer::Found(c) => Ok(c),
         CredentialAnswer::Unknown if token_authenticated => Err(Error::new(
