@@ -80,6 +80,25 @@ impl Default for JwtValidatorConfig {
     }
 }
 
+impl JwtValidatorConfig {
+    /// Sets the accepted algorithms by their JOSE names (`RS256`, `ES384`, `EdDSA`, ...), as
+    /// the bindings pass them; an unknown name is an `INVALID_CONFIG` error.
+    pub fn set_algorithm_names<S: AsRef<str>>(&mut self, names: &[S]) -> Result<()> {
+        let mut algorithms = Vec::with_capacity(names.len());
+        for n in names {
+            let n = n.as_ref();
+            algorithms.push(n.parse::<Algorithm>().map_err(|_| {
+                Error::new(
+                    ErrorCode::InvalidConfig,
+                    format!("{:?} is not a JWS algorithm", &n[..n.len().min(32)]),
+                )
+            })?);
+        }
+        self.algorithms = algorithms;
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
     Rsa,
@@ -153,10 +172,11 @@ impl JwksValidator {
         if config.clock_skew_ms < 0
             || config.refresh_period_ms <= 0
             || config.unknown_kid_interval_ms < 0
+            || config.max_token_size == 0
         {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
-                "clock skew and intervals must not be negative",
+                "clock skew and intervals must not be negative, nor the maximum token size zero",
             ));
         }
         if config.subject_claim_name.trim().is_empty() || config.scope_claim_name.trim().is_empty()
