@@ -41,15 +41,14 @@ const NOW: i64 = 1_800_000_000_000;
 fn configs() -> (Arc<ClientConfig>, Arc<ServerConfig>) {
     let store = Arc::new(CredentialStore::new());
     store.set_password("alice", "alice-secret").unwrap();
-    let mut server = ServerConfig::new(MechanismRegistry::password_servers(Some(store)));
-    server.max_reauth_ms = 600_000;
+    let server = ServerConfig::builder(MechanismRegistry::password_servers(Some(store)))
+        .set_max_reauth_ms(600_000)
+        .build()
+        .unwrap();
     let clients = MechanismRegistry::password_clients(Arc::new(
         PasswordCredential::new("alice", "alice-secret").unwrap(),
     ));
-    (
-        Arc::new(ClientConfig::new(clients, "PLAIN")),
-        Arc::new(server),
-    )
+    (ClientConfig::new(clients, "PLAIN").unwrap(), server)
 }
 
 /// Runs a whole authentication through both drivers; returns the server connection.
@@ -67,7 +66,7 @@ fn authenticate(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> Serve
             let out = s.handle_frame(&f, NOW);
             to_client.push(&out.frames);
             assert!(matches!(
-                out.status,
+                out.action,
                 ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }
@@ -139,9 +138,11 @@ fn echo_configs(deferred: bool) -> (Arc<ClientConfig>, Arc<ServerConfig>) {
     servers
         .register_server(ECHO, move || Ok(Box::new(EchoServer { deferred })))
         .unwrap();
-    let mut server = ServerConfig::new(servers);
-    server.max_reauth_ms = 600_000;
-    (Arc::new(ClientConfig::new(clients, ECHO)), Arc::new(server))
+    let server = ServerConfig::builder(servers)
+        .set_max_reauth_ms(600_000)
+        .build()
+        .unwrap();
+    (ClientConfig::new(clients, ECHO).unwrap(), server)
 }
 
 /// Runs a whole authentication through both drivers, finishing pending work at once (as a
@@ -158,13 +159,13 @@ fn authenticate_host(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> 
         }
         while let Some(f) = to_server.next_frame().unwrap() {
             let mut out = s.handle_frame(&f, NOW);
-            if let ServerAction::Pending(w) = &out.status {
+            if let ServerAction::Pending(w) = &out.action {
                 let user = w.downcast_ref::<Vec<u8>>().unwrap();
                 out = s.resume(Ok(echo_done(user)), NOW);
             }
             to_client.push(&out.frames);
             assert!(matches!(
-                out.status,
+                out.action,
                 ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }

@@ -47,7 +47,10 @@ fn install(rf: &Refresher, now: i64) {
 }
 
 fn tracker() -> (Arc<Refresher>, Tracker) {
-    let rf = Arc::new(Refresher::new(RefreshConfig::default(), SharedRandom::default()).unwrap());
+    let rf = Arc::new(Refresher::new(
+        RefreshConfig::default(),
+        SharedRandom::default(),
+    ));
     install(&rf, T);
     let tracker = Tracker::new(rf.clone(), TrackerConfig::default()).unwrap();
     (rf, tracker)

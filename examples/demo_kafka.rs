@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
-use ksasl::kafka::codec::Reader;
+use ksasl::kafka::codec::{decode_body, RequestHeader};
 use ksasl::kafka::messages::*;
 use ksasl::kafka::server::{api_name, ServerAction, ServerConfig, ServerConnection};
 use ksasl::session::{Gate, ReauthTiming};
@@ -21,19 +21,19 @@ fn at(now: i64) -> String {
 
 /// A one-line description of a client request frame, secrets redacted.
 fn describe_request(f: &[u8], mech: &str) -> String {
-    let Ok(req) = parse_request(f) else {
+    let Ok((p, body)) = RequestHeader::parse(f) else {
         return format!("{} bytes", f.len());
     };
-    let p = req.prefix;
     let what = match p.api_key {
         SASL_AUTHENTICATE => {
-            let token =
-                parse_sasl_authenticate_request_body(p.api_version, req.body).unwrap_or_default();
-            format!(" [{}]", ksasl::mech::redact(mech, token, true))
+            let message = decode_body::<SaslAuthenticateRequest>(p.api_version, body)
+                .map(|r| r.auth_bytes)
+                .unwrap_or_default();
+            format!(" [{}]", ksasl::mech::redact(mech, &message, true))
         }
         SASL_HANDSHAKE => {
-            let mut b: Reader<'_> = req.body;
-            format!(" [{}]", b.string().unwrap_or_default())
+            let m = decode_body::<SaslHandshakeRequest>(p.api_version, body);
+            format!(" [{}]", m.map(|r| r.mechanism).unwrap_or_default())
         }
         _ => String::new(),
     };
@@ -162,7 +162,7 @@ impl Conn {
                 }
                 let out = self.server.handle_frame(&f, now);
                 self.to_client.push(&out.frames);
-                match out.status {
+                match out.action {
                     ServerAction::Authenticated(s) | ServerAction::Reauthenticated(s) => println!(
                         "{} {}: broker: {} authenticated with {}, session lifetime {} ms",
                         at(now),
@@ -220,19 +220,19 @@ pub fn run() -> Result<()> {
     println!("== Kafka framing and KIP-368 re-authentication (virtual clock) ==");
     let store = Arc::new(CredentialStore::new());
     store.add_user("alice", "alice-secret", 4096, &OsRandom)?;
-    let mut broker = ServerConfig::new(MechanismRegistry::password_servers(Some(store)));
-    broker.max_reauth_ms = 10_000; // connections.max.reauth.ms
-    let broker = Arc::new(broker);
+    let broker = ServerConfig::builder(MechanismRegistry::password_servers(Some(store)))
+        .set_max_reauth_ms(10_000) // connections.max.reauth.ms
+        .build()?;
     let creds = Arc::new(PasswordCredential::new("alice", "alice-secret")?);
-    let mut config = ClientConfig::new(
+    let modern = ClientConfig::builder(
         MechanismRegistry::password_clients(creds.clone()),
         "SCRAM-SHA-256",
-    );
-    config.client_id = Some("demo".into());
-    let modern = Arc::new(config);
-    let mut old = ClientConfig::new(MechanismRegistry::password_clients(creds), "SCRAM-SHA-256");
-    old.reauth_policy.timing = ReauthTiming::Disabled;
-    let old = Arc::new(old);
+    )
+    .set_client_id(Some("demo"))
+    .build()?;
+    let old = ClientConfig::builder(MechanismRegistry::password_clients(creds), "SCRAM-SHA-256")
+        .set_reauth_timing(ReauthTiming::Disabled)
+        .build()?;
 
     let mut a = Conn::new("reauth", modern.clone(), broker.clone());
     let mut b = Conn::new("no-reauth", old, broker.clone());
@@ -277,7 +277,7 @@ pub fn run() -> Result<()> {
         );
     }
     println!("\nbroker metrics (socket-server-metrics):");
-    for (k, v) in broker.metrics.snapshot(now) {
+    for (k, v) in broker.metrics().snapshot(now) {
         if k.ends_with("-total")
             || k.ends_with("-count")
             || k.starts_with("reauthentication-latency")

@@ -142,9 +142,10 @@ fn server(max_reauth_ms: i64, panic: bool) -> Arc<ServerConfig> {
         }))
     })
     .unwrap();
-    let mut c = ServerConfig::new(r);
-    c.max_reauth_ms = max_reauth_ms;
-    Arc::new(c)
+    ServerConfig::builder(r)
+        .set_max_reauth_ms(max_reauth_ms)
+        .build()
+        .unwrap()
 }
 
 fn client(user: Arc<Mutex<(String, Vec<u8>)>>, fault: ClientFault) -> Arc<ClientConfig> {
@@ -157,7 +158,7 @@ fn client(user: Arc<Mutex<(String, Vec<u8>)>>, fault: ClientFault) -> Arc<Client
         }))
     })
     .unwrap();
-    Arc::new(ClientConfig::new(r, NAME))
+    ClientConfig::new(r, NAME).unwrap()
 }
 
 fn alice() -> Arc<Mutex<(String, Vec<u8>)>> {
@@ -167,9 +168,9 @@ fn alice() -> Arc<Mutex<(String, Vec<u8>)>> {
 #[test]
 fn negotiated_among_built_ins_authenticates_and_reauthenticates() {
     let server = server(0, false);
-    assert!(server.enabled_mechanisms.iter().any(|m| m == NAME));
+    assert!(server.enabled_mechanisms().iter().any(|m| m == NAME));
     assert!(server
-        .enabled_mechanisms
+        .enabled_mechanisms()
         .iter()
         .any(|m| m == "SCRAM-SHA-512"));
     let mut p = Pair::new(client(alice(), ClientFault::None), server);
@@ -363,9 +364,10 @@ fn deferred_server(max_reauth_ms: i64) -> Arc<ServerConfig> {
         })))))
     })
     .unwrap();
-    let mut c = ServerConfig::new(r);
-    c.max_reauth_ms = max_reauth_ms;
-    Arc::new(c)
+    ServerConfig::builder(r)
+        .set_max_reauth_ms(max_reauth_ms)
+        .build()
+        .unwrap()
 }
 
 fn deferred_client(user: Arc<Mutex<(String, Vec<u8>)>>) -> Arc<ClientConfig> {
@@ -378,7 +380,7 @@ fn deferred_client(user: Arc<Mutex<(String, Vec<u8>)>>) -> Arc<ClientConfig> {
         })))))
     })
     .unwrap();
-    Arc::new(ClientConfig::new(r, NAME))
+    ClientConfig::new(r, NAME).unwrap()
 }
 
 fn deferred_pair(user: Arc<Mutex<(String, Vec<u8>)>>, max_reauth_ms: i64) -> Pair {
@@ -460,7 +462,7 @@ fn errors_raised_by_host_work_fail_the_drivers_cleanly() {
     assert!(!client_why.contains("token service"), "{client_why}");
     let again = p.server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
     assert!(
-        matches!(&again.status, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState),
+        matches!(&again.action, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState),
         "{again:?}"
     );
 
@@ -489,7 +491,7 @@ fn resume_and_frames_at_the_wrong_time_are_refused() {
     }
     let mut server = ServerConnection::new(deferred_server(0));
     let out = server.resume(Ok(MechServerStep::Challenge(vec![1])), T0);
-    assert!(matches!(&out.status, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState));
+    assert!(matches!(&out.action, ServerAction::CloseNow(e) if e.code() == ErrorCode::WrongState));
     // ...and the connections still authenticate afterwards.
     let mut p = deferred_pair(alice(), 0);
     p.client = client;

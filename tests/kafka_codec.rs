@@ -1,8 +1,37 @@
 //! The Kafka wire codec: the byte examples of reference §1.6 and every version of every
 //! message a SASL client or server exchanges.
 
-use ksasl::kafka::codec::Reader;
+use ksasl::kafka::codec::{
+    decode_body, decode_response, encode_request, encode_response, Message, Reader, RequestHeader,
+};
 use ksasl::kafka::messages::*;
+
+fn request<M: Message>(m: &M, version: i16, corr: i32, client_id: Option<&str>) -> Vec<u8> {
+    encode_request(m, version, corr, client_id).unwrap()
+}
+
+fn response<M: Message>(m: &M, version: i16, corr: i32) -> Vec<u8> {
+    encode_response(m, version, corr).unwrap()
+}
+
+fn api_versions(software: Option<(&str, &str)>) -> ApiVersionsRequest {
+    ApiVersionsRequest {
+        software: software.map(|(n, v)| (n.to_string(), v.to_string())),
+        ..ApiVersionsRequest::default()
+    }
+}
+
+fn handshake(mechanism: &str) -> SaslHandshakeRequest {
+    SaslHandshakeRequest {
+        mechanism: mechanism.to_string(),
+    }
+}
+
+fn authenticate(bytes: &[u8]) -> SaslAuthenticateRequest {
+    SaslAuthenticateRequest {
+        auth_bytes: bytes.to_vec(),
+    }
+}
 
 fn hex(s: &str) -> Vec<u8> {
     // Hex digits, with "quoted" ASCII allowed in between, spaces ignored.
@@ -32,11 +61,11 @@ fn hex(s: &str) -> Vec<u8> {
 fn reference_byte_examples() {
     let cid = Some("client-1");
     assert_eq!(
-        api_versions_request(0, 0x7ffffff8, cid, ("", "")),
+        request(&api_versions(None), 0, 0x7ffffff8, cid),
         hex(r#"00000012 0012 0000 7ffffff8 0008 "client-1""#)
     );
     assert_eq!(
-        sasl_handshake_request(1, 0x7ffffff9, cid, "PLAIN"),
+        request(&handshake("PLAIN"), 1, 0x7ffffff9, cid),
         hex(r#"00000019 0011 0001 7ffffff9 0008 "client-1" 0005 "PLAIN""#)
     );
     let hs = SaslHandshakeResponse {
@@ -44,18 +73,23 @@ fn reference_byte_examples() {
         mechanisms: vec!["PLAIN".into(), "SCRAM-SHA-256".into()],
     };
     let hs_bytes = hex(r#"00000020 7ffffff9 0000 00000002 0005 "PLAIN" 000d "SCRAM-SHA-256""#);
-    assert_eq!(hs.encode(0x7ffffff9), hs_bytes);
-    let (corr, body) = parse_response_header(&hs_bytes[4..], false).unwrap();
+    assert_eq!(response(&hs, 1, 0x7ffffff9), hs_bytes);
+    assert_eq!(
+        response(&hs, 0, 0x7ffffff9),
+        hs_bytes,
+        "v0 and v1 are the same"
+    );
+    let (corr, parsed) = decode_response::<SaslHandshakeResponse>(1, &hs_bytes[4..]).unwrap();
     assert_eq!(corr, 0x7ffffff9);
-    assert_eq!(SaslHandshakeResponse::parse(body).unwrap(), hs);
+    assert_eq!(parsed, hs);
 
     let plain = b"\0alice\0alice-secret";
     assert_eq!(
-        sasl_authenticate_request(1, 0x7ffffffa, cid, plain),
+        request(&authenticate(plain), 1, 0x7ffffffa, cid),
         hex(r#"00000029 0024 0001 7ffffffa 0008 "client-1" 00000013 00"alice"00"alice-secret""#)
     );
     assert_eq!(
-        sasl_authenticate_request(2, 0x7ffffffa, cid, plain),
+        request(&authenticate(plain), 2, 0x7ffffffa, cid),
         hex(r#"00000028 0024 0002 7ffffffa 0008 "client-1" 00 14 00"alice"00"alice-secret" 00"#)
     );
     let ok = SaslAuthenticateResponse {
@@ -66,12 +100,13 @@ fn reference_byte_examples() {
     };
     let v1 = hex("00000014 7ffffffa 0000 ffff 00000000 00000000 0036ee80");
     let v2 = hex("00000012 7ffffffa 00 0000 00 01 00000000 0036ee80 00");
-    assert_eq!(ok.encode(1, 0x7ffffffa), v1);
-    assert_eq!(ok.encode(2, 0x7ffffffa), v2);
-    let (_, b) = parse_response_header(&v1[4..], false).unwrap();
-    assert_eq!(SaslAuthenticateResponse::parse(1, b).unwrap(), ok);
-    let (_, b) = parse_response_header(&v2[4..], true).unwrap();
-    assert_eq!(SaslAuthenticateResponse::parse(2, b).unwrap(), ok);
+    assert_eq!(response(&ok, 1, 0x7ffffffa), v1);
+    assert_eq!(response(&ok, 2, 0x7ffffffa), v2);
+    assert_eq!(
+        decode_response(1, &v1[4..]).unwrap(),
+        (0x7ffffffa, ok.clone())
+    );
+    assert_eq!(decode_response(2, &v2[4..]).unwrap(), (0x7ffffffa, ok));
     let err = SaslAuthenticateResponse {
         error_code: 58,
         error_message: Some("Authentication failed: Invalid username or password".into()),
@@ -81,9 +116,11 @@ fn reference_byte_examples() {
     let err_bytes = hex(
         r#"00000045 7ffffffa 00 003a 34"Authentication failed: Invalid username or password" 01 0000000000000000 00"#,
     );
-    assert_eq!(err.encode(2, 0x7ffffffa), err_bytes);
-    let (_, b) = parse_response_header(&err_bytes[4..], true).unwrap();
-    assert_eq!(SaslAuthenticateResponse::parse(2, b).unwrap(), err);
+    assert_eq!(response(&err, 2, 0x7ffffffa), err_bytes);
+    assert_eq!(
+        decode_response(2, &err_bytes[4..]).unwrap(),
+        (0x7ffffffa, err)
+    );
 }
 
 /// ApiVersions v5 requests as kafka-clients 4.4.0 serializes them (header v2, client id "c",
@@ -104,21 +141,21 @@ fn hex_bytes(h: &str) -> Vec<u8> {
 #[test]
 fn api_versions_v5_target_fields() {
     let f = hex_bytes(KAFKA_V5_TARGET);
-    let parsed = parse_request(&f).unwrap();
-    assert_eq!(parsed.prefix.api_version, 5);
-    let body = parse_api_versions_request_body(5, parsed.body).unwrap();
+    let (header, d) = RequestHeader::parse(&f).unwrap();
+    assert_eq!(header.api_version, 5);
+    let body: ApiVersionsRequest = decode_body(5, d).unwrap();
     assert_eq!(body.cluster_id.as_deref(), Some("abc"));
     assert_eq!(body.node_id, 3);
-    assert!(body.target_is_consistent());
-    let half = ksasl::kafka::messages::ApiVersionsRequestBody {
+    assert!(body.is_valid());
+    let half = ApiVersionsRequest {
         node_id: -1,
         ..body.clone()
     };
-    assert!(!half.target_is_consistent());
+    assert!(!half.is_valid());
     // Truncated after the cluster id: refused.
     let cut = &f[..f.len() - 5];
-    let parsed = parse_request(cut).unwrap();
-    assert!(parse_api_versions_request_body(5, parsed.body).is_err());
+    let (_, d) = RequestHeader::parse(cut).unwrap();
+    assert!(decode_body::<ApiVersionsRequest>(5, d).is_err());
 }
 
 #[test]
@@ -146,13 +183,12 @@ fn api_versions_every_version() {
         throttle_time_ms: 7,
     };
     for v in 0..=5 {
-        let f = r.encode(v, 42);
+        let f = response(&r, v, 42);
         // ApiVersions responses always use response header v0: the body starts at byte 8.
         assert_eq!(&f[4..8], &42i32.to_be_bytes());
         assert_eq!(i16::from_be_bytes([f[8], f[9]]), 0);
-        let (corr, body) = parse_response_header(&f[4..], false).unwrap();
+        let (corr, p) = decode_response::<ApiVersionsResponse>(v, &f[4..]).unwrap();
         assert_eq!(corr, 42);
-        let p = ApiVersionsResponse::parse(v, body).unwrap();
         assert_eq!(p.api_keys, r.api_keys);
         assert_eq!(p.throttle_time_ms, if v >= 1 { 7 } else { 0 });
         let expected_len = 4
@@ -164,17 +200,19 @@ fn api_versions_every_version() {
             };
         assert_eq!(f.len() - 4, expected_len, "v{v}");
         // Requests: v3+ carry software name and version in a flexible body (header v2).
-        let req = api_versions_request(v, 9, Some("c"), ("ksasl", "0.1.0"));
-        let parsed = parse_request(&req[4..]).unwrap();
+        let sw = (v >= 3).then_some(("ksasl", "0.1.0"));
+        let req = request(&api_versions(sw), v, 9, Some("c"));
         assert_eq!(
-            parsed.prefix,
+            RequestPrefix::parse(&req[4..]).unwrap(),
             RequestPrefix {
                 api_key: 18,
                 api_version: v,
                 correlation_id: 9
             }
         );
-        let body = parse_api_versions_request_body(v, parsed.body).unwrap();
+        let (header, d) = RequestHeader::parse(&req[4..]).unwrap();
+        assert_eq!(header.client_id.as_deref(), Some("c"));
+        let body: ApiVersionsRequest = decode_body(v, d).unwrap();
         assert_eq!(
             body.software,
             (v >= 3).then(|| ("ksasl".to_string(), "0.1.0".to_string()))
@@ -183,7 +221,8 @@ fn api_versions_every_version() {
         assert_eq!((body.cluster_id, body.node_id), (None, -1));
         if v == 5 {
             let unset = hex_bytes(KAFKA_V5_UNSET);
-            let mine = api_versions_request(5, 9, Some("c"), ("apache-kafka-java", "4.4.0"));
+            let sw = api_versions(Some(("apache-kafka-java", "4.4.0")));
+            let mine = request(&sw, 5, 9, Some("c"));
             assert_eq!(
                 &mine[4..],
                 &unset[..],
@@ -192,10 +231,9 @@ fn api_versions_every_version() {
         }
     }
     // Garbage after a valid body is refused.
-    let mut f = r.encode(1, 1);
+    let mut f = response(&r, 1, 1);
     f.push(0);
-    let (_, body) = parse_response_header(&f[4..], false).unwrap();
-    assert!(ApiVersionsResponse::parse(1, body).is_err());
+    assert!(decode_response::<ApiVersionsResponse>(1, &f[4..]).is_err());
 }
 
 #[test]
@@ -207,10 +245,9 @@ fn sasl_authenticate_every_version() {
         session_lifetime_ms: 5,
     };
     for v in 0..=2 {
-        let f = r.encode(v, 3);
-        let (corr, body) = parse_response_header(&f[4..], v >= 2).unwrap();
+        let f = response(&r, v, 3);
+        let (corr, p) = decode_response::<SaslAuthenticateResponse>(v, &f[4..]).unwrap();
         assert_eq!(corr, 3);
-        let p = SaslAuthenticateResponse::parse(v, body).unwrap();
         assert_eq!(p.auth_bytes, b"xyz");
         assert_eq!(p.error_message.as_deref(), Some("m"));
         assert_eq!(
@@ -218,13 +255,11 @@ fn sasl_authenticate_every_version() {
             if v >= 1 { 5 } else { 0 },
             "v0 has no lifetime field"
         );
-        let req = sasl_authenticate_request(v, 4, None, b"tok");
-        let parsed = parse_request(&req[4..]).unwrap();
-        assert_eq!(parsed.client_id, None);
-        assert_eq!(
-            parse_sasl_authenticate_request_body(v, parsed.body).unwrap(),
-            b"tok"
-        );
+        let req = request(&authenticate(b"tok"), v, 4, None);
+        let (header, d) = RequestHeader::parse(&req[4..]).unwrap();
+        assert_eq!(header.client_id, None);
+        let body: SaslAuthenticateRequest = decode_body(v, d).unwrap();
+        assert_eq!(body.auth_bytes, b"tok");
     }
 }
 

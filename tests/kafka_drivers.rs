@@ -3,15 +3,18 @@
 //! policy, the re-authentication schedule, and a simulation of 1,000 connections.
 
 mod kafka_pair;
+mod wire;
 
 use std::sync::Arc;
 
 use kafka_pair::Pair;
-use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
+use ksasl::kafka::client::{ClientConfig, ClientConfigBuilder, ClientConnection, ClientEvent};
+use ksasl::kafka::codec::{decode_response_body, encode_response};
 use ksasl::kafka::messages::*;
-use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
-use ksasl::session::{FailedReauthPolicy, Gate, ReauthPolicy, ReauthTiming};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConfigBuilder, ServerConnection};
+use ksasl::session::{Gate, ReauthPolicy, ReauthTiming};
 use ksasl::*;
+use wire::*;
 
 const T0: i64 = 1_800_000_000_000;
 
@@ -23,17 +26,22 @@ fn store() -> Arc<CredentialStore> {
     s
 }
 
-fn server_config(max_reauth_ms: i64) -> ServerConfig {
+fn server_builder() -> ServerConfigBuilder {
     let mut registry = MechanismRegistry::password_servers(Some(store()));
     let v = UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap();
     registry.register_oauthbearer_server(Arc::new(v));
-    let mut c = ServerConfig::new(registry);
-    c.max_reauth_ms = max_reauth_ms;
-    c
+    ServerConfig::builder(registry)
 }
 
-fn client_config(user: &str, password: &str, mech: &str) -> ClientConfig {
-    ClientConfig::new(
+fn server_config(max_reauth_ms: i64) -> Arc<ServerConfig> {
+    server_builder()
+        .set_max_reauth_ms(max_reauth_ms)
+        .build()
+        .unwrap()
+}
+
+fn client_builder(user: &str, password: &str, mech: &str) -> ClientConfigBuilder {
+    ClientConfig::builder(
         MechanismRegistry::password_clients(Arc::new(
             PasswordCredential::new(user, password).unwrap(),
         )),
@@ -41,8 +49,12 @@ fn client_config(user: &str, password: &str, mech: &str) -> ClientConfig {
     )
 }
 
-fn pair(client: ClientConfig, server: ServerConfig) -> Pair {
-    Pair::new(Arc::new(client), Arc::new(server))
+fn client_config(user: &str, password: &str, mech: &str) -> Arc<ClientConfig> {
+    client_builder(user, password, mech).build().unwrap()
+}
+
+fn pair(client: Arc<ClientConfig>, server: Arc<ServerConfig>) -> Pair {
+    Pair::new(client, server)
 }
 
 #[test]
@@ -53,15 +65,17 @@ fn every_framing_mode_authenticates() {
             (3, None),
             (4, None),
             (5, None),
-            (0, Some((1, Some(0)))),
+            (0, Some((1i64, Some(0i64)))),
             (0, Some((1, Some(1)))),
             (0, Some((1, Some(2)))),
             (0, Some((0, None))),
         ] {
-            let mut c = client_config("alice", "alice-secret", mech);
-            c.api_versions_version = api_versions;
-            c.known_versions = known;
-            let mut p = pair(c, server_config(60_000));
+            let mut c = client_builder("alice", "alice-secret", mech);
+            c.set_api_versions_version(api_versions);
+            if let Some((h, a)) = known {
+                c.set_known_versions(h, a);
+            }
+            let mut p = pair(c.build().unwrap(), server_config(60_000));
             p.connect(T0);
             assert_eq!(p.stats.failed, None, "{mech} {api_versions} {known:?}");
             assert_eq!(p.stats.authenticated, 1);
@@ -104,7 +118,7 @@ fn oauthbearer_session_is_bounded_by_the_token() {
     .unwrap();
     for (max_reauth, expected) in [(0, 1_200_000), (3_600_000, 1_200_000), (600_000, 600_000)] {
         let mut p = pair(
-            ClientConfig::new(reg.clone(), "OAUTHBEARER"),
+            ClientConfig::new(reg.clone(), "OAUTHBEARER").unwrap(),
             server_config(max_reauth),
         );
         p.connect(T0);
@@ -112,7 +126,10 @@ fn oauthbearer_session_is_bounded_by_the_token() {
         assert_eq!(p.server.session_expiry_ms(), Some(T0 + expected));
     }
     // A token accepted at its very end gives a session that is expired now.
-    let mut p = pair(ClientConfig::new(reg, "OAUTHBEARER"), server_config(0));
+    let mut p = pair(
+        ClientConfig::new(reg, "OAUTHBEARER").unwrap(),
+        server_config(0),
+    );
     p.client.start(T0 + 1_199_999).unwrap();
     p.pump(T0 + 1_199_999);
     assert_eq!(p.server.session().unwrap().lifetime_ms, 1);
@@ -140,7 +157,7 @@ fn hex_bytes(h: &str) -> Vec<u8> {
 
 #[test]
 fn server_answers_bad_requests_like_kafka() {
-    let cfg = Arc::new(server_config(0));
+    let cfg = server_config(0);
     let new = || ServerConnection::new(cfg.clone());
 
     // ApiVersions too new: a v0 response with error 35 listing only ApiVersions; the state
@@ -150,9 +167,9 @@ fn server_answers_bad_requests_like_kafka() {
         frame_body(&api_versions_request(9, 1, None, ("a", "b"))),
         T0,
     );
-    assert!(matches!(out.status, ServerAction::Continue));
+    assert!(matches!(out.action, ServerAction::Continue));
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    let r = ApiVersionsResponse::parse(0, body).unwrap();
+    let r = decode_response_body::<ApiVersionsResponse>(0, body).unwrap();
     assert_eq!(r.error_code, 35);
     assert_eq!(
         r.api_keys,
@@ -167,7 +184,7 @@ fn server_answers_bad_requests_like_kafka() {
         T0,
     );
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    let r = ApiVersionsResponse::parse(3, body).unwrap();
+    let r = decode_response_body::<ApiVersionsResponse>(3, body).unwrap();
     assert_eq!(
         (r.error_code, r.max_version(17), r.max_version(36)),
         (0, Some(1), Some(2))
@@ -176,7 +193,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&api_versions_request(0, 3, None, ("", ""))), T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
+        matches!(out.action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
     );
 
     // ApiVersions v5 (kafka-clients 4.4's first request) with a target cluster and node: a
@@ -186,7 +203,7 @@ fn server_answers_bad_requests_like_kafka() {
     let mut s = new();
     let out = s.handle_frame(&target, T0);
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    let r = ApiVersionsResponse::parse(5, body).unwrap();
+    let r = decode_response_body::<ApiVersionsResponse>(5, body).unwrap();
     assert_eq!((r.error_code, r.max_version(18)), (0, Some(5)));
     let mut half = target.clone();
     let n = half.len();
@@ -194,10 +211,15 @@ fn server_answers_bad_requests_like_kafka() {
     let mut s = new();
     let out = s.handle_frame(&half, T0);
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    assert_eq!(ApiVersionsResponse::parse(5, body).unwrap().error_code, 42);
+    assert_eq!(
+        decode_response_body::<ApiVersionsResponse>(5, body)
+            .unwrap()
+            .error_code,
+        42
+    );
     assert!(matches!(
         s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
-            .status,
+            .action,
         ServerAction::Continue
     ));
 
@@ -208,10 +230,15 @@ fn server_answers_bad_requests_like_kafka() {
         T0,
     );
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    assert_eq!(ApiVersionsResponse::parse(3, body).unwrap().error_code, 42);
+    assert_eq!(
+        decode_response_body::<ApiVersionsResponse>(3, body)
+            .unwrap()
+            .error_code,
+        42
+    );
     assert!(matches!(
         s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
-            .status,
+            .action,
         ServerAction::Continue
     ));
 
@@ -220,14 +247,14 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&handshake(1, 5, "GSSAPI")), T0);
     let (corr, body) = parse_response_header(&out.frames[4..], false).unwrap();
     assert_eq!(corr, 5);
-    let r = SaslHandshakeResponse::parse(body).unwrap();
+    let r = decode_response_body::<SaslHandshakeResponse>(1, body).unwrap();
     assert_eq!(r.error_code, 33);
     assert_eq!(
         r.mechanisms,
         ["OAUTHBEARER", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
     );
     assert!(
-        matches!(out.status, ServerAction::FailAt { deadline_ms, ref error } if deadline_ms == T0 + 100 && error.code() == ErrorCode::UnsupportedSaslMechanism)
+        matches!(out.action, ServerAction::FailAt { deadline_ms, ref error } if deadline_ms == T0 + 100 && error.code() == ErrorCode::UnsupportedSaslMechanism)
     );
 
     // SaslAuthenticate before SaslHandshake: no response, closed after the delay.
@@ -235,7 +262,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&sasl_authenticate_request(1, 1, None, b"x")), T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
+        matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
         && error.message() == "Unexpected Kafka request of type SASL_AUTHENTICATE during SASL handshake.")
     );
 
@@ -244,7 +271,7 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(&[0x60, 0x01, 0x02], T0);
     assert!(out.frames.is_empty());
     assert!(
-        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::UnsupportedSaslMechanism)
+        matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::UnsupportedSaslMechanism)
     );
 
     // Garbage after a valid handshake body; an unknown handshake version.
@@ -252,17 +279,17 @@ fn server_answers_bad_requests_like_kafka() {
     let mut f = handshake(1, 1, "PLAIN");
     f.push(0);
     assert!(
-        matches!(s.handle_frame(frame_body(&f), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.handle_frame(frame_body(&f), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
     let mut s = new();
     assert!(
-        matches!(s.handle_frame(frame_body(&handshake(2, 1, "PLAIN")), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.handle_frame(frame_body(&handshake(2, 1, "PLAIN")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     // Truncated: a header cut short.
     let mut s = new();
     let f = handshake(1, 1, "PLAIN");
     assert!(
-        matches!(s.handle_frame(&f[4..12], T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.handle_frame(&f[4..12], T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
 
     // During the token exchange: unknown SaslAuthenticate version, another API, a second handshake.
@@ -273,12 +300,12 @@ fn server_answers_bad_requests_like_kafka() {
     };
     let mut s = ready();
     assert!(
-        matches!(s.handle_frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).status, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.handle_frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     let mut s = ready();
     let out = s.handle_frame(&kafka_pair::app_request(7)[4..], T0);
     assert!(
-        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
+        matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
         && error.detail("api_key") == Some("3")
         && error.message() == "Unexpected Kafka request of type METADATA during SASL authentication.")
     );
@@ -286,14 +313,19 @@ fn server_answers_bad_requests_like_kafka() {
     let out = s.handle_frame(frame_body(&handshake(1, 9, "PLAIN")), T0);
     let (corr, body) = parse_response_header(&out.frames[4..], false).unwrap();
     assert_eq!(
-        (corr, SaslHandshakeResponse::parse(body).unwrap().error_code),
+        (
+            corr,
+            decode_response_body::<SaslHandshakeResponse>(1, body)
+                .unwrap()
+                .error_code
+        ),
         (9, 34)
     );
     // Over the receive bound.
     let mut s = ready();
     let big = sasl_authenticate_request(1, 2, None, &vec![0u8; 600 * 1024]);
     assert!(
-        matches!(s.handle_frame(frame_body(&big), T0).status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
+        matches!(s.handle_frame(frame_body(&big), T0).action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
     );
     // Wrong password: error 58 with Kafka's PLAIN text.
     for v in 0..=2 {
@@ -303,20 +335,20 @@ fn server_answers_bad_requests_like_kafka() {
             T0,
         );
         let (_, body) = parse_response_header(&out.frames[4..], v >= 2).unwrap();
-        let r = SaslAuthenticateResponse::parse(v, body).unwrap();
+        let r = decode_response_body::<SaslAuthenticateResponse>(v, body).unwrap();
         assert_eq!(r.error_code, 58);
         assert_eq!(
             r.error_message.as_deref(),
             Some("Authentication failed: Invalid username or password")
         );
-        assert!(matches!(out.status, ServerAction::FailAt { .. }));
+        assert!(matches!(out.action, ServerAction::FailAt { .. }));
     }
-    assert_eq!(cfg.metrics.total("failed-authentication-total"), Some(14));
+    assert_eq!(cfg.metrics().total("failed-authentication-total"), Some(14));
 }
 
 #[test]
 fn client_reports_broker_errors() {
-    let cfg = Arc::new(client_config("alice", "alice-secret", "PLAIN"));
+    let cfg = client_config("alice", "alice-secret", "PLAIN");
     let mut c = ClientConnection::new(cfg.clone());
     c.start(T0).unwrap();
     c.poll_transmit().unwrap();
@@ -337,14 +369,14 @@ fn client_reports_broker_errors() {
         throttle_time_ms: 0,
     };
     assert_eq!(
-        c.handle_frame(&v.encode(0, i32::MAX - 7)[4..], T0),
+        c.handle_frame(&encode_response(&v, 0, i32::MAX - 7).unwrap()[4..], T0),
         ClientEvent::Continue
     );
     let hs = SaslHandshakeResponse {
         error_code: 33,
         mechanisms: vec!["SCRAM-SHA-512".into(), "OAUTHBEARER".into()],
     };
-    match c.handle_frame(&hs.encode(i32::MAX - 6)[4..], T0) {
+    match c.handle_frame(&encode_response(&hs, 1, i32::MAX - 6).unwrap()[4..], T0) {
         ClientEvent::Failed(e) => {
             assert_eq!(e.code(), ErrorCode::UnsupportedSaslMechanism);
             assert_eq!(e.message(), "Client SASL mechanism 'PLAIN' not enabled in the server, enabled mechanisms are [SCRAM-SHA-512, OAUTHBEARER]");
@@ -355,7 +387,7 @@ fn client_reports_broker_errors() {
     let mut c = ClientConnection::new(cfg.clone());
     c.start(T0).unwrap();
     assert!(
-        matches!(c.handle_frame(&v.encode(0, 5)[4..], T0), ClientEvent::Failed(e) if e.code() == ErrorCode::CorrelationMismatch)
+        matches!(c.handle_frame(&encode_response(&v, 0, 5).unwrap()[4..], T0), ClientEvent::Failed(e) if e.code() == ErrorCode::CorrelationMismatch)
     );
     // Error 58 carries the broker's text.
     let mut p = pair(client_config("alice", "wrong", "PLAIN"), server_config(0));
@@ -425,15 +457,12 @@ fn gate_table() {
 
 #[test]
 fn gate_counts_expired_connections() {
-    let cfg = Arc::new(server_config(1_000));
-    let mut p = Pair::new(
-        Arc::new(client_config("alice", "alice-secret", "PLAIN")),
-        cfg.clone(),
-    );
+    let cfg = server_config(1_000);
+    let mut p = Pair::new(client_config("alice", "alice-secret", "PLAIN"), cfg.clone());
     p.connect(T0);
     assert_eq!(p.server.gate(3, T0 + 1_001), Gate::CloseExpired);
     assert_eq!(
-        cfg.metrics.total("expired-connections-killed-count"),
+        cfg.metrics().total("expired-connections-killed-count"),
         Some(1)
     );
     // SaslHandshake / SaslAuthenticate reaching the request handlers get ILLEGAL_SASL_STATE.
@@ -441,7 +470,7 @@ fn gate_counts_expired_connections() {
         ServerConnection::illegal_state_response(&sasl_authenticate_request(2, 4, None, b"")[4..])
             .unwrap();
     let (_, body) = parse_response_header(&r[4..], true).unwrap();
-    let r = SaslAuthenticateResponse::parse(2, body).unwrap();
+    let r = decode_response_body::<SaslAuthenticateResponse>(2, body).unwrap();
     assert_eq!(r.error_code, 34);
     assert_eq!(
         r.error_message.as_deref(),
@@ -451,11 +480,8 @@ fn gate_counts_expired_connections() {
 
 #[test]
 fn reauthentication_must_keep_the_mechanism() {
-    let cfg = Arc::new(server_config(60_000));
-    let mut p = Pair::new(
-        Arc::new(client_config("alice", "alice-secret", "PLAIN")),
-        cfg.clone(),
-    );
+    let cfg = server_config(60_000);
+    let mut p = Pair::new(client_config("alice", "alice-secret", "PLAIN"), cfg.clone());
     p.connect(T0);
     let s = &mut p.server;
     assert_eq!(
@@ -468,7 +494,12 @@ fn reauthentication_must_keep_the_mechanism() {
         T0 + 2_000,
     );
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
-    assert_eq!(SaslHandshakeResponse::parse(body).unwrap().error_code, 0);
+    assert_eq!(
+        decode_response_body::<SaslHandshakeResponse>(1, body)
+            .unwrap()
+            .error_code,
+        0
+    );
     // ...and the next packet fails without a response.
     let out = s.handle_frame(
         frame_body(&sasl_authenticate_request(
@@ -480,24 +511,24 @@ fn reauthentication_must_keep_the_mechanism() {
         T0 + 2_001,
     );
     assert!(out.frames.is_empty());
-    match out.status {
+    match out.action {
         ServerAction::FailAt { error, .. } => {
             assert_eq!(error.code(), ErrorCode::MechanismChanged);
             assert_eq!(error.message(), "SASL mechanism 'SCRAM-SHA-256' requested by client is not supported for re-authentication of mechanism 'PLAIN'");
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(cfg.metrics.total("failed-reauthentication-total"), Some(1));
-    assert_eq!(cfg.metrics.total("failed-authentication-total"), Some(0));
+    assert_eq!(
+        cfg.metrics().total("failed-reauthentication-total"),
+        Some(1)
+    );
+    assert_eq!(cfg.metrics().total("failed-authentication-total"), Some(0));
 }
 
 #[test]
 fn reauthentication_must_keep_the_principal() {
-    let cfg = Arc::new(server_config(60_000));
-    let mut p = Pair::new(
-        Arc::new(client_config("alice", "alice-secret", "PLAIN")),
-        cfg.clone(),
-    );
+    let cfg = server_config(60_000);
+    let mut p = Pair::new(client_config("alice", "alice-secret", "PLAIN"), cfg.clone());
     p.connect(T0);
     let s = &mut p.server;
     assert_eq!(
@@ -510,30 +541,34 @@ fn reauthentication_must_keep_the_principal() {
         T0 + 2_000,
     );
     let (_, body) = parse_response_header(&out.frames[4..], true).unwrap();
-    let r = SaslAuthenticateResponse::parse(2, body).unwrap();
+    let r = decode_response_body::<SaslAuthenticateResponse>(2, body).unwrap();
     assert_eq!(r.error_code, 58);
     assert_eq!(
         r.error_message.as_deref(),
         Some("Cannot change principals during re-authentication from User.alice: User.bob")
     );
     assert!(
-        matches!(out.status, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::PrincipalChanged)
+        matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::PrincipalChanged)
     );
-    assert_eq!(cfg.metrics.total("failed-reauthentication-total"), Some(1));
+    assert_eq!(
+        cfg.metrics().total("failed-reauthentication-total"),
+        Some(1)
+    );
 }
 
 #[test]
 fn failed_reauthentication_retry_policy() {
     let store = store();
-    let mut server = ServerConfig::new(MechanismRegistry::password_servers(Some(store.clone())));
-    server.max_reauth_ms = 3_600_000;
-    server.failed_reauth_policy = FailedReauthPolicy::retry();
-    let mut client = client_config("alice", "alice-secret", "PLAIN");
-    client.failed_reauth_policy = FailedReauthPolicy::retry();
-    client.reauth_policy = ReauthPolicy {
-        timing: ReauthTiming::Librdkafka,
-        min_delay_ms: 1000,
-    };
+    let server = ServerConfig::builder(MechanismRegistry::password_servers(Some(store.clone())))
+        .set_max_reauth_ms(3_600_000)
+        .set_reauth_retry_ms(60_000)
+        .build()
+        .unwrap();
+    let client = client_builder("alice", "alice-secret", "PLAIN")
+        .set_reauth_retry_ms(60_000)
+        .set_reauth_timing(ReauthTiming::Librdkafka)
+        .build()
+        .unwrap();
     let mut p = pair(client, server);
     p.connect(T0);
     let due = p.client.session().unwrap().reauth_at_ms.unwrap();
@@ -644,14 +679,15 @@ fn simulate(
     reauths: u32,
     client_reauth: bool,
 ) -> (Vec<Pair>, Arc<ServerConfig>, Arc<ClientConfig>) {
-    let mut server = ServerConfig::new(MechanismRegistry::password_servers(Some(store())));
-    server.max_reauth_ms = 10_000;
-    let server = Arc::new(server);
-    let mut client = client_config("alice", "alice-secret", "PLAIN");
+    let server = ServerConfig::builder(MechanismRegistry::password_servers(Some(store())))
+        .set_max_reauth_ms(10_000)
+        .build()
+        .unwrap();
+    let mut client = client_builder("alice", "alice-secret", "PLAIN");
     if !client_reauth {
-        client.reauth_policy.timing = ReauthTiming::Disabled;
+        client.set_reauth_timing(ReauthTiming::Disabled);
     }
-    let client = Arc::new(client);
+    let client = client.build().unwrap();
     let mut pairs: Vec<Pair> = (0..connections)
         .map(|_| Pair::new(client.clone(), server.clone()))
         .collect();
@@ -695,7 +731,7 @@ fn thousand_connections_ten_reauthentications_each() {
     }
     let total: u64 = pairs.iter().map(|p| p.stats.sent.len() as u64).sum();
     assert!(total > 1000 * 10 * 2);
-    for (side, m) in [("server", &server.metrics), ("client", &client.metrics)] {
+    for (side, m) in [("server", server.metrics()), ("client", client.metrics())] {
         assert_eq!(
             m.total("successful-authentication-total"),
             Some(1000),
@@ -715,7 +751,7 @@ fn thousand_connections_ten_reauthentications_each() {
         );
     }
     assert_eq!(
-        server.metrics.total("expired-connections-killed-count"),
+        server.metrics().total("expired-connections-killed-count"),
         Some(0)
     );
 }
@@ -736,7 +772,7 @@ fn without_client_reauthentication_every_connection_expires() {
         );
     }
     assert_eq!(
-        server.metrics.total("expired-connections-killed-count"),
+        server.metrics().total("expired-connections-killed-count"),
         Some(1000)
     );
 }
@@ -744,8 +780,10 @@ fn without_client_reauthentication_every_connection_expires() {
 #[test]
 fn timer_driven_reauthentication_for_event_loops() {
     // librdkafka's style: a timer at the deadline, no request needed.
-    let mut client = client_config("alice", "alice-secret", "SCRAM-SHA-512");
-    client.reauth_policy.timing = ReauthTiming::Librdkafka;
+    let client = client_builder("alice", "alice-secret", "SCRAM-SHA-512")
+        .set_reauth_timing(ReauthTiming::Librdkafka)
+        .build()
+        .unwrap();
     let mut p = pair(client, server_config(20_000));
     p.connect(T0);
     let deadline = p.client.next_deadline().unwrap();
@@ -764,8 +802,10 @@ fn timer_driven_reauthentication_for_event_loops() {
     assert_eq!(p.client.next_deadline(), Some(deadline + 18_000));
     assert_eq!(p.server.session_expiry_ms(), Some(deadline + 20_000));
     // Legacy connections never learn a lifetime and cannot re-authenticate.
-    let mut c = client_config("alice", "alice-secret", "PLAIN");
-    c.known_versions = Some((0, None));
+    let c = client_builder("alice", "alice-secret", "PLAIN")
+        .set_known_versions(0, None)
+        .build()
+        .unwrap();
     let mut p = pair(c, server_config(20_000));
     p.connect(T0);
     assert_eq!(p.client.next_deadline(), None);
@@ -777,23 +817,18 @@ fn timer_driven_reauthentication_for_event_loops() {
 
 #[test]
 fn per_mechanism_max_reauth() {
-    let mut server = server_config(60_000);
-    server
-        .max_reauth_ms_by_mechanism
-        .insert("SCRAM-SHA-256".into(), 5_000);
-    server
-        .max_reauth_ms_by_mechanism
-        .insert("SCRAM-SHA-512".into(), 0);
-    let server = Arc::new(server);
+    let server = server_builder()
+        .set_max_reauth_ms(60_000)
+        .set_max_reauth_ms_for("SCRAM-SHA-256", 5_000)
+        .set_max_reauth_ms_for("SCRAM-SHA-512", 0)
+        .build()
+        .unwrap();
     for (mech, lifetime) in [
         ("PLAIN", 60_000),
         ("SCRAM-SHA-256", 5_000),
         ("SCRAM-SHA-512", 0),
     ] {
-        let mut p = Pair::new(
-            Arc::new(client_config("alice", "alice-secret", mech)),
-            server.clone(),
-        );
+        let mut p = Pair::new(client_config("alice", "alice-secret", mech), server.clone());
         p.connect(T0);
         assert_eq!(p.client.session().unwrap().lifetime_ms, lifetime, "{mech}");
         assert_eq!(
@@ -803,7 +838,7 @@ fn per_mechanism_max_reauth() {
         );
     }
     assert_eq!(
-        server.metrics.total("successful-authentication-total"),
+        server.metrics().total("successful-authentication-total"),
         Some(3)
     );
 }
@@ -832,8 +867,9 @@ fn reauthentications_are_spaced_by_more_than_a_second() {
 
 #[test]
 fn api_versions_after_authentication_and_the_version_table_rules() {
-    let mut c = server_config(0);
-    c.set_api_version(3, 0, 12).unwrap();
+    let mut b = server_builder();
+    b.set_api_version(3, 0, 12);
+    b.build().unwrap();
     // ksasl's own APIs cannot be advertised beyond what it speaks; ranges must be valid.
     for (k, lo, hi) in [
         (17, 0, 2),
@@ -844,19 +880,23 @@ fn api_versions_after_authentication_and_the_version_table_rules() {
         (3, -1, 2),
     ] {
         assert_eq!(
-            c.set_api_version(k, lo, hi).unwrap_err().code(),
-            ErrorCode::InvalidArgument,
+            b.clone()
+                .set_api_version(k, lo, hi)
+                .build()
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidConfig,
             "{k} {lo} {hi}"
         );
     }
-    c.set_api_version(17, 1, 1).unwrap();
+    let c = b.set_api_version(17, 1, 1).build().unwrap();
     // v3 request with client software fields: the listener's table.
     let mut f = vec![0, 18, 0, 3, 0, 0, 0, 9, 0, 0, 0];
     f.extend_from_slice(&[2, b'x', 2, b'1', 0]);
     let (answer, ok) = c.api_versions_response(&f).unwrap();
     assert!(ok);
     let (_, r) = parse_response_header(&answer[4..], false).unwrap();
-    let parsed = ApiVersionsResponse::parse(3, r).unwrap();
+    let parsed = decode_response_body::<ApiVersionsResponse>(3, r).unwrap();
     assert_eq!(parsed.error_code, 0);
     assert!(parsed
         .api_keys
@@ -872,7 +912,7 @@ fn api_versions_after_authentication_and_the_version_table_rules() {
         .unwrap();
     assert!(!ok);
     let (_, r) = parse_response_header(&answer[4..], false).unwrap();
-    let parsed = ApiVersionsResponse::parse(0, r).unwrap();
+    let parsed = decode_response_body::<ApiVersionsResponse>(0, r).unwrap();
     assert_eq!(parsed.error_code, 35);
     // Not an ApiVersions request.
     assert!(c.api_versions_response(&app_request_body()).is_err());

@@ -1,6 +1,8 @@
 //! Property tests: random input to every parser and step function never panics, and the
 //! authenticator always ends in a defined state.
 
+mod wire;
+
 use std::sync::{Arc, OnceLock};
 
 use ksasl::*;
@@ -243,20 +245,21 @@ proptest! {
 }
 
 mod kafka_frames {
+    use super::wire::*;
     use super::*;
     use ksasl::kafka::client::{ClientConfig, ClientConnection};
     use ksasl::kafka::messages::*;
     use ksasl::kafka::server::{ServerConfig, ServerConnection};
 
     fn server() -> ServerConnection {
-        ServerConnection::new(Arc::new(ServerConfig::new(super::servers())))
+        ServerConnection::new(ServerConfig::new(super::servers()).unwrap())
     }
 
     fn client() -> ClientConnection {
         let reg = MechanismRegistry::password_clients(Arc::new(
             PasswordCredential::new("alice", "pw").unwrap(),
         ));
-        ClientConnection::new(Arc::new(ClientConfig::new(reg, "SCRAM-SHA-256")))
+        ClientConnection::new(ClientConfig::new(reg, "SCRAM-SHA-256").unwrap())
     }
 
     /// Frames that look like Kafka requests: a real header prefix, then noise.

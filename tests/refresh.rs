@@ -24,7 +24,7 @@ impl RandomSource for Fixed {
 }
 
 fn refresher(config: RefreshConfig, r: f64) -> Arc<Refresher> {
-    Arc::new(Refresher::new(config, SharedRandom(Arc::new(Fixed(r)))).unwrap())
+    Arc::new(Refresher::new(config, SharedRandom(Arc::new(Fixed(r)))))
 }
 
 fn token_for(now: i64, lifetime_ms: i64) -> (String, i64) {
@@ -108,7 +108,7 @@ fn failures_keep_the_old_token_and_retry_until_it_expires() {
         Some("token endpoint unreachable")
     );
     // A client built on the refresher refuses to present the expired token.
-    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_refresher(rf.clone())));
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_source(rf.clone())));
     assert_eq!(
         c.start(now).unwrap_err().code(),
         ErrorCode::NoValidCredential
@@ -122,7 +122,7 @@ fn failures_keep_the_old_token_and_retry_until_it_expires() {
         2
     );
     assert_eq!(rf.failures().0, 0);
-    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_refresher(rf)));
+    let mut c = ClientExchange::new(Box::new(OAuthBearerClient::from_source(rf)));
     assert!(
         matches!(c.start(now + 10_000).unwrap(), ClientStep::Send(m) if m.windows(tok2.len()).any(|w| w == tok2.as_bytes()))
     );
@@ -140,11 +140,11 @@ fn session(lifetime: i64, reauth_at: i64) -> ClientSession {
 #[test]
 fn short_server_sessions_pull_the_refresh_forward() {
     // Refresh point at 95 % of a 60 s token (57 s); the broker caps sessions at 30 s.
-    let cfg = RefreshConfig {
-        window_factor: 0.95,
-        window_jitter: 0.0,
-        ..Default::default()
-    };
+    let cfg = RefreshConfig::builder()
+        .window_factor(0.95)
+        .window_jitter(0.0)
+        .build()
+        .unwrap();
     let rf = refresher(cfg, 0.0);
     rf.poll(T);
     let (tok, exp) = token_for(T, 60_000);
@@ -287,12 +287,10 @@ fn bad_answers_get_clear_errors() {
         ErrorCode::RefresherGone
     );
     // Configuration ranges.
-    let bad = RefreshConfig {
-        window_jitter: -0.1,
-        ..Default::default()
-    };
     assert_eq!(
-        Refresher::new(bad, SharedRandom::default())
+        RefreshConfig::builder()
+            .window_jitter(-0.1)
+            .build()
             .unwrap_err()
             .code(),
         ErrorCode::InvalidConfig
@@ -346,7 +344,10 @@ fn driver_threads() -> usize {
 #[test]
 fn background_driver_on_the_real_clock() {
     assert_eq!(driver_threads(), 0);
-    let rf = Arc::new(Refresher::new(RefreshConfig::default(), SharedRandom::default()).unwrap());
+    let rf = Arc::new(Refresher::new(
+        RefreshConfig::default(),
+        SharedRandom::default(),
+    ));
     let (tx, rx) = std::sync::mpsc::channel();
     rf.set_refresh_callback(move |r, now| {
         // Two-second tokens: the next refresh is due 1.6-1.7 s later.

@@ -13,7 +13,7 @@ use ksasl::kafka::client::ClientConfig;
 use ksasl::kafka::server::ServerConfig;
 use ksasl::refresh::{RefreshConfig, Refresher};
 use ksasl::session::Gate;
-use ksasl::token::{TokenAuthority, TokenConfig, UsersAndTokens};
+use ksasl::token::{TokenAuthority, TokenConfig};
 use ksasl::*;
 
 const T0: i64 = 1_800_000_000_000;
@@ -27,13 +27,13 @@ fn setup(max_reauth_ms: i64) -> (Arc<TokenAuthority>, Arc<ServerConfig>) {
     users
         .add_user("alice", "alice-secret", 4096, &OsRandom)
         .unwrap();
-    let lookup = Arc::new(UsersAndTokens {
-        users,
-        tokens: authority.clone(),
-    });
-    let mut c = ServerConfig::new(MechanismRegistry::password_servers(Some(lookup)));
-    c.max_reauth_ms = max_reauth_ms;
-    (authority, Arc::new(c))
+    let mut registry = MechanismRegistry::password_servers(Some(users));
+    registry.set_token_lookup(Some(authority.clone()));
+    let c = ServerConfig::builder(registry)
+        .set_max_reauth_ms(max_reauth_ms)
+        .build()
+        .unwrap();
+    (authority, c)
 }
 
 #[test]
@@ -42,13 +42,15 @@ fn token_login_is_capped_by_the_token_and_extended_by_a_renew() {
         let (authority, server) = setup(0);
         let alice = Principal::user("alice");
         let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
-        let refresher =
-            Arc::new(Refresher::new(RefreshConfig::default(), SharedRandom::default()).unwrap());
+        let refresher = Arc::new(Refresher::new(
+            RefreshConfig::default(),
+            SharedRandom::default(),
+        ));
         assert!(refresher.poll(T0));
         token.install(&refresher, T0).unwrap();
         let mut registry = MechanismRegistry::new();
         registry.register_refreshing_password_clients(refresher.clone());
-        let client = Arc::new(ClientConfig::new(registry, mech));
+        let client = ClientConfig::new(registry, mech).unwrap();
         let mut p = Pair::new(client, server.clone());
         p.connect(T0);
         assert_eq!(p.stats.authenticated, 1, "{mech}: {:?}", p.stats.failed);
@@ -82,10 +84,11 @@ fn expired_token_before_the_sweep_gives_an_expired_session_and_after_it_is_refus
     let alice = Principal::user("alice");
     let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
     let credential = Arc::new(token.client_credential().unwrap());
-    let client = Arc::new(ClientConfig::new(
+    let client = ClientConfig::new(
         MechanismRegistry::password_clients(credential),
         "SCRAM-SHA-512",
-    ));
+    )
+    .unwrap();
 
     // After the expiry, before the sweep: the login works but the session is already over.
     let later = T0 + 20_000;
@@ -139,14 +142,15 @@ fn serve(authority: &TokenAuthority, p: &Pair, request: Vec<u8>, now: i64) -> Ve
 
 #[test]
 fn the_token_apis_served_by_the_authority() {
-    use ksasl::kafka::tokens::*;
+    use ksasl::kafka::delegation_tokens::*;
     let (authority, server) = setup(0);
-    let alice_client = Arc::new(ClientConfig::new(
+    let alice_client = ClientConfig::new(
         MechanismRegistry::password_clients(Arc::new(
             PasswordCredential::new("alice", "alice-secret").unwrap(),
         )),
         "SCRAM-SHA-256",
-    ));
+    )
+    .unwrap();
     let mut p = Pair::new(alice_client, server.clone());
     p.connect(T0);
     assert_eq!(p.stats.authenticated, 1);
@@ -252,10 +256,11 @@ fn the_token_apis_served_by_the_authority() {
 
     // A connection that logged in with a token may not ask for tokens (64).
     let token = authority.describe(None).unwrap().remove(0);
-    let client = Arc::new(ClientConfig::new(
+    let client = ClientConfig::new(
         MechanismRegistry::password_clients(Arc::new(token.client_credential().unwrap())),
         "SCRAM-SHA-512",
-    ));
+    )
+    .unwrap();
     let mut q = Pair::new(client, server);
     q.connect(T0);
     assert_eq!(q.stats.authenticated, 1);
@@ -303,10 +308,8 @@ fn bad_token_logins_are_refused_like_kafka() {
     for (id, hmac) in cases {
         for mech in ["SCRAM-SHA-256", "SCRAM-SHA-512"] {
             let c = PasswordCredential::delegation_token(&id, &hmac).unwrap();
-            let client = Arc::new(ClientConfig::new(
-                MechanismRegistry::password_clients(Arc::new(c)),
-                mech,
-            ));
+            let client =
+                ClientConfig::new(MechanismRegistry::password_clients(Arc::new(c)), mech).unwrap();
             let mut p = Pair::new(client, server.clone());
             p.connect(T0);
             assert_eq!(p.stats.authenticated, 0, "{id} {mech}");

@@ -29,7 +29,7 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 fn client_reproduces_every_vector() {
     for v in vectors() {
         let mech = ScramMechanism::from_name(s(&v, "mechanism")).unwrap();
-        let cred = if v["token_authenticated"].as_bool().unwrap() {
+        let cred = if v["token_auth"].as_bool().unwrap() {
             PasswordCredential::delegation_token(s(&v, "username"), s(&v, "password")).unwrap()
         } else {
             PasswordCredential::new(s(&v, "username"), s(&v, "password")).unwrap()
@@ -92,7 +92,7 @@ fn server_reproduces_every_vector() {
         }
 
         let store = Arc::new(CredentialStore::new());
-        let token = v["token_authenticated"].as_bool().unwrap();
+        let token = v["token_auth"].as_bool().unwrap();
         if token {
             let sc = ServerCredential::scram(cred)
                 .with_token_owner("owner")

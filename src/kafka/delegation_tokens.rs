@@ -12,7 +12,7 @@
 //! - `encode_request` / `encode_response` return a whole frame: the 4-byte length, the
 //!   header (request header v1, or v2 for flexible versions; response header v0, or v1 for
 //!   flexible versions) and the body. `encode_body` returns the body alone.
-//! - `parse_request_body` takes the [`Decoder`] left after the request header;
+//! - `parse_request_body` takes the [`Reader`] left after the request header;
 //!   `parse_response` takes a frame *without* its length prefix (what
 //!   [`FrameDecoder`](super::messages::FrameDecoder) returns) and checks nothing about the
 //!   correlation id, which [`response_correlation_id`](super::messages::response_correlation_id)
@@ -255,11 +255,12 @@ macro_rules! request_frames {
                 codec::encode_request(self, version, correlation_id, client_id)
             }
 
-            /// Parses a `version` request body: the decoder
-            /// [`RequestHeader::parse`](super::codec::RequestHeader::parse) leaves after the
-            /// header.
-            pub fn parse_request_body(version: i16, body: Decoder<'_>) -> Result<Self> {
-                codec::decode_body(version, body)
+            /// Parses a `version` request body: the bytes after the request header (the
+            /// reader of the decoder [`RequestHeader::parse`](super::codec::RequestHeader::parse)
+            /// returns).
+            pub fn parse_request_body(version: i16, body: Reader<'_>) -> Result<Self> {
+                let flexible = codec::is_flexible(<$t>::API_KEY, version);
+                codec::decode_body(version, Decoder { r: body, flexible })
             }
         }
     };
@@ -752,7 +753,7 @@ impl TokenRequest {
     /// Parses the body of a token request of `api_key` and `version` (the values of
     /// [`RequestPrefix`](super::messages::RequestPrefix)). Another api key is an
     /// [`ErrorCode::InvalidArgument`] error (check with [`is_token_api`] first).
-    pub fn parse_body(api_key: i16, version: i16, body: Decoder<'_>) -> Result<Self> {
+    pub fn parse_body(api_key: i16, version: i16, body: Reader<'_>) -> Result<Self> {
         Ok(match api_key {
             CREATE_DELEGATION_TOKEN => {
                 TokenRequest::Create(CreateTokenRequest::parse_request_body(version, body)?)

@@ -433,16 +433,17 @@ impl ServerConnection {
             ),
             phase => match RequestHeader::parse(frame) {
                 Ok((header, body)) => self.request(phase, header, body, now_ms),
-                Err(e) => self.unparsable(phase, e, now_ms),
+                Err(e) => self.unparsable(phase, frame.len(), e, now_ms),
             },
         }
     }
 
-    /// A frame whose request header does not parse.
-    fn unparsable(&mut self, phase: Phase, e: Error, now_ms: i64) -> ServerOutput {
+    /// A frame whose request header does not parse (`len` bytes long).
+    fn unparsable(&mut self, phase: Phase, len: usize, e: Error, now_ms: i64) -> ServerOutput {
         match phase {
-            // Kafka would try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
-            Phase::VersionsOrHandshake => {
+            // Too short for a request header's fixed part: not a Kafka request. Kafka would
+            // try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
+            Phase::VersionsOrHandshake if len < 8 => {
                 let e = Error::new(
                     ErrorCode::UnsupportedSaslMechanism,
                     "the first packet is not a Kafka request and GSSAPI is not enabled",

@@ -43,7 +43,7 @@ impl TokenAuthority {
     /// host's business: without one, as here, every authenticated principal may.
     pub fn handle_request(&self, frame: &[u8], caller: &Principal, now_ms: i64) -> Result<Vec<u8>> {
         let (p, body) = RequestHeader::parse(frame)?;
-        let request = TokenRequest::parse_body(p.api_key, p.api_version, body)?;
+        let request = TokenRequest::parse_body(p.api_key, p.api_version, body.r)?;
         let (v, corr) = (p.api_version, p.correlation_id);
         match request {
             TokenRequest::Create(r) => self.serve_create(&r, caller, v, corr, now_ms),

@@ -227,7 +227,7 @@ impl Pair {
 
     fn server_output(&mut self, out: ServerOutput, now: i64) {
         self.to_client.push(&out.frames);
-        match out.status {
+        match out.action {
             ServerAction::Continue
             | ServerAction::Authenticated(_)
             | ServerAction::Reauthenticated(_) => {}
