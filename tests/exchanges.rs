@@ -378,10 +378,11 @@ fn user_expiry_is_reported() {
 
 #[test]
 fn reauthentication_with_cached_keys_runs_no_pbkdf2() {
-    let servers = servers();
+    let store = store();
+    let servers = MechanismRegistry::password_servers(Some(store.clone()));
     let cred = Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap());
     let clients = MechanismRegistry::password_clients(cred.clone());
-    assert_eq!(cred.cached_key_sets(), 0);
+    assert_eq!(cred.derivations(), 0);
     for _ in 0..3 {
         exchange(
             &mut clients.client("SCRAM-SHA-256").unwrap(),
@@ -389,13 +390,31 @@ fn reauthentication_with_cached_keys_runs_no_pbkdf2() {
         )
         .unwrap();
     }
-    assert_eq!(cred.cached_key_sets(), 1);
+    // Three logins against the same stored credential: one PBKDF2 run, then the cache.
+    assert_eq!(cred.derivations(), 1);
     exchange(
         &mut clients.client("SCRAM-SHA-512").unwrap(),
         &mut servers.server("SCRAM-SHA-512").unwrap(),
     )
     .unwrap();
+    assert_eq!(cred.derivations(), 2, "another mechanism, another salt");
+    exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cred.derivations(), 2, "each mechanism keeps its keys");
     assert_eq!(cred.cached_key_sets(), 2);
+    // A server credential with a new salt (the password was set again): one more run.
+    store
+        .add_user("alice", "alice-secret", 4096, &OsRandom)
+        .unwrap();
+    exchange(
+        &mut clients.client("SCRAM-SHA-256").unwrap(),
+        &mut servers.server("SCRAM-SHA-256").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cred.derivations(), 3);
 }
 
 #[test]

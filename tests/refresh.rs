@@ -363,8 +363,10 @@ fn background_driver_on_the_real_clock() {
     let second = rx
         .recv_timeout(std::time::Duration::from_secs(5))
         .expect("one refresh");
+    // Not before the refresh point (1.6-1.7 s after the first fetch); a busy machine may run
+    // it later, which is fine. The schedule itself is checked on the virtual clock.
     let gap = second - first;
-    assert!((1_500..2_000).contains(&gap), "refreshed after {gap} ms");
+    assert!(gap >= 1_500, "refreshed after {gap} ms");
     driver.stop();
     assert_eq!(rf.generation(), 2);
     assert_eq!(driver_threads(), 0, "the driver's thread has ended");
@@ -621,6 +623,13 @@ fn extreme_times_and_windows_saturate_instead_of_panicking() {
         },
     )
     .unwrap();
+    tracker
+        .authenticated(9, rf.generation(), &session(600_000, i64::MAX - 100_000))
+        .unwrap();
+    assert!(
+        tracker.poll(i64::MAX).reauthenticate.is_empty(),
+        "a connection on the current credential is left alone, even at the end of time"
+    );
     let rf2 = refresher(RefreshConfig::default(), 0.5);
     rf2.poll(T);
     let (tok, exp) = token_for(T, 3_600_000);
@@ -647,5 +656,29 @@ fn extreme_times_and_windows_saturate_instead_of_panicking() {
         "the first is due at once, the others spread far away"
     );
     assert!(tracker2.poll(exp).reauthenticate.is_empty());
-    drop(tracker);
+}
+
+#[test]
+fn background_sleep_rule_on_a_virtual_clock() {
+    use ksasl::background::{sleep_ms, MAX_SLEEP_MS};
+    assert_eq!(
+        sleep_ms(None, T),
+        MAX_SLEEP_MS,
+        "nothing due: look again soon"
+    );
+    assert_eq!(sleep_ms(Some(T + 250), T), 250);
+    assert_eq!(sleep_ms(Some(T + 60_000), T), MAX_SLEEP_MS);
+    assert_eq!(sleep_ms(Some(T - 5), T), 0, "overdue: at once");
+    assert_eq!(sleep_ms(Some(i64::MIN), T), 0);
+    assert_eq!(sleep_ms(Some(i64::MAX), i64::MIN), MAX_SLEEP_MS);
+    // A refresher's first deadline is "now" (nothing held yet), then Kafka's window.
+    let rf = refresher(RefreshConfig::default(), 0.5);
+    assert_eq!(sleep_ms(rf.next_deadline(), T), 0);
+    assert!(rf.poll(T));
+    assert_eq!(sleep_ms(rf.next_deadline(), T), MAX_SLEEP_MS, "outstanding");
+    let (tok, exp) = token_for(T, 2_000);
+    rf.set_token(&tok, exp, "alice", &[], T).unwrap();
+    let due = rf.next_deadline().unwrap();
+    assert!((T + 1_600..T + 1_700).contains(&due), "{}", due - T);
+    assert_eq!(sleep_ms(Some(due), due - 300), 300);
 }

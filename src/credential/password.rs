@@ -1,6 +1,7 @@
 //! A client's username and password, with the SCRAM keys derived from it.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::credential::scram::ScramMechanism;
@@ -29,6 +30,7 @@ pub struct PasswordCredential {
     password: Secret,
     token_authenticated: bool,
     cache: Mutex<Vec<DerivedKeys>>,
+    derivations: AtomicU64,
 }
 
 impl fmt::Debug for PasswordCredential {
@@ -55,6 +57,7 @@ impl PasswordCredential {
             password: Secret::from(password),
             token_authenticated: false,
             cache: Mutex::new(Vec::new()),
+            derivations: AtomicU64::new(0),
         })
     }
 
@@ -96,6 +99,7 @@ impl PasswordCredential {
             }
         }
         // Derive outside the lock: PBKDF2 is slow and other connections may be waiting.
+        self.derivations.fetch_add(1, Ordering::Relaxed);
         let (client_key, server_key) =
             mechanism.client_and_server_keys(self.password.expose(), salt, iterations);
         let keys = DerivedKeys {
@@ -115,6 +119,12 @@ impl PasswordCredential {
     /// How many derived key sets are cached (for tests and metrics).
     pub fn cached_key_sets(&self) -> usize {
         self.cache.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// How many times PBKDF2 ran for this credential (each run derives the keys of one
+    /// salt and iteration count): what the key cache saves shows here.
+    pub fn derivations(&self) -> u64 {
+        self.derivations.load(Ordering::Relaxed)
     }
 }
 

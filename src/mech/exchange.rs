@@ -258,7 +258,7 @@ pub struct ServerExchange {
     state: ExchangeState,
     max_receive_size: usize,
     max_reauth_ms: i64,
-    session: Option<ServerSession>,
+    session: Option<Box<ServerSession>>,
     last_error: Option<Error>,
     now_ms: i64,
     /// The credential request the host has to answer.
@@ -330,13 +330,13 @@ impl ServerExchange {
 
     /// The outcome of a successful exchange.
     pub fn outcome(&self) -> Option<&AuthOutcome> {
-        self.session.as_ref().map(|s| &s.outcome)
+        self.session.as_deref().map(|s| &s.outcome)
     }
 
     /// The session of a successful exchange: the outcome and the KIP-368 lifetime Kafka
     /// grants for it (see [`ServerExchange::set_max_reauth_ms`]).
     pub fn session(&self) -> Option<&ServerSession> {
-        self.session.as_ref()
+        self.session.as_deref()
     }
 
     /// The error that failed the exchange, if it failed.
@@ -479,11 +479,11 @@ impl ServerExchange {
                     self.now_ms,
                 );
                 self.state = ExchangeState::Done;
-                self.session = Some(ServerSession {
+                self.session = Some(Box::new(ServerSession {
                     outcome: outcome.clone(),
                     lifetime_ms: life.lifetime_ms,
                     expiry_ms: life.expiry_ms,
-                });
+                }));
                 Ok(ServerStep::Done { message, outcome })
             }
             Err(e) => {
