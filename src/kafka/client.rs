@@ -361,87 +361,82 @@ impl ClientConnection {
     /// Handles one received frame (its body, without the length prefix).
     pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ClientEvent {
         let (waiting, auth) = match std::mem::replace(&mut self.state, State::Failed) {
+            State::Waiting(w, a) => (w, a),
+            other => return self.outside_exchange(other),
+        };
+        match self.route(&waiting, frame) {
+            Ok(true) => {}
+            Ok(false) => {
+                // A response to a request sent before the re-authentication began.
+                self.state = State::Waiting(waiting, auth);
+                return ClientEvent::Application;
+            }
+            Err(e) => return self.fail(e, now_ms),
+        }
+        if frame.len() > self.config.max_receive_size() {
+            let e = Error::new(
+                ErrorCode::MessageTooLarge,
+                "SASL response larger than the maximum",
+            );
+            return self.fail(e, now_ms);
+        }
+        let r = match (waiting, auth) {
+            (Await::ApiVersions { version, .. }, _) => self.on_api_versions(frame, version),
+            (Await::Handshake { .. }, _) => self.on_handshake(frame, now_ms),
+            (Await::Message { corr }, Some(a)) => self.on_message(a, corr.is_some(), frame, now_ms),
+            // `route` refuses frames while the host works; a message always has its exchange.
+            _ => Err(Error::new(ErrorCode::Internal, "no frame is awaited")),
+        };
+        r.unwrap_or_else(|e| self.fail(e, now_ms))
+    }
+
+    /// A frame outside an exchange: an application response when ready, a misuse otherwise.
+    fn outside_exchange(&mut self, state: State) -> ClientEvent {
+        let e = match state {
             State::Ready => {
                 self.state = State::Ready;
                 return ClientEvent::Application;
             }
             State::New => {
                 self.state = State::New;
-                return ClientEvent::Failed(Error::new(
-                    ErrorCode::WrongState,
-                    "start() has not been called",
-                ));
+                Error::new(ErrorCode::WrongState, "start() has not been called")
             }
-            State::Failed => {
-                return ClientEvent::Failed(Error::new(
-                    ErrorCode::StepAfterFailure,
-                    "the connection has failed",
-                ))
-            }
-            State::Waiting(w, a) => (w, a),
+            _ => Error::new(ErrorCode::StepAfterFailure, "the connection has failed"),
         };
-        let expected = match &waiting {
+        ClientEvent::Failed(e)
+    }
+
+    /// Whether a frame received during an exchange is the awaited SASL response (`true`), a
+    /// response to an application request sent before a re-authentication (`false`), or a
+    /// protocol violation.
+    fn route(&self, waiting: &Await, frame: &[u8]) -> Result<bool> {
+        let got = response_correlation_id(frame);
+        let earlier = |c: i32| self.reauthenticating && !is_sasl_correlation_id(c);
+        let expected = match waiting {
             Await::ApiVersions { corr, .. }
             | Await::Handshake { corr }
-            | Await::Message { corr: Some(corr) } => Some(*corr),
-            Await::Message { corr: None } => None,
+            | Await::Message { corr: Some(corr) } => *corr,
+            // Legacy framing has no correlation ids.
+            Await::Message { corr: None } => return Ok(true),
+            // The server has nothing to say while the client's mechanism is working, except
+            // answers to requests sent before a re-authentication began.
             Await::Host { .. } => {
-                // The server has nothing to say while the client's mechanism is working,
-                // except answers to requests sent before a re-authentication began.
-                return match response_correlation_id(frame) {
-                    Some(c) if self.reauthenticating && !is_sasl_correlation_id(c) => {
-                        self.state = State::Waiting(waiting, auth);
-                        ClientEvent::Application
-                    }
-                    _ => self.fail(
-                        Error::new(
-                            ErrorCode::CorrelationMismatch,
-                            "the broker sent a response while the client's SASL mechanism was still working",
-                        ),
-                        now_ms,
-                    ),
-                };
-            }
-        };
-        if let Some(corr) = expected {
-            match response_correlation_id(frame) {
-                Some(c) if c == corr => {}
-                Some(c) if self.reauthenticating && !is_sasl_correlation_id(c) => {
-                    // A response to a request sent before the re-authentication began.
-                    self.state = State::Waiting(waiting, auth);
-                    return ClientEvent::Application;
-                }
-                _ => {
-                    let e = Error::new(
+                return match got {
+                    Some(c) if earlier(c) => Ok(false),
+                    _ => Err(Error::new(
                         ErrorCode::CorrelationMismatch,
-                        "Invalid SASL mechanism response, server may be expecting a different protocol",
-                    );
-                    return self.fail(e, now_ms);
+                        "the broker sent a response while the client's SASL mechanism was still working",
+                    )),
                 }
             }
-        }
-        if frame.len() > self.config.max_receive_size() {
-            return self.fail(
-                Error::new(
-                    ErrorCode::MessageTooLarge,
-                    "SASL response larger than the maximum",
-                ),
-                now_ms,
-            );
-        }
-        let r = match waiting {
-            Await::ApiVersions { version, .. } => self.on_api_versions(frame, version),
-            Await::Handshake { .. } => self.on_handshake(frame, now_ms),
-            Await::Message { corr } => match auth {
-                Some(a) => self.on_message(a, corr.is_some(), frame, now_ms),
-                None => Err(Error::new(ErrorCode::Internal, "no authenticator")),
-            },
-            // Answered above, before the correlation check.
-            Await::Host { .. } => Err(Error::new(ErrorCode::Internal, "no frame is awaited")),
         };
-        match r {
-            Ok(ev) => ev,
-            Err(e) => self.fail(e, now_ms),
+        match got {
+            Some(c) if c == expected => Ok(true),
+            Some(c) if earlier(c) => Ok(false),
+            _ => Err(Error::new(
+                ErrorCode::CorrelationMismatch,
+                "Invalid SASL mechanism response, server may be expecting a different protocol",
+            )),
         }
     }
 

@@ -426,18 +426,17 @@ impl ServerExchange {
         self.pending.as_ref()
     }
 
-    fn after(&mut self, mut r: Result<MechServerStep>) -> Result<ServerStep> {
-        self.pending = None;
-        // Answer credential requests from the configured store for as long as it can. A
-        // mechanism asks once per exchange; a bound keeps a faulty one from looping forever.
+    /// Answers the mechanism's credential requests from the configured store for as long as
+    /// it can: the mechanism's next step, or the request the host must answer.
+    fn answer_from_store(&mut self, mut r: Result<MechServerStep>) -> Result<MechServerStep> {
+        // A mechanism asks once per exchange; a bound keeps a faulty one from looping forever.
         let mut answered = 0;
         while let (Ok(MechServerStep::NeedCredential(req)), Some(lookup)) = (&r, &self.lookup) {
             if answered == 8 {
-                r = Err(Error::new(
+                return Err(Error::new(
                     ErrorCode::Internal,
                     "the mechanism keeps asking for credentials",
                 ));
-                break;
             }
             answered += 1;
             match lookup.lookup(req) {
@@ -449,6 +448,12 @@ impl ServerExchange {
                 Lookup::Later => break,
             }
         }
+        r
+    }
+
+    fn after(&mut self, r: Result<MechServerStep>) -> Result<ServerStep> {
+        self.pending = None;
+        let r = self.answer_from_store(r);
         match r {
             Ok(MechServerStep::Challenge(b)) => {
                 self.state = ExchangeState::WaitingForPeer;
