@@ -27,9 +27,14 @@ test-rust:
 	$(CARGO) test
 	$(CARGO) bench --no-run --quiet
 
+# Formatting, clippy, and the module graph: no circles among the core's modules, inside the C
+# ABI, the Python crate or the JNI crate, and nothing imported from a crate root.
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --quiet -- -D warnings
+	$(PYTHON) tests/arch/modgraph.py src
+	$(PYTHON) tests/arch/modgraph.py bindings/python/src
+	$(PYTHON) tests/arch/modgraph.py bindings/java/native/src
 
 # The Python environment for interop tests, rebuilt when the requirements change.
 $(VENV)/.installed: tests/interop/requirements.txt
