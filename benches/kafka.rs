@@ -63,10 +63,10 @@ fn authenticate(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> Serve
             to_server.push(&out);
         }
         while let Some(f) = to_server.next_frame().unwrap() {
-            let out = s.handle_frame(&f, NOW);
-            to_client.push(&out.frames);
+            let action = s.handle_frame(&f, NOW);
+            to_client.push(&s.poll_transmit().unwrap_or_default());
             assert!(matches!(
-                out.action,
+                action,
                 ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }
@@ -158,14 +158,14 @@ fn authenticate_host(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> 
             to_server.push(&out);
         }
         while let Some(f) = to_server.next_frame().unwrap() {
-            let mut out = s.handle_frame(&f, NOW);
-            if let ServerAction::Pending(w) = &out.action {
+            let mut action = s.handle_frame(&f, NOW);
+            if let ServerAction::Pending(w) = &action {
                 let user = w.downcast_ref::<Vec<u8>>().unwrap();
-                out = s.resume(Ok(echo_done(user)), NOW);
+                action = s.resume(Ok(echo_done(user)), NOW);
             }
-            to_client.push(&out.frames);
+            to_client.push(&s.poll_transmit().unwrap_or_default());
             assert!(matches!(
-                out.action,
+                action,
                 ServerAction::Continue | ServerAction::Authenticated(_)
             ));
         }

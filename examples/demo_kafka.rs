@@ -160,9 +160,10 @@ impl Conn {
                         }
                     }
                 }
-                let out = self.server.handle_frame(&f, now);
-                self.to_client.push(&out.frames);
-                match out.action {
+                let action = self.server.handle_frame(&f, now);
+                self.to_client
+                    .push(&self.server.poll_transmit().unwrap_or_default());
+                match action {
                     ServerAction::Authenticated(s) | ServerAction::Reauthenticated(s) => println!(
                         "{} {}: broker: {} authenticated with {}, session lifetime {} ms",
                         at(now),

@@ -163,7 +163,7 @@ fn server_answers_bad_requests_like_kafka() {
     // ApiVersions too new: a v0 response with error 35 listing only ApiVersions; the state
     // does not advance, so the client can retry.
     let mut s = new();
-    let out = s.handle_frame(
+    let out = s.frame(
         frame_body(&api_versions_request(9, 1, None, ("a", "b"))),
         T0,
     );
@@ -179,7 +179,7 @@ fn server_answers_bad_requests_like_kafka() {
             max_version: 5
         }]
     );
-    let out = s.handle_frame(
+    let out = s.frame(
         frame_body(&api_versions_request(3, 2, None, ("ksasl", "1.0"))),
         T0,
     );
@@ -190,7 +190,7 @@ fn server_answers_bad_requests_like_kafka() {
         (0, Some(1), Some(2))
     );
     // A second ApiVersions: closed at once, no response.
-    let out = s.handle_frame(frame_body(&api_versions_request(0, 3, None, ("", ""))), T0);
+    let out = s.frame(frame_body(&api_versions_request(0, 3, None, ("", ""))), T0);
     assert!(out.frames.is_empty());
     assert!(
         matches!(out.action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::IllegalSaslState)
@@ -201,7 +201,7 @@ fn server_answers_bad_requests_like_kafka() {
     // state does not advance.
     let target = hex_bytes(KAFKA_V5_TARGET);
     let mut s = new();
-    let out = s.handle_frame(&target, T0);
+    let out = s.frame(&target, T0);
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
     let r = decode_response_body::<ApiVersionsResponse>(5, body).unwrap();
     assert_eq!((r.error_code, r.max_version(18)), (0, Some(5)));
@@ -209,7 +209,7 @@ fn server_answers_bad_requests_like_kafka() {
     let n = half.len();
     half[n - 5..n - 1].copy_from_slice(&(-1i32).to_be_bytes()); // node id unset, cluster set
     let mut s = new();
-    let out = s.handle_frame(&half, T0);
+    let out = s.frame(&half, T0);
     let (_, body) = parse_response_header(&out.frames[4..], false).unwrap();
     assert_eq!(
         decode_response_body::<ApiVersionsResponse>(5, body)
@@ -218,14 +218,13 @@ fn server_answers_bad_requests_like_kafka() {
         42
     );
     assert!(matches!(
-        s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
-            .action,
+        s.frame(frame_body(&handshake(1, 2, "PLAIN")), T0).action,
         ServerAction::Continue
     ));
 
     // Invalid software name: INVALID_REQUEST, state unchanged.
     let mut s = new();
-    let out = s.handle_frame(
+    let out = s.frame(
         frame_body(&api_versions_request(3, 1, None, ("-bad", "1"))),
         T0,
     );
@@ -237,14 +236,13 @@ fn server_answers_bad_requests_like_kafka() {
         42
     );
     assert!(matches!(
-        s.handle_frame(frame_body(&handshake(1, 2, "PLAIN")), T0)
-            .action,
+        s.frame(frame_body(&handshake(1, 2, "PLAIN")), T0).action,
         ServerAction::Continue
     ));
 
     // Unsupported mechanism: 33 with the enabled list, sent after the KIP-306 delay.
     let mut s = new();
-    let out = s.handle_frame(frame_body(&handshake(1, 5, "GSSAPI")), T0);
+    let out = s.frame(frame_body(&handshake(1, 5, "GSSAPI")), T0);
     let (corr, body) = parse_response_header(&out.frames[4..], false).unwrap();
     assert_eq!(corr, 5);
     let r = decode_response_body::<SaslHandshakeResponse>(1, body).unwrap();
@@ -259,7 +257,7 @@ fn server_answers_bad_requests_like_kafka() {
 
     // SaslAuthenticate before SaslHandshake: no response, closed after the delay.
     let mut s = new();
-    let out = s.handle_frame(frame_body(&sasl_authenticate_request(1, 1, None, b"x")), T0);
+    let out = s.frame(frame_body(&sasl_authenticate_request(1, 1, None, b"x")), T0);
     assert!(out.frames.is_empty());
     assert!(
         matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
@@ -268,7 +266,7 @@ fn server_answers_bad_requests_like_kafka() {
 
     // A first packet that is not a Kafka request (pre-0.10 GSSAPI): refused, no response.
     let mut s = new();
-    let out = s.handle_frame(&[0x60, 0x01, 0x02], T0);
+    let out = s.frame(&[0x60, 0x01, 0x02], T0);
     assert!(out.frames.is_empty());
     assert!(
         matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::UnsupportedSaslMechanism)
@@ -279,38 +277,38 @@ fn server_answers_bad_requests_like_kafka() {
     let mut f = handshake(1, 1, "PLAIN");
     f.push(0);
     assert!(
-        matches!(s.handle_frame(frame_body(&f), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.frame(frame_body(&f), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
     let mut s = new();
     assert!(
-        matches!(s.handle_frame(frame_body(&handshake(2, 1, "PLAIN")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.frame(frame_body(&handshake(2, 1, "PLAIN")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     // Truncated: a header cut short.
     let mut s = new();
     let f = handshake(1, 1, "PLAIN");
     assert!(
-        matches!(s.handle_frame(&f[4..12], T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
+        matches!(s.frame(&f[4..12], T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::InvalidRequest)
     );
 
     // During the token exchange: unknown SaslAuthenticate version, another API, a second handshake.
     let ready = || {
         let mut s = new();
-        s.handle_frame(frame_body(&handshake(1, 1, "PLAIN")), T0);
+        s.frame(frame_body(&handshake(1, 1, "PLAIN")), T0);
         s
     };
     let mut s = ready();
     assert!(
-        matches!(s.handle_frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
+        matches!(s.frame(frame_body(&sasl_authenticate_request(3, 2, None, b"x")), T0).action, ServerAction::CloseNow(ref e) if e.code() == ErrorCode::UnsupportedVersion)
     );
     let mut s = ready();
-    let out = s.handle_frame(&kafka_pair::app_request(7)[4..], T0);
+    let out = s.frame(&kafka_pair::app_request(7)[4..], T0);
     assert!(
         matches!(out.action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::IllegalSaslState
         && error.detail("api_key") == Some("3")
         && error.message() == "Unexpected Kafka request of type METADATA during SASL authentication.")
     );
     let mut s = ready();
-    let out = s.handle_frame(frame_body(&handshake(1, 9, "PLAIN")), T0);
+    let out = s.frame(frame_body(&handshake(1, 9, "PLAIN")), T0);
     let (corr, body) = parse_response_header(&out.frames[4..], false).unwrap();
     assert_eq!(
         (
@@ -325,12 +323,12 @@ fn server_answers_bad_requests_like_kafka() {
     let mut s = ready();
     let big = sasl_authenticate_request(1, 2, None, &vec![0u8; 600 * 1024]);
     assert!(
-        matches!(s.handle_frame(frame_body(&big), T0).action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
+        matches!(s.frame(frame_body(&big), T0).action, ServerAction::FailAt { ref error, .. } if error.code() == ErrorCode::MessageTooLarge)
     );
     // Wrong password: error 58 with Kafka's PLAIN text.
     for v in 0..=2 {
         let mut s = ready();
-        let out = s.handle_frame(
+        let out = s.frame(
             frame_body(&sasl_authenticate_request(v, 2, None, b"\0alice\0nope")),
             T0,
         );
@@ -489,7 +487,7 @@ fn reauthentication_must_keep_the_mechanism() {
         Gate::BeginReauthentication
     );
     // SCRAM is enabled, so the handshake succeeds...
-    let out = s.handle_frame(
+    let out = s.frame(
         frame_body(&handshake(1, i32::MAX - 4, "SCRAM-SHA-256")),
         T0 + 2_000,
     );
@@ -501,7 +499,7 @@ fn reauthentication_must_keep_the_mechanism() {
         0
     );
     // ...and the next packet fails without a response.
-    let out = s.handle_frame(
+    let out = s.frame(
         frame_body(&sasl_authenticate_request(
             1,
             i32::MAX - 3,
@@ -535,8 +533,8 @@ fn reauthentication_must_keep_the_principal() {
         s.gate(SASL_HANDSHAKE, T0 + 2_000),
         Gate::BeginReauthentication
     );
-    s.handle_frame(frame_body(&handshake(1, 1, "PLAIN")), T0 + 2_000);
-    let out = s.handle_frame(
+    s.frame(frame_body(&handshake(1, 1, "PLAIN")), T0 + 2_000);
+    let out = s.frame(
         frame_body(&sasl_authenticate_request(2, 2, None, b"\0bob\0bob-secret")),
         T0 + 2_000,
     );

@@ -298,8 +298,8 @@ mod kafka_frames {
                 let _ = s.handle_frame(f, NOW);
             }
             for f in &frames {
-                let out = s.handle_frame(f, NOW);
-                let _ = out.frames.len();
+                let _ = s.handle_frame(f, NOW);
+                let _ = s.poll_transmit();
                 let _ = s.gate(3, NOW);
             }
             let _ = s.provide_credential(CredentialAnswer::Unknown, NOW);

@@ -3,9 +3,11 @@
 //! the KIP-368 session, and runs re-authentications.
 //!
 //! The host reads frames (see [`FrameDecoder`](super::messages::FrameDecoder)), hands each
-//! one to [`ServerConnection::handle_frame`] until the connection is authenticated, writes
-//! what it gets back, and then asks [`ServerConnection::gate`] about every request. Each frame
-//! is parsed once: its header when it arrives, its body by the phase that expects it.
+//! one to [`ServerConnection::handle_frame`] until the connection is authenticated, acts on
+//! the [`ServerAction`] and writes [`ServerConnection::poll_transmit`], and then asks
+//! [`ServerConnection::gate`] about every request. Both drivers have this shape: an outbox of
+//! frames and a verdict per input. Each frame is parsed once: its header when it arrives, its
+//! body by the phase that expects it.
 
 use std::sync::Arc;
 
@@ -99,28 +101,6 @@ impl ServerAction {
     }
 }
 
-/// What the connection produced for one frame (or one answer of the host).
-#[derive(Debug)]
-pub struct ServerOutput {
-    /// Frames to write, each with its length prefix, concatenated.
-    pub frames: Vec<u8>,
-    /// What to do next.
-    pub action: ServerAction,
-}
-
-impl ServerOutput {
-    /// Continues this output with the next one (after the host answered a credential request
-    /// or a mechanism's pending work): the frames of both, in order, and the next action.
-    /// What an asynchronous host does while it settles one frame.
-    pub fn then(mut self, next: ServerOutput) -> ServerOutput {
-        self.frames.extend_from_slice(&next.frames);
-        ServerOutput {
-            frames: self.frames,
-            action: next.action,
-        }
-    }
-}
-
 /// How the client sends its SASL messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -168,6 +148,7 @@ pub struct ServerConnection {
     reauth_started_ms: Option<i64>,
     reauth_capable: bool,
     reauthenticating: bool,
+    outbox: Vec<u8>,
 }
 
 impl std::fmt::Debug for ServerConnection {
@@ -261,6 +242,7 @@ impl ServerConnection {
             reauth_started_ms: None,
             reauth_capable: false,
             reauthenticating: false,
+            outbox: Vec::new(),
         }
     }
 
@@ -363,7 +345,7 @@ impl ServerConnection {
 
     /// What the connection waits for from the host, if anything: a credential or a
     /// mechanism's pending work. An asynchronous host awaits it, answers, and repeats until
-    /// this is `None` (joining the outputs with [`ServerOutput::then`]).
+    /// this is `None`; the frames of every step wait in the outbox ([`Self::poll_transmit`]).
     pub fn host_task(&self) -> Option<HostTask<'_>> {
         match &self.phase {
             Phase::Exchange { auth, .. } => auth.host_task(),
@@ -371,37 +353,46 @@ impl ServerConnection {
         }
     }
 
-    fn out(frames: Vec<u8>, action: ServerAction) -> ServerOutput {
-        ServerOutput { frames, action }
+    /// Queues `frames` for the host to write and returns the action.
+    fn out(&mut self, frames: Vec<u8>, action: ServerAction) -> ServerAction {
+        self.outbox.extend_from_slice(&frames);
+        action
     }
 
-    fn fail(&mut self, frames: Vec<u8>, error: Error, now_ms: i64) -> ServerOutput {
+    /// The frames to write (each with its length prefix, concatenated), if any: everything
+    /// queued since the last call, across a frame and the host's answers to it. After
+    /// `FailAt`, write them at the deadline.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        (!self.outbox.is_empty()).then(|| std::mem::take(&mut self.outbox))
+    }
+
+    fn fail(&mut self, frames: Vec<u8>, error: Error, now_ms: i64) -> ServerAction {
         self.config
             .metrics()
             .authentication_failed(self.reauthenticating, now_ms);
         self.phase = Phase::Done;
         let deadline_ms = now_ms.saturating_add(self.config.failed_authentication_delay_ms());
-        Self::out(frames, ServerAction::FailAt { deadline_ms, error })
+        self.out(frames, ServerAction::FailAt { deadline_ms, error })
     }
 
-    fn close_now(&mut self, error: Error, count_failure: bool, now_ms: i64) -> ServerOutput {
+    fn close_now(&mut self, error: Error, count_failure: bool, now_ms: i64) -> ServerAction {
         if count_failure {
             self.config
                 .metrics()
                 .authentication_failed(self.reauthenticating, now_ms);
         }
         self.phase = Phase::Done;
-        Self::out(Vec::new(), ServerAction::CloseNow(error))
+        self.out(Vec::new(), ServerAction::CloseNow(error))
     }
 
     /// Refuses a frame that arrives when none may, changing nothing.
-    fn refuse(&mut self, phase: Phase, code: ErrorCode, why: &str) -> ServerOutput {
+    fn refuse(&mut self, phase: Phase, code: ErrorCode, why: &str) -> ServerAction {
         self.phase = phase;
-        Self::out(Vec::new(), ServerAction::CloseNow(Error::new(code, why)))
+        self.out(Vec::new(), ServerAction::CloseNow(Error::new(code, why)))
     }
 
     /// Handles one frame received during (re-)authentication.
-    pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ServerOutput {
+    pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ServerAction {
         if frame.len() > self.config.max_receive_size() {
             let e = Error::new(
                 ErrorCode::MessageTooLarge,
@@ -439,7 +430,7 @@ impl ServerConnection {
     }
 
     /// A frame whose request header does not parse (`len` bytes long).
-    fn unparsable(&mut self, phase: Phase, len: usize, e: Error, now_ms: i64) -> ServerOutput {
+    fn unparsable(&mut self, phase: Phase, len: usize, e: Error, now_ms: i64) -> ServerAction {
         match phase {
             // Too short for a request header's fixed part: not a Kafka request. Kafka would
             // try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
@@ -465,7 +456,7 @@ impl ServerConnection {
         h: RequestHeader,
         body: Decoder<'_>,
         now_ms: i64,
-    ) -> ServerOutput {
+    ) -> ServerAction {
         match phase {
             Phase::VersionsOrHandshake | Phase::Handshake => {
                 let first = matches!(phase, Phase::VersionsOrHandshake);
@@ -503,7 +494,7 @@ impl ServerConnection {
 
     /// A frame on an authenticated connection: only a SaslHandshake that may start a
     /// re-authentication belongs here.
-    fn ready_request(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerOutput {
+    fn ready_request(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerAction {
         self.phase = Phase::Ready;
         if h.api_key == SASL_HANDSHAKE && self.may_begin_reauthentication(now_ms) {
             self.reauth_started_ms = Some(now_ms);
@@ -517,7 +508,7 @@ impl ServerConnection {
         )
     }
 
-    fn api_versions(&mut self, h: &RequestHeader, body: Decoder<'_>) -> ServerOutput {
+    fn api_versions(&mut self, h: &RequestHeader, body: Decoder<'_>) -> ServerAction {
         let (answer, ok) = self.config.api_versions_answer(h, body);
         // After a failed ApiVersions the client may try again (KIP-511).
         self.phase = if ok {
@@ -525,10 +516,10 @@ impl ServerConnection {
         } else {
             Phase::VersionsOrHandshake
         };
-        Self::out(answer, ServerAction::Continue)
+        self.out(answer, ServerAction::Continue)
     }
 
-    fn handshake(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerOutput {
+    fn handshake(&mut self, h: &RequestHeader, body: Decoder<'_>, now_ms: i64) -> ServerAction {
         if !(0..=MAX_SASL_HANDSHAKE_VERSION).contains(&h.api_version) {
             let e = Error::new(
                 ErrorCode::UnsupportedVersion,
@@ -563,7 +554,7 @@ impl ServerConnection {
             self.phase = Phase::BadMechanism {
                 requested: mechanism,
             };
-            return Self::out(ok, ServerAction::Continue);
+            return self.out(ok, ServerAction::Continue);
         }
         let mut auth = match self.config.registry().server(&mechanism) {
             Ok(a) => a,
@@ -581,7 +572,7 @@ impl ServerConnection {
             mode,
             waiting: None,
         };
-        Self::out(ok, ServerAction::Continue)
+        self.out(ok, ServerAction::Continue)
     }
 
     /// A request during a wrapped exchange: a SaslAuthenticate, or a failure.
@@ -591,7 +582,7 @@ impl ServerConnection {
         h: &RequestHeader,
         body: Decoder<'_>,
         now_ms: i64,
-    ) -> ServerOutput {
+    ) -> ServerAction {
         if h.api_key != SASL_AUTHENTICATE {
             return self.unexpected_during_authentication(h, now_ms);
         }
@@ -620,7 +611,7 @@ impl ServerConnection {
 
     /// Kafka's answer to another request during the exchange: ILLEGAL_SASL_STATE (in the
     /// request type's response where ksasl knows the schema), then close.
-    fn unexpected_during_authentication(&mut self, h: &RequestHeader, now_ms: i64) -> ServerOutput {
+    fn unexpected_during_authentication(&mut self, h: &RequestHeader, now_ms: i64) -> ServerAction {
         let e = unexpected("authenticate", h.api_key, "authentication");
         let frames = match h.api_key {
             SASL_HANDSHAKE => respond(
@@ -649,7 +640,7 @@ impl ServerConnection {
 
     /// Answers a [`ServerAction::NeedCredential`]. Without a pending request nothing changes
     /// and the output says to close (`WRONG_STATE`).
-    pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> ServerOutput {
+    pub fn provide_credential(&mut self, answer: CredentialAnswer, now_ms: i64) -> ServerAction {
         self.continue_exchange(
             ExchangeState::WaitingForCredential,
             "no credential was requested",
@@ -661,7 +652,7 @@ impl ServerConnection {
     /// Continues after [`ServerAction::Pending`] with what the host-defined mechanism's work
     /// produced: its step, or the error the host code raised (which fails the exchange like
     /// any mechanism error, with Kafka's response to the client).
-    pub fn resume(&mut self, result: Result<MechServerStep>, now_ms: i64) -> ServerOutput {
+    pub fn resume(&mut self, result: Result<MechServerStep>, now_ms: i64) -> ServerAction {
         self.continue_exchange(
             ExchangeState::WaitingForHost,
             "no SASL mechanism work is pending",
@@ -678,7 +669,7 @@ impl ServerConnection {
         misuse: &str,
         now_ms: i64,
         go: impl FnOnce(&mut ServerExchange) -> Result<ServerStep>,
-    ) -> ServerOutput {
+    ) -> ServerAction {
         match std::mem::replace(&mut self.phase, Phase::Done) {
             Phase::Exchange {
                 mut auth,
@@ -699,7 +690,7 @@ impl ServerConnection {
         reply: Reply,
         result: Result<ServerStep>,
         now_ms: i64,
-    ) -> ServerOutput {
+    ) -> ServerAction {
         let (waiting, action) = match result {
             Ok(ServerStep::Challenge(c)) => {
                 self.phase = Phase::Exchange {
@@ -707,7 +698,7 @@ impl ServerConnection {
                     mode,
                     waiting: None,
                 };
-                return Self::out(
+                return self.out(
                     authenticate_response(reply, ok_response(c, 0)),
                     ServerAction::Continue,
                 );
@@ -728,12 +719,12 @@ impl ServerConnection {
             mode,
             waiting,
         };
-        Self::out(Vec::new(), action)
+        self.out(Vec::new(), action)
     }
 
     /// A failure of the exchange: fatal, unless a re-authentication fails under the
     /// keep-session policy while the old session is still valid.
-    fn failed(&mut self, frames: Vec<u8>, e: Error, now_ms: i64) -> ServerOutput {
+    fn failed(&mut self, frames: Vec<u8>, e: Error, now_ms: i64) -> ServerAction {
         if self.reauthenticating
             && matches!(
                 self.config.failed_reauth_policy(),
@@ -744,7 +735,7 @@ impl ServerConnection {
             self.config.metrics().authentication_failed(true, now_ms);
             self.reauthenticating = false;
             self.phase = Phase::Ready;
-            return Self::out(frames, ServerAction::ReauthenticationFailed(e));
+            return self.out(frames, ServerAction::ReauthenticationFailed(e));
         }
         self.fail(frames, e, now_ms)
     }
@@ -769,7 +760,7 @@ impl ServerConnection {
         reply: Reply,
         message: Option<Vec<u8>>,
         now_ms: i64,
-    ) -> ServerOutput {
+    ) -> ServerAction {
         let Some(session) = auth.session().cloned() else {
             let e = Error::new(
                 ErrorCode::Internal,
@@ -795,10 +786,10 @@ impl ServerConnection {
         if std::mem::take(&mut self.reauthenticating) {
             let started = self.reauth_started_ms.unwrap_or(now_ms);
             metrics.reauthentication_succeeded((now_ms - started).max(0), now_ms);
-            Self::out(frames, ServerAction::Reauthenticated(session))
+            self.out(frames, ServerAction::Reauthenticated(session))
         } else {
             metrics.authentication_succeeded(self.reauth_capable, now_ms);
-            Self::out(frames, ServerAction::Authenticated(session))
+            self.out(frames, ServerAction::Authenticated(session))
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent};
 use ksasl::kafka::messages::{FrameDecoder, RequestPrefix};
-use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection, ServerOutput};
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::mech::{ClientStep, HostWork, MechServerStep};
 use ksasl::session::Gate;
 
@@ -225,9 +225,10 @@ impl Pair {
         self.server_output(out, now);
     }
 
-    fn server_output(&mut self, out: ServerOutput, now: i64) {
-        self.to_client.push(&out.frames);
-        match out.action {
+    fn server_output(&mut self, action: ServerAction, now: i64) {
+        self.to_client
+            .push(&self.server.poll_transmit().unwrap_or_default());
+        match action {
             ServerAction::Continue
             | ServerAction::Authenticated(_)
             | ServerAction::Reauthenticated(_) => {}

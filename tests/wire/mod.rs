@@ -61,3 +61,25 @@ pub fn parse_response_header(frame: &[u8], flexible: bool) -> Result<(i32, Reade
     }
     Ok((corr, r))
 }
+
+/// What a server connection answered to one frame: the action and the frames it queued.
+pub struct Output {
+    /// The frames to write.
+    pub frames: Vec<u8>,
+    /// The action.
+    pub action: ksasl::kafka::server::ServerAction,
+}
+
+/// `handle_frame` with the frames it queued, for tests that look at both.
+pub trait Answers {
+    /// Handles `frame` and takes the frames it queued.
+    fn frame(&mut self, frame: &[u8], now_ms: i64) -> Output;
+}
+
+impl Answers for ksasl::kafka::server::ServerConnection {
+    fn frame(&mut self, frame: &[u8], now_ms: i64) -> Output {
+        let action = self.handle_frame(frame, now_ms);
+        let frames = self.poll_transmit().unwrap_or_default();
+        Output { frames, action }
+    }
+}
