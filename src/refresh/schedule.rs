@@ -106,6 +106,43 @@ fn range_error(name: &str, value: String, bound: &str, limit: String) -> Error {
     )
 }
 
+/// Fails unless `v` lies in `[lo, hi]` (NaN counts as too low), printing numbers as Java does.
+fn check_f64_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+    if v.is_nan() || v < lo {
+        return Err(range_error(
+            name,
+            java_double(v),
+            "at least",
+            java_double(lo),
+        ));
+    }
+    if v > hi {
+        return Err(range_error(
+            name,
+            java_double(v),
+            "no more than",
+            java_double(hi),
+        ));
+    }
+    Ok(())
+}
+
+/// Fails unless the integer `v` lies in `[lo, hi]`, with Kafka's range message.
+fn check_i64_range(name: &str, v: i64, lo: i64, hi: i64) -> Result<()> {
+    if v < lo {
+        return Err(range_error(name, v.to_string(), "at least", lo.to_string()));
+    }
+    if v > hi {
+        return Err(range_error(
+            name,
+            v.to_string(),
+            "no more than",
+            hi.to_string(),
+        ));
+    }
+    Ok(())
+}
+
 impl RefreshConfig {
     /// A builder starting from Kafka's defaults.
     pub fn builder() -> RefreshConfigBuilder {
@@ -149,58 +186,25 @@ impl RefreshConfig {
 
     /// Checks the ranges Kafka's client configuration enforces, with Kafka's messages.
     fn validate(&self) -> Result<()> {
-        let d = |name: &str, v: f64, lo: f64, hi: f64| -> Result<()> {
-            if v.is_nan() || v < lo {
-                return Err(range_error(
-                    name,
-                    java_double(v),
-                    "at least",
-                    java_double(lo),
-                ));
-            }
-            if v > hi {
-                return Err(range_error(
-                    name,
-                    java_double(v),
-                    "no more than",
-                    java_double(hi),
-                ));
-            }
-            Ok(())
-        };
-        let s = |name: &str, v: i64, lo: i64, hi: i64| -> Result<()> {
-            if v < lo {
-                return Err(range_error(name, v.to_string(), "at least", lo.to_string()));
-            }
-            if v > hi {
-                return Err(range_error(
-                    name,
-                    v.to_string(),
-                    "no more than",
-                    hi.to_string(),
-                ));
-            }
-            Ok(())
-        };
-        d(
+        check_f64_range(
             "sasl.login.refresh.window.factor",
             self.window_factor,
             0.5,
             1.0,
         )?;
-        d(
+        check_f64_range(
             "sasl.login.refresh.window.jitter",
             self.window_jitter,
             0.0,
             0.25,
         )?;
-        s(
+        check_i64_range(
             "sasl.login.refresh.min.period.seconds",
             self.min_period_seconds,
             0,
             900,
         )?;
-        s(
+        check_i64_range(
             "sasl.login.refresh.buffer.seconds",
             self.buffer_seconds,
             0,

@@ -60,25 +60,41 @@ impl InitialResponse {
             }
         })?;
         let (authz, rest) = rest.split_once(',').ok_or_else(invalid_first)?;
-        let authzid = match authz {
-            "" => None,
-            a => {
-                let name = a.strip_prefix("a=").ok_or_else(invalid_first)?;
-                let ok = !name.is_empty()
-                    && name
-                        .bytes()
-                        .all(|b| (0x01..=0x7f).contains(&b) && b != b',');
-                let name = if ok {
-                    crate::mech::scram::messages::unescape_username(name)
-                } else {
-                    None
-                };
-                Some(name.ok_or_else(|| {
-                    Error::new(ErrorCode::InvalidUsername, "invalid authorization id")
-                })?)
-            }
+        let authzid = Self::authzid(authz)?;
+        let mut pairs = Self::key_values(rest)?;
+        let auth = pairs.remove("auth").ok_or_else(|| {
+            Error::malformed("Invalid OAUTHBEARER client first message: 'auth' not specified")
+        })?;
+        let token = Self::bearer_token(&auth)?;
+        Ok(InitialResponse {
+            authzid,
+            token,
+            extensions: pairs,
+        })
+    }
+
+    /// The gs2 header's authorization id: empty for none, else `a=` and an escaped name.
+    fn authzid(field: &str) -> Result<Option<String>> {
+        if field.is_empty() {
+            return Ok(None);
+        }
+        let name = field.strip_prefix("a=").ok_or_else(invalid_first)?;
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| (0x01..=0x7f).contains(&b) && b != b',');
+        let name = if ok {
+            crate::mech::scram::messages::unescape_username(name)
+        } else {
+            None
         };
-        // rest = \x01 (key=value\x01)* \x01
+        Ok(Some(name.ok_or_else(|| {
+            Error::new(ErrorCode::InvalidUsername, "invalid authorization id")
+        })?))
+    }
+
+    /// The `key=value` pairs of `\x01 (key=value \x01)* \x01`, each key and value checked.
+    fn key_values(rest: &str) -> Result<BTreeMap<String, String>> {
         let body = rest
             .strip_prefix('\x01')
             .and_then(|r| r.strip_suffix('\x01'))
@@ -97,9 +113,11 @@ impl InitialResponse {
                 pairs.insert(k.to_string(), v.to_string());
             }
         }
-        let auth = pairs.remove("auth").ok_or_else(|| {
-            Error::malformed("Invalid OAUTHBEARER client first message: 'auth' not specified")
-        })?;
+        Ok(pairs)
+    }
+
+    /// The token of an `auth` value: a well-formed scheme that must be Bearer, then a b64token.
+    fn bearer_token(auth: &str) -> Result<String> {
         let (scheme, token) = auth.split_once(' ').ok_or_else(invalid_first)?;
         let token = token.trim_start_matches(' ');
         if scheme.is_empty()
@@ -115,11 +133,7 @@ impl InitialResponse {
                 "Invalid OAUTHBEARER client first message: the scheme is not Bearer",
             ));
         }
-        Ok(InitialResponse {
-            authzid,
-            token: token.to_string(),
-            extensions: pairs,
-        })
+        Ok(token.to_string())
     }
 }
 

@@ -160,6 +160,23 @@ impl UnsecuredTokenBuilder {
     pub fn build(&self, now_ms: i64) -> Result<OAuthBearerToken> {
         let now_s = now_ms as f64 / 1000.0;
         let exp = now_s + self.lifetime_seconds as f64;
+        let claims = self.claims_json(exp, now_s);
+        let principal = self.principal()?;
+        let scope = self.scope();
+        let value = format!(
+            "{}.{}.",
+            URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#),
+            URL_SAFE_NO_PAD.encode(&claims)
+        );
+        Ok(
+            OAuthBearerToken::new(&value, &principal, java_round(exp * 1000.0))?
+                .with_start_ms(java_round(now_s * 1000.0))
+                .with_scope(scope),
+        )
+    }
+
+    /// The claims object as JSON text: `exp` and `iat` first, then the claims in added order.
+    fn claims_json(&self, exp: f64, now_s: f64) -> String {
         let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
         let mut claims = format!(
             "{{\"exp\":{},\"iat\":{}",
@@ -177,8 +194,12 @@ impl UnsecuredTokenBuilder {
             claims.push_str(&format!(",{}:{v}", q(name)));
         }
         claims.push('}');
-        let principal = self
-            .claims
+        claims
+    }
+
+    /// The principal claim's value, which must be a string that is not blank.
+    fn principal(&self) -> Result<String> {
+        self.claims
             .iter()
             .find(|(n, _)| *n == self.principal_claim_name)
             .and_then(|(_, c)| match c {
@@ -193,8 +214,12 @@ impl UnsecuredTokenBuilder {
                         self.principal_claim_name
                     ),
                 )
-            })?;
-        let scope = match self
+            })
+    }
+
+    /// The scope claim as trimmed, non-empty entries; empty if absent or of another type.
+    fn scope(&self) -> Vec<String> {
+        match self
             .claims
             .iter()
             .find(|(n, _)| *n == self.scope_claim_name)
@@ -207,17 +232,7 @@ impl UnsecuredTokenBuilder {
                 .filter(|s| !s.is_empty())
                 .collect(),
             _ => Vec::new(),
-        };
-        let value = format!(
-            "{}.{}.",
-            URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#),
-            URL_SAFE_NO_PAD.encode(&claims)
-        );
-        Ok(
-            OAuthBearerToken::new(&value, &principal, java_round(exp * 1000.0))?
-                .with_start_ms(java_round(now_s * 1000.0))
-                .with_scope(scope),
-        )
+        }
     }
 }
 

@@ -91,6 +91,94 @@ impl ScramClient {
             state: State::Initial,
         })
     }
+
+    /// Checks the server's nonce extends ours and its iteration count is within our bounds.
+    fn check_server_first(&self, first: &ServerFirst, nonce: &str) -> Result<()> {
+        if !first.nonce.starts_with(nonce) || first.nonce.len() == nonce.len() {
+            return Err(Error::new(
+                ErrorCode::NonceMismatch,
+                "Invalid server nonce: it does not extend the client nonce",
+            ));
+        }
+        if first.iterations < MIN_ITERATIONS {
+            return Err(Error::new(
+                ErrorCode::IterationsTooLow,
+                format!(
+                    "Requested iterations {} is less than the minimum {MIN_ITERATIONS} for {}",
+                    first.iterations,
+                    self.mechanism.name()
+                ),
+            ));
+        }
+        if first.iterations > self.options.max_iterations {
+            return Err(Error::new(
+                ErrorCode::IterationsTooHigh,
+                format!(
+                    "Requested iterations {} is more than this client's maximum {}",
+                    first.iterations, self.options.max_iterations
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Derives the keys and returns the client-final message with the signature to expect.
+    fn client_final(
+        &self,
+        first: &ServerFirst,
+        challenge: &[u8],
+        bare: &str,
+    ) -> Result<(Vec<u8>, Secret)> {
+        let keys = self
+            .credential
+            .keys(self.mechanism, &first.salt, first.iterations);
+        let m = self.mechanism;
+        let without_proof = ClientFinal::without_proof("n,,", &first.nonce);
+        // The server-first message is ASCII (checked by the parser), so this is exact.
+        let server_first = std::str::from_utf8(challenge)
+            .map_err(|_| Error::new(ErrorCode::Internal, "unreachable"))?;
+        let auth_message = [
+            bare.as_bytes(),
+            b",",
+            server_first.as_bytes(),
+            b",",
+            without_proof.as_bytes(),
+        ];
+        let stored_key = m.hash(keys.client_key.expose());
+        let signature = Secret::new(m.hmac(&stored_key, &auth_message));
+        let proof = Secret::new(
+            keys.client_key
+                .expose()
+                .iter()
+                .zip(signature.expose())
+                .map(|(a, b)| a ^ b)
+                .collect(),
+        );
+        let expected_signature = Secret::new(m.hmac(keys.server_key.expose(), &auth_message));
+        let message = format!("{without_proof},p={}", STANDARD.encode(proof.expose())).into_bytes();
+        Ok((message, expected_signature))
+    }
+
+    /// Reads the server-final message: a reported error, or a signature that must match.
+    fn verify_server_final(
+        &self,
+        expected_signature: &Secret,
+        challenge: &[u8],
+    ) -> Result<ClientStep> {
+        match ServerFinal::parse(challenge)? {
+            ServerFinal::Error(e) => Err(server_final_error(self.mechanism.name(), &e)),
+            ServerFinal::Verifier(v) => {
+                if expected_signature.ct_eq(&v) {
+                    Ok(ClientStep::Done(None))
+                } else {
+                    Err(Error::new(
+                        ErrorCode::InvalidServerSignature,
+                        "Invalid server signature in server final message",
+                    ))
+                }
+            }
+        }
+    }
 }
 
 impl ClientMechanism for ScramClient {
@@ -120,72 +208,14 @@ impl ClientMechanism for ScramClient {
         match std::mem::replace(&mut self.state, State::Done) {
             State::SentFirst { nonce, bare } => {
                 let first = ServerFirst::parse(challenge)?;
-                if !first.nonce.starts_with(&nonce) || first.nonce.len() == nonce.len() {
-                    return Err(Error::new(
-                        ErrorCode::NonceMismatch,
-                        "Invalid server nonce: it does not extend the client nonce",
-                    ));
-                }
-                if first.iterations < MIN_ITERATIONS {
-                    return Err(Error::new(
-                        ErrorCode::IterationsTooLow,
-                        format!("Requested iterations {} is less than the minimum {MIN_ITERATIONS} for {}", first.iterations, self.mechanism.name()),
-                    ));
-                }
-                if first.iterations > self.options.max_iterations {
-                    return Err(Error::new(
-                        ErrorCode::IterationsTooHigh,
-                        format!(
-                            "Requested iterations {} is more than this client's maximum {}",
-                            first.iterations, self.options.max_iterations
-                        ),
-                    ));
-                }
-                let keys = self
-                    .credential
-                    .keys(self.mechanism, &first.salt, first.iterations);
-                let m = self.mechanism;
-                let without_proof = ClientFinal::without_proof("n,,", &first.nonce);
-                // The server-first message is ASCII (checked by the parser), so this is exact.
-                let server_first = std::str::from_utf8(challenge)
-                    .map_err(|_| Error::new(ErrorCode::Internal, "unreachable"))?;
-                let auth_message = [
-                    bare.as_bytes(),
-                    b",",
-                    server_first.as_bytes(),
-                    b",",
-                    without_proof.as_bytes(),
-                ];
-                let stored_key = m.hash(keys.client_key.expose());
-                let signature = Secret::new(m.hmac(&stored_key, &auth_message));
-                let proof = Secret::new(
-                    keys.client_key
-                        .expose()
-                        .iter()
-                        .zip(signature.expose())
-                        .map(|(a, b)| a ^ b)
-                        .collect(),
-                );
-                let expected_signature =
-                    Secret::new(m.hmac(keys.server_key.expose(), &auth_message));
-                let message =
-                    format!("{without_proof},p={}", STANDARD.encode(proof.expose())).into_bytes();
+                self.check_server_first(&first, &nonce)?;
+                let (message, expected_signature) = self.client_final(&first, challenge, &bare)?;
                 self.state = State::SentFinal { expected_signature };
                 Ok(ClientStep::Send(message))
             }
-            State::SentFinal { expected_signature } => match ServerFinal::parse(challenge)? {
-                ServerFinal::Error(e) => Err(server_final_error(self.mechanism.name(), &e)),
-                ServerFinal::Verifier(v) => {
-                    if expected_signature.ct_eq(&v) {
-                        Ok(ClientStep::Done(None))
-                    } else {
-                        Err(Error::new(
-                            ErrorCode::InvalidServerSignature,
-                            "Invalid server signature in server final message",
-                        ))
-                    }
-                }
-            },
+            State::SentFinal { expected_signature } => {
+                self.verify_server_final(&expected_signature, challenge)
+            }
             // The authenticator wrapper never steps before start or after done.
             State::Initial | State::Done => Err(Error::new(
                 ErrorCode::WrongState,

@@ -174,6 +174,37 @@ fn saslname(value: &str, what: &str) -> Result<String> {
     unescape_username(value).ok_or_else(bad)
 }
 
+/// Accepts only the gs2 flag `n`; channel binding (`y`, `p=`) is refused, the rest is malformed.
+fn gs2_flag(flag: &str) -> Result<()> {
+    match flag {
+        "n" => Ok(()),
+        "y" => Err(Error::new(
+            ErrorCode::UnsupportedChannelBinding,
+            "channel binding (gs2 flag y) is not supported",
+        )),
+        p if p.starts_with("p=") => Err(Error::new(
+            ErrorCode::UnsupportedChannelBinding,
+            "channel binding (gs2 flag p=) is not supported",
+        )),
+        _ => Err(Error::malformed(
+            "client-first message must start with the gs2 flag n",
+        )),
+    }
+}
+
+/// The optional `a=` authorization id of the gs2 header, unescaped.
+fn gs2_authzid(field: &str) -> Result<Option<String>> {
+    if field.is_empty() {
+        return Ok(None);
+    }
+    match field.strip_prefix("a=") {
+        Some(name) => Ok(Some(saslname(name, "authorization id")?)),
+        None => Err(Error::malformed(
+            "client-first message: bad gs2 authorization id",
+        )),
+    }
+}
+
 impl ClientFirst {
     pub(crate) fn parse(bytes: &[u8]) -> Result<ClientFirst> {
         const WHAT: &str = "client-first message";
@@ -187,40 +218,11 @@ impl ClientFirst {
             )
         })?;
         let parts: Vec<&str> = text.split(',').collect();
-        match parts[0] {
-            "n" => {}
-            "y" => {
-                return Err(Error::new(
-                    ErrorCode::UnsupportedChannelBinding,
-                    "channel binding (gs2 flag y) is not supported",
-                ))
-            }
-            p if p.starts_with("p=") => {
-                return Err(Error::new(
-                    ErrorCode::UnsupportedChannelBinding,
-                    "channel binding (gs2 flag p=) is not supported",
-                ))
-            }
-            _ => {
-                return Err(Error::malformed(
-                    "client-first message must start with the gs2 flag n",
-                ))
-            }
-        }
+        gs2_flag(parts[0])?;
         if parts.len() < 4 {
             return Err(Error::malformed("truncated client-first message"));
         }
-        let authzid = match parts[1] {
-            "" => None,
-            a => match a.strip_prefix("a=") {
-                Some(name) => Some(saslname(name, "authorization id")?),
-                None => {
-                    return Err(Error::malformed(
-                        "client-first message: bad gs2 authorization id",
-                    ))
-                }
-            },
-        };
+        let authzid = gs2_authzid(parts[1])?;
         // Kafka tolerates (and ignores) a reserved m= attribute before n=.
         let mut i = 2;
         if parts[i].starts_with("m=") {
