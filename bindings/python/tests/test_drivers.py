@@ -11,7 +11,7 @@ from ksasl.drivers import RefresherThread, run_refresher
 def fetcher(log):
     def fetch():
         now = int(time.time() * 1000)
-        t = ksasl.unsecured_token("alice", lifetime_seconds=2, now_ms=now)
+        t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=2, now_ms=now)
         log.append(now)
         return t["token"], t["expiry_ms"], "alice", None
 
