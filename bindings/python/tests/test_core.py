@@ -210,42 +210,44 @@ def test_pull_form_with_every_answer_kind():
 
 
 def test_scram_logins_release_the_gil():
-    """While one thread derives SCRAM keys (a long PBKDF2 inside the native code), another
-    Python thread keeps running: the GIL is released during the native work. This counts the
-    other thread's progress during the call instead of timing anything, so a loaded machine
-    cannot make it fail (a held GIL gives the other thread no turn at all)."""
+    """While one thread logs in with SCRAM and fresh client credentials (the client derives its
+    keys: a PBKDF2 inside the native step), another Python thread keeps running: the GIL is
+    released during the native work. The other thread's progress is counted only while a
+    login's PBKDF2 step runs, instead of timing anything, so a loaded machine cannot make it
+    fail (a held GIL gives the other thread no turn at all during the step)."""
     store = CredentialStore()
-    store.add_user("alice", "alice-secret", iterations=16384)
+    store.add_user("alice", "alice-secret", iterations=16384)  # the client's iteration cap
     servers = MechanismRegistry()
     servers.add_password_servers(store)
 
-    in_native = threading.Event()
-    done = threading.Event()
-    ticks_during = []
+    in_step, done = threading.Event(), threading.Event()
+    ticks = [0]
 
-    def login():
-        big = CredentialStore()
-        in_native.set()
-        big.add_user("bob", "bob-secret", iterations=2_000_000)  # PBKDF2 x 3 mechanisms
+    def logins():
+        for _ in range(20):
+            clients = MechanismRegistry()
+            clients.add_password_clients("alice", "alice-secret")  # fresh: no cached keys
+            c, s = ClientExchange(clients, "SCRAM-SHA-512"), ServerExchange(servers, "SCRAM-SHA-512")
+            first, _ = c.start(NOW)
+            _, server_first = s.step(first, NOW)
+            in_step.set()
+            final, _ = c.step(server_first, NOW)  # 16384 PBKDF2 rounds
+            in_step.clear()
+            status, last = s.step(final, NOW)
+            assert status == "done" and c.step(last, NOW) == (None, True)
         done.set()
-        clients = MechanismRegistry()
-        clients.add_password_clients("alice", "alice-secret")  # fresh: no cached keys
-        run(ClientExchange(clients, "SCRAM-SHA-512"), ServerExchange(servers, "SCRAM-SHA-512"))
 
     def ticker():
-        in_native.wait()
-        n = 0
         while not done.is_set():
-            n += 1
+            if in_step.is_set():
+                ticks[0] += 1
             time.sleep(0)  # yields; with the GIL held elsewhere this line would block
-        ticks_during.append(n)
 
-    threads = [threading.Thread(target=login), threading.Thread(target=ticker)]
+    threads = [threading.Thread(target=logins), threading.Thread(target=ticker)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    # Millions of PBKDF2 rounds take far longer than one switch interval (5 ms): a released
-    # GIL lets the ticker loop many times; a held one would leave it one
-    # tick at most (the ticks are counted only while add_user runs).
-    assert ticks_during[0] > 100, ticks_during
+    # Twenty PBKDF2 steps of 16384 rounds: a released GIL lets the ticker loop many times
+    # during them; a held one would leave it a tick or two per login at most.
+    assert ticks[0] > 100, ticks
