@@ -6,7 +6,6 @@ use ksasl::ServerSession;
 
 use crate::glue::*;
 
-/// A request as `{"mechanism", "username", "token_authenticated"}`.
 pub(crate) fn request_dict<'py>(py: Python<'py>, r: &CredentialRequest) -> PyResult<Dict<'py>> {
     Ok(dict!(py, mechanism: &r.mechanism, username: &r.username,
         token_authenticated: r.token_authenticated))
@@ -19,8 +18,7 @@ fn item<T: for<'a> FromPyObject<'a>>(t: &Bound<'_, PyTuple>, i: usize) -> PyResu
     }
 }
 
-/// The host's answer to `req`, decoded by the core: None (unknown), a password, or `(kind,
-/// value[, expiry_ms[, token_owner]])`. Outer error: a Python type error; inner: the core's.
+/// The host's answer to `req`, decoded by the core (outer error: a Python type error).
 pub(crate) fn decode(req: &CredentialRequest, v: &Any) -> PyResult<ksasl::Result<Lookup>> {
     use CredentialAnswerKind as Kind;
     let (kind, value, expiry, owner): (_, Option<String>, _, Option<String>) = if v.is_none() {
@@ -36,25 +34,18 @@ pub(crate) fn decode(req: &CredentialRequest, v: &Any) -> PyResult<ksasl::Result
     Ok(kind.and_then(|k| CredentialAnswer::decode(req, k, value, expiry, owner)))
 }
 
-/// Who authenticated and the KIP-368 session granted (`lifetime_ms`, `expiry_ms`).
 pub(crate) fn server_session<'py>(py: Python<'py>, s: &ServerSession) -> PyResult<Dict<'py>> {
     let (o, p) = (&s.outcome, &s.outcome.principal);
-    Ok(
-        dict!(py, principal: p.to_string(), principal_name: &p.name, mechanism: &o.mechanism,
+    Ok(dict!(py, principal: p.to_string(), principal_name: &p.name, mechanism: &o.mechanism,
         token_authenticated: p.token_authenticated, credential_expiry_ms: o.credential_expiry_ms,
-        extensions: o.extensions.clone(), lifetime_ms: s.lifetime_ms, expiry_ms: s.expiry_ms),
-    )
+        extensions: o.extensions.clone(), lifetime_ms: s.lifetime_ms, expiry_ms: s.expiry_ms))
 }
 
-/// A client's session: `lifetime_ms`, `reauth_at_ms`, `expiry_ms`, `latency_ms`.
 pub(crate) fn client_session<'py>(py: Python<'py>, s: &ClientSession) -> PyResult<Dict<'py>> {
-    Ok(
-        dict!(py, lifetime_ms: s.lifetime_ms, reauth_at_ms: s.reauth_at_ms,
-        expiry_ms: s.expiry_ms, latency_ms: s.latency_ms),
-    )
+    Ok(dict!(py, lifetime_ms: s.lifetime_ms, reauth_at_ms: s.reauth_at_ms,
+        expiry_ms: s.expiry_ms, latency_ms: s.latency_ms))
 }
 
-/// The inverse of [`client_session`] (each key is required).
 pub(crate) fn client_session_from(d: &Dict) -> PyResult<ClientSession> {
     let get = |k: &str| d.as_any().get_item(k);
     Ok(ClientSession {

@@ -24,17 +24,14 @@ fn server_out(r: ksasl::Result<ServerStep>) -> PyResult<ServerOut> {
     let step = unless_raised(r)?.or_raise()?;
     let kind = step.kind().name();
     Ok(match step {
-        ServerStep::Challenge(b)
-        | ServerStep::Done {
-            message: Some(b), ..
-        } => (kind, Some(b.into())),
+        ServerStep::Challenge(b) | ServerStep::Done { message: Some(b), .. } => {
+            (kind, Some(b.into()))
+        }
         _ => (kind, None),
     })
 }
 
-/// One client exchange: `start()`, `step(challenge)` and `resume(result)` return `(message or
-/// None, done)`, or None while an `async` mechanism method runs (await `pending_work()`, then
-/// `resume` with its result or exception). Calls on one exchange wait for each other.
+/// One client exchange (no Kafka framing); concurrent calls wait for each other.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ClientExchange(Mutex<mech::ClientExchange>);
 
@@ -51,7 +48,7 @@ impl ClientExchange {
         client_out(without_gil(py, &self.0, |x| x.start(now(now_ms))))
     }
 
-    /// Evaluates a server challenge (PBKDF2 and signature checks run without the GIL).
+    /// PBKDF2 and signature checks run without the GIL.
     #[pyo3(signature = (challenge, now_ms = None))]
     fn step(&self, py: Python<'_>, challenge: &[u8], now_ms: Now) -> PyResult<ClientOut> {
         client_out(without_gil(py, &self.0, |x| x.step(challenge, now(now_ms))))
@@ -63,17 +60,11 @@ impl ClientExchange {
 
     fn resume(&self, py: Python<'_>, result: &Any) -> PyResult<ClientOut> {
         let mut x = lock(py, &self.0);
-        let work = x
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, false, result)
-            .late_client_step(&work, 0)
-            .or_raise()?;
+        let work = x.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, false, result).late_client_step(&work, 0).or_raise()?;
         client_out(x.resume(step))
     }
 
-    /// Records that the server failed the exchange; raises the resulting error.
     #[pyo3(signature = (server_message = None))]
     fn server_failed(&self, py: Python<'_>, server_message: Option<&str>) -> PyResult<()> {
         Err(py_err(&lock(py, &self.0).server_failed(server_message)))
@@ -90,22 +81,16 @@ impl ClientExchange {
     }
 }
 
-/// One server exchange: `step(response)`, `provide_credential(answer)` and `resume(result)`
-/// return `(kind, message or None)` with kind "challenge", "need_credential", "pending" or
-/// "done"; `host_task()` says what is awaited. Calls on one exchange wait for each other.
+/// One server exchange (no Kafka framing); concurrent calls wait for each other.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ServerExchange(Mutex<mech::ServerExchange>);
 
 #[pymethods]
 impl ServerExchange {
-    /// `max_reauth_ms` (`connections.max.reauth.ms`) bounds the session the outcome reports.
     #[new]
     #[pyo3(signature = (registry, mechanism, max_reauth_ms = None))]
     fn new(
-        py: Python<'_>,
-        registry: &MechanismRegistry,
-        mechanism: &str,
-        max_reauth_ms: Option<i64>,
+        py: Python<'_>, registry: &MechanismRegistry, mechanism: &str, max_reauth_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut ex = registry.snapshot(py).server(mechanism).or_raise()?;
         if let Some(ms) = max_reauth_ms {
@@ -119,7 +104,6 @@ impl ServerExchange {
         server_out(without_gil(py, &self.0, |x| x.step(response, now(now_ms))))
     }
 
-    /// Answers the pending credential request (answers as for a credential callback).
     #[pyo3(signature = (answer, now_ms = None))]
     fn provide_credential(&self, py: Python<'_>, answer: &Any, now_ms: Now) -> PyResult<ServerOut> {
         let mut g = lock(py, &self.0);
@@ -131,7 +115,6 @@ impl ServerExchange {
         server_out(py.allow_threads(move || x.provide_credential(a, now(now_ms))))
     }
 
-    /// `("credential", request dict)`, `("mechanism", awaitable)` or None.
     fn host_task(&self, py: Python<'_>) -> PyResult<PyObject> {
         host_task(py, lock(py, &self.0).host_task())
     }
@@ -139,25 +122,15 @@ impl ServerExchange {
     #[pyo3(signature = (result, now_ms = None))]
     fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<ServerOut> {
         let mut x = lock(py, &self.0);
-        let work = x
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, true, result)
-            .late_server_step(&work, 0)
-            .or_raise()?;
+        let work = x.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, true, result).late_server_step(&work, 0).or_raise()?;
         server_out(x.resume(step, now(now_ms)))
     }
 
-    /// After "done": who authenticated, and the KIP-368 session (`lifetime_ms`, `expiry_ms`).
     fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        lock(py, &self.0)
-            .session()
-            .map(|s| server_session(py, s))
-            .transpose()
+        lock(py, &self.0).session().map(|s| server_session(py, s)).transpose()
     }
 
-    /// After a failure: the text a Kafka broker sends the client.
     #[getter]
     fn client_message(&self, py: Python<'_>) -> Option<String> {
         lock(py, &self.0).client_message()

@@ -1,5 +1,4 @@
-//! What every object shares: core errors as `ksasl.errors` exceptions, callback exceptions
-//! kept for the thread that called the core, locks that wait without the GIL, the clock.
+//! Shared glue: errors as exceptions, callback exceptions per thread, locks, the clock.
 
 use std::cell::RefCell;
 use std::sync::{MutexGuard, PoisonError, TryLockError};
@@ -31,12 +30,9 @@ macro_rules! dict {
 }
 pub(crate) use {dict, given, set_given};
 
-/// Bytes for Python (`bytes`).
 pub(crate) type Bytes = std::borrow::Cow<'static, [u8]>;
-/// A Python object and a dict, as arguments and results.
 pub(crate) type Any<'py> = Bound<'py, PyAny>;
 pub(crate) type Dict<'py> = Bound<'py, PyDict>;
-/// A caller's `now_ms` (None: the wall clock).
 pub(crate) type Now = Option<i64>;
 
 static ERRORS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -49,20 +45,11 @@ fn errors(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 /// The `ksasl.errors` exception (not raised) for a core error, with `client_message`.
 pub(crate) fn exception(py: Python<'_>, e: &Error) -> PyResult<PyObject> {
     let (code, kind) = (e.code(), e.kind().name());
-    let args = (
-        e.message(),
-        code.as_u32(),
-        code.name(),
-        kind,
-        e.details().to_vec(),
-    );
+    let args = (e.message(), code.as_u32(), code.name(), kind, e.details().to_vec());
     let make = errors(py)?.getattr("_from_core")?;
-    Ok(make
-        .call1((args, e.client_text(), code.is_state_misuse()))?
-        .unbind())
+    Ok(make.call1((args, e.client_text(), code.is_state_misuse()))?.unbind())
 }
 
-/// The core error, raised.
 pub(crate) fn py_err(e: &Error) -> PyErr {
     Python::with_gil(|py| match exception(py, e) {
         Ok(v) => PyErr::from_value(v.into_bound(py)),
@@ -70,7 +57,6 @@ pub(crate) fn py_err(e: &Error) -> PyErr {
     })
 }
 
-/// Raises core errors.
 pub(crate) trait OrRaise<T> {
     fn or_raise(self) -> PyResult<T>;
 }
@@ -111,9 +97,7 @@ pub(crate) fn keep(py: Python<'_>, e: PyErr, code: ErrorCode) -> Error {
 
 /// `value`, unless a callback raised during the core call that made it: then its exception.
 pub(crate) fn unless_raised<T>(value: T) -> PyResult<T> {
-    RAISED
-        .with(|r| r.borrow_mut().take())
-        .map_or(Ok(value), Err)
+    RAISED.with(|r| r.borrow_mut().take()).map_or(Ok(value), Err)
 }
 
 /// Locks `m`; while another thread holds it, waits without the GIL (that thread may need it).
@@ -129,14 +113,12 @@ pub(crate) fn lock<'a, T: Send>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'
 
 /// Runs `f` on the value of `m` with the GIL released (PBKDF2 and other long steps).
 pub(crate) fn without_gil<T: Send, R: Send>(
-    py: Python<'_>,
-    m: &Mutex<T>,
-    f: impl FnOnce(&mut T) -> R + Send,
+    py: Python<'_>, m: &Mutex<T>, f: impl FnOnce(&mut T) -> R + Send,
 ) -> R {
     py.allow_threads(|| f(&mut m.lock().unwrap_or_else(PoisonError::into_inner)))
 }
 
-/// The caller's `now_ms`, or the wall clock (the binding's default clock).
+/// The binding's default clock.
 pub(crate) fn now(now_ms: Now) -> i64 {
     now_ms.unwrap_or_else(ksasl::background::wall_clock_ms)
 }

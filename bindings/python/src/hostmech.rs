@@ -1,6 +1,5 @@
-//! Mechanisms written in Python: an object's `start(now_ms)` / `step(bytes, now_ms)` answer is
-//! written into the core's `HostOutput`, which holds every rule about what a mechanism may
-//! answer. An `async def` method's awaitable is the pending work; `resume` brings its result.
+//! Mechanisms written in Python: their answers go into the core's `HostOutput`, which holds
+//! the rules; an `async def` method's awaitable is the pending work.
 
 use ksasl::mech::{host_failure, HostClientCalls, HostServerCalls, HostTask};
 use ksasl::wire::ServerStepKind;
@@ -10,14 +9,12 @@ use pyo3::exceptions::PyBaseException;
 use crate::dicts::request_dict;
 use crate::glue::*;
 
-/// One exchange's mechanism object, made by the registered factory.
 pub(crate) struct PyMechanism(PyObject);
 
 impl PyMechanism {
-    /// Calls `factory()`; an exception fails the exchange's creation with the host's text.
-    pub(crate) fn make(name: &str, factory: &PyObject) -> ksasl::Result<Self> {
+    pub(crate) fn make(name: &str, factory: &PyObject) -> ksasl::Result<Box<Self>> {
         Python::with_gil(|py| match factory.call0(py) {
-            Ok(obj) => Ok(PyMechanism(obj)),
+            Ok(obj) => Ok(Box::new(PyMechanism(obj))),
             Err(e) => {
                 let (code, text) = host_text(py, &e);
                 Err(host_failure(name, "factory", code, &text))
@@ -50,9 +47,7 @@ impl HostServerCalls for PyMechanism {
     }
 }
 
-/// Writes what a method returned (or raised) into `out`: an awaitable is pending work; a
-/// client's `(message or None, done)`; a server's `("challenge", bytes)` or `("done", message
-/// or None, authorization id, credential expiry ms or None)`.
+/// A method's result (or exception) written into `out`.
 fn answer(py: Python<'_>, out: &mut HostOutput, r: PyResult<Bound<'_, PyAny>>) {
     let v = match r {
         Ok(v) => v,
@@ -98,8 +93,7 @@ fn server_answer(out: &mut HostOutput, v: &Bound<'_, PyAny>) -> Option<()> {
     Some(())
 }
 
-/// The late answer `result` (what the awaitable returned, or the exception it raised) of a
-/// client (`server` false) or server mechanism; the core turns it into the step to resume.
+/// The late answer (what the awaitable returned, or raised) for the core to resume with.
 pub(crate) fn late(py: Python<'_>, server: bool, result: &Bound<'_, PyAny>) -> HostOutput {
     let mut out = HostOutput::new(server);
     let r = match result.is_instance_of::<PyBaseException>() {
@@ -110,12 +104,10 @@ pub(crate) fn late(py: Python<'_>, server: bool, result: &Bound<'_, PyAny>) -> H
     out
 }
 
-/// The awaitable of pending work (None for work that is not a Python mechanism's).
 pub(crate) fn awaitable(py: Python<'_>, work: Option<&HostWork>) -> Option<PyObject> {
     work?.downcast_ref::<PyObject>().map(|a| a.clone_ref(py))
 }
 
-/// What the core waits for: `("credential", request)`, `("mechanism", awaitable)` or None.
 pub(crate) fn host_task(py: Python<'_>, task: Option<HostTask<'_>>) -> PyResult<PyObject> {
     let task = match task {
         None => return Ok(py.None()),

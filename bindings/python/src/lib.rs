@@ -1,5 +1,4 @@
-//! The Python binding (`ksasl._ksasl`): one module per Python object, each translating a core
-//! type; the shared glue (errors, locks, the clock) is in `glue`. Every rule is the core's.
+//! The Python binding (`ksasl._ksasl`): one module per object, each a translation of the core.
 
 use pyo3::prelude::*;
 
@@ -19,26 +18,20 @@ mod tokens;
 /// The native module behind `import ksasl`.
 #[pymodule]
 fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use {client_connection::*, config::*, exchange::*, oauth::*, refresh::*, registry::*};
+    use {server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
-    m.add_class::<store::CredentialStore>()?;
-    m.add_class::<registry::MechanismRegistry>()?;
-    m.add_class::<exchange::ClientExchange>()?;
-    m.add_class::<exchange::ServerExchange>()?;
-    m.add_class::<config::ClientConfig>()?;
-    m.add_class::<config::ServerConfig>()?;
-    m.add_class::<client_connection::ClientConnection>()?;
-    m.add_class::<server_connection::ServerConnection>()?;
-    m.add_class::<oauth::JwksValidator>()?;
-    m.add_class::<refresh::Refresher>()?;
-    m.add_class::<refresh::BackgroundRefresher>()?;
-    m.add_class::<refresh::Tracker>()?;
-    m.add_class::<tokens::TokenAuthority>()?;
-    m.add_function(wrap_pyfunction!(oauth::unsecured_oauth_token, m)?)?;
-    m.add_function(wrap_pyfunction!(refresh::sleep_ms, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::create_token_request, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::renew_or_expire_token_request, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::describe_tokens_request, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::parse_create_token_response, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::parse_token_expiry_response, m)?)?;
-    m.add_function(wrap_pyfunction!(tokens::parse_describe_tokens_response, m)?)
+    macro_rules! add {
+        ($($class:ident),*; $($function:ident),*) => {
+            $(m.add_class::<$class>()?;)*
+            $(m.add_function(wrap_pyfunction!($function, m)?)?;)*
+        };
+    }
+    add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
+        ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
+        BackgroundRefresher, Tracker, TokenAuthority;
+        unsecured_oauth_token, sleep_ms, create_token_request, renew_or_expire_token_request,
+        describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
+        parse_describe_tokens_response);
+    Ok(())
 }

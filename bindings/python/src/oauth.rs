@@ -6,9 +6,8 @@ use ksasl::{UnsecuredValidator, UnsecuredValidatorConfig};
 
 use crate::glue::*;
 
-/// A signed-JWT validator (KIP-768) whose JWKS the host supplies. The options are Kafka's
-/// `sasl.oauthbearer.*` ones (the core's defaults when not given); `algorithms` are JOSE
-/// names ("RS256", "EdDSA", ...); HMAC algorithms need `hmac_secret`.
+/// A signed-JWT validator (KIP-768) whose JWKS the host supplies; every option of the core's
+/// `JwtValidatorConfig`, its defaults when not given.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct JwksValidator(Arc<ksasl::JwksValidator>);
 
@@ -21,64 +20,44 @@ impl JwksValidator {
         unknown_kid_interval_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        expected_issuer: Option<String>,
-        expected_audiences: Option<Vec<String>>,
-        clock_skew_ms: Option<i64>,
-        subject_claim_name: Option<String>,
-        scope_claim_name: Option<String>,
-        validate_iat: Option<bool>,
-        algorithms: Option<Vec<String>>,
-        hmac_secret: Option<Vec<u8>>,
-        max_token_size: Option<usize>,
-        refresh_period_ms: Option<i64>,
+        expected_issuer: Option<String>, expected_audiences: Option<Vec<String>>,
+        clock_skew_ms: Option<i64>, subject_claim_name: Option<String>,
+        scope_claim_name: Option<String>, validate_iat: Option<bool>,
+        algorithms: Option<Vec<String>>, hmac_secret: Option<Vec<u8>>,
+        max_token_size: Option<usize>, refresh_period_ms: Option<i64>,
         unknown_kid_interval_ms: Option<i64>,
     ) -> PyResult<Self> {
         let hmac_secret = hmac_secret.map(Secret::new);
-        let mut c = JwtValidatorConfig {
-            expected_issuer,
-            hmac_secret,
-            ..Default::default()
-        };
+        let mut c = JwtValidatorConfig { expected_issuer, hmac_secret, ..Default::default() };
         given!(c: expected_audiences, clock_skew_ms, subject_claim_name, scope_claim_name,
             validate_iat, max_token_size, refresh_period_ms, unknown_kid_interval_ms);
         if let Some(names) = algorithms {
             c.set_algorithm_names(&names).or_raise()?;
         }
-        Ok(JwksValidator(Arc::new(
-            ksasl::JwksValidator::new(c).or_raise()?,
-        )))
+        Ok(JwksValidator(Arc::new(ksasl::JwksValidator::new(c).or_raise()?)))
     }
 
-    /// Replaces the key set; returns the number of usable keys.
     #[pyo3(signature = (jwks_json, now_ms = None))]
     fn set_jwks(&self, jwks_json: &str, now_ms: Now) -> PyResult<usize> {
         self.0.set_jwks(jwks_json, now(now_ms)).or_raise()
     }
 
-    /// When the JWKS should be fetched next (ms): periodically, or soon after an unknown `kid`.
     fn next_refresh_ms(&self) -> i64 {
         self.0.next_refresh_ms()
     }
 
-    /// Validates a token: returns `{"principal", "expiry_ms", "scope"}` or raises.
     #[pyo3(signature = (token, now_ms = None))]
     fn validate<'py>(&self, py: Python<'py>, token: &str, now_ms: Now) -> PyResult<Dict<'py>> {
         let v = py.allow_threads(|| self.0.validate(token, now(now_ms)));
         let v = v.map_err(|r| r.into_error()).or_raise()?;
-        let d = PyDict::new(py);
-        d.set_item("principal", v.principal)?;
-        d.set_item("expiry_ms", v.expiry_ms)?;
-        d.set_item("scope", v.scope)?;
-        Ok(d)
+        Ok(dict!(py, principal: v.principal, expiry_ms: v.expiry_ms, scope: v.scope))
     }
 }
 
-/// The validator of an OAUTHBEARER server: Kafka's unsecured one (None), a `JwksValidator`,
-/// or a callable `(token, now_ms) -> (principal, expiry_ms) | None` whose exception reaches
-/// the caller of the step unchanged.
+/// Kafka's unsecured validator (None), a `JwksValidator`, or a callable whose exception
+/// reaches the caller of the step unchanged.
 pub(crate) fn server_validator(
-    validator: Option<Any>,
-    required_scope: Option<Vec<String>>,
+    validator: Option<Any>, required_scope: Option<Vec<String>>,
     allowable_clock_skew_ms: Option<i64>,
 ) -> PyResult<Arc<dyn TokenValidator>> {
     let Some(v) = validator else {
@@ -90,28 +69,22 @@ pub(crate) fn server_validator(
         Ok(j) => Ok(j.get().0.clone()),
         Err(_) if v.is_callable() => {
             let f = v.unbind();
-            Ok(Arc::new(HostTokenValidator(
-                move |token: &str, now_ms: i64| {
-                    Python::with_gil(|py| {
-                        let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
-                        r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
-                    })
-                },
-            )))
+            Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
+                Python::with_gil(|py| {
+                    let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
+                    r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
+                })
+            })))
         }
         Err(e) => Err(e.into()),
     }
 }
 
-/// An unsecured (`alg: none`) token as Kafka's development login makes them: `{"token",
-/// "expiry_ms", "principal"}`.
+/// An unsecured (`alg: none`) token as Kafka's development login makes them.
 #[pyfunction]
 #[pyo3(signature = (principal, lifetime_seconds = None, scope = None, now_ms = None))]
 pub(crate) fn unsecured_oauth_token<'py>(
-    py: Python<'py>,
-    principal: &str,
-    lifetime_seconds: Option<i64>,
-    scope: Option<Vec<String>>,
+    py: Python<'py>, principal: &str, lifetime_seconds: Option<i64>, scope: Option<Vec<String>>,
     now_ms: Now,
 ) -> PyResult<Dict<'py>> {
     let mut b = UnsecuredTokenBuilder::for_principal(principal);
@@ -119,14 +92,8 @@ pub(crate) fn unsecured_oauth_token<'py>(
         b = b.lifetime_seconds(s);
     }
     if let Some(s) = scope {
-        b = b
-            .list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>())
-            .or_raise()?;
+        b = b.list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>()).or_raise()?;
     }
     let t = b.build(now(now_ms)).or_raise()?;
-    let d = PyDict::new(py);
-    d.set_item("token", t.value())?;
-    d.set_item("expiry_ms", t.expiry_ms())?;
-    d.set_item("principal", t.principal())?;
-    Ok(d)
+    Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal()))
 }

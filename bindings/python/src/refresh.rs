@@ -1,5 +1,4 @@
-//! `Refresher`, `Tracker` and `BackgroundRefresher`: the core's credential refresh on Kafka's
-//! schedule, the connections to re-authenticate, and the core's refresh thread.
+//! `Refresher`, `Tracker` and `BackgroundRefresher`: the core's refresh, tracker and thread.
 
 use std::collections::BTreeMap;
 
@@ -11,8 +10,7 @@ use crate::dicts::client_session_from;
 use crate::glue::*;
 use crate::tokens::token_from_dict;
 
-/// Refreshes OAUTHBEARER tokens (or delegation tokens) on Kafka's schedule, librdkafka's
-/// shape. Unset options keep Kafka's `sasl.login.refresh.*` and retry-backoff defaults.
+/// Refreshes tokens on Kafka's schedule (`sasl.login.refresh.*` defaults), librdkafka's shape.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct Refresher(pub(crate) Arc<refresh::Refresher>);
 
@@ -23,13 +21,9 @@ impl Refresher {
         buffer_seconds = None, relogin_allowed_before_logout = None, retry_backoff_ms = None,
         retry_backoff_max_ms = None))]
     fn new(
-        window_factor: Option<f64>,
-        window_jitter: Option<f64>,
-        min_period_seconds: Option<i64>,
-        buffer_seconds: Option<i64>,
-        relogin_allowed_before_logout: Option<bool>,
-        retry_backoff_ms: Option<i64>,
-        retry_backoff_max_ms: Option<i64>,
+        window_factor: Option<f64>, window_jitter: Option<f64>, min_period_seconds: Option<i64>,
+        buffer_seconds: Option<i64>, relogin_allowed_before_logout: Option<bool>,
+        retry_backoff_ms: Option<i64>, retry_backoff_max_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut b = RefreshConfig::builder();
         set_given!(b: window_factor(window_factor), window_jitter(window_jitter),
@@ -37,80 +31,55 @@ impl Refresher {
             relogin_allowed_before_logout(relogin_allowed_before_logout),
             retry_backoff_ms(retry_backoff_ms), retry_backoff_max_ms(retry_backoff_max_ms));
         let config = b.build().or_raise()?;
-        Ok(Refresher(Arc::new(refresh::Refresher::new(
-            config,
-            SharedRandom::default(),
-        ))))
+        Ok(Refresher(Arc::new(refresh::Refresher::new(config, SharedRandom::default()))))
     }
 
-    /// True when a new token must be fetched now (the request is then outstanding).
     #[pyo3(signature = (now_ms = None))]
     fn poll(&self, now_ms: Now) -> bool {
         self.0.poll(now(now_ms))
     }
 
-    /// Installs a token: its text, ABSOLUTE expiry (ms since the epoch), principal and
-    /// extensions; returns the generation.
+    /// `expiry_ms` is ABSOLUTE (ms since the epoch); returns the generation.
     #[pyo3(signature = (token, expiry_ms, principal, extensions = None, now_ms = None))]
     fn set_token(
-        &self,
-        token: &str,
-        expiry_ms: i64,
-        principal: &str,
-        extensions: Option<BTreeMap<String, String>>,
-        now_ms: Now,
+        &self, token: &str, expiry_ms: i64, principal: &str,
+        extensions: Option<BTreeMap<String, String>>, now_ms: Now,
     ) -> PyResult<u64> {
         let ext = extensions.unwrap_or_default();
         let pairs: Vec<_> = ext.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        self.0
-            .set_token(token, expiry_ms, principal, &pairs, now(now_ms))
-            .or_raise()
+        self.0.set_token(token, expiry_ms, principal, &pairs, now(now_ms)).or_raise()
     }
 
-    /// Reports a failed refresh: the old token stays while valid; retried after the backoff.
     #[pyo3(signature = (reason, now_ms = None))]
     fn set_token_failure(&self, reason: &str, now_ms: Now) -> PyResult<()> {
         self.0.set_token_failure(reason, now(now_ms)).or_raise()
     }
 
-    /// Installs a delegation token (a dict from `TokenAuthority.create` or
-    /// `parse_create_token_response`); returns the generation.
     #[pyo3(signature = (token, now_ms = None))]
     fn set_delegation_token(&self, token: &Dict, now_ms: Now) -> PyResult<u64> {
-        token_from_dict(token)?
-            .install(&self.0, now(now_ms))
-            .or_raise()
+        token_from_dict(token)?.install(&self.0, now(now_ms)).or_raise()
     }
 
-    /// When a refresh is next due (ms; None while one is outstanding or after the last).
     fn next_deadline(&self) -> Option<i64> {
         self.0.next_deadline()
     }
 
-    /// The generation of the current token (0: none).
     #[getter]
     fn generation(&self) -> u64 {
         self.0.generation()
     }
 
-    /// The current token `{"token", "expiry_ms", "principal", "extensions", "generation"}`;
-    /// raises CredentialError when none is valid.
+    /// Never an expired token: raises instead.
     #[pyo3(signature = (now_ms = None))]
     fn current<'py>(&self, py: Python<'py>, now_ms: Now) -> PyResult<Dict<'py>> {
-        let (t, e, g) = self.0.current_token(now(now_ms)).or_raise()?;
-        let d = PyDict::new(py);
-        d.set_item("token", t.value())?;
-        d.set_item("expiry_ms", t.expiry_ms())?;
-        d.set_item("principal", t.principal())?;
-        d.set_item("extensions", e.map().clone())?;
-        d.set_item("generation", g)?;
-        Ok(d)
+        let (t, e, generation) = self.0.current_token(now(now_ms)).or_raise()?;
+        Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal(),
+            extensions: e.map().clone(), generation: generation))
     }
 }
 
-/// Runs a refresher on the core's refresh thread: when a refresh is due it calls
-/// `callback(now_ms)`, which answers the refresher (`set_token`); an exception it raises is
-/// the refresh's failure. `stop()` ends it.
+/// The core's refresh thread, calling `callback(now_ms)` when a refresh is due; an exception
+/// it raises is the refresh's failure.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct BackgroundRefresher(
     Arc<refresh::Refresher>,
@@ -129,13 +98,9 @@ impl BackgroundRefresher {
             })
         });
         let thread = background::BackgroundRefresher::start(refresher.0.clone())?;
-        Ok(BackgroundRefresher(
-            refresher.0.clone(),
-            Mutex::new(Some(thread)),
-        ))
+        Ok(BackgroundRefresher(refresher.0.clone(), Mutex::new(Some(thread))))
     }
 
-    /// Stops the thread (waiting for it without the GIL) and drops the callback.
     fn stop(&self, py: Python<'_>) {
         if let Some(thread) = lock(py, &self.1).take() {
             py.allow_threads(|| thread.stop());
@@ -150,7 +115,7 @@ impl Drop for BackgroundRefresher {
     }
 }
 
-/// Tracks which connections use which token generation.
+/// Which connections use which token generation, and which to re-authenticate.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct Tracker(refresh::Tracker);
 
@@ -159,35 +124,26 @@ impl Tracker {
     #[new]
     #[pyo3(signature = (refresher, spread_window_ms = None, early_refresh_lead_ms = None))]
     fn new(
-        refresher: &Refresher,
-        spread_window_ms: Option<i64>,
-        early_refresh_lead_ms: Option<i64>,
+        refresher: &Refresher, spread_window_ms: Option<i64>, early_refresh_lead_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut c = TrackerConfig::default();
         given!(c: spread_window_ms, early_refresh_lead_ms);
-        Ok(Tracker(
-            refresh::Tracker::new(refresher.0.clone(), c).or_raise()?,
-        ))
+        Ok(Tracker(refresh::Tracker::new(refresher.0.clone(), c).or_raise()?))
     }
 
-    /// Records that connection `id` authenticated with token `generation` and got `session`
-    /// (a dict from `ClientConnection.session()`).
     fn authenticated(&self, id: u64, generation: u64, session: &Dict) -> PyResult<()> {
         let s = client_session_from(session)?;
         self.0.authenticated(id, generation, &s).or_raise()
     }
 
-    /// Forgets a closed connection.
     fn forget(&self, id: u64) {
         self.0.forget(id)
     }
 
-    /// When to poll next (ms), or None.
     fn next_deadline(&self) -> Option<i64> {
         self.0.next_deadline()
     }
 
-    /// `(refresh_needed, [connection ids to re-authenticate])` at now.
     #[pyo3(signature = (now_ms = None))]
     fn poll(&self, now_ms: Now) -> (bool, Vec<u64>) {
         let p = self.0.poll(now(now_ms));
@@ -195,7 +151,7 @@ impl Tracker {
     }
 }
 
-/// How long a refresh loop sleeps (ms) before it polls again: until `next_deadline`, capped.
+/// How long a refresh loop sleeps (ms) before it polls again (the core's rule).
 #[pyfunction]
 #[pyo3(signature = (next_deadline, now_ms = None))]
 pub(crate) fn sleep_ms(next_deadline: Option<i64>, now_ms: Now) -> i64 {

@@ -1,5 +1,4 @@
-//! `ServerConnection`: the core's broker-side driver (ApiVersions, SaslHandshake,
-//! SaslAuthenticate, KIP-368 sessions and the per-request gate).
+//! `ServerConnection`: the core's broker-side driver and its per-request gate.
 
 use ksasl::kafka::server::{self, ServerAction, ServerOutput};
 use ksasl::mech::nothing_pending;
@@ -10,18 +9,13 @@ use crate::dicts::{decode, server_session};
 use crate::glue::*;
 use crate::hostmech::{host_task, late};
 
-/// `(action, frames, deadline_ms, error)`.
 type Output = (&'static str, Bytes, Option<i64>, Option<PyObject>);
 
-/// The output, continuing the one whose frames were `before` (`ServerOutput::then`, for a host
-/// settling one frame). A callback's exception is raised unchanged.
+/// The output, continuing the one whose frames were `before` (`ServerOutput::then`). A
+/// callback's exception is raised unchanged.
 fn output(py: Python<'_>, out: ServerOutput, before: Option<&[u8]>) -> PyResult<Output> {
     let out = match before {
-        Some(b) => ServerOutput {
-            frames: b.to_vec(),
-            action: ServerAction::Continue,
-        }
-        .then(out),
+        Some(b) => ServerOutput { frames: b.to_vec(), action: ServerAction::Continue }.then(out),
         None => out,
     };
     let out = unless_raised(out)?;
@@ -30,12 +24,8 @@ fn output(py: Python<'_>, out: ServerOutput, before: Option<&[u8]>) -> PyResult<
     Ok((kind, out.frames.into(), deadline, error))
 }
 
-/// A server connection's SASL state: authentication frames in, responses out; then the gate.
-/// `handle_frame`, `provide_credential` and `resume` return `(action, frames, deadline_ms,
-/// error)`: write `frames`, and "continue", "authenticated", "reauthenticated",
-/// "reauth_failed" (error: why), "fail_at" (close at deadline_ms; error: why), "close_now"
-/// (error: why), or settle `host_task()` ("need_credential", "pending"). `frames_before`: the
-/// frames of the output an answer continues (they are returned with the new ones).
+/// A server connection's SASL state; `handle_frame`, `provide_credential` and `resume` return
+/// `(action, frames, deadline_ms, error)`, the error saying why a connection fails.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ServerConnection(Mutex<server::ServerConnection>);
 
@@ -52,84 +42,55 @@ impl ServerConnection {
         output(py, out, None)
     }
 
-    /// Answers the pending credential request (answers as for a credential callback).
     #[pyo3(signature = (answer, now_ms = None, frames_before = None))]
     fn provide_credential(
-        &self,
-        py: Python<'_>,
-        answer: &Any,
-        now_ms: Now,
-        frames_before: Option<&[u8]>,
+        &self, py: Python<'_>, answer: &Any, now_ms: Now, frames_before: Option<&[u8]>,
     ) -> PyResult<Output> {
         let mut g = lock(py, &self.0);
-        let Some(req) = g.pending_request() else {
-            // Nothing was requested: the connection refuses the answer and changes nothing.
-            let out = g.provide_credential(CredentialAnswer::Unknown, now(now_ms));
-            return Err(out
-                .action
-                .error()
-                .map_or_else(|| py_err(&nothing_pending()), py_err));
+        let answer = match g.pending_request() {
+            Some(req) => decode(req, answer)?.and_then(|l| l.now()).or_raise()?,
+            None => CredentialAnswer::Unknown, // nothing was requested: the core refuses it
         };
-        let answer = decode(req, answer)?.and_then(|l| l.now()).or_raise()?;
         let c = &mut *g;
         let out = py.allow_threads(move || c.provide_credential(answer, now(now_ms)));
         output(py, out, frames_before)
     }
 
-    /// `("credential", request dict)`, `("mechanism", awaitable)` or None.
     fn host_task(&self, py: Python<'_>) -> PyResult<PyObject> {
         host_task(py, lock(py, &self.0).host_task())
     }
 
-    /// Continues with what the pending mechanism work produced (or the exception it raised).
     #[pyo3(signature = (result, now_ms = None, frames_before = None))]
     fn resume(
-        &self,
-        py: Python<'_>,
-        result: &Any,
-        now_ms: Now,
-        frames_before: Option<&[u8]>,
+        &self, py: Python<'_>, result: &Any, now_ms: Now, frames_before: Option<&[u8]>,
     ) -> PyResult<Output> {
         let mut c = lock(py, &self.0);
-        let work = c
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, true, result)
-            .late_server_step(&work, 0)
-            .or_raise()?;
+        let work = c.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, true, result).late_server_step(&work, 0).or_raise()?;
         output(py, c.resume(step, now(now_ms)), frames_before)
     }
 
-    /// The per-request gate: "process", "begin_reauthentication" or "close_expired".
     #[pyo3(signature = (api_key, now_ms = None))]
     fn gate(&self, py: Python<'_>, api_key: i16, now_ms: Now) -> &'static str {
         lock(py, &self.0).gate(api_key, now(now_ms)).name()
     }
 
-    /// Kafka's ILLEGAL_SASL_STATE answer to a SaslHandshake or SaslAuthenticate reaching the
-    /// request handlers of an authenticated connection (None for other APIs).
+    /// Kafka's ILLEGAL_SASL_STATE answer to a SASL request after authentication.
     #[staticmethod]
     fn illegal_state_response(frame: &[u8]) -> Option<Bytes> {
         server::ServerConnection::illegal_state_response(frame).map(Bytes::from)
     }
 
-    /// Whether authenticated with no exchange in progress.
     #[getter]
     fn ready(&self, py: Python<'_>) -> bool {
         lock(py, &self.0).is_ready()
     }
 
-    /// When the session expires (ms), or None.
     fn next_deadline(&self, py: Python<'_>) -> Option<i64> {
         lock(py, &self.0).next_deadline()
     }
 
-    /// As `ServerExchange.outcome()`, or None before authentication.
     fn session<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        lock(py, &self.0)
-            .session()
-            .map(|s| server_session(py, s))
-            .transpose()
+        lock(py, &self.0).session().map(|s| server_session(py, s)).transpose()
     }
 }

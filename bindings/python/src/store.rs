@@ -1,11 +1,11 @@
-//! `CredentialStore`: users and delegation tokens in memory (the core's store).
+//! `CredentialStore`: the core's in-memory store of users and delegation tokens.
 
 use ksasl::credential::scram::MIN_ITERATIONS;
 use ksasl::{credential, OsRandom, ScramCredential, ScramMechanism, ServerCredential};
 
 use crate::glue::*;
 
-/// Users and delegation tokens in memory; thread-safe.
+/// Users and delegation tokens in memory.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct CredentialStore(pub(crate) Arc<credential::CredentialStore>);
 
@@ -21,54 +21,36 @@ impl CredentialStore {
         CredentialStore(Arc::default())
     }
 
-    /// Adds or replaces a user for PLAIN and both SCRAM mechanisms (PBKDF2 without the GIL;
-    /// iterations default to the core's minimum, Kafka's 4096).
+    /// PBKDF2 runs without the GIL; iterations default to the core's minimum (4096).
     #[pyo3(signature = (username, password, iterations = None))]
     fn add_user(
-        &self,
-        py: Python<'_>,
-        username: &str,
-        password: &str,
-        iterations: Option<u32>,
+        &self, py: Python<'_>, username: &str, password: &str, iterations: Option<u32>,
     ) -> PyResult<()> {
         let n = iterations.unwrap_or(MIN_ITERATIONS);
-        py.allow_threads(|| self.0.add_user(username, password, n, &OsRandom))
-            .or_raise()
+        py.allow_threads(|| self.0.add_user(username, password, n, &OsRandom)).or_raise()
     }
 
-    /// Sets a user's SCRAM credential from Kafka's `salt=...,stored_key=...,...` text.
     fn set_scram(&self, username: &str, mechanism: &str, credential: &str) -> PyResult<()> {
-        self.0
-            .set_scram(username, scram(mechanism, credential)?)
-            .or_raise()
+        self.0.set_scram(username, scram(mechanism, credential)?).or_raise()
     }
 
-    /// Sets (None: clears) an absolute expiry (ms) on a user's credentials.
     #[pyo3(signature = (username, expiry_ms))]
     fn set_user_expiry(&self, username: &str, expiry_ms: Option<i64>) -> PyResult<()> {
         self.0.set_user_expiry(username, expiry_ms).or_raise()
     }
 
-    /// Removes a user; returns whether it existed.
     fn remove_user(&self, username: &str) -> PyResult<bool> {
         self.0.remove_user(username).or_raise()
     }
 
-    /// Adds a delegation token's SCRAM credential, owned by `owner`.
     #[pyo3(signature = (token_id, mechanism, credential, owner, expiry_ms = None))]
     fn set_token(
-        &self,
-        token_id: &str,
-        mechanism: &str,
-        credential: &str,
-        owner: &str,
+        &self, token_id: &str, mechanism: &str, credential: &str, owner: &str,
         expiry_ms: Option<i64>,
     ) -> PyResult<()> {
         let c = scram(mechanism, credential)?;
         let m = c.mechanism();
-        let c = ServerCredential::scram(c)
-            .with_token_owner(owner)
-            .with_expiry(expiry_ms);
+        let c = ServerCredential::scram(c).with_token_owner(owner).with_expiry(expiry_ms);
         self.0.set_token(token_id, m, c).or_raise()
     }
 }

@@ -19,45 +19,30 @@ fn wire(names: &[String]) -> PyResult<Vec<PrincipalName>> {
     Ok(principals(names)?.iter().map(PrincipalName::from).collect())
 }
 
-/// A token as a dict: id, HMAC (bytes) and its base64 (the SCRAM password), principals as
-/// `TYPE:NAME`, and the timestamps.
+/// A token as a dict: id, HMAC, its base64 (the SCRAM password), principals, timestamps.
 fn token_dict<'py>(py: Python<'py>, t: &DelegationToken) -> PyResult<Dict<'py>> {
-    let (i, d) = (&t.info, PyDict::new(py));
-    d.set_item("token_id", &i.token_id)?;
-    d.set_item("hmac", PyBytes::new(py, t.hmac()))?;
-    d.set_item(
-        "hmac_base64",
-        String::from_utf8_lossy(t.hmac_base64().expose()),
-    )?;
-    d.set_item("owner", i.owner.to_string())?;
-    d.set_item("requester", i.requester.to_string())?;
-    d.set_item(
-        "renewers",
-        i.renewers.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("issue_ms", i.issue_ms)?;
-    d.set_item("expiry_ms", i.expiry_ms)?;
-    d.set_item("max_ms", i.max_ms)?;
-    Ok(d)
+    let i = &t.info;
+    let renewers: Vec<String> = i.renewers.iter().map(|r| r.to_string()).collect();
+    Ok(dict!(py, token_id: &i.token_id, hmac: PyBytes::new(py, t.hmac()),
+        hmac_base64: String::from_utf8_lossy(t.hmac_base64().expose()),
+        owner: i.owner.to_string(), requester: i.requester.to_string(), renewers: renewers,
+        issue_ms: i.issue_ms, expiry_ms: i.expiry_ms, max_ms: i.max_ms))
 }
 
-fn token_list<'py>(
-    py: Python<'py>,
-    ts: ksasl::Result<Vec<DelegationToken>>,
+fn tokens<'py>(
+    py: Python<'py>, ts: ksasl::Result<Vec<DelegationToken>>,
 ) -> PyResult<Vec<Dict<'py>>> {
     ts.or_raise()?.iter().map(|t| token_dict(py, t)).collect()
 }
 
-/// The inverse of [`token_dict`] (no requester: the owner; renewers are not needed to log in).
+/// The inverse of [`token_dict`] (renewers are not needed to log in).
 pub(crate) fn token_from_dict(dict: &Dict) -> PyResult<DelegationToken> {
-    let requester = dict.get_item("requester")?;
-    let requester: Option<String> = requester.map(|r| r.extract()).transpose()?.flatten();
     let d = dict.as_any();
-    let owner = principal(&d.get_item("owner")?.extract::<String>()?)?;
+    let text = |k: &str| d.get_item(k)?.extract::<String>();
     let info = TokenInfo {
-        token_id: d.get_item("token_id")?.extract()?,
-        requester: requester.map_or_else(|| Ok(owner.clone()), |r| principal(&r))?,
-        owner,
+        token_id: text("token_id")?,
+        owner: principal(&text("owner")?)?,
+        requester: principal(&text("requester")?)?,
         renewers: Vec::new(),
         issue_ms: d.get_item("issue_ms")?.extract()?,
         expiry_ms: d.get_item("expiry_ms")?.extract()?,
@@ -66,9 +51,8 @@ pub(crate) fn token_from_dict(dict: &Dict) -> PyResult<DelegationToken> {
     Ok(DelegationToken::new(info, d.get_item("hmac")?.extract()?))
 }
 
-/// Creates, renews, expires, describes and sweeps delegation tokens (Kafka's rules), serves
-/// Kafka's token APIs and answers `tokenauth` logins (`add_password_servers(tokens=...)`).
-/// Unset settings keep Kafka's `delegation.token.*` defaults.
+/// Delegation tokens with Kafka's rules and `delegation.token.*` defaults; serves Kafka's token
+/// APIs and answers `tokenauth` logins.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct TokenAuthority(pub(crate) Arc<token::TokenAuthority>);
 
@@ -78,9 +62,7 @@ impl TokenAuthority {
     #[pyo3(signature = (secret_key, max_lifetime_ms = None, expiry_time_ms = None,
         expiry_check_interval_ms = None))]
     fn new(
-        secret_key: &str,
-        max_lifetime_ms: Option<i64>,
-        expiry_time_ms: Option<i64>,
+        secret_key: &str, max_lifetime_ms: Option<i64>, expiry_time_ms: Option<i64>,
         expiry_check_interval_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut c = TokenConfig::new(secret_key);
@@ -89,101 +71,65 @@ impl TokenAuthority {
         Ok(TokenAuthority(Arc::new(a)))
     }
 
-    /// Creates a token for `owner` (requested by `requester`, default the owner), renewable by
-    /// `renewers`; `max_lifetime_ms` > 0 shortens the maximum lifetime.
     #[pyo3(signature = (owner, requester = None, renewers = Vec::new(), max_lifetime_ms = -1,
         now_ms = None))]
     fn create<'py>(
-        &self,
-        py: Python<'py>,
-        owner: &str,
-        requester: Option<&str>,
-        renewers: Vec<String>,
-        max_lifetime_ms: i64,
-        now_ms: Now,
+        &self, py: Python<'py>, owner: &str, requester: Option<&str>, renewers: Vec<String>,
+        max_lifetime_ms: i64, now_ms: Now,
     ) -> PyResult<Dict<'py>> {
         let owner = principal(owner)?;
         let requester = requester.map_or_else(|| Ok(owner.clone()), principal)?;
         let renewers = principals(&renewers)?;
-        let t = self
-            .0
-            .create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
+        let t = self.0.create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
         token_dict(py, &t.or_raise()?)
     }
 
-    /// Renews the token with this HMAC as `caller` (-1: the default period); returns the new
-    /// expiry.
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn renew(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        let caller = principal(caller)?;
-        self.0
-            .renew(hmac, &caller, period_ms, now(now_ms))
-            .or_raise()
+        self.0.renew(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
     }
 
-    /// Expires the token with this HMAC as `caller` (-1: now); returns the new expiry.
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn expire(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        let caller = principal(caller)?;
-        self.0
-            .expire(hmac, &caller, period_ms, now(now_ms))
-            .or_raise()
+        self.0.expire(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
     }
 
-    /// The tokens owned by one of `owners` (all when None), with their HMACs.
     #[pyo3(signature = (owners = None))]
     fn describe<'py>(
-        &self,
-        py: Python<'py>,
-        owners: Option<Vec<String>>,
+        &self, py: Python<'py>, owners: Option<Vec<String>>,
     ) -> PyResult<Vec<Dict<'py>>> {
         let owners = owners.map(|o| principals(&o)).transpose()?;
-        token_list(py, self.0.describe(owners.as_deref()))
+        tokens(py, self.0.describe(owners.as_deref()))
     }
 
-    /// Removes expired tokens; returns their ids.
     #[pyo3(signature = (now_ms = None))]
     fn sweep(&self, now_ms: Now) -> PyResult<Vec<String>> {
         self.0.sweep(now(now_ms)).or_raise()
     }
 
-    /// When the next sweep is due (a time in the past before the first sweep).
     fn next_sweep_ms(&self) -> i64 {
         self.0.next_sweep_ms()
     }
 
-    /// The HMAC of a token id under the secret key.
     fn hmac(&self, token_id: &str) -> Bytes {
         self.0.hmac(token_id).expose().to_vec().into()
     }
 
-    /// Every token as a JSON array of records (no secrets), for persistence.
     fn export_records(&self) -> PyResult<String> {
         self.0.export_records().or_raise()
     }
 
-    /// Loads records written by `export_records`; returns how many.
     fn import_records(&self, records: &str) -> PyResult<usize> {
         self.0.import_records(records).or_raise()
     }
 
-    /// Serves one token request frame (API 38-41, without its length) of a connection
-    /// authenticated as `principal`; returns the framed response.
     #[pyo3(signature = (frame, principal, token_authenticated = false, now_ms = None))]
     fn handle_request(
-        &self,
-        frame: &[u8],
-        principal: &str,
-        token_authenticated: bool,
-        now_ms: Now,
+        &self, frame: &[u8], principal: &str, token_authenticated: bool, now_ms: Now,
     ) -> PyResult<Bytes> {
         let mut p = self::principal(principal)?;
         p.token_authenticated = token_authenticated;
-        Ok(self
-            .0
-            .handle_request(frame, &p, now(now_ms))
-            .or_raise()?
-            .into())
+        Ok(self.0.handle_request(frame, &p, now(now_ms)).or_raise()?.into())
     }
 }
 
@@ -192,51 +138,27 @@ impl TokenAuthority {
 #[pyo3(signature = (version, correlation_id, renewers = Vec::new(), max_lifetime_ms = -1,
     owner = None, client_id = None))]
 pub(crate) fn create_token_request(
-    version: i16,
-    correlation_id: i32,
-    renewers: Vec<String>,
-    max_lifetime_ms: i64,
-    owner: Option<String>,
-    client_id: Option<&str>,
+    version: i16, correlation_id: i32, renewers: Vec<String>, max_lifetime_ms: i64,
+    owner: Option<String>, client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let owner = owner
-        .map(|o| wire(&[o]))
-        .transpose()?
-        .and_then(|mut o| o.pop());
-    let renewers = wire(&renewers)?;
-    let r = codec::CreateTokenRequest {
-        owner,
-        renewers,
-        max_lifetime_ms,
-    };
-    Ok(r.encode_request(version, correlation_id, client_id)
-        .or_raise()?
-        .into())
+    let owner = owner.map(|o| wire(&[o])).transpose()?.and_then(|mut o| o.pop());
+    let r = codec::CreateTokenRequest { owner, renewers: wire(&renewers)?, max_lifetime_ms };
+    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
 }
 
 /// A RenewDelegationToken (`expire=False`) or ExpireDelegationToken request frame.
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, hmac, period_ms, expire = false, client_id = None))]
 pub(crate) fn renew_or_expire_token_request(
-    version: i16,
-    correlation_id: i32,
-    hmac: &[u8],
-    period_ms: i64,
-    expire: bool,
+    version: i16, correlation_id: i32, hmac: &[u8], period_ms: i64, expire: bool,
     client_id: Option<&str>,
 ) -> PyResult<Bytes> {
     let (hmac, corr) = (Secret::from_slice(hmac), correlation_id);
     let f = match expire {
-        true => codec::ExpireTokenRequest {
-            hmac,
-            expiry_time_period_ms: period_ms,
-        }
-        .encode_request(version, corr, client_id),
-        false => codec::RenewTokenRequest {
-            hmac,
-            renew_period_ms: period_ms,
-        }
-        .encode_request(version, corr, client_id),
+        true => codec::ExpireTokenRequest { hmac, expiry_time_period_ms: period_ms }
+            .encode_request(version, corr, client_id),
+        false => codec::RenewTokenRequest { hmac, renew_period_ms: period_ms }
+            .encode_request(version, corr, client_id),
     };
     Ok(f.or_raise()?.into())
 }
@@ -245,44 +167,31 @@ pub(crate) fn renew_or_expire_token_request(
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, owners = None, client_id = None))]
 pub(crate) fn describe_tokens_request(
-    version: i16,
-    correlation_id: i32,
-    owners: Option<Vec<String>>,
-    client_id: Option<&str>,
+    version: i16, correlation_id: i32, owners: Option<Vec<String>>, client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let r = codec::DescribeTokensRequest {
-        owners: owners.map(|o| wire(&o)).transpose()?,
-    };
-    Ok(r.encode_request(version, correlation_id, client_id)
-        .or_raise()?
-        .into())
+    let r = codec::DescribeTokensRequest { owners: owners.map(|o| wire(&o)).transpose()? };
+    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
 }
 
-/// The token of a CreateDelegationToken response frame (without its length); raises the
-/// broker's error (e.g. DELEGATION_TOKEN_REQUEST_NOT_ALLOWED).
+/// The token of a CreateDelegationToken response frame; raises the broker's error.
 #[pyfunction]
 pub(crate) fn parse_create_token_response<'py>(
-    py: Python<'py>,
-    version: i16,
-    frame: &[u8],
+    py: Python<'py>, version: i16, frame: &[u8],
 ) -> PyResult<Dict<'py>> {
     let r = codec::CreateTokenResponse::parse_response(version, frame).or_raise()?;
     token_dict(py, &token::token_from_create_response(&r).or_raise()?)
 }
 
-/// The new expiry of a Renew- or ExpireDelegationToken response frame; raises the broker's
-/// error.
+/// The new expiry of a Renew- or ExpireDelegationToken response frame; raises its error.
 #[pyfunction]
 pub(crate) fn parse_token_expiry_response(version: i16, frame: &[u8]) -> PyResult<i64> {
     token::expiry_from_response(version, frame).or_raise()
 }
 
-/// The tokens of a DescribeDelegationToken response frame; raises the broker's error.
+/// The tokens of a DescribeDelegationToken response frame; raises its error.
 #[pyfunction]
 pub(crate) fn parse_describe_tokens_response<'py>(
-    py: Python<'py>,
-    version: i16,
-    frame: &[u8],
+    py: Python<'py>, version: i16, frame: &[u8],
 ) -> PyResult<Vec<Dict<'py>>> {
-    token_list(py, token::tokens_from_describe_response(version, frame))
+    tokens(py, token::tokens_from_describe_response(version, frame))
 }

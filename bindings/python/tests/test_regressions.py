@@ -204,6 +204,11 @@ def test_close_now_comes_with_its_error():
     action, out, deadline, error = server.handle_frame(b"anything", T0)
     assert (action, out, deadline) == ("close_now", b"", None)
     assert isinstance(error, ksasl.StateError) and error.name == "STEP_AFTER_FAILURE"
+    # An answer nobody asked for: refused, nothing changes.
+    server = ServerConnection(server_config())
+    action, _, _, error = server.provide_credential("secret", T0)
+    assert action == "close_now" and error.name == "WRONG_STATE"
+    assert server.handle_frame(struct.pack(">hhih", 18, 0, 1, -1), T0)[0] == "continue"
 
 
 def test_a_failed_reauthentication_comes_with_its_error_on_both_sides():

@@ -1,4 +1,5 @@
-"""Type stubs of the native module."""
+"""Type stubs of the native module, with what each call means (the native docstrings are
+short). Every ``now_ms`` is milliseconds since the Unix epoch (None: the wall clock)."""
 
 from typing import Any, Callable, Optional, Tuple, Union
 
@@ -18,46 +19,88 @@ ClientEvent = Tuple[str, Optional[bytes], Optional[KsaslError]]
 ServerOutput = Tuple[str, bytes, Optional[int], Optional[KsaslError]]
 
 class CredentialStore:
+    """Users and delegation tokens in memory; thread-safe."""
+
     def __init__(self) -> None: ...
-    def add_user(self, username: str, password: str, iterations: Optional[int] = None) -> None: ...
-    def set_scram(self, username: str, mechanism: str, credential: str) -> None: ...
-    def set_user_expiry(self, username: str, expiry_ms: Optional[int]) -> None: ...
-    def remove_user(self, username: str) -> bool: ...
+    def add_user(self, username: str, password: str, iterations: Optional[int] = None) -> None:
+        """Adds or replaces a user for PLAIN and both SCRAM mechanisms (iterations: 4096 by
+        default)."""
+    def set_scram(self, username: str, mechanism: str, credential: str) -> None:
+        """Sets a user's SCRAM credential from Kafka's ``salt=...,stored_key=...,...`` text."""
+    def set_user_expiry(self, username: str, expiry_ms: Optional[int]) -> None:
+        """Sets (None: clears) an absolute expiry on a user's credentials."""
+    def remove_user(self, username: str) -> bool:
+        """Returns whether the user existed."""
     def set_token(self, token_id: str, mechanism: str, credential: str, owner: str,
-                  expiry_ms: Optional[int] = None) -> None: ...
+                  expiry_ms: Optional[int] = None) -> None:
+        """Adds a delegation token's SCRAM credential, owned by ``owner``."""
 
 class MechanismRegistry:
+    """Client and server mechanisms by name, with their credentials."""
+
     def __init__(self) -> None: ...
     def add_password_servers(self, credentials: Union[CredentialStore, CredentialLookup, None] = None,
-                             tokens: Optional["TokenAuthority"] = None) -> None: ...
-    def add_password_clients(self, username: str, password: str) -> None: ...
-    def add_token_clients(self, token_id: str, token_hmac: str) -> None: ...
-    def add_refreshing_password_clients(self, refresher: "Refresher") -> None: ...
+                             tokens: Optional["TokenAuthority"] = None) -> None:
+        """Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. Users come from a store, a
+        callable ``(mechanism, username, token_authenticated) -> answer`` (its exception reaches
+        the caller of the step unchanged), or None: the host answers each request (the pull
+        form). Delegation-token logins come from ``tokens`` when given."""
+    def add_password_clients(self, username: str, password: str) -> None:
+        """Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password."""
+    def add_token_clients(self, token_id: str, token_hmac: str) -> None:
+        """Adds SCRAM clients that log in with a delegation token (``tokenauth=true``)."""
+    def add_refreshing_password_clients(self, refresher: "Refresher") -> None:
+        """Adds PLAIN and SCRAM clients logging in with the refresher's current password
+        credential (a delegation token installed with ``Refresher.set_delegation_token``)."""
     def add_oauthbearer_server(
         self,
         validator: Union["JwksValidator", Callable[[str, int], Optional[Tuple[str, int]]], None] = None,
         required_scope: Optional[list[str]] = None,
         clock_skew_ms: Optional[int] = None,
-    ) -> None: ...
-    def add_oauthbearer_client(self, refresher: "Refresher") -> None: ...
-    def add_client_mechanism(self, name: str, factory: Callable[[], Any]) -> None: ...
-    def add_server_mechanism(self, name: str, factory: Callable[[], Any]) -> None: ...
+    ) -> None:
+        """Adds an OAUTHBEARER server validating with Kafka's unsecured validator (None, with
+        ``required_scope`` and ``clock_skew_ms``), a ``JwksValidator``, or a callable
+        ``(token, now_ms) -> (principal, expiry_ms) | None``. Verdicts are cached."""
+    def add_oauthbearer_client(self, refresher: "Refresher") -> None:
+        """Adds an OAUTHBEARER client presenting the refresher's current token."""
+    def add_client_mechanism(self, name: str, factory: Callable[[], Any]) -> None:
+        """A client mechanism written in Python: ``factory()`` makes one object per exchange,
+        whose ``start(now_ms)`` and ``step(challenge, now_ms)`` return ``(message or None,
+        done)`` (or are ``async def``: see ``pending_work``)."""
+    def add_server_mechanism(self, name: str, factory: Callable[[], Any]) -> None:
+        """A server mechanism written in Python: ``factory()`` makes one object per exchange,
+        whose ``step(response, now_ms)`` returns ``("challenge", bytes)`` or ``("done", message
+        or None, authorization id, credential expiry ms or None)`` (or is ``async def``). A
+        ``KsaslError`` raised keeps its code; any other exception is HOST_MECHANISM_FAILED."""
     def client_mechanisms(self) -> list[str]: ...
     def server_mechanisms(self) -> list[str]: ...
 
 class ClientExchange:
+    """One client exchange without Kafka framing: ``start``, ``step`` and ``resume`` return
+    ``(message or None, done)``, or None while an ``async`` mechanism method runs (await
+    ``pending_work()``, then ``resume`` with its result or exception). A call made while another
+    thread is inside one (say a PBKDF2) waits for it."""
+
     def __init__(self, registry: MechanismRegistry, mechanism: str) -> None: ...
     def start(self, now_ms: Optional[int] = None) -> ClientStep: ...
     def step(self, challenge: bytes, now_ms: Optional[int] = None) -> ClientStep: ...
     def pending_work(self) -> Optional[Any]: ...
     def resume(self, result: Any) -> ClientStep: ...
-    def server_failed(self, server_message: Optional[str] = None) -> None: ...
+    def server_failed(self, server_message: Optional[str] = None) -> None:
+        """Records that the server failed the exchange; raises the resulting error."""
     @property
     def mechanism(self) -> str: ...
     @property
     def complete(self) -> bool: ...
 
 class ServerExchange:
+    """One server exchange without Kafka framing: ``step``, ``provide_credential`` and
+    ``resume`` return ``(kind, message or None)`` with kind "challenge", "need_credential",
+    "pending" or "done"; ``host_task()`` says what the exchange waits for. ``outcome()``, after
+    "done": who authenticated and the KIP-368 session granted under ``max_reauth_ms``
+    (``lifetime_ms``, ``expiry_ms``); ``client_message``, after a failure: what a broker tells
+    the client."""
+
     def __init__(self, registry: MechanismRegistry, mechanism: str, max_reauth_ms: Optional[int] = None) -> None: ...
     def step(self, response: bytes, now_ms: Optional[int] = None) -> ServerStep: ...
     def provide_credential(self, answer: CredentialAnswer, now_ms: Optional[int] = None) -> ServerStep: ...
@@ -68,6 +111,11 @@ class ServerExchange:
     def client_message(self) -> Optional[str]: ...
 
 class ClientConfig:
+    """Configuration of client connections: only the arguments given are passed to the core,
+    which checks them and keeps Kafka's defaults for the others. ``reauth_timing``: "kafka",
+    "librdkafka", "franz-go" or "disabled"; ``known_versions``: ``(handshake_version,
+    authenticate_version or None)`` skips ApiVersions; ``software``: ``(name, version)``."""
+
     def __init__(
         self,
         registry: MechanismRegistry,
@@ -81,26 +129,42 @@ class ClientConfig:
         known_versions: Optional[Tuple[int, Optional[int]]] = None,
         software: Optional[Tuple[str, str]] = None,
     ) -> None: ...
-    def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]: ...
+    def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]:
+        """Kafka's client metrics over every connection of this configuration."""
 
 class ClientConnection:
+    """A client connection's SASL state (Kafka framing, KIP-368). ``handle_frame(frame)`` (a
+    frame without its length prefix) and ``resume(result)`` return ``(event, frame, error)``:
+    "continue", "application" (frame: the very object passed in), "authenticated",
+    "reauthenticated", "reauth_failed" (error: why) or "pending" (await ``pending_work()``,
+    then ``resume``); they raise when the authentication fails. Write ``transmit()`` after each
+    call; call ``handle_timeout`` at ``next_deadline()``."""
+
     def __init__(self, config: ClientConfig) -> None: ...
     def start(self, now_ms: Optional[int] = None) -> None: ...
     def transmit(self) -> bytes: ...
     def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> ClientEvent: ...
     def pending_work(self) -> Optional[Any]: ...
     def resume(self, result: Any, now_ms: Optional[int] = None) -> ClientEvent: ...
-    def closed(self, now_ms: Optional[int] = None) -> None: ...
+    def closed(self, now_ms: Optional[int] = None) -> None:
+        """The broker closed the connection: raises the error to report."""
     def next_deadline(self) -> Optional[int]: ...
     def handle_timeout(self, now_ms: Optional[int] = None) -> bool: ...
     def reauth_pending(self, now_ms: Optional[int] = None) -> bool: ...
-    def before_request(self, now_ms: Optional[int] = None) -> bool: ...
-    def start_reauthentication(self, now_ms: Optional[int] = None) -> bool: ...
+    def before_request(self, now_ms: Optional[int] = None) -> bool:
+        """Before an application request: True to send it now, False to hold it."""
+    def start_reauthentication(self, now_ms: Optional[int] = None) -> bool:
+        """Starts a re-authentication now (deferred, returning False, within a second of the
+        last)."""
     def session(self) -> Optional[dict[str, Any]]: ...
     @property
     def reauthenticating(self) -> bool: ...
 
 class ServerConfig:
+    """Configuration of one listener's server connections (only the arguments given are passed
+    to the core): ``max_reauth_ms`` is ``connections.max.reauth.ms``, ``max_reauth_ms_for``
+    its value per mechanism; ``api_versions`` adds ``(api_key, min, max)`` entries."""
+
     def __init__(
         self,
         registry: MechanismRegistry,
@@ -113,9 +177,20 @@ class ServerConfig:
         api_versions: Optional[list[Tuple[int, int, int]]] = None,
     ) -> None: ...
     def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]: ...
-    def api_versions_response(self, frame: bytes) -> bytes: ...
+    def api_versions_response(self, frame: bytes) -> bytes:
+        """The answer to an ApiVersions request frame (Kafka's clients ask again once
+        authenticated)."""
 
 class ServerConnection:
+    """A server connection's SASL state. ``handle_frame``, ``provide_credential`` and ``resume``
+    return ``(action, frames, deadline_ms, error)``: write ``frames``, and "continue",
+    "authenticated", "reauthenticated", "reauth_failed" (the old session holds; error: why),
+    "fail_at" (close at ``deadline_ms``; error: why), "close_now" (error: why), or settle
+    ``host_task()`` ("need_credential", "pending"). An error carries ``client_message``, what
+    the client was told. ``frames_before``: the frames of the output an answer continues
+    (returned with the new ones). Once ``ready``, ask ``gate(api_key)`` for each request:
+    "process", "begin_reauthentication" or "close_expired"."""
+
     def __init__(self, config: ServerConfig) -> None: ...
     def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> ServerOutput: ...
     def provide_credential(self, answer: CredentialAnswer, now_ms: Optional[int] = None,
@@ -131,6 +206,12 @@ class ServerConnection:
     def session(self) -> Optional[dict[str, Any]]: ...
 
 class JwksValidator:
+    """A signed-JWT validator (KIP-768) whose JWKS the host supplies (``set_jwks``; fetch again
+    at ``next_refresh_ms()``). The options are Kafka's ``sasl.oauthbearer.*`` ones, the core's
+    defaults when not given; ``algorithms`` are JOSE names ("RS256", "EdDSA", ...); HMAC
+    algorithms need ``hmac_secret``. ``validate`` returns ``{"principal", "expiry_ms",
+    "scope"}`` or raises."""
+
     def __init__(
         self,
         expected_issuer: Optional[str] = None,
@@ -153,6 +234,11 @@ def unsecured_oauth_token(principal: str, lifetime_seconds: Optional[int] = None
                           now_ms: Optional[int] = None) -> dict[str, Any]: ...
 
 class Refresher:
+    """Refreshes OAUTHBEARER tokens (or delegation tokens) on Kafka's schedule, librdkafka's
+    shape: ``poll()`` is True when a fetch is due; answer with ``set_token`` (an ABSOLUTE
+    expiry in ms) or ``set_token_failure`` (the old token stays while valid, retried after the
+    backoff). ``current()`` never returns an expired token."""
+
     def __init__(
         self,
         window_factor: Optional[float] = None,
@@ -174,10 +260,16 @@ class Refresher:
     def current(self, now_ms: Optional[int] = None) -> dict[str, Any]: ...
 
 class BackgroundRefresher:
+    """The core's refresh thread: calls ``callback(now_ms)`` when a refresh is due; the callback
+    answers the refresher, and an exception it raises is reported as the failed refresh."""
+
     def __init__(self, refresher: Refresher, callback: Callable[[int], None]) -> None: ...
     def stop(self) -> None: ...
 
 class Tracker:
+    """Which connections use which token generation: ``poll()`` returns ``(refresh_needed,
+    [connection ids to re-authenticate])``."""
+
     def __init__(self, refresher: Refresher, spread_window_ms: Optional[int] = None,
                  early_refresh_lead_ms: Optional[int] = None) -> None: ...
     def authenticated(self, id: int, generation: int, session: dict[str, Any]) -> None: ...
@@ -185,9 +277,15 @@ class Tracker:
     def next_deadline(self) -> Optional[int]: ...
     def poll(self, now_ms: Optional[int] = None) -> Tuple[bool, list[int]]: ...
 
-def sleep_ms(next_deadline: Optional[int], now_ms: Optional[int] = None) -> int: ...
+def sleep_ms(next_deadline: Optional[int], now_ms: Optional[int] = None) -> int:
+    """How long a refresh loop sleeps (ms) before it polls again (the core's rule)."""
 
 class TokenAuthority:
+    """Creates, renews, expires, describes and sweeps delegation tokens with Kafka's rules and
+    ``delegation.token.*`` defaults, serves Kafka's token APIs (``handle_request``: a request
+    frame without its length, the framed response) and answers ``tokenauth`` logins. Tokens are
+    dicts; principals ``TYPE:NAME`` or a user name; a period of -1 is the default."""
+
     def __init__(self, secret_key: str, max_lifetime_ms: Optional[int] = None, expiry_time_ms: Optional[int] = None,
                  expiry_check_interval_ms: Optional[int] = None) -> None: ...
     def create(self, owner: str, requester: Optional[str] = None, renewers: list[str] = ..., max_lifetime_ms: int = -1,
