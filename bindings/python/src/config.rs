@@ -26,7 +26,7 @@ impl ClientConfig {
         max_receive_size: Option<i64>, known_versions: Option<(i64, Option<i64>)>,
         software: Option<(String, String)>,
     ) -> PyResult<Self> {
-        let mut b = config::ClientConfig::builder(registry.snapshot(py), mechanism);
+        let mut b = config::ClientConfig::builder((*registry.snapshot(py)).clone(), mechanism);
         let reauth_timing = reauth_timing.map(ReauthTiming::from_name).transpose().or_raise()?;
         let client_id = client_id.map(Some);
         set_given!(b: set_client_id(client_id), set_reauth_timing(reauth_timing),
@@ -61,7 +61,7 @@ impl ServerConfig {
         max_receive_size: Option<i64>, failed_authentication_delay_ms: Option<i64>,
         reauth_retry_ms: Option<i64>, api_versions: Option<Vec<(i64, i64, i64)>>,
     ) -> PyResult<Self> {
-        let mut b = config::ServerConfig::builder(registry.snapshot(py));
+        let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),
             set_max_reauth_ms(max_reauth_ms), set_max_receive_size(max_receive_size),
             set_reauth_retry_ms(reauth_retry_ms),

@@ -23,12 +23,11 @@ fn client_out(r: ksasl::Result<ClientStep>) -> PyResult<ClientOut> {
 fn server_out(r: ksasl::Result<ServerStep>) -> PyResult<ServerOut> {
     let step = unless_raised(r)?.or_raise()?;
     let kind = step.kind().name();
-    Ok(match step {
-        ServerStep::Challenge(b) | ServerStep::Done { message: Some(b), .. } => {
-            (kind, Some(b.into()))
-        }
-        _ => (kind, None),
-    })
+    let message = match step {
+        ServerStep::Challenge(b) | ServerStep::Done { message: Some(b), .. } => Some(b.into()),
+        _ => None,
+    };
+    Ok((kind, message))
 }
 
 /// One client exchange (no Kafka framing); concurrent calls wait for each other.

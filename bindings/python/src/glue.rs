@@ -81,8 +81,7 @@ pub(crate) fn host_text(py: Python<'_>, e: &PyErr) -> (Option<ErrorCode>, String
 }
 
 thread_local! {
-    /// The exception a callback (lookup, validator) raised in the core call running on this
-    /// thread: filled and drained by the same thread, so no other caller can see it.
+    /// A callback's exception, kept for (and drained by) the thread whose core call ran it.
     static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use ksasl::background;
+use ksasl::background::{self, BackgroundRefresher as Thread};
 use ksasl::refresh::{self, RefreshConfig, TrackerConfig};
 use ksasl::SharedRandom;
 
@@ -81,10 +81,7 @@ impl Refresher {
 /// The core's refresh thread, calling `callback(now_ms)` when a refresh is due; an exception
 /// it raises is the refresh's failure.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub(crate) struct BackgroundRefresher(
-    Arc<refresh::Refresher>,
-    Mutex<Option<background::BackgroundRefresher>>,
-);
+pub(crate) struct BackgroundRefresher(Arc<refresh::Refresher>, Mutex<Option<Thread>>);
 
 #[pymethods]
 impl BackgroundRefresher {
@@ -97,7 +94,7 @@ impl BackgroundRefresher {
                 }
             })
         });
-        let thread = background::BackgroundRefresher::start(refresher.0.clone())?;
+        let thread = Thread::start(refresher.0.clone())?;
         Ok(BackgroundRefresher(refresher.0.clone(), Mutex::new(Some(thread))))
     }
 

@@ -15,12 +15,17 @@ use crate::tokens::TokenAuthority;
 
 /// Client and server mechanisms by name, with their credentials.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub(crate) struct MechanismRegistry(Mutex<Registry>);
+pub(crate) struct MechanismRegistry(Mutex<Arc<Registry>>);
 
 impl MechanismRegistry {
-    /// A copy for a configuration or exchange.
-    pub(crate) fn snapshot(&self, py: Python<'_>) -> Registry {
+    /// The registry as it is now, for a configuration or exchange.
+    pub(crate) fn snapshot(&self, py: Python<'_>) -> Arc<Registry> {
         lock(py, &self.0).clone()
+    }
+
+    /// Changes the registry (a copy if a configuration or exchange still uses this one).
+    fn edit<R>(&self, py: Python<'_>, f: impl FnOnce(&mut Registry) -> R) -> R {
+        f(Arc::make_mut(&mut lock(py, &self.0)))
     }
 }
 
@@ -59,31 +64,32 @@ impl MechanismRegistry {
                 Err(e) => return Err(e.into()),
             },
         };
-        let mut r = lock(py, &self.0);
-        r.merge(Registry::password_servers(None));
-        if users.is_some() {
-            r.set_credential_lookup(users);
-        }
-        if let Some(t) = tokens {
-            r.set_token_lookup(Some(t.0.clone()));
-        }
+        self.edit(py, |r| {
+            r.merge(Registry::password_servers(None));
+            if users.is_some() {
+                r.set_credential_lookup(users);
+            }
+            if let Some(t) = tokens {
+                r.set_token_lookup(Some(t.0.clone()));
+            }
+        });
         Ok(())
     }
 
     fn add_password_clients(&self, py: Python<'_>, username: &str, password: &str) -> PyResult<()> {
         let c = PasswordCredential::new(username, password).or_raise()?;
-        lock(py, &self.0).merge(Registry::password_clients(Arc::new(c)));
+        self.edit(py, |r| r.merge(Registry::password_clients(Arc::new(c))));
         Ok(())
     }
 
     fn add_token_clients(&self, py: Python<'_>, token_id: &str, token_hmac: &str) -> PyResult<()> {
         let c = PasswordCredential::delegation_token(token_id, token_hmac).or_raise()?;
-        lock(py, &self.0).merge(Registry::password_clients(Arc::new(c)));
+        self.edit(py, |r| r.merge(Registry::password_clients(Arc::new(c))));
         Ok(())
     }
 
     fn add_refreshing_password_clients(&self, py: Python<'_>, refresher: &Refresher) {
-        lock(py, &self.0).register_refreshing_password_clients(refresher.0.clone());
+        self.edit(py, |r| r.register_refreshing_password_clients(refresher.0.clone()));
     }
 
     /// Verdicts are cached (the core's cache).
@@ -93,26 +99,26 @@ impl MechanismRegistry {
         clock_skew_ms: Option<i64>,
     ) -> PyResult<()> {
         let v = server_validator(validator, required_scope, clock_skew_ms)?;
-        lock(py, &self.0).register_cached_oauthbearer_server(v);
+        self.edit(py, |r| r.register_cached_oauthbearer_server(v));
         Ok(())
     }
 
     fn add_oauthbearer_client(&self, py: Python<'_>, refresher: &Refresher) {
-        lock(py, &self.0).register_oauthbearer_client(refresher.0.clone());
+        self.edit(py, |r| r.register_oauthbearer_client(refresher.0.clone()));
     }
 
     /// `factory()` makes one object per exchange, with `start(now_ms)`, `step(bytes, now_ms)`.
     fn add_client_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostClientCalls>);
-        lock(py, &self.0).register_host_client(name, make).or_raise()
+        self.edit(py, |r| r.register_host_client(name, make)).or_raise()
     }
 
     /// `factory()` makes one object per exchange, with `step(bytes, now_ms)`.
     fn add_server_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostServerCalls>);
-        lock(py, &self.0).register_host_server(name, make).or_raise()
+        self.edit(py, |r| r.register_host_server(name, make)).or_raise()
     }
 
     fn client_mechanisms(&self, py: Python<'_>) -> Vec<String> {
