@@ -14,11 +14,11 @@ def best(stmt, number, repeat=5):
     return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
-store = ksasl.Store()
+store = ksasl.CredentialStore()
 store.add_user("alice", "alice-secret")
-servers = ksasl.Registry()
+servers = ksasl.MechanismRegistry()
 servers.add_password_servers(store)
-clients = ksasl.Registry()
+clients = ksasl.MechanismRegistry()
 clients.add_password_clients("alice", "alice-secret")
 
 # An authenticated server connection, to time the gate.
@@ -33,7 +33,7 @@ while not conn.ready:
     nxt = b""
     while out:
         (n,) = struct.unpack(">i", out[:4])
-        _, o, _ = conn.handle_frame(out[4 : 4 + n], NOW)
+        _, o, _, _ = conn.handle_frame(out[4 : 4 + n], NOW)
         nxt += o
         out = out[4 + n :]
     while nxt:
@@ -49,17 +49,17 @@ plain_msg = b"\x00alice\x00alice-secret"
 
 
 def plain_step():
-    s = ksasl.Server(servers, "PLAIN")
+    s = ksasl.ServerExchange(servers, "PLAIN")
     s.step(plain_msg, NOW)
 
 
 step = best(plain_step, 20_000)
-print(f"python/plain_server_exchange: {step * 1e6:.2f} us per Server(...) + step() from Python")
+print(f"python/plain_server_exchange: {step * 1e6:.2f} us per ServerExchange(...) + step() from Python")
 
 
 def ksasl_login():
-    c = ksasl.Client(clients, "SCRAM-SHA-256")
-    s = ksasl.Server(servers, "SCRAM-SHA-256")
+    c = ksasl.ClientExchange(clients, "SCRAM-SHA-256")
+    s = ksasl.ServerExchange(servers, "SCRAM-SHA-256")
     m, _ = c.start(NOW)
     _, r = s.step(m, NOW)
     m, _ = c.step(r, NOW)
@@ -68,10 +68,10 @@ def ksasl_login():
 
 
 def ksasl_login_fresh():
-    reg = ksasl.Registry()
+    reg = ksasl.MechanismRegistry()
     reg.add_password_clients("alice", "alice-secret")
-    c = ksasl.Client(reg, "SCRAM-SHA-256")
-    s = ksasl.Server(servers, "SCRAM-SHA-256")
+    c = ksasl.ClientExchange(reg, "SCRAM-SHA-256")
+    s = ksasl.ServerExchange(servers, "SCRAM-SHA-256")
     m, _ = c.start(NOW)
     _, r = s.step(m, NOW)
     m, _ = c.step(r, NOW)
@@ -135,7 +135,7 @@ class AsyncEchoServer:
 
 
 def echo_configs(client_cls, server_cls):
-    cr, sr = ksasl.Registry(), ksasl.Registry()
+    cr, sr = ksasl.MechanismRegistry(), ksasl.MechanismRegistry()
     cr.add_client_mechanism("X-ECHO", client_cls)
     sr.add_server_mechanism("X-ECHO", server_cls)
     return ksasl.ClientConfig(cr, "X-ECHO"), ksasl.ServerConfig(sr)

@@ -166,6 +166,9 @@ class ConnectionStats:
     # "client" (EOF), "expired" (gate said close_expired), "auth_failed", "protocol",
     # "stopped" (server stop)
     close_reason: Optional[str] = None
+    # Why an authentication or re-authentication failed (the KsaslError ksasl reported, and
+    # what the client was told), the last one.
+    auth_error: Optional[ksasl.KsaslError] = None
 
     @property
     def reauthentications(self) -> int:
@@ -179,23 +182,23 @@ class KafkaServer:
         port: int = 0,
         max_reauth_ms: int = 3000,
         users: Optional[Dict[str, str]] = None,
-        failed_auth_delay_ms: int = 100,
+        failed_authentication_delay_ms: int = 100,
         mechanisms: Optional[Dict[str, Callable[[], Any]]] = None,
     ) -> None:
-        store = ksasl.Store()
+        store = ksasl.CredentialStore()
         for user, password in (users or {"alice": "alice-secret"}).items():
             store.add_user(user, password)
-        registry = ksasl.Registry()
+        registry = ksasl.MechanismRegistry()
         registry.add_password_servers(store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
         registry.add_oauthbearer_server()  # OAUTHBEARER, unsecured (alg "none") tokens
         # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is a
-        # plain or an async method (see Registry.add_server_mechanism).
+        # plain or an async method (see MechanismRegistry.add_server_mechanism).
         for name, factory in (mechanisms or {}).items():
             registry.add_server_mechanism(name, factory)
         self.config = ksasl.ServerConfig(
             registry,
             max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
-            failed_auth_delay_ms=failed_auth_delay_ms,
+            failed_authentication_delay_ms=failed_authentication_delay_ms,
             api_versions=APIS,
         )
         self.host, self.port = host, port
@@ -333,7 +336,11 @@ class KafkaServer:
         now = now_ms()
         # An async mechanism's step stops the driver with "pending"; settle_server awaits it on
         # this event loop and resumes the exchange, so other connections keep being served.
-        action, out, deadline_ms = await ksasl.aio.settle_server(conn, conn.handle_frame(frame, now))
+        action, out, deadline_ms, error = await ksasl.aio.settle_server(conn, conn.handle_frame(frame, now))
+        if error is not None:  # why the connection (or its re-authentication) failed
+            stats.auth_error = error
+            log.info("connection %d: %s: %s (the client was told: %s)", stats.id, action, error,
+                     error.client_message)
         if action == "fail_at":  # Kafka delays the failure response, then closes
             await asyncio.sleep(max(0, (deadline_ms or now) - now_ms()) / 1000)
             writer.write(out)

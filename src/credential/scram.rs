@@ -42,6 +42,17 @@ impl ScramMechanism {
         }
     }
 
+    /// The variant for a mechanism name given by a host (a binding's argument), or an
+    /// `INVALID_ARGUMENT` error naming it.
+    pub fn try_from_name(name: &str) -> Result<Self> {
+        Self::from_name(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{name:?} is not a SCRAM mechanism"),
+            )
+        })
+    }
+
     /// Kafka's numeric type id (in `UserScramCredentialRecord` and the admin API).
     pub fn kafka_type_id(self) -> i8 {
         match self {
@@ -320,6 +331,17 @@ mod tests {
     use super::*;
 
     const RFC_KAFKA: &str = "salt=W22ZaJ0SNY7soEsUEjb6gQ==,stored_key=WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=,server_key=wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=,iterations=4096";
+
+    #[test]
+    fn mechanism_names_from_hosts() {
+        assert_eq!(
+            ScramMechanism::try_from_name("SCRAM-SHA-512").unwrap(),
+            ScramMechanism::Sha512
+        );
+        let e = ScramMechanism::try_from_name("PLAIN").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), "\"PLAIN\" is not a SCRAM mechanism");
+    }
 
     #[test]
     fn rfc7677_credential_round_trips_through_kafka_string() {

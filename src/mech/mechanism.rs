@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::credential::{CredentialAnswer, CredentialRequest};
 use crate::error::{Error, ErrorCode, Result};
+use crate::wire::ServerStepKind;
 
 /// A Kafka principal: a type and a name. Kafka's SASL principals always have type `User`.
 ///
@@ -204,6 +205,18 @@ impl fmt::Debug for ServerStep {
     }
 }
 
+impl ServerStep {
+    /// The step's kind, with its stable number and name.
+    pub fn kind(&self) -> ServerStepKind {
+        match self {
+            ServerStep::Challenge(_) => ServerStepKind::Challenge,
+            ServerStep::NeedCredential(_) => ServerStepKind::NeedCredential,
+            ServerStep::Done { .. } => ServerStepKind::Done,
+            ServerStep::Pending(_) => ServerStepKind::Pending,
+        }
+    }
+}
+
 /// What a server mechanism returns from one step.
 #[derive(Debug)]
 pub enum MechServerStep {
@@ -285,4 +298,24 @@ pub(crate) fn printable(bytes: &[u8]) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_steps_have_their_wire_kind() {
+        assert_eq!(ServerStep::Challenge(vec![]).kind().name(), "challenge");
+        let req = CredentialRequest {
+            mechanism: "PLAIN".into(),
+            username: "u".into(),
+            token_authenticated: false,
+        };
+        assert_eq!(
+            ServerStep::NeedCredential(req).kind(),
+            ServerStepKind::NeedCredential
+        );
+        assert_eq!(ServerStep::Pending(HostWork::new(1u8)).kind().as_u32(), 4);
+    }
 }

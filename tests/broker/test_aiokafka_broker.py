@@ -39,7 +39,7 @@ def settings(mechanism: str) -> dict:
     kw = dict(security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism)
     if mechanism == "OAUTHBEARER":
         def fetch():
-            t = ksasl.unsecured_token("alice", lifetime_seconds=3600)
+            t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=3600)
             return t["token"], t["expiry_ms"], t["principal"], None
 
         kw["sasl_oauth_token_provider"] = AsyncTokenProvider(fetch)

@@ -73,7 +73,7 @@ class Conn:
         """Handles frames until done(event) is true; returns (event, frame)."""
         self.flush()
         while True:
-            ev, app = self.conn.handle_frame(self._frame(), now_ms())  # raises on failure
+            ev, app, _ = self.conn.handle_frame(self._frame(), now_ms())  # raises on failure
             self.flush()
             if done(ev):
                 return ev, app
@@ -96,7 +96,7 @@ class Conn:
 
 
 def password_registry(user: str) -> ksasl.Registry:
-    r = ksasl.Registry()
+    r = ksasl.MechanismRegistry()
     r.add_password_clients(user, USERS[user])
     return r
 
@@ -104,7 +104,7 @@ def password_registry(user: str) -> ksasl.Registry:
 def token_login(port: int, token: dict, mechanism: str, attempts: int = 20) -> Conn:
     """Logs in with the token; the broker learns a new token through its metadata log, so a
     login right after the create may fail once or twice."""
-    registry = ksasl.Registry()
+    registry = ksasl.MechanismRegistry()
     registry.add_token_clients(token["token_id"], token["hmac_base64"])
     for i in range(attempts):
         try:

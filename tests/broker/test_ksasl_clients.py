@@ -118,12 +118,12 @@ class PyClient:
     def __init__(self, port: int, mechanism: str, user: str = "alice", password: str | None = None,
                  reauth_timing: str = "kafka", refresher: ksasl.Refresher | None = None,
                  api_versions_version: int = 0) -> None:
-        self.registry = ksasl.Registry()
+        self.registry = ksasl.MechanismRegistry()
         if mechanism == "OAUTHBEARER":
             if refresher is None:
                 refresher = ksasl.Refresher()
                 refresher.poll(now_ms())
-                t = ksasl.unsecured_token(user, lifetime_seconds=3600)
+                t = ksasl.unsecured_oauth_token(user, lifetime_seconds=3600)
                 refresher.set_token(t["token"], t["expiry_ms"], t["principal"])
             self.registry.add_oauthbearer_client(refresher)
         else:
@@ -175,7 +175,7 @@ class PyClient:
                 self._next = now + 250
         self.flush()
         for frame in self._frames():
-            event, _ = self.conn.handle_frame(frame, now_ms())  # raises when authentication fails
+            event, _, _ = self.conn.handle_frame(frame, now_ms())  # raises when authentication fails
             if event == "application":
                 self.answered += 1
             elif event != "continue":
@@ -309,14 +309,14 @@ def test_principal_change_on_reauthentication_is_refused(broker, main_run):
     before = sasl_metrics(broker)
     refresher = ksasl.Refresher()
     refresher.poll(now_ms())
-    t = ksasl.unsecured_token("alice", lifetime_seconds=3600)
+    t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=3600)
     refresher.set_token(t["token"], t["expiry_ms"], t["principal"])
     c = PyClient(broker.port, "OAUTHBEARER", refresher=refresher)
 
     def switch_principal(client, now):
         if client.refresher.current()["principal"] == "alice":
             client.refresher.poll(now)
-            other = ksasl.unsecured_token("bob", lifetime_seconds=3600)
+            other = ksasl.unsecured_oauth_token("bob", lifetime_seconds=3600)
             client.refresher.set_token(other["token"], other["expiry_ms"], other["principal"])
 
     c.before_reauth = switch_principal

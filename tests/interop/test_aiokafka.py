@@ -31,7 +31,7 @@ def client_settings(mechanism: str) -> dict:
     kw = dict(security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism)
     if mechanism == "OAUTHBEARER":
         def fetch():
-            t = ksasl.unsecured_token("alice", lifetime_seconds=15)
+            t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=15)
             return t["token"], t["expiry_ms"], t["principal"], None
 
         kw["sasl_oauth_token_provider"] = AsyncTokenProvider(fetch)

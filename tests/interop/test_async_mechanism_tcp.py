@@ -107,7 +107,7 @@ class Client:
     """A Kafka client of its own: ksasl's client driver over asyncio streams."""
 
     def __init__(self, port: int) -> None:
-        registry = ksasl.Registry()
+        registry = ksasl.MechanismRegistry()
         registry.add_client_mechanism(NAME, AsyncHmacClient)
         self.conn = AsyncClientConnection(ksasl.ClientConfig(registry, NAME))
         self.port = port
@@ -124,7 +124,7 @@ class Client:
             if data:
                 self.writer.write(data)
                 await self.writer.drain()
-            event, _ = await self.conn.handle_frame(await read_frame(self.reader))
+            event, _, _ = await self.conn.handle_frame(await read_frame(self.reader))
             if event != "continue":
                 self.events.append(event)
                 return event
@@ -134,7 +134,7 @@ class Client:
         self.corr += 1
         self.writer.write(metadata_request(self.corr))
         await self.writer.drain()
-        event, frame = await self.conn.handle_frame(await read_frame(self.reader))
+        event, frame, _ = await self.conn.handle_frame(await read_frame(self.reader))
         assert event == "application" and frame is not None
         assert struct.unpack(">i", frame[:4])[0] == self.corr
 
@@ -150,7 +150,7 @@ async def scenario() -> "dict[str, object]":
     t0 = now_ms()
     Keys.table = {"alice": (b"alice-key", t0 + LIFETIME_MS), "mallory": (b"mallory-key", t0 + 60_000)}
     AsyncHmacClient.who[0] = "alice"
-    server = kafka_server.KafkaServer(max_reauth_ms=0, mechanisms={NAME: AsyncHmacServer}, failed_auth_delay_ms=0)
+    server = kafka_server.KafkaServer(max_reauth_ms=0, mechanisms={NAME: AsyncHmacServer}, failed_authentication_delay_ms=0)
     port = await server.start()
     try:
         alice = Client(port)

@@ -90,7 +90,7 @@ class Scenario:
 
     def fetch(self):
         """The application's token source for ksasl.adapters: absolute expiry in ms."""
-        t = ksasl.unsecured_token("alice", lifetime_seconds=TOKEN_LIFETIME_S)
+        t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=TOKEN_LIFETIME_S)
         self.tokens.append((now_ms(), t["expiry_ms"]))
         return t["token"], t["expiry_ms"], t["principal"], None
 
@@ -218,11 +218,11 @@ def read_frame(sock: socket.socket):
 def run_without_reauthentication(s: Scenario, port: int) -> None:
     """A raw ksasl client that never re-authenticates sends a Metadata v0 request every
     INTERVAL_S until the broker closes the connection."""
-    registry = ksasl.Registry()
+    registry = ksasl.MechanismRegistry()
     if s.mechanism == "OAUTHBEARER":
         refresher = ksasl.Refresher()
         refresher.poll()
-        t = ksasl.unsecured_token("alice", lifetime_seconds=60)  # outlives the session
+        t = ksasl.unsecured_oauth_token("alice", lifetime_seconds=60)  # outlives the session
         refresher.set_token(t["token"], t["expiry_ms"], "alice", None)
         registry.add_oauthbearer_client(refresher)
     else:
@@ -233,7 +233,7 @@ def run_without_reauthentication(s: Scenario, port: int) -> None:
         conn.start()
         sock.sendall(conn.transmit())
         while conn.session() is None:
-            event, _ = conn.handle_frame(read_frame(sock))
+            event, _, _ = conn.handle_frame(read_frame(sock))
             sock.sendall(conn.transmit())
         authenticated = time.monotonic()
         s.extra.update(responses=0, client_lifetime_ms=conn.session()["lifetime_ms"])
@@ -245,7 +245,7 @@ def run_without_reauthentication(s: Scenario, port: int) -> None:
             if response is None:
                 s.extra["closed_after_ms"] = (time.monotonic() - authenticated) * 1000
                 return
-            event, _ = conn.handle_frame(response)
+            event, _, _ = conn.handle_frame(response)
             assert event == "application"
             s.extra["responses"] += 1
             corr += 1
@@ -352,7 +352,7 @@ def test_example_runs_standalone():
     )
     try:
         port = int(proc.stdout.readline())
-        registry = ksasl.Registry()
+        registry = ksasl.MechanismRegistry()
         registry.add_password_clients("alice", "alice-secret")
         conn = ksasl.ClientConnection(ksasl.ClientConfig(registry, "SCRAM-SHA-512"))
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:

@@ -1,370 +1,197 @@
-//! Delegation tokens: the token authority, tokens as dicts, the Kafka codec of the token APIs
-//! for clients, and tokens installed in a refresher.
+//! Delegation tokens: `TokenAuthority`, tokens as dicts, and the codec of Kafka's token APIs.
 
-use std::sync::Arc;
+use ksasl::kafka::delegation_tokens::{self as codec, PrincipalName};
+use ksasl::token::{self, principal_from_str, DelegationToken, TokenConfig, TokenInfo};
+use ksasl::{Principal, Secret, SharedRandom};
 
-use ksasl::kafka::tokens::{
-    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, ExpireTokenRequest,
-    PrincipalName, RenewTokenRequest,
-};
-use ksasl::mech::Principal;
-use ksasl::token::{
-    expiry_from_response, principal_from_str, token_from_create_response,
-    tokens_from_describe_response, DelegationToken, TokenAuthority as CoreAuthority, TokenConfig,
-    TokenInfo,
-};
-use ksasl::{Error, ErrorCode, Secret, SharedRandom};
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-
-use super::{now_or_wall, py_err, wrap};
+use crate::glue::*;
 
 /// `User:alice`, `Group:x`, or a bare name meaning `User:<name>`.
-fn principal(py: Python<'_>, s: &str) -> PyResult<Principal> {
-    wrap(py, principal_from_str(s))
+fn principal(s: &str) -> PyResult<Principal> {
+    principal_from_str(s).or_raise()
 }
 
-fn wire_name(p: &Principal) -> PrincipalName {
-    PrincipalName::from(p)
+fn principals(names: &[String]) -> PyResult<Vec<Principal>> {
+    names.iter().map(|s| principal(s)).collect()
 }
 
-/// A token as a dict: id, HMAC (bytes) and its base64 (the SCRAM password), principals as
-/// `TYPE:NAME` strings, and the timestamps.
-pub(crate) fn token_dict<'py>(
-    py: Python<'py>,
-    t: &DelegationToken,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("token_id", &t.info.token_id)?;
-    d.set_item("hmac", PyBytes::new(py, t.hmac()))?;
-    d.set_item(
-        "hmac_base64",
-        String::from_utf8_lossy(t.hmac_base64().expose()).into_owned(),
-    )?;
-    d.set_item("owner", t.info.owner.to_string())?;
-    d.set_item("requester", t.info.requester.to_string())?;
-    let renewers: Vec<String> = t.info.renewers.iter().map(|r| r.to_string()).collect();
-    d.set_item("renewers", renewers)?;
-    d.set_item("issue_ms", t.info.issue_ms)?;
-    d.set_item("expiry_ms", t.info.expiry_ms)?;
-    d.set_item("max_ms", t.info.max_ms)?;
-    Ok(d)
+fn wire(names: &[String]) -> PyResult<Vec<PrincipalName>> {
+    Ok(principals(names)?.iter().map(PrincipalName::from).collect())
+}
+
+/// A token as a dict: id, HMAC, its base64 (the SCRAM password), principals, timestamps.
+fn token_dict<'py>(py: Python<'py>, t: &DelegationToken) -> PyResult<Dict<'py>> {
+    let i = &t.info;
+    let renewers: Vec<String> = i.renewers.iter().map(|r| r.to_string()).collect();
+    Ok(dict!(py, token_id: &i.token_id, hmac: PyBytes::new(py, t.hmac()),
+        hmac_base64: String::from_utf8_lossy(t.hmac_base64().expose()),
+        owner: i.owner.to_string(), requester: i.requester.to_string(), renewers: renewers,
+        issue_ms: i.issue_ms, expiry_ms: i.expiry_ms, max_ms: i.max_ms))
+}
+
+fn tokens<'py>(
+    py: Python<'py>, ts: ksasl::Result<Vec<DelegationToken>>,
+) -> PyResult<Vec<Dict<'py>>> {
+    ts.or_raise()?.iter().map(|t| token_dict(py, t)).collect()
 }
 
 /// The inverse of [`token_dict`] (renewers are not needed to log in).
-pub(crate) fn token_from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<DelegationToken> {
-    let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
-        d.get_item(k)?.ok_or_else(|| {
-            py_err(
-                py,
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("the token has no {k:?}"),
-                ),
-            )
-        })
-    };
-    let owner: String = get("owner")?.extract()?;
-    let requester: Option<String> = d.get_item("requester")?.map(|v| v.extract()).transpose()?;
-    let owner = principal(py, &owner)?;
+pub(crate) fn token_from_dict(dict: &Dict) -> PyResult<DelegationToken> {
+    let d = dict.as_any();
+    let text = |k: &str| d.get_item(k)?.extract::<String>();
     let info = TokenInfo {
-        token_id: get("token_id")?.extract()?,
-        requester: match requester {
-            Some(r) => principal(py, &r)?,
-            None => owner.clone(),
-        },
-        owner,
+        token_id: text("token_id")?,
+        owner: principal(&text("owner")?)?,
+        requester: principal(&text("requester")?)?,
         renewers: Vec::new(),
-        issue_ms: get("issue_ms")?.extract()?,
-        expiry_ms: get("expiry_ms")?.extract()?,
-        max_ms: get("max_ms")?.extract()?,
+        issue_ms: d.get_item("issue_ms")?.extract()?,
+        expiry_ms: d.get_item("expiry_ms")?.extract()?,
+        max_ms: d.get_item("max_ms")?.extract()?,
     };
-    let hmac: Vec<u8> = get("hmac")?.extract()?;
-    Ok(DelegationToken::new(info, hmac))
+    Ok(DelegationToken::new(info, d.get_item("hmac")?.extract()?))
 }
 
-/// Creates, renews, expires, describes and sweeps delegation tokens (Kafka's rules), serves
-/// Kafka's token APIs, and answers `tokenauth` logins (see `Registry.add_password_servers`).
+/// Delegation tokens with Kafka's rules and `delegation.token.*` defaults; serves Kafka's token
+/// APIs and answers `tokenauth` logins.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub struct TokenAuthority {
-    pub(crate) inner: Arc<CoreAuthority>,
-}
+pub(crate) struct TokenAuthority(pub(crate) Arc<token::TokenAuthority>);
 
 #[pymethods]
 impl TokenAuthority {
-    /// `secret_key` is `delegation.token.secret.key`; the other settings are Kafka's
-    /// `delegation.token.*` with its defaults.
     #[new]
-    #[pyo3(signature = (secret_key, max_lifetime_ms = 604_800_000, expiry_time_ms = 86_400_000, expiry_check_interval_ms = 3_600_000))]
+    #[pyo3(signature = (secret_key, max_lifetime_ms = None, expiry_time_ms = None,
+        expiry_check_interval_ms = None))]
     fn new(
-        py: Python<'_>,
-        secret_key: &str,
-        max_lifetime_ms: i64,
-        expiry_time_ms: i64,
-        expiry_check_interval_ms: i64,
+        secret_key: &str, max_lifetime_ms: Option<i64>, expiry_time_ms: Option<i64>,
+        expiry_check_interval_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut c = TokenConfig::new(secret_key);
-        c.max_lifetime_ms = max_lifetime_ms;
-        c.expiry_time_ms = expiry_time_ms;
-        c.expiry_check_interval_ms = expiry_check_interval_ms;
-        Ok(TokenAuthority {
-            inner: Arc::new(wrap(py, CoreAuthority::new(c, SharedRandom::default()))?),
-        })
+        given!(c: max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms);
+        let a = token::TokenAuthority::new(c, SharedRandom::default()).or_raise()?;
+        Ok(TokenAuthority(Arc::new(a)))
     }
 
-    /// Creates a token for `owner` (requested by `requester`, default the owner), renewable by
-    /// `renewers`; `max_lifetime_ms` > 0 shortens the maximum lifetime.
-    #[pyo3(signature = (owner, requester = None, renewers = Vec::new(), max_lifetime_ms = -1, now_ms = None))]
+    #[pyo3(signature = (owner, requester = None, renewers = Vec::new(), max_lifetime_ms = -1,
+        now_ms = None))]
     fn create<'py>(
-        &self,
-        py: Python<'py>,
-        owner: &str,
-        requester: Option<&str>,
-        renewers: Vec<String>,
-        max_lifetime_ms: i64,
-        now_ms: Option<i64>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let owner = principal(py, owner)?;
-        let requester = match requester {
-            Some(r) => principal(py, r)?,
-            None => owner.clone(),
-        };
-        let renewers = renewers
-            .iter()
-            .map(|r| principal(py, r))
-            .collect::<PyResult<Vec<_>>>()?;
-        let t = wrap(
-            py,
-            self.inner.create(
-                &owner,
-                &requester,
-                &renewers,
-                max_lifetime_ms,
-                now_or_wall(now_ms),
-            ),
-        )?;
-        token_dict(py, &t)
+        &self, py: Python<'py>, owner: &str, requester: Option<&str>, renewers: Vec<String>,
+        max_lifetime_ms: i64, now_ms: Now,
+    ) -> PyResult<Dict<'py>> {
+        let owner = principal(owner)?;
+        let requester = requester.map_or_else(|| Ok(owner.clone()), principal)?;
+        let renewers = principals(&renewers)?;
+        let t = self.0.create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
+        token_dict(py, &t.or_raise()?)
     }
 
-    /// Renews the token with this HMAC as `caller`; returns the new expiry.
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
-    fn renew(
-        &self,
-        py: Python<'_>,
-        hmac: &[u8],
-        caller: &str,
-        period_ms: i64,
-        now_ms: Option<i64>,
-    ) -> PyResult<i64> {
-        let caller = principal(py, caller)?;
-        wrap(
-            py,
-            self.inner
-                .renew(hmac, &caller, period_ms, now_or_wall(now_ms)),
-        )
+    fn renew(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
+        self.0.renew(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
     }
 
-    /// Expires the token with this HMAC as `caller` (a negative period: now); returns the
-    /// new expiry.
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
-    fn expire(
-        &self,
-        py: Python<'_>,
-        hmac: &[u8],
-        caller: &str,
-        period_ms: i64,
-        now_ms: Option<i64>,
-    ) -> PyResult<i64> {
-        let caller = principal(py, caller)?;
-        wrap(
-            py,
-            self.inner
-                .expire(hmac, &caller, period_ms, now_or_wall(now_ms)),
-        )
+    fn expire(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
+        self.0.expire(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
     }
 
-    /// The tokens owned by one of `owners` (all when None), with their HMACs.
     #[pyo3(signature = (owners = None))]
     fn describe<'py>(
-        &self,
-        py: Python<'py>,
-        owners: Option<Vec<String>>,
-    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let owners = owners
-            .map(|o| {
-                o.iter()
-                    .map(|s| principal(py, s))
-                    .collect::<PyResult<Vec<_>>>()
-            })
-            .transpose()?;
-        let tokens = wrap(py, self.inner.describe(owners.as_deref()))?;
-        tokens.iter().map(|t| token_dict(py, t)).collect()
+        &self, py: Python<'py>, owners: Option<Vec<String>>,
+    ) -> PyResult<Vec<Dict<'py>>> {
+        let owners = owners.map(|o| principals(&o)).transpose()?;
+        tokens(py, self.0.describe(owners.as_deref()))
     }
 
-    /// Removes expired tokens; returns their ids.
     #[pyo3(signature = (now_ms = None))]
-    fn sweep(&self, py: Python<'_>, now_ms: Option<i64>) -> PyResult<Vec<String>> {
-        wrap(py, self.inner.sweep(now_or_wall(now_ms)))
+    fn sweep(&self, now_ms: Now) -> PyResult<Vec<String>> {
+        self.0.sweep(now(now_ms)).or_raise()
     }
 
-    /// When the next sweep is due (a time in the past before the first sweep).
     fn next_sweep_ms(&self) -> i64 {
-        self.inner.next_sweep_ms()
+        self.0.next_sweep_ms()
     }
 
-    /// The HMAC of a token id under the secret key.
-    fn hmac<'py>(&self, py: Python<'py>, token_id: &str) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.hmac(token_id).expose())
+    fn hmac(&self, token_id: &str) -> Bytes {
+        self.0.hmac(token_id).expose().to_vec().into()
     }
 
-    /// Every token as a JSON array of records (no secrets), for persistence.
-    fn export_records(&self, py: Python<'_>) -> PyResult<String> {
-        wrap(py, self.inner.export_records())
+    fn export_records(&self) -> PyResult<String> {
+        self.0.export_records().or_raise()
     }
 
-    /// Loads records written by `export_records`; returns how many.
-    fn import_records(&self, py: Python<'_>, records: &str) -> PyResult<usize> {
-        wrap(py, self.inner.import_records(records))
+    fn import_records(&self, records: &str) -> PyResult<usize> {
+        self.0.import_records(records).or_raise()
     }
 
-    /// Serves one delegation-token request frame (api key 38-41, without its length) of a
-    /// connection authenticated as `principal`; returns the framed response.
     #[pyo3(signature = (frame, principal, token_authenticated = false, now_ms = None))]
-    fn handle_request<'py>(
-        &self,
-        py: Python<'py>,
-        frame: &[u8],
-        principal: &str,
-        token_authenticated: bool,
-        now_ms: Option<i64>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut p = self::principal(py, principal)?;
+    fn handle_request(
+        &self, frame: &[u8], principal: &str, token_authenticated: bool, now_ms: Now,
+    ) -> PyResult<Bytes> {
+        let mut p = self::principal(principal)?;
         p.token_authenticated = token_authenticated;
-        let out = wrap(
-            py,
-            self.inner.handle_request(frame, &p, now_or_wall(now_ms)),
-        )?;
-        Ok(PyBytes::new(py, &out))
+        Ok(self.0.handle_request(frame, &p, now(now_ms)).or_raise()?.into())
     }
 }
 
 /// A CreateDelegationToken request frame.
 #[pyfunction]
-#[pyo3(signature = (version, correlation_id, renewers = Vec::new(), max_lifetime_ms = -1, owner = None, client_id = None))]
-pub fn create_token_request<'py>(
-    py: Python<'py>,
-    version: i16,
-    correlation_id: i32,
-    renewers: Vec<String>,
-    max_lifetime_ms: i64,
-    owner: Option<&str>,
-    client_id: Option<&str>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let r = CreateTokenRequest {
-        owner: owner
-            .map(|o| principal(py, o).map(|p| wire_name(&p)))
-            .transpose()?,
-        renewers: renewers
-            .iter()
-            .map(|r| principal(py, r).map(|p| wire_name(&p)))
-            .collect::<PyResult<Vec<_>>>()?,
-        max_lifetime_ms,
-    };
-    let f = wrap(py, r.encode_request(version, correlation_id, client_id))?;
-    Ok(PyBytes::new(py, &f))
+#[pyo3(signature = (version, correlation_id, renewers = Vec::new(), max_lifetime_ms = -1,
+    owner = None, client_id = None))]
+pub(crate) fn create_token_request(
+    version: i16, correlation_id: i32, renewers: Vec<String>, max_lifetime_ms: i64,
+    owner: Option<String>, client_id: Option<&str>,
+) -> PyResult<Bytes> {
+    let owner = owner.map(|o| wire(&[o])).transpose()?.and_then(|mut o| o.pop());
+    let r = codec::CreateTokenRequest { owner, renewers: wire(&renewers)?, max_lifetime_ms };
+    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
 }
 
 /// A RenewDelegationToken (`expire=False`) or ExpireDelegationToken request frame.
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, hmac, period_ms, expire = false, client_id = None))]
-pub fn renew_or_expire_token_request<'py>(
-    py: Python<'py>,
-    version: i16,
-    correlation_id: i32,
-    hmac: &[u8],
-    period_ms: i64,
-    expire: bool,
+pub(crate) fn renew_or_expire_token_request(
+    version: i16, correlation_id: i32, hmac: &[u8], period_ms: i64, expire: bool,
     client_id: Option<&str>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let f = if expire {
-        ExpireTokenRequest {
-            hmac: Secret::from_slice(hmac),
-            expiry_time_period_ms: period_ms,
-        }
-        .encode_request(version, correlation_id, client_id)
-    } else {
-        RenewTokenRequest {
-            hmac: Secret::from_slice(hmac),
-            renew_period_ms: period_ms,
-        }
-        .encode_request(version, correlation_id, client_id)
+) -> PyResult<Bytes> {
+    let (hmac, corr) = (Secret::from_slice(hmac), correlation_id);
+    let f = match expire {
+        true => codec::ExpireTokenRequest { hmac, expiry_time_period_ms: period_ms }
+            .encode_request(version, corr, client_id),
+        false => codec::RenewTokenRequest { hmac, renew_period_ms: period_ms }
+            .encode_request(version, corr, client_id),
     };
-    Ok(PyBytes::new(py, &wrap(py, f)?))
+    Ok(f.or_raise()?.into())
 }
 
 /// A DescribeDelegationToken request frame (`owners` None: all tokens).
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, owners = None, client_id = None))]
-pub fn describe_tokens_request<'py>(
-    py: Python<'py>,
-    version: i16,
-    correlation_id: i32,
-    owners: Option<Vec<String>>,
-    client_id: Option<&str>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let r = DescribeTokensRequest {
-        owners: owners
-            .map(|o| {
-                o.iter()
-                    .map(|s| principal(py, s).map(|p| wire_name(&p)))
-                    .collect::<PyResult<Vec<_>>>()
-            })
-            .transpose()?,
-    };
-    Ok(PyBytes::new(
-        py,
-        &wrap(py, r.encode_request(version, correlation_id, client_id))?,
-    ))
+pub(crate) fn describe_tokens_request(
+    version: i16, correlation_id: i32, owners: Option<Vec<String>>, client_id: Option<&str>,
+) -> PyResult<Bytes> {
+    let r = codec::DescribeTokensRequest { owners: owners.map(|o| wire(&o)).transpose()? };
+    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
 }
 
-/// The token of a CreateDelegationToken response frame (without its length); raises the
-/// broker's error (e.g. DELEGATION_TOKEN_REQUEST_NOT_ALLOWED) as a CredentialError.
+/// The token of a CreateDelegationToken response frame; raises the broker's error.
 #[pyfunction]
-pub fn parse_create_token_response<'py>(
-    py: Python<'py>,
-    version: i16,
-    frame: &[u8],
-) -> PyResult<Bound<'py, PyDict>> {
-    let r = wrap(py, CreateTokenResponse::parse_response(version, frame))?;
-    let t = wrap(py, token_from_create_response(&r))?;
-    token_dict(py, &t)
+pub(crate) fn parse_create_token_response<'py>(
+    py: Python<'py>, version: i16, frame: &[u8],
+) -> PyResult<Dict<'py>> {
+    let r = codec::CreateTokenResponse::parse_response(version, frame).or_raise()?;
+    token_dict(py, &token::token_from_create_response(&r).or_raise()?)
 }
 
-/// The new expiry of a Renew- or ExpireDelegationToken response frame; raises the broker's
-/// error.
+/// The new expiry of a Renew- or ExpireDelegationToken response frame; raises its error.
 #[pyfunction]
-pub fn parse_token_expiry_response(py: Python<'_>, version: i16, frame: &[u8]) -> PyResult<i64> {
-    wrap(py, expiry_from_response(version, frame))
+pub(crate) fn parse_token_expiry_response(version: i16, frame: &[u8]) -> PyResult<i64> {
+    token::expiry_from_response(version, frame).or_raise()
 }
 
-/// The tokens of a DescribeDelegationToken response frame; raises the broker's error.
+/// The tokens of a DescribeDelegationToken response frame; raises its error.
 #[pyfunction]
-pub fn parse_describe_tokens_response<'py>(
-    py: Python<'py>,
-    version: i16,
-    frame: &[u8],
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let tokens = wrap(py, tokens_from_describe_response(version, frame))?;
-    tokens.iter().map(|t| token_dict(py, t)).collect()
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<TokenAuthority>()?;
-    m.add_function(wrap_pyfunction!(create_token_request, m)?)?;
-    m.add_function(wrap_pyfunction!(renew_or_expire_token_request, m)?)?;
-    m.add_function(wrap_pyfunction!(describe_tokens_request, m)?)?;
-    m.add_function(wrap_pyfunction!(parse_create_token_response, m)?)?;
-    m.add_function(wrap_pyfunction!(parse_token_expiry_response, m)?)?;
-    m.add_function(wrap_pyfunction!(parse_describe_tokens_response, m)?)?;
-    Ok(())
+pub(crate) fn parse_describe_tokens_response<'py>(
+    py: Python<'py>, version: i16, frame: &[u8],
+) -> PyResult<Vec<Dict<'py>>> {
+    tokens(py, token::tokens_from_describe_response(version, frame))
 }

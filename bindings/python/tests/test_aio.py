@@ -23,9 +23,9 @@ def test_async_credential_lookup():
         return "alice-secret" if username == "alice" else None
 
     async def main():
-        servers = ksasl.Registry()
+        servers = ksasl.MechanismRegistry()
         servers.add_password_servers()  # pull form
-        clients = ksasl.Registry()
+        clients = ksasl.MechanismRegistry()
         clients.add_password_clients("alice", "alice-secret")
         results = []
         for mech in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]:
@@ -37,11 +37,11 @@ def test_async_credential_lookup():
             while out:
                 back = b""
                 for f in frames(out):
-                    action, data, _ = await server.handle_frame(f)
+                    action, data, _, _ = await server.handle_frame(f)
                     assert action in ("continue", "authenticated"), action
                     back += data
                 for f in frames(back):
-                    ev, _ = client.handle_frame(f)
+                    ev, _, _ = client.handle_frame(f)
                     events.append(ev)
                 out = client.transmit()
             results.append((mech, events[-1], server.session()["principal"]))

@@ -14,7 +14,7 @@ import struct
 import pytest
 
 import ksasl
-from ksasl import ClientConfig, ClientConnection, Registry, ServerConfig, ServerConnection, Store
+from ksasl import ClientConfig, ClientConnection, CredentialStore, MechanismRegistry, ServerConfig, ServerConnection
 from ksasl.aio import AsyncClientConnection, AsyncServerConnection
 
 T0 = 1_800_000_000_000
@@ -91,13 +91,13 @@ def reset():
 
 
 def configs(max_reauth_ms=0):
-    store = Store()
+    store = CredentialStore()
     store.add_user("bob", "bob-secret")
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(store)
     servers.add_server_mechanism(NAME, AsyncHmacServer)
     assert NAME in servers.server_mechanisms() and "SCRAM-SHA-512" in servers.server_mechanisms()
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_client_mechanism(NAME, AsyncHmacClient)
     return ClientConfig(clients, NAME), ServerConfig(servers, max_reauth_ms=max_reauth_ms)
 
@@ -110,11 +110,11 @@ async def apump(client, server, now):
         for f in frames(data):
             if server.ready:
                 assert server.gate(struct.unpack(">h", f[:2])[0], now) == "begin_reauthentication"
-            action, o, _ = await server.handle_frame(f, now)
+            action, o, _, _ = await server.handle_frame(f, now)
             assert action != "pending"
             out += o
         for f in frames(out):
-            ev, _ = await client.handle_frame(f, now)
+            ev, _, _ = await client.handle_frame(f, now)
             events.append(ev)
         data = client.transmit()
     return events
@@ -166,7 +166,7 @@ async def run_until_error(client, server, now):
     while data:
         out = b""
         for f in frames(data):
-            action, o, _ = await server.handle_frame(f, now)
+            action, o, _, _ = await server.handle_frame(f, now)
             actions.append(action)
             out += o
         for f in frames(out):
@@ -225,20 +225,21 @@ def test_the_sync_drivers_expose_pending_work():
     client.start(T0)
     for _ in range(2):  # ApiVersions, then SaslHandshake
         (request,) = frames(client.transmit())
-        action, out, _ = server.handle_frame(request, T0)
+        action, out, _, _ = server.handle_frame(request, T0)
         assert action == "continue"
-        ev, _ = client.handle_frame(frames(out)[0], T0)
+        ev, _, _ = client.handle_frame(frames(out)[0], T0)
     assert ev == "pending"  # the client's async start()
     work = client.pending_work()
     assert asyncio.iscoroutine(work)
-    ev, _ = client.resume(asyncio.run(work), T0)
+    ev, _, _ = client.resume(asyncio.run(work), T0)
     assert ev == "continue"
     (token,) = frames(client.transmit())
-    action, out, _ = server.handle_frame(token, T0)
+    action, out, _, _ = server.handle_frame(token, T0)
     assert action == "pending" and out == b""
     # A frame while the server mechanism works: refused, and the connection must close.
     assert server.handle_frame(token, T0)[0] == "close_now"
-    work = server.pending_work()
+    kind, work = server.host_task()
+    assert kind == "mechanism"
 
     async def finish():
         try:
@@ -246,19 +247,19 @@ def test_the_sync_drivers_expose_pending_work():
         except Exception as e:
             return e
 
-    action, out, deadline = server.resume(asyncio.run(finish()), T0)
+    action, out, deadline, error = server.resume(asyncio.run(finish()), T0)
     assert action == "fail_at" and deadline == T0 + 100
     with pytest.raises(ksasl.AuthenticationError) as e:
         client.handle_frame(frames(out)[0], T0)
     assert "Authentication failed" in str(e.value)
-    assert server.pending_work() is None
+    assert server.host_task() is None
     assert sc.metrics(T0)["failed-authentication-total"] == 1
 
 
 def test_a_ksasl_error_from_a_coroutine_keeps_its_code():
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_server_mechanism(NAME, AsyncHmacServer)
-    s = ksasl.Server(servers, NAME)
+    s = ksasl.ServerExchange(servers, NAME)
     assert s.step(b"eve", T0) == ("pending", None)
 
     async def finish(work):
@@ -268,7 +269,7 @@ def test_a_ksasl_error_from_a_coroutine_keeps_its_code():
             return e
 
     with pytest.raises(ksasl.AuthenticationError) as e:
-        s.resume(asyncio.run(finish(s.pending_work())), T0)
+        s.resume(asyncio.run(finish(s.host_task()[1])), T0)
     assert e.value.name == "UNKNOWN_USER" and e.value.code == 301
     assert "Authentication failed" in s.client_message
 
@@ -281,7 +282,7 @@ def test_resume_at_the_wrong_time_is_refused_and_changes_nothing():
     assert e.value.name == "WRONG_STATE"
     with pytest.raises(ksasl.MisuseError):
         server.resume(("challenge", b"x"), T0)
-    assert client.pending_work() is None and server.pending_work() is None
+    assert client.pending_work() is None and server.host_task() is None
 
     # Still usable afterwards.
     async def main():
@@ -295,11 +296,11 @@ def test_resume_at_the_wrong_time_is_refused_and_changes_nothing():
 
 def test_low_level_authenticators_wait_for_coroutines():
     cc, sc = configs()
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_server_mechanism(NAME, AsyncHmacServer)
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_client_mechanism(NAME, AsyncHmacClient)
-    c, s = ksasl.Client(clients, NAME), ksasl.Server(servers, NAME)
+    c, s = ksasl.ClientExchange(clients, NAME), ksasl.ServerExchange(servers, NAME)
 
     async def settle(work):
         return await work
@@ -311,12 +312,12 @@ def test_low_level_authenticators_wait_for_coroutines():
     # Another message before the coroutine finished: refused, the exchange still waits.
     with pytest.raises(ksasl.MisuseError):
         s.step(b"alice", T0)
-    status, challenge = s.resume(asyncio.run(settle(s.pending_work())), T0)
+    status, challenge = s.resume(asyncio.run(settle(s.host_task()[1])), T0)
     assert status == "challenge"
     assert c.step(challenge, T0) is None
     proof = c.resume(asyncio.run(settle(c.pending_work())))
     assert s.step(proof[0], T0) == ("pending", None)
-    status, last = s.resume(asyncio.run(settle(s.pending_work())), T0)
+    status, last = s.resume(asyncio.run(settle(s.host_task()[1])), T0)
     assert status == "done"
     assert s.outcome()["principal"] == "User:alice"
     assert s.outcome()["credential_expiry_ms"] == T0 + 5_000

@@ -9,14 +9,24 @@ import time
 import pytest
 
 import ksasl
-from ksasl import AuthenticationError, Client, CredentialError, KsaslError, MisuseError, ProtocolError, Registry, Server, Store
+from ksasl import (
+    AuthenticationError,
+    ClientExchange,
+    CredentialError,
+    CredentialStore,
+    KsaslError,
+    MechanismRegistry,
+    MisuseError,
+    ProtocolError,
+    ServerExchange,
+)
 
 HERE = os.path.dirname(__file__)
 VECTORS = os.path.join(HERE, "..", "..", "..", "tests", "vectors", "scram.json")
 NOW = 1_800_000_000_000
 
 
-def run(client: Client, server: Server):
+def run(client: ClientExchange, server: ServerExchange):
     """Runs an exchange in memory; returns the server's outcome."""
     msg, done = client.start(NOW)
     while True:
@@ -32,15 +42,15 @@ def run(client: Client, server: Server):
 
 @pytest.fixture
 def store():
-    s = Store()
+    s = CredentialStore()
     s.add_user("alice", "alice-secret")
     return s
 
 
 def registries(store, user="alice", password="alice-secret"):
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(store)
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_password_clients(user, password)
     return clients, servers
 
@@ -52,7 +62,7 @@ def test_version():
 @pytest.mark.parametrize("mech", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_every_mechanism(store, mech):
     clients, servers = registries(store)
-    out = run(Client(clients, mech), Server(servers, mech))
+    out = run(ClientExchange(clients, mech), ServerExchange(servers, mech))
     assert out["principal"] == "User:alice"
     assert out["mechanism"] == mech
     assert out["credential_expiry_ms"] is None
@@ -66,17 +76,17 @@ def test_shared_vectors_replayed_on_the_server():
         cred = v.get("kafka_credential") or (
             f"salt={v['salt_b64']},stored_key={v['stored_key_b64']},server_key={v['server_key_b64']},iterations={v['iterations']}"
         )
-        store = Store()
-        clients = Registry()
+        store = CredentialStore()
+        clients = MechanismRegistry()
         if v["token_auth"]:
             store.set_token(v["username"], v["mechanism"], cred, "owner", NOW + 60_000)
             clients.add_token_clients(v["username"], v["password"])
         else:
             store.set_scram(v["username"], v["mechanism"], cred)
             clients.add_password_clients(v["username"], v["password"])
-        servers = Registry()
+        servers = MechanismRegistry()
         servers.add_password_servers(store)
-        out = run(Client(clients, v["mechanism"]), Server(servers, v["mechanism"]))
+        out = run(ClientExchange(clients, v["mechanism"]), ServerExchange(servers, v["mechanism"]))
         if v["token_auth"]:
             assert out["principal"] == "User:owner" and out["token_authenticated"]
             assert out["credential_expiry_ms"] == NOW + 60_000
@@ -88,9 +98,9 @@ def test_shared_vectors_replayed_on_the_server():
 @pytest.mark.parametrize("mech", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_wrong_password_raises_with_code(store, mech):
     clients, servers = registries(store, password="nope")
-    server = Server(servers, mech)
+    server = ServerExchange(servers, mech)
     with pytest.raises(AuthenticationError) as e:
-        run(Client(clients, mech), server)
+        run(ClientExchange(clients, mech), server)
     assert e.value.code == 300 and e.value.name == "INVALID_CREDENTIALS" and e.value.kind == "authentication"
     assert isinstance(e.value, KsaslError)
     assert "nope" not in str(e.value)
@@ -102,24 +112,24 @@ def test_wrong_password_raises_with_code(store, mech):
 
 def test_error_classes():
     with pytest.raises(MisuseError) as e:
-        Client(Registry(), "GSSAPI")
+        ClientExchange(MechanismRegistry(), "GSSAPI")
     assert isinstance(e.value, ValueError) and e.value.code == 104
     with pytest.raises(CredentialError) as e:
-        Store().add_user("a", "b", iterations=100)
+        CredentialStore().add_user("a", "b", iterations=100)
     assert e.value.name == "CREDENTIAL_ITERATIONS_TOO_LOW"
     with pytest.raises(CredentialError):
-        Store().set_scram("a", "SCRAM-SHA-256", "salt=!!")
+        CredentialStore().set_scram("a", "SCRAM-SHA-256", "salt=!!")
     with pytest.raises(MisuseError):
-        Store().set_scram("a", "PLAIN", "x")
-    clients, servers = registries(Store())
-    s = Server(servers, "SCRAM-SHA-256")
+        CredentialStore().set_scram("a", "PLAIN", "x")
+    clients, servers = registries(CredentialStore())
+    s = ServerExchange(servers, "SCRAM-SHA-256")
     with pytest.raises(ProtocolError) as e:
         s.step(b"n,,n=alice")
     assert e.value.name == "MALFORMED_MESSAGE"
     with pytest.raises(MisuseError) as e:
         s.step(b"n,,n=alice,r=abc")
     assert e.value.name == "STEP_AFTER_FAILURE"
-    c = Client(clients, "SCRAM-SHA-256")
+    c = ClientExchange(clients, "SCRAM-SHA-256")
     with pytest.raises(MisuseError):
         c.step(b"r=x")  # before start
     c.start()
@@ -136,16 +146,16 @@ def test_credential_callback_forms():
         seen.append((mechanism, username, token_auth))
         return {"alice": "alice-secret"}.get(username)
 
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(lookup)
     for mech in ["PLAIN", "SCRAM-SHA-512"]:
-        clients = Registry()
+        clients = MechanismRegistry()
         clients.add_password_clients("alice", "alice-secret")
-        assert run(Client(clients, mech), Server(servers, mech))["principal"] == "User:alice"
-        clients = Registry()
+        assert run(ClientExchange(clients, mech), ServerExchange(servers, mech))["principal"] == "User:alice"
+        clients = MechanismRegistry()
         clients.add_password_clients("mallory", "x")
         with pytest.raises(AuthenticationError) as e:
-            run(Client(clients, mech), Server(servers, mech))
+            run(ClientExchange(clients, mech), ServerExchange(servers, mech))
         assert e.value.name == "UNKNOWN_USER"
     assert ("PLAIN", "alice", False) in seen
 
@@ -159,28 +169,28 @@ def test_an_exception_in_the_callback_reaches_the_caller_unchanged():
     def lookup(mechanism, username, token_auth):
         raise boom
 
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(lookup)
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_password_clients("alice", "alice-secret")
-    server = Server(servers, "SCRAM-SHA-256")
+    server = ServerExchange(servers, "SCRAM-SHA-256")
     with pytest.raises(Boom) as e:
-        run(Client(clients, "SCRAM-SHA-256"), server)
+        run(ClientExchange(clients, "SCRAM-SHA-256"), server)
     assert e.value is boom
     assert server.client_message.startswith("Authentication failed during authentication")
 
 
 def test_pull_form_with_every_answer_kind():
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers()
     for answer in ["alice-secret", ("password", "alice-secret", NOW + 5000), None, ("unavailable", "db down")]:
-        clients = Registry()
+        clients = MechanismRegistry()
         clients.add_password_clients("alice", "alice-secret")
-        c, s = Client(clients, "SCRAM-SHA-256"), Server(servers, "SCRAM-SHA-256")
+        c, s = ClientExchange(clients, "SCRAM-SHA-256"), ServerExchange(servers, "SCRAM-SHA-256")
         first, _ = c.start(NOW)
         status, _ = s.step(first, NOW)
         assert status == "need_credential"
-        assert s.credential_request() == {"mechanism": "SCRAM-SHA-256", "username": "alice", "token_auth": False}
+        assert s.host_task() == ("credential", {"mechanism": "SCRAM-SHA-256", "username": "alice", "token_authenticated": False})
         if answer is None or answer[0] == "unavailable":
             with pytest.raises(KsaslError) as e:
                 s.provide_credential(answer, NOW)
@@ -200,42 +210,44 @@ def test_pull_form_with_every_answer_kind():
 
 
 def test_scram_logins_release_the_gil():
-    """While one thread derives SCRAM keys (a long PBKDF2 inside the native code), another
-    Python thread keeps running: the GIL is released during the native work. This counts the
-    other thread's progress during the call instead of timing anything, so a loaded machine
-    cannot make it fail (a held GIL gives the other thread no turn at all)."""
-    store = Store()
-    store.add_user("alice", "alice-secret", iterations=16384)
-    servers = Registry()
+    """While one thread logs in with SCRAM and fresh client credentials (the client derives its
+    keys: a PBKDF2 inside the native step), another Python thread keeps running: the GIL is
+    released during the native work. The other thread's progress is counted only while a
+    login's PBKDF2 step runs, instead of timing anything, so a loaded machine cannot make it
+    fail (a held GIL gives the other thread no turn at all during the step)."""
+    store = CredentialStore()
+    store.add_user("alice", "alice-secret", iterations=16384)  # the client's iteration cap
+    servers = MechanismRegistry()
     servers.add_password_servers(store)
 
-    in_native = threading.Event()
-    done = threading.Event()
-    ticks_during = []
+    in_step, done = threading.Event(), threading.Event()
+    ticks = [0]
 
-    def login():
-        big = Store()
-        in_native.set()
-        big.add_user("bob", "bob-secret", iterations=2_000_000)  # PBKDF2 x 3 mechanisms
+    def logins():
+        for _ in range(20):
+            clients = MechanismRegistry()
+            clients.add_password_clients("alice", "alice-secret")  # fresh: no cached keys
+            c, s = ClientExchange(clients, "SCRAM-SHA-512"), ServerExchange(servers, "SCRAM-SHA-512")
+            first, _ = c.start(NOW)
+            _, server_first = s.step(first, NOW)
+            in_step.set()
+            final, _ = c.step(server_first, NOW)  # 16384 PBKDF2 rounds
+            in_step.clear()
+            status, last = s.step(final, NOW)
+            assert status == "done" and c.step(last, NOW) == (None, True)
         done.set()
-        clients = Registry()
-        clients.add_password_clients("alice", "alice-secret")  # fresh: no cached keys
-        run(Client(clients, "SCRAM-SHA-512"), Server(servers, "SCRAM-SHA-512"))
 
     def ticker():
-        in_native.wait()
-        n = 0
         while not done.is_set():
-            n += 1
+            if in_step.is_set():
+                ticks[0] += 1
             time.sleep(0)  # yields; with the GIL held elsewhere this line would block
-        ticks_during.append(n)
 
-    threads = [threading.Thread(target=login), threading.Thread(target=ticker)]
+    threads = [threading.Thread(target=logins), threading.Thread(target=ticker)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    # Millions of PBKDF2 rounds take far longer than one switch interval (5 ms): a released
-    # GIL lets the ticker loop many times; a held one would leave it one
-    # tick at most (the ticks are counted only while add_user runs).
-    assert ticks_during[0] > 100, ticks_during
+    # Twenty PBKDF2 steps of 16384 rounds: a released GIL lets the ticker loop many times
+    # during them; a held one would leave it a tick or two per login at most.
+    assert ticks[0] > 100, ticks

@@ -11,7 +11,7 @@ import struct
 import pytest
 
 import ksasl
-from ksasl import ClientConfig, ClientConnection, Registry, ServerConfig, ServerConnection, Store
+from ksasl import ClientConfig, ClientConnection, CredentialStore, MechanismRegistry, ServerConfig, ServerConnection
 
 T0 = 1_800_000_000_000
 NAME = "X-HMAC-CHALLENGE"
@@ -79,12 +79,12 @@ def reset():
 
 
 def setup(max_reauth_ms=0):
-    store = Store()
+    store = CredentialStore()
     store.add_user("bob", "bob-secret")
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(store)
     servers.add_server_mechanism(NAME, HmacServer)
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_client_mechanism(NAME, HmacClient)
     assert NAME in servers.server_mechanisms() and "SCRAM-SHA-256" in servers.server_mechanisms()
     server_config = ServerConfig(servers, max_reauth_ms=max_reauth_ms)
@@ -98,11 +98,11 @@ def pump(client, server, now):
         for f in frames(data):
             if server.ready:
                 assert server.gate(struct.unpack(">h", f[:2])[0], now) == "begin_reauthentication"
-            action, o, _ = server.handle_frame(f, now)
+            action, o, _, _ = server.handle_frame(f, now)
             out += o
             events.append(action)
         for f in frames(out):
-            ev, _ = client.handle_frame(f, now)
+            ev, _, _ = client.handle_frame(f, now)
             events.append(ev)
         data = client.transmit()
     return events
@@ -139,7 +139,7 @@ def pump_collect(client, server, now):
     while data and error is None:
         out = b""
         for f in frames(data):
-            action, o, _ = server.handle_frame(f, now)
+            action, o, _, _ = server.handle_frame(f, now)
             out += o
             actions.append(action)
         for f in frames(out):

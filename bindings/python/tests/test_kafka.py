@@ -15,12 +15,12 @@ from ksasl import (
     CredentialError,
     JwksValidator,
     Refresher,
-    Registry,
+    MechanismRegistry,
     ServerConfig,
     ServerConnection,
-    Store,
+    CredentialStore,
     Tracker,
-    unsecured_token,
+    unsecured_oauth_token,
 )
 from ksasl.adapters import TokenProvider, confluent_kafka_oauth_cb
 
@@ -64,11 +64,11 @@ class Pair:
                     if verdict == "process":
                         to_client += struct.pack(">ii", 4, corr)
                         continue
-                action, out, _ = self.server.handle_frame(f, now)
+                action, out, _, _ = self.server.handle_frame(f, now)
                 to_client += out
                 assert action in ("continue", "authenticated", "reauthenticated"), action
             for f in frames(to_client):
-                ev, app = self.client.handle_frame(f, now)
+                ev, app, _ = self.client.handle_frame(f, now)
                 if ev == "application":
                     self.app.append(struct.unpack(">i", app[:4])[0])
                 elif ev != "continue":
@@ -77,11 +77,11 @@ class Pair:
 
 
 def password_pair(mech, max_reauth_ms=3000, timing="kafka"):
-    store = Store()
+    store = CredentialStore()
     store.add_user("alice", "alice-secret")
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(store)
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_password_clients("alice", "alice-secret")
     return ClientConfig(clients, mech, client_id="py", reauth_timing=timing), ServerConfig(servers, max_reauth_ms=max_reauth_ms)
 
@@ -129,14 +129,14 @@ def test_without_reauthentication_the_broker_closes_at_expiry():
 def test_oauthbearer_refresher_tracker_and_token_bound_sessions():
     refresher = Refresher()
     assert refresher.poll(T0)
-    t = unsecured_token("alice", lifetime_seconds=60, now_ms=T0)
+    t = unsecured_oauth_token("alice", lifetime_seconds=60, now_ms=T0)
     assert refresher.set_token(t["token"], t["expiry_ms"], "alice", {"logicalCluster": "lkc-1"}, T0) == 1
     with pytest.raises(CredentialError) as e:
         refresher.set_token(t["token"], 3600, "alice", None, T0)
     assert e.value.name == "INVALID_CREDENTIAL_EXPIRY" and "relative" in e.value.message
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_oauthbearer_server()
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_oauthbearer_client(refresher)
     scfg = ServerConfig(servers, max_reauth_ms=30_000)
     p = Pair(ClientConfig(clients, "OAUTHBEARER", reauth_timing="librdkafka"), scfg)
@@ -150,7 +150,7 @@ def test_oauthbearer_refresher_tracker_and_token_bound_sessions():
     assert T0 + 48_000 <= due < T0 + 51_000
     refresh, ids = tracker.poll(due)
     assert refresh and ids == []
-    t2 = unsecured_token("alice", lifetime_seconds=60, now_ms=due)
+    t2 = unsecured_oauth_token("alice", lifetime_seconds=60, now_ms=due)
     refresher.set_token(t2["token"], t2["expiry_ms"], "alice", None, due)
     refresh, ids = tracker.poll(due)
     assert ids == [1]
@@ -163,7 +163,7 @@ def test_oauthbearer_refresher_tracker_and_token_bound_sessions():
 def test_jwks_validator_with_shared_vectors():
     with open(os.path.join(HERE, "..", "..", "..", "tests", "vectors", "jwt.json")) as f:
         v = json.load(f)
-    j = JwksValidator(v["issuer"], v["audience"])
+    j = JwksValidator(v["issuer"], [v["audience"]])
     assert j.set_jwks(json.dumps(v["jwks"]), v["now_ms"]) == 4
     for t in v["tokens"]:
         if t["expect"] == "ok":
@@ -187,16 +187,16 @@ def test_callback_validator_and_exception_passthrough():
             raise Nope("validator down")
         return None
 
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_oauthbearer_server(validate)
     for token, outcome in [("good-token", "ok"), ("bad-token", "rejected"), ("raise", Nope)]:
         refresher = Refresher()
         refresher.poll(T0)
         refresher.set_token(token, T0 + 60_000, "svc", None, T0)
-        clients = Registry()
+        clients = MechanismRegistry()
         clients.add_oauthbearer_client(refresher)
-        c = ksasl.Client(clients, "OAUTHBEARER")
-        s = ksasl.Server(servers, "OAUTHBEARER")
+        c = ksasl.ClientExchange(clients, "OAUTHBEARER")
+        s = ksasl.ServerExchange(servers, "OAUTHBEARER")
         first, _ = c.start(T0)
         if outcome is Nope:
             with pytest.raises(Nope):
@@ -219,7 +219,7 @@ def test_adapters_never_return_an_expired_token():
 
     def fetch():
         now = int(__import__("time").time() * 1000)
-        t = unsecured_token("alice", lifetime_seconds=2, now_ms=now)
+        t = unsecured_oauth_token("alice", lifetime_seconds=2, now_ms=now)
         issued.append(t["expiry_ms"])
         return t["token"], t["expiry_ms"], "alice", {"identityPoolId": "pool-1"}
 
@@ -233,7 +233,7 @@ def test_adapters_never_return_an_expired_token():
 
 
 def test_api_versions_after_authentication_come_from_the_config():
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers()
     config = ServerConfig(servers, api_versions=[(3, 0, 12)])
     req = struct.pack(">hhih", 18, 0, 5, -1)

@@ -14,10 +14,10 @@ from ksasl import (
     ClientConnection,
     CredentialError,
     Refresher,
-    Registry,
+    MechanismRegistry,
     ServerConfig,
     ServerConnection,
-    Store,
+    CredentialStore,
     TokenAuthority,
 )
 
@@ -84,16 +84,16 @@ def test_authority_rules_and_errors():
 
 def test_token_login_through_the_drivers_with_a_refresher():
     a = TokenAuthority("k", expiry_time_ms=10_000)
-    store = Store()
+    store = CredentialStore()
     store.add_user("alice", "alice-secret")
-    servers = Registry()
+    servers = MechanismRegistry()
     servers.add_password_servers(store, tokens=a)
     server_config = ServerConfig(servers)
     t = a.create("alice", now_ms=T0)
     refresher = Refresher()
     assert refresher.poll(T0)
     assert refresher.set_delegation_token(t, T0) == 1
-    clients = Registry()
+    clients = MechanismRegistry()
     clients.add_refreshing_password_clients(refresher)
     client = ClientConnection(ClientConfig(clients, "SCRAM-SHA-512"))
     server = ServerConnection(server_config)
@@ -103,10 +103,10 @@ def test_token_login_through_the_drivers_with_a_refresher():
     while data:
         out = b""
         for f in frames(data):
-            _, o, _ = server.handle_frame(f, T0)
+            _, o, _, _ = server.handle_frame(f, T0)
             out += o
         for f in frames(out):
-            ev, _ = client.handle_frame(f, T0)
+            ev, _, _ = client.handle_frame(f, T0)
             events.append(ev)
         data = client.transmit()
     assert "authenticated" in events

@@ -1,7 +1,7 @@
 //! What a token validator decides: the accepted token's facts, or a rejection with Kafka's
 //! JSON error for the client; the validator trait, and a validator written by the host.
 
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 
 /// What a validator learnt from an accepted token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,19 @@ impl TokenRejection {
             scope: None,
             openid_configuration: None,
         }
+    }
+
+    /// The rejection as an error for the host that asked a validator directly: its code and
+    /// reason, with `status` (and `scope`, `openid-configuration` when set) as details.
+    pub fn into_error(self) -> Error {
+        let mut e = Error::new(self.code, self.reason).with_detail("status", self.status);
+        if let Some(s) = self.scope {
+            e = e.with_detail("scope", s);
+        }
+        if let Some(o) = self.openid_configuration {
+            e = e.with_detail("openid-configuration", o);
+        }
+        e
     }
 
     /// The JSON Kafka sends as the error challenge, with its `", "` separators.
@@ -144,5 +157,23 @@ where
                 format!("the host's validator failed: {}", e.message()),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejection_becomes_an_error_with_its_details() {
+        let mut r = TokenRejection::invalid_token(ErrorCode::InsufficientScope, "needs write");
+        r.status = "insufficient_scope".into();
+        r.scope = Some("write".into());
+        let e = r.into_error();
+        assert_eq!(e.code(), ErrorCode::InsufficientScope);
+        assert_eq!(e.message(), "needs write");
+        assert_eq!(e.detail("status"), Some("insufficient_scope"));
+        assert_eq!(e.detail("scope"), Some("write"));
+        assert_eq!(e.detail("openid-configuration"), None);
     }
 }

@@ -1,25 +1,28 @@
 """asyncio helpers for the connection drivers.
 
 The Rust core never waits: when it needs something only the host can produce, it stops and
-says so, and these wrappers do the awaiting on the event loop.
+says what (``ServerConnection.host_task()``, ``ClientConnection.pending_work()``), and these
+wrappers only await it on the event loop and hand the answer back.
 
 * ``AsyncServerConnection`` answers credential requests with an ``async`` lookup (a database
-  query, say): the core stops with "need_credential", the lookup is awaited, and the answer is
-  provided.
+  query, say).
 * Both ``AsyncServerConnection`` and ``AsyncClientConnection`` drive mechanisms written in
   Python whose ``start``/``step`` are ``async def`` (a call to an in-house token service, a
-  cloud signer): the core stops with "pending", the mechanism's coroutine is awaited, and the
-  exchange resumes with its result. An exception raised by the coroutine fails the exchange
-  like one raised by a synchronous mechanism (HOST_MECHANISM_FAILED with its text, or the
-  KsaslError's own code). Cancelling the awaiting task leaves the connection waiting; close it.
+  cloud signer): the mechanism's coroutine is awaited and the exchange resumes with its result.
+  An exception raised by the coroutine fails the exchange like one raised by a synchronous
+  mechanism (HOST_MECHANISM_FAILED with its text, or the KsaslError's own code). Cancelling the
+  awaiting task leaves the connection waiting; close it.
 """
 
 import inspect
 from typing import Any, Awaitable, Callable, Optional, Tuple, Union
 
 from ksasl._ksasl import ClientConfig, ClientConnection, ServerConfig, ServerConnection
+from ksasl.errors import KsaslError
 
 Lookup = Callable[[str, str, bool], Union[Any, Awaitable[Any]]]
+ServerOutput = Tuple[str, bytes, Optional[int], Optional[KsaslError]]
+ClientEvent = Tuple[str, Optional[bytes], Optional[KsaslError]]
 
 
 async def _finish(work: Any) -> Any:
@@ -32,42 +35,35 @@ async def _finish(work: Any) -> Any:
 
 
 async def settle_server(
-    conn: ServerConnection,
-    result: Tuple[str, bytes, Optional[int]],
-    lookup: Optional[Lookup] = None,
-    now_ms: Optional[int] = None,
-) -> Tuple[str, bytes, Optional[int]]:
-    """Finishes what a ``ServerConnection`` call left to the host: answers "need_credential"
-    with ``lookup`` and awaits "pending" mechanism work, until the action is neither. Returns
-    the last action, every frame to write (concatenated) and the deadline."""
-    action, out, deadline = result
-    while action in ("need_credential", "pending"):
-        if action == "pending":
-            answer = await _finish(conn.pending_work())
-            action, more, deadline = conn.resume(answer, now_ms)
-        else:
-            req = conn.credential_request()
-            assert req is not None
-            if lookup is None:
-                raise RuntimeError("a mechanism asked for a credential and no lookup was given")
-            credential = lookup(req["mechanism"], req["username"], req["token_auth"])
-            if inspect.isawaitable(credential):
-                credential = await credential
-            action, more, deadline = conn.provide_credential(credential, now_ms)
-        out += more
-    return action, out, deadline
+    conn: ServerConnection, output: ServerOutput, lookup: Optional[Lookup] = None, now_ms: Optional[int] = None
+) -> ServerOutput:
+    """Settles what a ``ServerConnection`` call left to the host, as long as its
+    ``host_task()`` names something: awaits a mechanism's work, or answers a credential request
+    with ``lookup``. Returns the last output, with every frame to write."""
+    while True:
+        task = conn.host_task()
+        if task is None:
+            return output
+        kind, value = task
+        if kind == "mechanism":
+            output = conn.resume(await _finish(value), now_ms, output[1])
+            continue
+        if lookup is None:
+            raise RuntimeError("a mechanism asked for a credential and no lookup was given")
+        answer = lookup(value["mechanism"], value["username"], value["token_authenticated"])
+        if inspect.isawaitable(answer):
+            answer = await answer
+        output = conn.provide_credential(answer, now_ms, output[1])
 
 
-async def settle_client(
-    conn: ClientConnection, result: Tuple[str, Optional[bytes]], now_ms: Optional[int] = None
-) -> Tuple[str, Optional[bytes]]:
-    """Awaits the "pending" mechanism work a ``ClientConnection`` call left, until the event
-    is another one; returns it."""
-    event, data = result
-    while event == "pending":
-        answer = await _finish(conn.pending_work())
-        event, data = conn.resume(answer, now_ms)
-    return event, data
+async def settle_client(conn: ClientConnection, event: ClientEvent, now_ms: Optional[int] = None) -> ClientEvent:
+    """Awaits the mechanism work a ``ClientConnection`` call left, as long as there is some;
+    returns the last event."""
+    while True:
+        work = conn.pending_work()
+        if work is None:
+            return event
+        event = conn.resume(await _finish(work), now_ms)
 
 
 class AsyncServerConnection:
@@ -79,9 +75,8 @@ class AsyncServerConnection:
         self.conn = ServerConnection(config)
         self._lookup = lookup
 
-    async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, bytes, Optional[int]]:
-        """As ``ServerConnection.handle_frame``, never returning "need_credential" or
-        "pending": those are answered here."""
+    async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> ServerOutput:
+        """As ``ServerConnection.handle_frame``, with what the host must settle settled."""
         return await settle_server(self.conn, self.conn.handle_frame(frame, now_ms), self._lookup, now_ms)
 
     def gate(self, api_key: int, now_ms: Optional[int] = None) -> str:
@@ -95,7 +90,7 @@ class AsyncServerConnection:
         return self.conn.session()
 
     def __getattr__(self, name: str) -> Any:
-        # Everything else (metrics-free helpers, next_deadline, ...) as on the driver.
+        # Everything else (next_deadline, host_task, ...) as on the driver.
         return getattr(self.conn, name)
 
 
@@ -106,7 +101,7 @@ class AsyncClientConnection:
     def __init__(self, config: ClientConfig) -> None:
         self.conn = ClientConnection(config)
 
-    async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> Tuple[str, Optional[bytes]]:
+    async def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> ClientEvent:
         """As ``ClientConnection.handle_frame``; write ``transmit()`` afterwards."""
         return await settle_client(self.conn, self.conn.handle_frame(frame, now_ms), now_ms)
 

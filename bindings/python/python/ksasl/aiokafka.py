@@ -29,7 +29,7 @@ import aiokafka  # type: ignore[import-untyped]
 import aiokafka.conn as _conn  # type: ignore[import-untyped]
 import aiokafka.errors as _errors  # type: ignore[import-untyped]
 
-from ksasl._ksasl import ClientConfig, ClientConnection, Registry
+from ksasl._ksasl import ClientConfig, ClientConnection, MechanismRegistry
 from ksasl.errors import KsaslError
 
 #: aiokafka release lines this integration was written and tested for.
@@ -67,7 +67,7 @@ class Integration:
         found = self._configs.get(key)
         if found is not None:
             return found
-        registry = Registry()
+        registry = MechanismRegistry()
         if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
             registry.add_password_clients(conn._sasl_plain_username, conn._sasl_plain_password)
         elif mechanism == "OAUTHBEARER":
@@ -173,7 +173,7 @@ class ReauthenticatingConnection(_conn.AIOKafkaConnection):  # type: ignore[misc
             return super()._handle_frame(resp)  # type: ignore[no-any-return]
         now = _now_ms()
         try:
-            event, frame = driver.handle_frame(resp, now)
+            event, frame, _ = driver.handle_frame(resp, now)
         except KsaslError as e:
             self._fail(e)
             return None

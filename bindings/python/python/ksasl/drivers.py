@@ -1,25 +1,22 @@
-"""Drivers for a ``Refresher`` outside the sans-IO core: a thread, and an asyncio task. Both
-sleep until the refresher's exact next deadline (the wall clock), call ``fetch`` when a refresh
-is due, and install its answer; a failing ``fetch`` keeps the old token while it is valid and
-is retried after the refresher's backoff.
+"""Drivers for a ``Refresher`` outside the sans-IO core: the core's refresh thread
+(``RefresherThread``) and an asyncio task (``run_refresher``). Both call ``fetch`` when a refresh
+is due (the core's schedule and sleep rule) and install its answer; a failing ``fetch`` keeps the
+old token while it is valid and is retried after the refresher's backoff.
 
 ``fetch`` returns ``(token, expiry_ms, principal, extensions)`` with an ABSOLUTE expiry in
 milliseconds since the epoch; for the asyncio driver it may be a coroutine function.
 """
 
 import asyncio
+import atexit
 import inspect
-import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
-from ksasl._ksasl import Refresher
+from ksasl._ksasl import BackgroundRefresher, Refresher, sleep_ms
 
 Answer = Tuple[str, int, str, Optional[Dict[str, str]]]
 Fetch = Callable[[], Union[Answer, Awaitable[Answer]]]
-
-# While a request is outstanding the refresher has no deadline; look again this often (ms).
-_IDLE_MS = 1000
 
 
 def _now_ms() -> int:
@@ -32,32 +29,27 @@ def _install(refresher: Refresher, answer: Any, now: int) -> None:
 
 
 class RefresherThread:
-    """Refreshes in a daemon thread; use as a context manager or call ``stop()``."""
+    """Refreshes on the core's background thread (``BackgroundRefresher``, on the wall clock);
+    use as a context manager or call ``stop()``. Exceptions raised by ``fetch`` are kept in
+    ``errors`` (and reported to the refresher as failed refreshes)."""
 
     def __init__(self, refresher: Refresher, fetch: Callable[[], Answer]) -> None:
         self.refresher = refresher
         self._fetch = fetch
-        self._stop = threading.Event()
-        self.errors: "list[Exception]" = []
-        self._thread = threading.Thread(target=self._run, name="ksasl-refresh", daemon=True)
-        self._thread.start()
+        self.errors: List[Exception] = []
+        self._driver = BackgroundRefresher(refresher, self._refresh)
+        atexit.register(self.stop)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            now = _now_ms()
-            if self.refresher.poll(now):
-                try:
-                    _install(self.refresher, self._fetch(), now)
-                except Exception as e:  # kept for the host; the old token stays valid
-                    self.errors.append(e)
-                    self.refresher.set_token_failure(f"{type(e).__name__}: {e}", now)
-            deadline = self.refresher.next_deadline()
-            wait_ms = _IDLE_MS if deadline is None else max(0, min(deadline - _now_ms(), _IDLE_MS))
-            self._stop.wait(wait_ms / 1000.0)
+    def _refresh(self, now_ms: int) -> None:
+        try:
+            _install(self.refresher, self._fetch(), now_ms)
+        except Exception as e:
+            self.errors.append(e)
+            raise  # the core records the failed refresh with the exception's text
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
+        atexit.unregister(self.stop)
+        self._driver.stop()
 
     def __enter__(self) -> "RefresherThread":
         return self
@@ -66,10 +58,16 @@ class RefresherThread:
         self.stop()
 
 
-async def run_refresher(refresher: Refresher, fetch: Fetch) -> None:
-    """Runs until cancelled: the asyncio variant of ``RefresherThread``."""
+async def run_refresher(
+    refresher: Refresher,
+    fetch: Fetch,
+    clock: Callable[[], int] = _now_ms,
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+) -> None:
+    """Runs until cancelled: the asyncio variant of ``RefresherThread``. ``clock`` (ms) and
+    ``sleep`` (seconds) default to the wall clock and ``asyncio.sleep``."""
     while True:
-        now = _now_ms()
+        now = clock()
         if refresher.poll(now):
             try:
                 answer = fetch()
@@ -81,6 +79,4 @@ async def run_refresher(refresher: Refresher, fetch: Fetch) -> None:
                 raise
             except Exception as e:
                 refresher.set_token_failure(f"{type(e).__name__}: {e}", now)
-        deadline = refresher.next_deadline()
-        wait_ms = _IDLE_MS if deadline is None else max(0, min(deadline - _now_ms(), _IDLE_MS))
-        await asyncio.sleep(wait_ms / 1000.0)
+        await sleep(sleep_ms(refresher.next_deadline(), clock()) / 1000.0)

@@ -1,0 +1,99 @@
+//! OAUTHBEARER: the signed-JWT validator, Python validators, and unsecured tokens.
+
+use ksasl::mech::oauthbearer::HostTokenValidator;
+use ksasl::{JwtValidatorConfig, Secret, TokenValidator, UnsecuredTokenBuilder};
+use ksasl::{UnsecuredValidator, UnsecuredValidatorConfig};
+
+use crate::glue::*;
+
+/// A signed-JWT validator (KIP-768) whose JWKS the host supplies; every option of the core's
+/// `JwtValidatorConfig`, its defaults when not given.
+#[pyclass(module = "ksasl._ksasl", frozen)]
+pub(crate) struct JwksValidator(Arc<ksasl::JwksValidator>);
+
+#[pymethods]
+impl JwksValidator {
+    #[new]
+    #[pyo3(signature = (expected_issuer = None, expected_audiences = None, clock_skew_ms = None,
+        subject_claim_name = None, scope_claim_name = None, validate_iat = None, algorithms = None,
+        hmac_secret = None, max_token_size = None, refresh_period_ms = None,
+        unknown_kid_interval_ms = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        expected_issuer: Option<String>, expected_audiences: Option<Vec<String>>,
+        clock_skew_ms: Option<i64>, subject_claim_name: Option<String>,
+        scope_claim_name: Option<String>, validate_iat: Option<bool>,
+        algorithms: Option<Vec<String>>, hmac_secret: Option<Vec<u8>>,
+        max_token_size: Option<usize>, refresh_period_ms: Option<i64>,
+        unknown_kid_interval_ms: Option<i64>,
+    ) -> PyResult<Self> {
+        let hmac_secret = hmac_secret.map(Secret::new);
+        let mut c = JwtValidatorConfig { expected_issuer, hmac_secret, ..Default::default() };
+        given!(c: expected_audiences, clock_skew_ms, subject_claim_name, scope_claim_name,
+            validate_iat, max_token_size, refresh_period_ms, unknown_kid_interval_ms);
+        if let Some(names) = algorithms {
+            c.set_algorithm_names(&names).or_raise()?;
+        }
+        Ok(JwksValidator(Arc::new(ksasl::JwksValidator::new(c).or_raise()?)))
+    }
+
+    #[pyo3(signature = (jwks_json, now_ms = None))]
+    fn set_jwks(&self, jwks_json: &str, now_ms: Now) -> PyResult<usize> {
+        self.0.set_jwks(jwks_json, now(now_ms)).or_raise()
+    }
+
+    fn next_refresh_ms(&self) -> i64 {
+        self.0.next_refresh_ms()
+    }
+
+    #[pyo3(signature = (token, now_ms = None))]
+    fn validate<'py>(&self, py: Python<'py>, token: &str, now_ms: Now) -> PyResult<Dict<'py>> {
+        let v = py.allow_threads(|| self.0.validate(token, now(now_ms)));
+        let v = v.map_err(|r| r.into_error()).or_raise()?;
+        Ok(dict!(py, principal: v.principal, expiry_ms: v.expiry_ms, scope: v.scope))
+    }
+}
+
+/// Kafka's unsecured validator (None), a `JwksValidator`, or a callable whose exception
+/// reaches the caller of the step unchanged.
+pub(crate) fn server_validator(
+    validator: Option<Any>, required_scope: Option<Vec<String>>,
+    allowable_clock_skew_ms: Option<i64>,
+) -> PyResult<Arc<dyn TokenValidator>> {
+    let Some(v) = validator else {
+        let mut c = UnsecuredValidatorConfig::default();
+        given!(c: required_scope, allowable_clock_skew_ms);
+        return Ok(Arc::new(UnsecuredValidator::new(c).or_raise()?));
+    };
+    match v.downcast::<JwksValidator>() {
+        Ok(j) => Ok(j.get().0.clone()),
+        Err(_) if v.is_callable() => {
+            let f = v.unbind();
+            Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
+                Python::with_gil(|py| {
+                    let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
+                    r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
+                })
+            })))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// An unsecured (`alg: none`) token as Kafka's development login makes them.
+#[pyfunction]
+#[pyo3(signature = (principal, lifetime_seconds = None, scope = None, now_ms = None))]
+pub(crate) fn unsecured_oauth_token<'py>(
+    py: Python<'py>, principal: &str, lifetime_seconds: Option<i64>, scope: Option<Vec<String>>,
+    now_ms: Now,
+) -> PyResult<Dict<'py>> {
+    let mut b = UnsecuredTokenBuilder::for_principal(principal);
+    if let Some(s) = lifetime_seconds {
+        b = b.lifetime_seconds(s);
+    }
+    if let Some(s) = scope {
+        b = b.list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>()).or_raise()?;
+    }
+    let t = b.build(now(now_ms)).or_raise()?;
+    Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal()))
+}
