@@ -45,7 +45,10 @@ impl ClientConnection {
 
     #[pyo3(signature = (frame, now_ms = None))]
     fn handle_frame(
-        &self, py: Python<'_>, frame: &Bound<'_, PyBytes>, now_ms: Now,
+        &self,
+        py: Python<'_>,
+        frame: &Bound<'_, PyBytes>,
+        now_ms: Now,
     ) -> PyResult<Event> {
         let bytes = frame.as_bytes();
         let ev = without_gil(py, &self.0, |c| c.handle_frame(bytes, now(now_ms)));
@@ -59,8 +62,13 @@ impl ClientConnection {
     #[pyo3(signature = (result, now_ms = None))]
     fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<Event> {
         let mut c = lock(py, &self.0);
-        let work = c.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, false, result).late_client_step(&work, 0).or_raise()?;
+        let work = c
+            .pending_work()
+            .cloned()
+            .ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, false, result)
+            .late_client_step(&work, 0)
+            .or_raise()?;
         event(py, c.resume(step, now(now_ms)), None)
     }
 
@@ -90,7 +98,9 @@ impl ClientConnection {
 
     #[pyo3(signature = (now_ms = None))]
     fn start_reauthentication(&self, py: Python<'_>, now_ms: Now) -> PyResult<bool> {
-        lock(py, &self.0).start_reauthentication(now(now_ms)).or_raise()
+        lock(py, &self.0)
+            .start_reauthentication(now(now_ms))
+            .or_raise()
     }
 
     fn session<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {

@@ -20,14 +20,23 @@ impl ClientConfig {
         max_receive_size = None, known_versions = None, software = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>, registry: &MechanismRegistry, mechanism: &str, client_id: Option<&str>,
-        reauth_timing: Option<&str>, api_versions_version: Option<i64>,
-        reauth_retry_ms: Option<i64>, reauth_min_delay_ms: Option<i64>,
-        max_receive_size: Option<i64>, known_versions: Option<(i64, Option<i64>)>,
+        py: Python<'_>,
+        registry: &MechanismRegistry,
+        mechanism: &str,
+        client_id: Option<&str>,
+        reauth_timing: Option<&str>,
+        api_versions_version: Option<i64>,
+        reauth_retry_ms: Option<i64>,
+        reauth_min_delay_ms: Option<i64>,
+        max_receive_size: Option<i64>,
+        known_versions: Option<(i64, Option<i64>)>,
         software: Option<(String, String)>,
     ) -> PyResult<Self> {
         let mut b = config::ClientConfig::builder((*registry.snapshot(py)).clone(), mechanism);
-        let reauth_timing = reauth_timing.map(ReauthTiming::from_name).transpose().or_raise()?;
+        let reauth_timing = reauth_timing
+            .map(ReauthTiming::from_name)
+            .transpose()
+            .or_raise()?;
         let client_id = client_id.map(Some);
         set_given!(b: set_client_id(client_id), set_reauth_timing(reauth_timing),
             set_api_versions_version(api_versions_version), set_reauth_retry_ms(reauth_retry_ms),
@@ -56,10 +65,15 @@ impl ServerConfig {
         reauth_retry_ms = None, api_versions = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>, registry: &MechanismRegistry, enabled_mechanisms: Option<Vec<String>>,
-        max_reauth_ms: Option<i64>, max_reauth_ms_for: Option<BTreeMap<String, i64>>,
-        max_receive_size: Option<i64>, failed_authentication_delay_ms: Option<i64>,
-        reauth_retry_ms: Option<i64>, api_versions: Option<Vec<(i64, i64, i64)>>,
+        py: Python<'_>,
+        registry: &MechanismRegistry,
+        enabled_mechanisms: Option<Vec<String>>,
+        max_reauth_ms: Option<i64>,
+        max_reauth_ms_for: Option<BTreeMap<String, i64>>,
+        max_receive_size: Option<i64>,
+        failed_authentication_delay_ms: Option<i64>,
+        reauth_retry_ms: Option<i64>,
+        api_versions: Option<Vec<(i64, i64, i64)>>,
     ) -> PyResult<Self> {
         let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),

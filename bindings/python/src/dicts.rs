@@ -36,14 +36,18 @@ pub(crate) fn decode(req: &CredentialRequest, v: &Any) -> PyResult<ksasl::Result
 
 pub(crate) fn server_session<'py>(py: Python<'py>, s: &ServerSession) -> PyResult<Dict<'py>> {
     let (o, p) = (&s.outcome, &s.outcome.principal);
-    Ok(dict!(py, principal: p.to_string(), principal_name: &p.name, mechanism: &o.mechanism,
+    Ok(
+        dict!(py, principal: p.to_string(), principal_name: &p.name, mechanism: &o.mechanism,
         token_authenticated: p.token_authenticated, credential_expiry_ms: o.credential_expiry_ms,
-        extensions: o.extensions.clone(), lifetime_ms: s.lifetime_ms, expiry_ms: s.expiry_ms))
+        extensions: o.extensions.clone(), lifetime_ms: s.lifetime_ms, expiry_ms: s.expiry_ms),
+    )
 }
 
 pub(crate) fn client_session<'py>(py: Python<'py>, s: &ClientSession) -> PyResult<Dict<'py>> {
-    Ok(dict!(py, lifetime_ms: s.lifetime_ms, reauth_at_ms: s.reauth_at_ms,
-        expiry_ms: s.expiry_ms, latency_ms: s.latency_ms))
+    Ok(
+        dict!(py, lifetime_ms: s.lifetime_ms, reauth_at_ms: s.reauth_at_ms,
+        expiry_ms: s.expiry_ms, latency_ms: s.latency_ms),
+    )
 }
 
 pub(crate) fn client_session_from(d: &Dict) -> PyResult<ClientSession> {

@@ -24,7 +24,10 @@ fn server_out(r: ksasl::Result<ServerStep>) -> PyResult<ServerOut> {
     let step = unless_raised(r)?.or_raise()?;
     let kind = step.kind().name();
     let message = match step {
-        ServerStep::Challenge(b) | ServerStep::Done { message: Some(b), .. } => Some(b.into()),
+        ServerStep::Challenge(b)
+        | ServerStep::Done {
+            message: Some(b), ..
+        } => Some(b.into()),
         _ => None,
     };
     Ok((kind, message))
@@ -59,8 +62,13 @@ impl ClientExchange {
 
     fn resume(&self, py: Python<'_>, result: &Any) -> PyResult<ClientOut> {
         let mut x = lock(py, &self.0);
-        let work = x.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, false, result).late_client_step(&work, 0).or_raise()?;
+        let work = x
+            .pending_work()
+            .cloned()
+            .ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, false, result)
+            .late_client_step(&work, 0)
+            .or_raise()?;
         client_out(x.resume(step))
     }
 
@@ -89,7 +97,10 @@ impl ServerExchange {
     #[new]
     #[pyo3(signature = (registry, mechanism, max_reauth_ms = None))]
     fn new(
-        py: Python<'_>, registry: &MechanismRegistry, mechanism: &str, max_reauth_ms: Option<i64>,
+        py: Python<'_>,
+        registry: &MechanismRegistry,
+        mechanism: &str,
+        max_reauth_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut ex = registry.snapshot(py).server(mechanism).or_raise()?;
         if let Some(ms) = max_reauth_ms {
@@ -121,13 +132,21 @@ impl ServerExchange {
     #[pyo3(signature = (result, now_ms = None))]
     fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<ServerOut> {
         let mut x = lock(py, &self.0);
-        let work = x.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, true, result).late_server_step(&work, 0).or_raise()?;
+        let work = x
+            .pending_work()
+            .cloned()
+            .ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, true, result)
+            .late_server_step(&work, 0)
+            .or_raise()?;
         server_out(x.resume(step, now(now_ms)))
     }
 
     fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        lock(py, &self.0).session().map(|s| server_session(py, s)).transpose()
+        lock(py, &self.0)
+            .session()
+            .map(|s| server_session(py, s))
+            .transpose()
     }
 
     #[getter]

@@ -45,9 +45,17 @@ fn errors(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 /// The `ksasl.errors` exception (not raised) for a core error, with `client_message`.
 pub(crate) fn exception(py: Python<'_>, e: &Error) -> PyResult<PyObject> {
     let (code, kind) = (e.code(), e.kind().name());
-    let args = (e.message(), code.as_u32(), code.name(), kind, e.details().to_vec());
+    let args = (
+        e.message(),
+        code.as_u32(),
+        code.name(),
+        kind,
+        e.details().to_vec(),
+    );
     let make = errors(py)?.getattr("_from_core")?;
-    Ok(make.call1((args, e.client_text(), code.is_state_misuse()))?.unbind())
+    Ok(make
+        .call1((args, e.client_text(), code.is_state_misuse()))?
+        .unbind())
 }
 
 pub(crate) fn py_err(e: &Error) -> PyErr {
@@ -96,7 +104,9 @@ pub(crate) fn keep(py: Python<'_>, e: PyErr, code: ErrorCode) -> Error {
 
 /// `value`, unless a callback raised during the core call that made it: then its exception.
 pub(crate) fn unless_raised<T>(value: T) -> PyResult<T> {
-    RAISED.with(|r| r.borrow_mut().take()).map_or(Ok(value), Err)
+    RAISED
+        .with(|r| r.borrow_mut().take())
+        .map_or(Ok(value), Err)
 }
 
 /// Locks `m`; while another thread holds it, waits without the GIL (that thread may need it).
@@ -112,7 +122,9 @@ pub(crate) fn lock<'a, T: Send>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'
 
 /// Runs `f` on the value of `m` with the GIL released (PBKDF2 and other long steps).
 pub(crate) fn without_gil<T: Send, R: Send>(
-    py: Python<'_>, m: &Mutex<T>, f: impl FnOnce(&mut T) -> R + Send,
+    py: Python<'_>,
+    m: &Mutex<T>,
+    f: impl FnOnce(&mut T) -> R + Send,
 ) -> R {
     py.allow_threads(|| f(&mut m.lock().unwrap_or_else(PoisonError::into_inner)))
 }

@@ -20,21 +20,32 @@ impl JwksValidator {
         unknown_kid_interval_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        expected_issuer: Option<String>, expected_audiences: Option<Vec<String>>,
-        clock_skew_ms: Option<i64>, subject_claim_name: Option<String>,
-        scope_claim_name: Option<String>, validate_iat: Option<bool>,
-        algorithms: Option<Vec<String>>, hmac_secret: Option<Vec<u8>>,
-        max_token_size: Option<usize>, refresh_period_ms: Option<i64>,
+        expected_issuer: Option<String>,
+        expected_audiences: Option<Vec<String>>,
+        clock_skew_ms: Option<i64>,
+        subject_claim_name: Option<String>,
+        scope_claim_name: Option<String>,
+        validate_iat: Option<bool>,
+        algorithms: Option<Vec<String>>,
+        hmac_secret: Option<Vec<u8>>,
+        max_token_size: Option<usize>,
+        refresh_period_ms: Option<i64>,
         unknown_kid_interval_ms: Option<i64>,
     ) -> PyResult<Self> {
         let hmac_secret = hmac_secret.map(Secret::new);
-        let mut c = JwtValidatorConfig { expected_issuer, hmac_secret, ..Default::default() };
+        let mut c = JwtValidatorConfig {
+            expected_issuer,
+            hmac_secret,
+            ..Default::default()
+        };
         given!(c: expected_audiences, clock_skew_ms, subject_claim_name, scope_claim_name,
             validate_iat, max_token_size, refresh_period_ms, unknown_kid_interval_ms);
         if let Some(names) = algorithms {
             c.set_algorithm_names(&names).or_raise()?;
         }
-        Ok(JwksValidator(Arc::new(ksasl::JwksValidator::new(c).or_raise()?)))
+        Ok(JwksValidator(Arc::new(
+            ksasl::JwksValidator::new(c).or_raise()?,
+        )))
     }
 
     #[pyo3(signature = (jwks_json, now_ms = None))]
@@ -57,7 +68,8 @@ impl JwksValidator {
 /// Kafka's unsecured validator (None), a `JwksValidator`, or a callable whose exception
 /// reaches the caller of the step unchanged.
 pub(crate) fn server_validator(
-    validator: Option<Any>, required_scope: Option<Vec<String>>,
+    validator: Option<Any>,
+    required_scope: Option<Vec<String>>,
     allowable_clock_skew_ms: Option<i64>,
 ) -> PyResult<Arc<dyn TokenValidator>> {
     let Some(v) = validator else {
@@ -69,12 +81,14 @@ pub(crate) fn server_validator(
         Ok(j) => Ok(j.get().0.clone()),
         Err(_) if v.is_callable() => {
             let f = v.unbind();
-            Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
-                Python::with_gil(|py| {
-                    let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
-                    r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
-                })
-            })))
+            Ok(Arc::new(HostTokenValidator(
+                move |token: &str, now_ms: i64| {
+                    Python::with_gil(|py| {
+                        let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
+                        r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
+                    })
+                },
+            )))
         }
         Err(e) => Err(e.into()),
     }
@@ -84,7 +98,10 @@ pub(crate) fn server_validator(
 #[pyfunction]
 #[pyo3(signature = (principal, lifetime_seconds = None, scope = None, now_ms = None))]
 pub(crate) fn unsecured_oauth_token<'py>(
-    py: Python<'py>, principal: &str, lifetime_seconds: Option<i64>, scope: Option<Vec<String>>,
+    py: Python<'py>,
+    principal: &str,
+    lifetime_seconds: Option<i64>,
+    scope: Option<Vec<String>>,
     now_ms: Now,
 ) -> PyResult<Dict<'py>> {
     let mut b = UnsecuredTokenBuilder::for_principal(principal);
@@ -92,7 +109,9 @@ pub(crate) fn unsecured_oauth_token<'py>(
         b = b.lifetime_seconds(s);
     }
     if let Some(s) = scope {
-        b = b.list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>()).or_raise()?;
+        b = b
+            .list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>())
+            .or_raise()?;
     }
     let t = b.build(now(now_ms)).or_raise()?;
     Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal()))

@@ -21,9 +21,13 @@ impl Refresher {
         buffer_seconds = None, relogin_allowed_before_logout = None, retry_backoff_ms = None,
         retry_backoff_max_ms = None))]
     fn new(
-        window_factor: Option<f64>, window_jitter: Option<f64>, min_period_seconds: Option<i64>,
-        buffer_seconds: Option<i64>, relogin_allowed_before_logout: Option<bool>,
-        retry_backoff_ms: Option<i64>, retry_backoff_max_ms: Option<i64>,
+        window_factor: Option<f64>,
+        window_jitter: Option<f64>,
+        min_period_seconds: Option<i64>,
+        buffer_seconds: Option<i64>,
+        relogin_allowed_before_logout: Option<bool>,
+        retry_backoff_ms: Option<i64>,
+        retry_backoff_max_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut b = RefreshConfig::builder();
         set_given!(b: window_factor(window_factor), window_jitter(window_jitter),
@@ -31,7 +35,10 @@ impl Refresher {
             relogin_allowed_before_logout(relogin_allowed_before_logout),
             retry_backoff_ms(retry_backoff_ms), retry_backoff_max_ms(retry_backoff_max_ms));
         let config = b.build().or_raise()?;
-        Ok(Refresher(Arc::new(refresh::Refresher::new(config, SharedRandom::default()))))
+        Ok(Refresher(Arc::new(refresh::Refresher::new(
+            config,
+            SharedRandom::default(),
+        ))))
     }
 
     #[pyo3(signature = (now_ms = None))]
@@ -42,12 +49,18 @@ impl Refresher {
     /// `expiry_ms` is ABSOLUTE (ms since the epoch); returns the generation.
     #[pyo3(signature = (token, expiry_ms, principal, extensions = None, now_ms = None))]
     fn set_token(
-        &self, token: &str, expiry_ms: i64, principal: &str,
-        extensions: Option<BTreeMap<String, String>>, now_ms: Now,
+        &self,
+        token: &str,
+        expiry_ms: i64,
+        principal: &str,
+        extensions: Option<BTreeMap<String, String>>,
+        now_ms: Now,
     ) -> PyResult<u64> {
         let ext = extensions.unwrap_or_default();
         let pairs: Vec<_> = ext.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        self.0.set_token(token, expiry_ms, principal, &pairs, now(now_ms)).or_raise()
+        self.0
+            .set_token(token, expiry_ms, principal, &pairs, now(now_ms))
+            .or_raise()
     }
 
     #[pyo3(signature = (reason, now_ms = None))]
@@ -57,7 +70,9 @@ impl Refresher {
 
     #[pyo3(signature = (token, now_ms = None))]
     fn set_delegation_token(&self, token: &Dict, now_ms: Now) -> PyResult<u64> {
-        token_from_dict(token)?.install(&self.0, now(now_ms)).or_raise()
+        token_from_dict(token)?
+            .install(&self.0, now(now_ms))
+            .or_raise()
     }
 
     fn next_deadline(&self) -> Option<i64> {
@@ -73,8 +88,10 @@ impl Refresher {
     #[pyo3(signature = (now_ms = None))]
     fn current<'py>(&self, py: Python<'py>, now_ms: Now) -> PyResult<Dict<'py>> {
         let (t, e, generation) = self.0.current_token(now(now_ms)).or_raise()?;
-        Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal(),
-            extensions: e.map().clone(), generation: generation))
+        Ok(
+            dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal(),
+            extensions: e.map().clone(), generation: generation),
+        )
     }
 }
 
@@ -95,7 +112,10 @@ impl BackgroundRefresher {
             })
         });
         let thread = Thread::start(refresher.0.clone())?;
-        Ok(BackgroundRefresher(refresher.0.clone(), Mutex::new(Some(thread))))
+        Ok(BackgroundRefresher(
+            refresher.0.clone(),
+            Mutex::new(Some(thread)),
+        ))
     }
 
     fn stop(&self, py: Python<'_>) {
@@ -121,11 +141,15 @@ impl Tracker {
     #[new]
     #[pyo3(signature = (refresher, spread_window_ms = None, early_refresh_lead_ms = None))]
     fn new(
-        refresher: &Refresher, spread_window_ms: Option<i64>, early_refresh_lead_ms: Option<i64>,
+        refresher: &Refresher,
+        spread_window_ms: Option<i64>,
+        early_refresh_lead_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut c = TrackerConfig::default();
         given!(c: spread_window_ms, early_refresh_lead_ms);
-        Ok(Tracker(refresh::Tracker::new(refresher.0.clone(), c).or_raise()?))
+        Ok(Tracker(
+            refresh::Tracker::new(refresher.0.clone(), c).or_raise()?,
+        ))
     }
 
     fn authenticated(&self, id: u64, generation: u64, session: &Dict) -> PyResult<()> {

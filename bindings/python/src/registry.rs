@@ -35,7 +35,10 @@ fn lookup(callback: PyObject) -> Arc<dyn CredentialLookup> {
     Arc::new(HostLookup(move |req: &CredentialRequest| {
         Python::with_gil(|py| {
             let args = (&req.mechanism, &req.username, req.token_authenticated);
-            match callback.call1(py, args).and_then(|v| decode(req, v.bind(py))) {
+            match callback
+                .call1(py, args)
+                .and_then(|v| decode(req, v.bind(py)))
+            {
                 Ok(answer) => answer,
                 Err(e) => Err(keep(py, e, ErrorCode::CredentialLookupFailed)),
             }
@@ -54,7 +57,10 @@ impl MechanismRegistry {
     /// logins from a `TokenAuthority`.
     #[pyo3(signature = (credentials = None, tokens = None))]
     fn add_password_servers(
-        &self, py: Python<'_>, credentials: Option<Any>, tokens: Option<PyRef<TokenAuthority>>,
+        &self,
+        py: Python<'_>,
+        credentials: Option<Any>,
+        tokens: Option<PyRef<TokenAuthority>>,
     ) -> PyResult<()> {
         let users: Option<Arc<dyn CredentialLookup>> = match credentials {
             None => None,
@@ -89,13 +95,18 @@ impl MechanismRegistry {
     }
 
     fn add_refreshing_password_clients(&self, py: Python<'_>, refresher: &Refresher) {
-        self.edit(py, |r| r.register_refreshing_password_clients(refresher.0.clone()));
+        self.edit(py, |r| {
+            r.register_refreshing_password_clients(refresher.0.clone())
+        });
     }
 
     /// Verdicts are cached (the core's cache).
     #[pyo3(signature = (validator = None, required_scope = None, clock_skew_ms = None))]
     fn add_oauthbearer_server(
-        &self, py: Python<'_>, validator: Option<Any>, required_scope: Option<Vec<String>>,
+        &self,
+        py: Python<'_>,
+        validator: Option<Any>,
+        required_scope: Option<Vec<String>>,
         clock_skew_ms: Option<i64>,
     ) -> PyResult<()> {
         let v = server_validator(validator, required_scope, clock_skew_ms)?;
@@ -111,14 +122,16 @@ impl MechanismRegistry {
     fn add_client_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostClientCalls>);
-        self.edit(py, |r| r.register_host_client(name, make)).or_raise()
+        self.edit(py, |r| r.register_host_client(name, make))
+            .or_raise()
     }
 
     /// `factory()` makes one object per exchange, with `step(bytes, now_ms)`.
     fn add_server_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostServerCalls>);
-        self.edit(py, |r| r.register_host_server(name, make)).or_raise()
+        self.edit(py, |r| r.register_host_server(name, make))
+            .or_raise()
     }
 
     fn client_mechanisms(&self, py: Python<'_>) -> Vec<String> {

@@ -1,6 +1,6 @@
 //! `ServerConnection`: the core's broker-side driver and its per-request gate.
 
-use ksasl::kafka::server::{self, ServerAction, ServerOutput};
+use ksasl::kafka::server::{self, ServerAction};
 use ksasl::mech::nothing_pending;
 use ksasl::CredentialAnswer;
 
@@ -11,17 +11,22 @@ use crate::hostmech::{host_task, late};
 
 type Output = (&'static str, Bytes, Option<i64>, Option<PyObject>);
 
-/// The output, continuing the one whose frames were `before` (`ServerOutput::then`). A
-/// callback's exception is raised unchanged.
-fn output(py: Python<'_>, out: ServerOutput, before: Option<&[u8]>) -> PyResult<Output> {
-    let out = match before {
-        Some(b) => ServerOutput { frames: b.to_vec(), action: ServerAction::Continue }.then(out),
-        None => out,
-    };
-    let out = unless_raised(out)?;
-    let (kind, deadline) = (out.action.kind().name(), out.action.deadline_ms());
-    let error = out.action.error().map(|e| exception(py, e)).transpose()?;
-    Ok((kind, out.frames.into(), deadline, error))
+/// The action with the frames the connection queued. A callback's exception is raised
+/// unchanged.
+fn output(
+    py: Python<'_>,
+    c: &mut server::ServerConnection,
+    action: ServerAction,
+) -> PyResult<Output> {
+    let frames = c.poll_transmit().unwrap_or_default();
+    let action = unless_raised(action)?;
+    let error = action.error().map(|e| exception(py, e)).transpose()?;
+    Ok((
+        action.kind().name(),
+        frames.into(),
+        action.deadline_ms(),
+        error,
+    ))
 }
 
 /// A server connection's SASL state; `handle_frame`, `provide_credential` and `resume` return
@@ -38,36 +43,40 @@ impl ServerConnection {
 
     #[pyo3(signature = (frame, now_ms = None))]
     fn handle_frame(&self, py: Python<'_>, frame: &[u8], now_ms: Now) -> PyResult<Output> {
-        let out = without_gil(py, &self.0, |c| c.handle_frame(frame, now(now_ms)));
-        output(py, out, None)
+        let mut c = lock(py, &self.0);
+        let c = &mut *c;
+        let action = py.allow_threads(|| c.handle_frame(frame, now(now_ms)));
+        output(py, c, action)
     }
 
-    #[pyo3(signature = (answer, now_ms = None, frames_before = None))]
-    fn provide_credential(
-        &self, py: Python<'_>, answer: &Any, now_ms: Now, frames_before: Option<&[u8]>,
-    ) -> PyResult<Output> {
+    #[pyo3(signature = (answer, now_ms = None))]
+    fn provide_credential(&self, py: Python<'_>, answer: &Any, now_ms: Now) -> PyResult<Output> {
         let mut g = lock(py, &self.0);
         let answer = match g.pending_request() {
             Some(req) => decode(req, answer)?.and_then(|l| l.now()).or_raise()?,
             None => CredentialAnswer::Unknown, // nothing was requested: the core refuses it
         };
         let c = &mut *g;
-        let out = py.allow_threads(move || c.provide_credential(answer, now(now_ms)));
-        output(py, out, frames_before)
+        let action = py.allow_threads(|| c.provide_credential(answer, now(now_ms)));
+        output(py, c, action)
     }
 
     fn host_task(&self, py: Python<'_>) -> PyResult<PyObject> {
         host_task(py, lock(py, &self.0).host_task())
     }
 
-    #[pyo3(signature = (result, now_ms = None, frames_before = None))]
-    fn resume(
-        &self, py: Python<'_>, result: &Any, now_ms: Now, frames_before: Option<&[u8]>,
-    ) -> PyResult<Output> {
+    #[pyo3(signature = (result, now_ms = None))]
+    fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<Output> {
         let mut c = lock(py, &self.0);
-        let work = c.pending_work().cloned().ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, true, result).late_server_step(&work, 0).or_raise()?;
-        output(py, c.resume(step, now(now_ms)), frames_before)
+        let work = c
+            .pending_work()
+            .cloned()
+            .ok_or_else(|| py_err(&nothing_pending()))?;
+        let step = late(py, true, result)
+            .late_server_step(&work, 0)
+            .or_raise()?;
+        let action = c.resume(step, now(now_ms));
+        output(py, &mut c, action)
     }
 
     #[pyo3(signature = (api_key, now_ms = None))]
@@ -91,6 +100,9 @@ impl ServerConnection {
     }
 
     fn session<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        lock(py, &self.0).session().map(|s| server_session(py, s)).transpose()
+        lock(py, &self.0)
+            .session()
+            .map(|s| server_session(py, s))
+            .transpose()
     }
 }

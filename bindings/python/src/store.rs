@@ -24,14 +24,21 @@ impl CredentialStore {
     /// PBKDF2 runs without the GIL; iterations default to the core's minimum (4096).
     #[pyo3(signature = (username, password, iterations = None))]
     fn add_user(
-        &self, py: Python<'_>, username: &str, password: &str, iterations: Option<u32>,
+        &self,
+        py: Python<'_>,
+        username: &str,
+        password: &str,
+        iterations: Option<u32>,
     ) -> PyResult<()> {
         let n = iterations.unwrap_or(MIN_ITERATIONS);
-        py.allow_threads(|| self.0.add_user(username, password, n, &OsRandom)).or_raise()
+        py.allow_threads(|| self.0.add_user(username, password, n, &OsRandom))
+            .or_raise()
     }
 
     fn set_scram(&self, username: &str, mechanism: &str, credential: &str) -> PyResult<()> {
-        self.0.set_scram(username, scram(mechanism, credential)?).or_raise()
+        self.0
+            .set_scram(username, scram(mechanism, credential)?)
+            .or_raise()
     }
 
     #[pyo3(signature = (username, expiry_ms))]
@@ -45,12 +52,18 @@ impl CredentialStore {
 
     #[pyo3(signature = (token_id, mechanism, credential, owner, expiry_ms = None))]
     fn set_token(
-        &self, token_id: &str, mechanism: &str, credential: &str, owner: &str,
+        &self,
+        token_id: &str,
+        mechanism: &str,
+        credential: &str,
+        owner: &str,
         expiry_ms: Option<i64>,
     ) -> PyResult<()> {
         let c = scram(mechanism, credential)?;
         let m = c.mechanism();
-        let c = ServerCredential::scram(c).with_token_owner(owner).with_expiry(expiry_ms);
+        let c = ServerCredential::scram(c)
+            .with_token_owner(owner)
+            .with_expiry(expiry_ms);
         self.0.set_token(token_id, m, c).or_raise()
     }
 }

@@ -23,14 +23,17 @@ fn wire(names: &[String]) -> PyResult<Vec<PrincipalName>> {
 fn token_dict<'py>(py: Python<'py>, t: &DelegationToken) -> PyResult<Dict<'py>> {
     let i = &t.info;
     let renewers: Vec<String> = i.renewers.iter().map(|r| r.to_string()).collect();
-    Ok(dict!(py, token_id: &i.token_id, hmac: PyBytes::new(py, t.hmac()),
+    Ok(
+        dict!(py, token_id: &i.token_id, hmac: PyBytes::new(py, t.hmac()),
         hmac_base64: String::from_utf8_lossy(t.hmac_base64().expose()),
         owner: i.owner.to_string(), requester: i.requester.to_string(), renewers: renewers,
-        issue_ms: i.issue_ms, expiry_ms: i.expiry_ms, max_ms: i.max_ms))
+        issue_ms: i.issue_ms, expiry_ms: i.expiry_ms, max_ms: i.max_ms),
+    )
 }
 
 fn tokens<'py>(
-    py: Python<'py>, ts: ksasl::Result<Vec<DelegationToken>>,
+    py: Python<'py>,
+    ts: ksasl::Result<Vec<DelegationToken>>,
 ) -> PyResult<Vec<Dict<'py>>> {
     ts.or_raise()?.iter().map(|t| token_dict(py, t)).collect()
 }
@@ -62,7 +65,9 @@ impl TokenAuthority {
     #[pyo3(signature = (secret_key, max_lifetime_ms = None, expiry_time_ms = None,
         expiry_check_interval_ms = None))]
     fn new(
-        secret_key: &str, max_lifetime_ms: Option<i64>, expiry_time_ms: Option<i64>,
+        secret_key: &str,
+        max_lifetime_ms: Option<i64>,
+        expiry_time_ms: Option<i64>,
         expiry_check_interval_ms: Option<i64>,
     ) -> PyResult<Self> {
         let mut c = TokenConfig::new(secret_key);
@@ -74,29 +79,42 @@ impl TokenAuthority {
     #[pyo3(signature = (owner, requester = None, renewers = Vec::new(), max_lifetime_ms = -1,
         now_ms = None))]
     fn create<'py>(
-        &self, py: Python<'py>, owner: &str, requester: Option<&str>, renewers: Vec<String>,
-        max_lifetime_ms: i64, now_ms: Now,
+        &self,
+        py: Python<'py>,
+        owner: &str,
+        requester: Option<&str>,
+        renewers: Vec<String>,
+        max_lifetime_ms: i64,
+        now_ms: Now,
     ) -> PyResult<Dict<'py>> {
         let owner = principal(owner)?;
         let requester = requester.map_or_else(|| Ok(owner.clone()), principal)?;
         let renewers = principals(&renewers)?;
-        let t = self.0.create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
+        let t = self
+            .0
+            .create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
         token_dict(py, &t.or_raise()?)
     }
 
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn renew(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        self.0.renew(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
+        self.0
+            .renew(hmac, &principal(caller)?, period_ms, now(now_ms))
+            .or_raise()
     }
 
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn expire(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        self.0.expire(hmac, &principal(caller)?, period_ms, now(now_ms)).or_raise()
+        self.0
+            .expire(hmac, &principal(caller)?, period_ms, now(now_ms))
+            .or_raise()
     }
 
     #[pyo3(signature = (owners = None))]
     fn describe<'py>(
-        &self, py: Python<'py>, owners: Option<Vec<String>>,
+        &self,
+        py: Python<'py>,
+        owners: Option<Vec<String>>,
     ) -> PyResult<Vec<Dict<'py>>> {
         let owners = owners.map(|o| principals(&o)).transpose()?;
         tokens(py, self.0.describe(owners.as_deref()))
@@ -125,11 +143,19 @@ impl TokenAuthority {
 
     #[pyo3(signature = (frame, principal, token_authenticated = false, now_ms = None))]
     fn handle_request(
-        &self, frame: &[u8], principal: &str, token_authenticated: bool, now_ms: Now,
+        &self,
+        frame: &[u8],
+        principal: &str,
+        token_authenticated: bool,
+        now_ms: Now,
     ) -> PyResult<Bytes> {
         let mut p = self::principal(principal)?;
         p.token_authenticated = token_authenticated;
-        Ok(self.0.handle_request(frame, &p, now(now_ms)).or_raise()?.into())
+        Ok(self
+            .0
+            .handle_request(frame, &p, now(now_ms))
+            .or_raise()?
+            .into())
     }
 }
 
@@ -138,27 +164,50 @@ impl TokenAuthority {
 #[pyo3(signature = (version, correlation_id, renewers = Vec::new(), max_lifetime_ms = -1,
     owner = None, client_id = None))]
 pub(crate) fn create_token_request(
-    version: i16, correlation_id: i32, renewers: Vec<String>, max_lifetime_ms: i64,
-    owner: Option<String>, client_id: Option<&str>,
+    version: i16,
+    correlation_id: i32,
+    renewers: Vec<String>,
+    max_lifetime_ms: i64,
+    owner: Option<String>,
+    client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let owner = owner.map(|o| wire(&[o])).transpose()?.and_then(|mut o| o.pop());
-    let r = codec::CreateTokenRequest { owner, renewers: wire(&renewers)?, max_lifetime_ms };
-    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
+    let owner = owner
+        .map(|o| wire(&[o]))
+        .transpose()?
+        .and_then(|mut o| o.pop());
+    let r = codec::CreateTokenRequest {
+        owner,
+        renewers: wire(&renewers)?,
+        max_lifetime_ms,
+    };
+    Ok(r.encode_request(version, correlation_id, client_id)
+        .or_raise()?
+        .into())
 }
 
 /// A RenewDelegationToken (`expire=False`) or ExpireDelegationToken request frame.
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, hmac, period_ms, expire = false, client_id = None))]
 pub(crate) fn renew_or_expire_token_request(
-    version: i16, correlation_id: i32, hmac: &[u8], period_ms: i64, expire: bool,
+    version: i16,
+    correlation_id: i32,
+    hmac: &[u8],
+    period_ms: i64,
+    expire: bool,
     client_id: Option<&str>,
 ) -> PyResult<Bytes> {
     let (hmac, corr) = (Secret::from_slice(hmac), correlation_id);
     let f = match expire {
-        true => codec::ExpireTokenRequest { hmac, expiry_time_period_ms: period_ms }
-            .encode_request(version, corr, client_id),
-        false => codec::RenewTokenRequest { hmac, renew_period_ms: period_ms }
-            .encode_request(version, corr, client_id),
+        true => codec::ExpireTokenRequest {
+            hmac,
+            expiry_time_period_ms: period_ms,
+        }
+        .encode_request(version, corr, client_id),
+        false => codec::RenewTokenRequest {
+            hmac,
+            renew_period_ms: period_ms,
+        }
+        .encode_request(version, corr, client_id),
     };
     Ok(f.or_raise()?.into())
 }
@@ -167,16 +216,25 @@ pub(crate) fn renew_or_expire_token_request(
 #[pyfunction]
 #[pyo3(signature = (version, correlation_id, owners = None, client_id = None))]
 pub(crate) fn describe_tokens_request(
-    version: i16, correlation_id: i32, owners: Option<Vec<String>>, client_id: Option<&str>,
+    version: i16,
+    correlation_id: i32,
+    owners: Option<Vec<String>>,
+    client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let r = codec::DescribeTokensRequest { owners: owners.map(|o| wire(&o)).transpose()? };
-    Ok(r.encode_request(version, correlation_id, client_id).or_raise()?.into())
+    let r = codec::DescribeTokensRequest {
+        owners: owners.map(|o| wire(&o)).transpose()?,
+    };
+    Ok(r.encode_request(version, correlation_id, client_id)
+        .or_raise()?
+        .into())
 }
 
 /// The token of a CreateDelegationToken response frame; raises the broker's error.
 #[pyfunction]
 pub(crate) fn parse_create_token_response<'py>(
-    py: Python<'py>, version: i16, frame: &[u8],
+    py: Python<'py>,
+    version: i16,
+    frame: &[u8],
 ) -> PyResult<Dict<'py>> {
     let r = codec::CreateTokenResponse::parse_response(version, frame).or_raise()?;
     token_dict(py, &token::token_from_create_response(&r).or_raise()?)
@@ -191,7 +249,9 @@ pub(crate) fn parse_token_expiry_response(version: i16, frame: &[u8]) -> PyResul
 /// The tokens of a DescribeDelegationToken response frame; raises its error.
 #[pyfunction]
 pub(crate) fn parse_describe_tokens_response<'py>(
-    py: Python<'py>, version: i16, frame: &[u8],
+    py: Python<'py>,
+    version: i16,
+    frame: &[u8],
 ) -> PyResult<Vec<Dict<'py>>> {
     tokens(py, token::tokens_from_describe_response(version, frame))
 }

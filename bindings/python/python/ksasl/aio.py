@@ -40,20 +40,22 @@ async def settle_server(
     """Settles what a ``ServerConnection`` call left to the host, as long as its
     ``host_task()`` names something: awaits a mechanism's work, or answers a credential request
     with ``lookup``. Returns the last output, with every frame to write."""
+    frames = output[1]
     while True:
         task = conn.host_task()
         if task is None:
-            return output
+            return (output[0], frames, output[2], output[3])
         kind, value = task
         if kind == "mechanism":
-            output = conn.resume(await _finish(value), now_ms, output[1])
-            continue
-        if lookup is None:
-            raise RuntimeError("a mechanism asked for a credential and no lookup was given")
-        answer = lookup(value["mechanism"], value["username"], value["token_authenticated"])
-        if inspect.isawaitable(answer):
-            answer = await answer
-        output = conn.provide_credential(answer, now_ms, output[1])
+            output = conn.resume(await _finish(value), now_ms)
+        else:
+            if lookup is None:
+                raise RuntimeError("a mechanism asked for a credential and no lookup was given")
+            answer = lookup(value["mechanism"], value["username"], value["token_authenticated"])
+            if inspect.isawaitable(answer):
+                answer = await answer
+            output = conn.provide_credential(answer, now_ms)
+        frames += output[1]
 
 
 async def settle_client(conn: ClientConnection, event: ClientEvent, now_ms: Optional[int] = None) -> ClientEvent:
