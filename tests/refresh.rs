@@ -41,7 +41,7 @@ fn one_hour_token_is_refreshed_at_48_to_51_minutes() {
         let rf = refresher(RefreshConfig::default(), r);
         assert_eq!(
             rf.next_deadline(),
-            Some(i64::MIN),
+            Some(0),
             "nothing held: due at once"
         );
         assert!(rf.poll(T));
@@ -209,7 +209,7 @@ fn a_refresh_marks_exactly_the_connections_on_the_old_credential() {
         .unwrap();
     assert_eq!(
         tracker.next_deadline(),
-        Some(i64::MIN),
+        Some(0),
         "a new credential: fan out at once"
     );
     let p = tracker.poll(now);

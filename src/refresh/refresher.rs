@@ -77,7 +77,7 @@ impl Refresher {
             random,
             inner: Mutex::new(Inner {
                 current: None,
-                next_refresh_ms: Some(i64::MIN),
+                next_refresh_ms: Some(0),
                 in_flight: false,
                 failures: 0,
                 last_failure: None,
@@ -114,8 +114,8 @@ impl Refresher {
         &self.config
     }
 
-    /// When a refresh is next due (`i64::MIN`: now, nothing held yet), or `None` if refreshing
-    /// has stopped or a request is outstanding.
+    /// When a refresh is next due (0, the epoch, when nothing is held yet: at once), or `None`
+    /// if refreshing has stopped or a request is outstanding.
     pub fn next_deadline(&self) -> Option<i64> {
         let i = self.inner.lock().ok()?;
         if i.in_flight {

@@ -170,7 +170,8 @@ impl Tracker {
             consider(t);
         }
         if self.refresher.generation() != i.seen_generation {
-            consider(i64::MIN);
+            // A new credential: fan out at once (the epoch is before any `now_ms`).
+            consider(0);
         }
         if let Some(&(t, _)) = i.early.first() {
             consider(t.saturating_sub(self.config.early_refresh_lead_ms));
