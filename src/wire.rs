@@ -88,7 +88,7 @@ mod tests {
         ] {
             let t = table(e).unwrap();
             let mut seen = std::collections::HashSet::new();
-            for (n, name) in &t {
+            for (n, name) in t.iter() {
                 assert!(seen.insert(*n), "{e}: {n} twice");
                 assert!(!name.is_empty());
             }

@@ -42,6 +42,17 @@ impl ScramMechanism {
         }
     }
 
+    /// The variant for a mechanism name given by a host, or an `INVALID_ARGUMENT` error (the
+    /// one text every binding reports for a name that is not a SCRAM mechanism).
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::from_name(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{name} is not a SCRAM mechanism"),
+            )
+        })
+    }
+
     /// Kafka's numeric type id (in `UserScramCredentialRecord` and the admin API).
     pub fn kafka_type_id(self) -> i8 {
         match self {
@@ -320,6 +331,17 @@ mod tests {
     use super::*;
 
     const RFC_KAFKA: &str = "salt=W22ZaJ0SNY7soEsUEjb6gQ==,stored_key=WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=,server_key=wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=,iterations=4096";
+
+    #[test]
+    fn parse_names_the_refused_mechanism() {
+        assert_eq!(
+            ScramMechanism::parse(SCRAM_SHA_512).unwrap(),
+            ScramMechanism::Sha512
+        );
+        let e = ScramMechanism::parse("PLAIN").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), "PLAIN is not a SCRAM mechanism");
+    }
 
     #[test]
     fn rfc7677_credential_round_trips_through_kafka_string() {

@@ -384,6 +384,7 @@ impl CredentialLookup for TokenAuthority {
 
 #[cfg(test)]
 mod tests {
+    use super::super::info::{error_from_kafka, kafka_error_code, valid_token_id};
     use super::*;
 
     fn authority() -> TokenAuthority {
