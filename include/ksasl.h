@@ -1360,7 +1360,7 @@ ksasl_result ksasl_refresher_config_builder_set_min_period_seconds(ksasl_refresh
                                                                    int64_t v);
 
 /**
- * `sasl.login.retry.backoff.max.ms` (the backoff): above it, the wait doubles per failure.
+ * `sasl.login.retry.backoff.max.ms` (10 000): the wait doubles per failure up to it.
  */
 ksasl_result ksasl_refresher_config_builder_set_retry_backoff_max_ms(ksasl_refresher_config_builder *b,
                                                                      int64_t v);
@@ -1831,16 +1831,16 @@ void ksasl_token_authority_free(ksasl_token_authority *p);
 
 /**
  * Serves one delegation-token request (api key 38-41; `frame` without its length prefix) of
- * a connection authenticated as `principal_name` (as `ksasl_server_connection_session` gives
- * it; `token_authenticated` as it says, such connections get error 64). `*out`/`*out_len` are
- * the response frame with its length prefix (borrowed until the next call on this handle);
- * failed operations are Kafka error codes inside it. A request that cannot be parsed is an
- * error (close, as Kafka does).
+ * a connection authenticated as `principal` (`TYPE:NAME`, as `ksasl_server_connection_session`
+ * gives it, or a bare user name), with a delegation token or not (`token_authenticated`; such
+ * connections get error 64). `*out`/`*out_len` are the response frame with its length prefix
+ * (borrowed until the next call on this handle); failed operations are Kafka error codes
+ * inside it. A request that cannot be parsed is an error (close, as Kafka does).
  */
 ksasl_result ksasl_token_authority_handle_request(ksasl_token_authority *a,
                                                   const uint8_t *frame,
                                                   size_t frame_len,
-                                                  const char *principal_name,
+                                                  const char *principal,
                                                   int token_authenticated,
                                                   int64_t now_ms,
                                                   const uint8_t **out,

@@ -111,8 +111,10 @@ pub(crate) fn lookup(cb: ksasl_credential_cb, ud: Userdata) -> Result<Arc<dyn Cr
         match unsafe { cb(ud.ptr(), &request, &mut answer) } {
             0 => answer
                 .answer
-                .unwrap_or_else(|| Err(Error::misuse("the callback gave no answer"))),
-            rc => Err(Error::misuse(format!("the callback returned {rc}"))),
+                .unwrap_or_else(|| Err(Error::misuse("the credential callback gave no answer"))),
+            rc => Err(Error::misuse(format!(
+                "the credential callback returned {rc}"
+            ))),
         }
     })))
 }

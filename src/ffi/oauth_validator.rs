@@ -62,10 +62,14 @@ pub(crate) fn validator(
     Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms| {
         let (t, mut v) = (cstring(token), ksasl_oauth_verdict(None));
         match unsafe { cb(ud.ptr(), t.as_ptr(), now_ms, &mut v) } {
-            0 => {
-                v.0.unwrap_or_else(|| Err(Error::misuse("the callback gave no verdict")))
-            }
-            rc => Err(Error::misuse(format!("the callback returned {rc}"))),
+            0 => v.0.unwrap_or_else(|| {
+                Err(Error::misuse(
+                    "the token validator callback gave no verdict",
+                ))
+            }),
+            rc => Err(Error::misuse(format!(
+                "the token validator callback returned {rc}"
+            ))),
         }
     })))
 }

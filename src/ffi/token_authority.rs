@@ -174,17 +174,17 @@ pub extern "C" fn ksasl_token_authority_export_records(
 }
 
 /// Serves one delegation-token request (api key 38-41; `frame` without its length prefix) of
-/// a connection authenticated as `principal_name` (as `ksasl_server_connection_session` gives
-/// it; `token_authenticated` as it says, such connections get error 64). `*out`/`*out_len` are
-/// the response frame with its length prefix (borrowed until the next call on this handle);
-/// failed operations are Kafka error codes inside it. A request that cannot be parsed is an
-/// error (close, as Kafka does).
+/// a connection authenticated as `principal` (`TYPE:NAME`, as `ksasl_server_connection_session`
+/// gives it, or a bare user name), with a delegation token or not (`token_authenticated`; such
+/// connections get error 64). `*out`/`*out_len` are the response frame with its length prefix
+/// (borrowed until the next call on this handle); failed operations are Kafka error codes
+/// inside it. A request that cannot be parsed is an error (close, as Kafka does).
 #[no_mangle]
 pub extern "C" fn ksasl_token_authority_handle_request(
     a: *mut ksasl_token_authority,
     frame: *const u8,
     frame_len: usize,
-    principal_name: *const c_char,
+    principal: *const c_char,
     token_authenticated: c_int,
     now_ms: i64,
     out: *mut *const u8,
@@ -192,7 +192,7 @@ pub extern "C" fn ksasl_token_authority_handle_request(
 ) -> ksasl_result {
     with(a, |a| {
         need!(out, out_len);
-        let mut p = principal(principal_name, "principal")?;
+        let mut p = super::delegation_token::principal(principal, "principal")?;
         p.token_authenticated = token_authenticated != 0;
         let response = a
             .inner
