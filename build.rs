@@ -45,6 +45,38 @@ macro_rules! wire_enums {
     };
 }
 
+/// Writes the handles' free and last-error functions as stubs for cbindgen, which does not
+/// expand the macros src/ffi/accessors.rs generates them with.
+macro_rules! handles {
+    ($($t:ident $what:literal $($err:ident)?;)*) => {
+        fn handle_stubs(out: &mut String) {
+            $(
+                let t = stringify!($t);
+                let _ = writeln!(out, "/// Frees {} (NULL is a no-op).\n#[no_mangle]\npub extern \"C\" fn {t}_free(p: *mut {t}) {{}}", $what);
+                $(
+                    let e = stringify!($err);
+                    let _ = writeln!(out, "/// The detail of the handle's last failure (\"\" for NULL).\n#[no_mangle]\npub extern \"C\" fn {t}_{e}(p: *const {t}) -> *const c_char {{}}");
+                )?
+            )*
+        }
+    };
+}
+
+/// Writes the one-expression accessors as stubs for cbindgen, as [`handles`] does.
+macro_rules! exports {
+    ($( $(#[doc = $doc:literal])* fn $name:ident($($p:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block )*) => {
+        fn export_stubs(out: &mut String) {
+            $(
+                $(let _ = writeln!(out, "///{}", $doc);)*
+                let params: &[&str] = &[$(concat!(stringify!($p), ": ", stringify!($ty))),*];
+                let ret = concat!($(" -> ", stringify!($ret))?);
+                let _ = writeln!(out, "#[no_mangle]\npub extern \"C\" fn {}({}){ret} {{}}", stringify!($name), params.join(", "));
+            )*
+        }
+    };
+}
+
+include!("src/ffi/accessors.in");
 include!("src/tables/error_codes.in");
 include!("src/tables/wire_enums.in");
 
@@ -69,11 +101,18 @@ fn main() {
     defs.push_str("\n/* The numbered enums (src/tables/wire_enums.in). */");
     wire_defines(&mut defs);
     config.after_includes = Some(defs);
+    let mut stubs = String::new();
+    handle_stubs(&mut stubs);
+    export_stubs(&mut stubs);
+    let stubs_file =
+        PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("accessors.rs");
+    std::fs::write(&stubs_file, stubs).expect("write the accessor stubs");
     // Only the C ABI (src/ffi/mod.rs and the modules it declares): the rest of the crate's
     // public items are Rust API.
     let builder = cbindgen::Builder::new()
         .with_config(config)
-        .with_src(dir.join("src/ffi/mod.rs"));
+        .with_src(dir.join("src/ffi/mod.rs"))
+        .with_src(stubs_file);
     match builder.generate() {
         Ok(bindings) => {
             bindings.write_to_file(dir.join("include/ksasl.h"));

@@ -24,39 +24,244 @@
 #define KSASL_VERSION_PATCH 0
 #define KSASL_VERSION_STRING "0.1.0"
 
-/* Result codes (src/error.rs): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */
+/* Result codes (src/tables/error_codes.in): 1xx misuse, 2xx protocol, 3xx authentication, 4xx credential, 5xx internal. */
 #define KSASL_OK 0
+/** An argument is out of range or malformed. */
+#define KSASL_INVALID_ARGUMENT 100
+/** `step` was called after the exchange completed. */
+#define KSASL_STEP_AFTER_DONE 101
+/** `step` was called after the exchange failed. */
+#define KSASL_STEP_AFTER_FAILURE 102
+/** A call that does not fit the current state (for example supplying a credential  nobody asked for, or stepping while a credential is awaited). */
+#define KSASL_WRONG_STATE 103
+/** No mechanism of that name is registered. */
+#define KSASL_UNKNOWN_MECHANISM 104
+/** A configuration value is invalid. */
+#define KSASL_INVALID_CONFIG 105
+/** A required pointer argument was NULL (C ABI). */
+#define KSASL_NULL_ARGUMENT 106
+/** The message does not follow the mechanism's grammar (empty, truncated, attributes  missing or out of order). */
+#define KSASL_MALFORMED_MESSAGE 200
+/** A field that must be base64 is not valid standard base64. */
+#define KSASL_INVALID_BASE64 201
+/** The message is not valid UTF-8, or not ASCII where the protocol requires ASCII. */
+#define KSASL_INVALID_ENCODING 202
+/** The client asked for channel binding (gs2 flag `y` or `p=`), which Kafka does not use. */
+#define KSASL_UNSUPPORTED_CHANNEL_BINDING 203
+/** A SCRAM nonce does not continue or repeat the agreed nonce. */
+#define KSASL_NONCE_MISMATCH 204
+/** The server asked for fewer than the minimum number of PBKDF2 iterations. */
+#define KSASL_ITERATIONS_TOO_LOW 205
+/** The server asked for more PBKDF2 iterations than the client's cap allows. */
+#define KSASL_ITERATIONS_TOO_HIGH 206
+/** A message is larger than the configured maximum. */
+#define KSASL_MESSAGE_TOO_LARGE 207
+/** A username is empty, not ASCII, or wrongly escaped. */
+#define KSASL_INVALID_USERNAME 208
+/** A PLAIN message does not have exactly three NUL-separated fields. */
+#define KSASL_INVALID_PLAIN_MESSAGE 209
+/** A challenge arrived where the mechanism expects none (or an empty one). */
+#define KSASL_UNEXPECTED_CHALLENGE 210
+/** The SCRAM server ended the exchange with an `e=` error attribute. */
+#define KSASL_SERVER_REPORTED_ERROR 211
+/** A nonce is empty or holds characters outside printable ASCII. */
+#define KSASL_INVALID_NONCE 212
+/** A SASL extension name or value is invalid. */
+#define KSASL_INVALID_EXTENSION 213
+/** The mechanism is not enabled (Kafka error 33, UNSUPPORTED_SASL_MECHANISM). */
+#define KSASL_UNSUPPORTED_SASL_MECHANISM 214
+/** A request arrived in a state that does not allow it (Kafka error 34, ILLEGAL_SASL_STATE). */
+#define KSASL_ILLEGAL_SASL_STATE 215
+/** The peer used an API version the other side does not support (Kafka error 35). */
+#define KSASL_UNSUPPORTED_VERSION 216
+/** A Kafka request or response is malformed: truncated, garbage after the body, bad  lengths (Kafka error 42, INVALID_REQUEST, on the server side). */
+#define KSASL_INVALID_REQUEST 217
+/** A frame length is negative. */
+#define KSASL_INVALID_FRAME_SIZE 218
+/** A response does not answer the request it should (correlation id or API mismatch). */
+#define KSASL_CORRELATION_MISMATCH 219
+/** The peer closed the connection during (re-)authentication. */
+#define KSASL_CONNECTION_CLOSED 220
+/** The broker answered with a Kafka error code ksasl has no more specific code for. */
+#define KSASL_KAFKA_ERROR 221
+/** The password or proof is wrong. */
+#define KSASL_INVALID_CREDENTIALS 300
+/** The user is not known to the server. */
+#define KSASL_UNKNOWN_USER 301
+/** The client asked to act as an identity other than the one it authenticated as. */
+#define KSASL_AUTHZID_MISMATCH 302
+/** The server's SCRAM signature does not verify: the server does not know the password  (or is an impostor). */
+#define KSASL_INVALID_SERVER_SIGNATURE 303
+/** The client sent an empty username. */
+#define KSASL_USERNAME_NOT_SPECIFIED 304
+/** The client sent an empty password. */
+#define KSASL_PASSWORD_NOT_SPECIFIED 305
+/** A delegation token id (`tokenauth=true`) is not known. */
+#define KSASL_UNKNOWN_TOKEN 306
+/** The server reported that authentication failed (client side; the server's text and,  for OAUTHBEARER, its `status`, `scope` and `openid-configuration` are in the details). */
+#define KSASL_SERVER_REJECTED_AUTHENTICATION 307
+/** The token's `exp` has passed (allowing for clock skew). */
+#define KSASL_TOKEN_EXPIRED 308
+/** The token is not valid yet (`nbf`, or for unsecured tokens `iat`, in the future). */
+#define KSASL_TOKEN_NOT_YET_VALID 309
+/** The token's issuer is not the expected one. */
+#define KSASL_TOKEN_INVALID_ISSUER 310
+/** The token's audience holds none of the expected audiences. */
+#define KSASL_TOKEN_INVALID_AUDIENCE 311
+/** A required claim (subject, `exp`, `iat`) is missing or blank. */
+#define KSASL_TOKEN_MISSING_CLAIM 312
+/** A claim has the wrong type or an impossible value. */
+#define KSASL_TOKEN_INVALID_CLAIM 313
+/** No key of the JWKS matches the token's `kid`: the host should refetch the JWKS. */
+#define KSASL_TOKEN_UNKNOWN_KEY 314
+/** The token's signature does not verify. */
+#define KSASL_TOKEN_BAD_SIGNATURE 315
+/** The token's algorithm is not allowed (`none` on the signed path, HMAC without a  configured secret, an algorithm the key cannot serve). */
+#define KSASL_TOKEN_ALGORITHM_REFUSED 316
+/** The token is not a well-formed JWT (parts, base64, JSON, header without `alg`). */
+#define KSASL_TOKEN_MALFORMED 317
+/** The token is larger than the validator accepts. */
+#define KSASL_TOKEN_TOO_LARGE 318
+/** The token lacks a required scope. */
+#define KSASL_INSUFFICIENT_SCOPE 319
+/** The server's extension validator refused some SASL extensions. */
+#define KSASL_INVALID_EXTENSIONS 320
+/** A host-supplied validator rejected the token. */
+#define KSASL_TOKEN_REJECTED 321
+/** The session expired: the broker closes the connection on its next request. */
+#define KSASL_SESSION_EXPIRED 322
+/** Re-authentication tried to change the principal (KIP-368 forbids it). */
+#define KSASL_PRINCIPAL_CHANGED 323
+/** Re-authentication tried to change the mechanism (KIP-368 forbids it). */
+#define KSASL_MECHANISM_CHANGED 324
+/** A mechanism written by the host (in C, Python or Java) failed: it raised, or answered  in a way the protocol does not allow. The message is the host's. */
+#define KSASL_HOST_MECHANISM_FAILED 325
+/** A credential string or record cannot be parsed. */
+#define KSASL_INVALID_CREDENTIAL_FORMAT 400
+/** A stored SCRAM credential has fewer than the minimum number of iterations. */
+#define KSASL_CREDENTIAL_ITERATIONS_TOO_LOW 401
+/** The credential store failed to answer a lookup. */
+#define KSASL_CREDENTIAL_LOOKUP_FAILED 402
+/** The supplied credential cannot serve this mechanism. */
+#define KSASL_CREDENTIAL_MECHANISM_MISMATCH 403
+/** No valid credential is available (none yet, or the last one expired). */
+#define KSASL_NO_VALID_CREDENTIAL 404
+/** A credential's expiry is in the past, looks relative or in seconds, or is absurdly far  in the future. */
+#define KSASL_INVALID_CREDENTIAL_EXPIRY 405
+/** A refresh answer reached a refresher that no longer exists. */
+#define KSASL_REFRESHER_GONE 406
+/** No delegation token has this id or HMAC (Kafka's DELEGATION_TOKEN_NOT_FOUND, 62). */
+#define KSASL_DELEGATION_TOKEN_NOT_FOUND 407
+/** Only the token's owner or a renewer may do this (DELEGATION_TOKEN_OWNER_MISMATCH, 63). */
+#define KSASL_DELEGATION_TOKEN_OWNER_MISMATCH 408
+/** The delegation token has expired (DELEGATION_TOKEN_EXPIRED, 66). */
+#define KSASL_DELEGATION_TOKEN_EXPIRED 409
+/** A renewer or owner is not a `User` principal (INVALID_PRINCIPAL_TYPE, 67). */
+#define KSASL_INVALID_PRINCIPAL_TYPE 410
+/** Delegation-token requests are not allowed on this connection, e.g. one that itself  authenticated with a token (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64). */
+#define KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 411
+/** An invariant of the library failed. */
+#define KSASL_INTERNAL 500
+/** A panic was caught at an API boundary. */
+#define KSASL_PANIC 501
+/** The operating system's random source failed. */
+#define KSASL_RANDOM_SOURCE_FAILED 502
+
+/* The numbered enums (src/tables/wire_enums.in). */
+/* How a host answers a credential request. (type ksasl_credential_answer_kind) */
+/** The user's clear-text password. */
+#define KSASL_CREDENTIAL_ANSWER_PASSWORD 1
+/** A SCRAM credential in Kafka's text form (`salt=...,stored_key=...,...`). */
+#define KSASL_CREDENTIAL_ANSWER_SCRAM 2
+/** No such user (or delegation token). */
+#define KSASL_CREDENTIAL_ANSWER_UNKNOWN 3
+/** The store could not answer; the value is the reason, kept from the client. */
+#define KSASL_CREDENTIAL_ANSWER_UNAVAILABLE 4
+/** (Lookups only) the answer comes later, through the pull form. */
+#define KSASL_CREDENTIAL_ANSWER_LATER 5
+
+/* What one step of a single server exchange produced. (type ksasl_server_step_kind) */
+/** Send the output as a challenge and wait for the client. */
+#define KSASL_SERVER_STEP_CHALLENGE 1
+/** A credential is needed: answer the pending request. */
+#define KSASL_SERVER_STEP_NEED_CREDENTIAL 2
+/** The client is authenticated; send the output (if any) as the last message. */
+#define KSASL_SERVER_STEP_DONE 3
+/** A host mechanism answers later: finish its pending work, then resume. */
+#define KSASL_SERVER_STEP_PENDING 4
+
+/* What a frame handed to a client connection meant. (type ksasl_client_event) */
+/** A SASL response was consumed; write what the connection transmits. */
+#define KSASL_CLIENT_EVENT_CONTINUE 0
+/** A response to an application request: process the frame as it is. */
+#define KSASL_CLIENT_EVENT_APPLICATION 1
+/** Authenticated for the first time. */
+#define KSASL_CLIENT_EVENT_AUTHENTICATED 2
+/** Re-authenticated; held requests may be sent again. */
+#define KSASL_CLIENT_EVENT_REAUTHENTICATED 3
+/** A re-authentication failed; the old session holds until it expires (retry policy). */
+#define KSASL_CLIENT_EVENT_REAUTH_FAILED 4
+/** A host mechanism answers later: finish its pending work, then resume. */
+#define KSASL_CLIENT_EVENT_PENDING 5
+/** Authentication failed: close the connection. */
+#define KSASL_CLIENT_EVENT_FAILED 6
+
+/* What the host does after a server connection handled a frame. (type ksasl_server_action) */
+/** Write the output; keep reading authentication frames. */
+#define KSASL_SERVER_ACTION_CONTINUE 0
+/** Look up the pending credential request and answer it. */
+#define KSASL_SERVER_ACTION_NEED_CREDENTIAL 1
+/** Write the output; the connection is authenticated. */
+#define KSASL_SERVER_ACTION_AUTHENTICATED 2
+/** Write the output; the connection re-authenticated. */
+#define KSASL_SERVER_ACTION_REAUTHENTICATED 3
+/** Write the output; the re-authentication failed but the session holds. */
+#define KSASL_SERVER_ACTION_REAUTH_FAILED 4
+/** At the deadline write the output, then close (KIP-306's delay). */
+#define KSASL_SERVER_ACTION_FAIL_AT 5
+/** Close now, writing nothing. */
+#define KSASL_SERVER_ACTION_CLOSE_NOW 6
+/** A host mechanism answers later: finish its pending work, then resume. */
+#define KSASL_SERVER_ACTION_PENDING 7
+
+/* The per-request gate's verdict on an authenticated server connection. (type ksasl_gate) */
+/** Hand the request to the normal request path. */
+#define KSASL_GATE_PROCESS 0
+/** A SaslHandshake that starts a re-authentication: pass the frame to the connection. */
+#define KSASL_GATE_BEGIN_REAUTHENTICATION 1
+/** The session has expired: close the connection now, without a response. */
+#define KSASL_GATE_CLOSE_EXPIRED 2
+
+/* When, within a session, a client re-authenticates. (type ksasl_reauth_timing) */
+/** Apache Kafka's Java client: a uniformly random 85-95 % of the lifetime. */
+#define KSASL_REAUTH_KAFKA 0
+/** librdkafka: exactly 90 %. */
+#define KSASL_REAUTH_LIBRDKAFKA 1
+/** franz-go: a random 95-98 %, leaving at least one second. */
+#define KSASL_REAUTH_FRANZ_GO 2
+/** Never re-authenticate (the broker then closes the connection at expiry). */
+#define KSASL_REAUTH_DISABLED 3
 
 
 /**
- * Kafka's default `delegation.token.max.lifetime.ms` (7 days).
- */
-#define KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS 604800000
-
-/**
- * Kafka's default `delegation.token.expiry.time.ms` (1 day).
- */
-#define KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS 86400000
-
-/**
- * Kafka's default `delegation.token.expiry.check.interval.ms` (1 hour).
- */
-#define KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS 3600000
-
-/**
- * A client exchange for one mechanism.
- */
-typedef struct ksasl_client ksasl_client;
-
-/**
- * Configuration of client connections (shared by the connections made from it).
+ * A built client configuration: immutable, shared by its connections and threads.
  */
 typedef struct ksasl_client_config ksasl_client_config;
 
 /**
+ * The values of a client configuration; unset values keep Kafka's defaults.
+ */
+typedef struct ksasl_client_config_builder ksasl_client_config_builder;
+
+/**
  * A client connection's SASL state.
  */
-typedef struct ksasl_client_conn ksasl_client_conn;
+typedef struct ksasl_client_connection ksasl_client_connection;
+
+/**
+ * A client exchange for one mechanism.
+ */
+typedef struct ksasl_client_exchange ksasl_client_exchange;
 
 /**
  * Where a credential callback writes its answer.
@@ -69,11 +274,21 @@ typedef struct ksasl_credential_answer ksasl_credential_answer;
 typedef struct ksasl_credential_request ksasl_credential_request;
 
 /**
- * A delegation token: its id, its HMAC (the secret the SCRAM password is made of), owner,
- * requester, renewers and timestamps. Immutable; free it with `ksasl_delegation_token_free`
- * (tokens borrowed from a `ksasl_delegation_token_list` belong to the list).
+ * An in-memory credential store (users and delegation tokens). Thread-safe.
+ */
+typedef struct ksasl_credential_store ksasl_credential_store;
+
+/**
+ * A delegation token: id, HMAC (the secret its SCRAM password is made of), owner, requester,
+ * renewers and times. Immutable; tokens borrowed from a list belong to the list.
  */
 typedef struct ksasl_delegation_token ksasl_delegation_token;
+
+/**
+ * Builds delegation-token request frames (with their length prefix) and reads responses
+ * (without it, as `ksasl_client_connection_handle_frame` returns them).
+ */
+typedef struct ksasl_delegation_token_codec ksasl_delegation_token_codec;
 
 /**
  * Tokens from `ksasl_token_authority_describe` or a DescribeDelegationToken response.
@@ -81,162 +296,155 @@ typedef struct ksasl_delegation_token ksasl_delegation_token;
 typedef struct ksasl_delegation_token_list ksasl_delegation_token_list;
 
 /**
- * Where a host mechanism's callback writes its answer. Valid only during the callback that
- * received it.
+ * Where a host mechanism's callback writes its answer; valid during the callback only.
  *
- * A client callback sets a message to send (`ksasl_host_output_set_message`) and/or says the
- * client side is complete (`ksasl_host_output_set_done`); a server callback sets a challenge,
- * or authenticates the client (`ksasl_host_output_set_authenticated`, optionally after a last
- * message). A failure is reported with `ksasl_host_output_set_error` and a non-zero return.
- * The message, if any, comes first: `set_done` and `set_authenticated` complete the answer,
- * and nothing may be set after them. Instead of answering, a callback may say that the answer
- * comes later (`ksasl_host_output_set_pending`); the host then gives it, in an output of its
- * own (`ksasl_host_output_new`), to the connection's or exchange's `resume` function.
+ * A client callback sets a message (`ksasl_host_output_set_message`) and/or says the client
+ * side is complete (`ksasl_host_output_set_done`); a server callback sets a challenge, or
+ * authenticates the client (`ksasl_host_output_set_authenticated`, after an optional last
+ * message). A failure is `ksasl_host_output_set_error` and a non-zero return. Nothing may be
+ * set after completing or failing. Instead, a callback may say the answer comes later
+ * (`ksasl_host_output_set_pending`); the host then writes it into an output of its own
+ * (`ksasl_host_output_new`) and hands that to the connection's or exchange's `resume`.
  */
 typedef struct ksasl_host_output ksasl_host_output;
 
 /**
- * A signed-JWT validator (KIP-768) whose JWKS the host supplies.
+ * A signed-JWT validator whose JWKS the host fetches. Thread-safe.
  */
 typedef struct ksasl_jwks_validator ksasl_jwks_validator;
 
 /**
- * Refreshes expiring credentials on Kafka's schedule (librdkafka's shape). Thread-safe.
- */
-typedef struct ksasl_refresher ksasl_refresher;
-
-/**
  * A set of client and server mechanisms by name, with the credentials they use.
  */
-typedef struct ksasl_registry ksasl_registry;
-
-/**
- * A server exchange for one mechanism.
- */
-typedef struct ksasl_server ksasl_server;
-
-/**
- * Configuration of server connections (one listener).
- */
-typedef struct ksasl_server_config ksasl_server_config;
-
-/**
- * A server connection's SASL state.
- */
-typedef struct ksasl_server_conn ksasl_server_conn;
-
-/**
- * An in-memory credential store (users and delegation tokens). Thread-safe.
- */
-typedef struct ksasl_store ksasl_store;
+typedef struct ksasl_mechanism_registry ksasl_mechanism_registry;
 
 /**
  * An OAUTHBEARER token.
  */
-typedef struct ksasl_token ksasl_token;
+typedef struct ksasl_oauth_token ksasl_oauth_token;
 
 /**
- * Creates, renews, expires, describes and sweeps delegation tokens by Kafka's rules, serves
- * Kafka's token APIs, and answers `tokenauth` logins (see
- * `ksasl_registry_add_password_servers_with_tokens`). The authority is shared (reference
- * counted) and thread-safe; a handle's outputs and last error are per handle, so threads
- * that use an authority at the same time each take a handle from
- * `ksasl_token_authority_share`.
+ * Where a validator callback writes its verdict.
+ */
+typedef struct ksasl_oauth_verdict ksasl_oauth_verdict;
+
+/**
+ * Refreshes expiring credentials (OAuth tokens, delegation tokens). Thread-safe.
+ */
+typedef struct ksasl_refresher ksasl_refresher;
+
+/**
+ * A built refresher configuration (`sasl.login.refresh.*` and the retry backoff).
+ */
+typedef struct ksasl_refresher_config ksasl_refresher_config;
+
+/**
+ * The values of a refresher's configuration; unset values keep Kafka's defaults.
+ */
+typedef struct ksasl_refresher_config_builder ksasl_refresher_config_builder;
+
+/**
+ * A built listener configuration: immutable, shared by its connections and threads.
+ */
+typedef struct ksasl_server_config ksasl_server_config;
+
+/**
+ * The values of a listener's configuration; unset values keep Kafka's defaults.
+ */
+typedef struct ksasl_server_config_builder ksasl_server_config_builder;
+
+/**
+ * A server connection's SASL state.
+ */
+typedef struct ksasl_server_connection ksasl_server_connection;
+
+/**
+ * A server exchange for one mechanism.
+ */
+typedef struct ksasl_server_exchange ksasl_server_exchange;
+
+/**
+ * A handle on a token authority. The authority is shared (reference counted) and
+ * thread-safe; each handle has its own outputs and last error, so threads using one
+ * authority at the same time each take a handle from `ksasl_token_authority_share`.
  */
 typedef struct ksasl_token_authority ksasl_token_authority;
 
 /**
- * Builds delegation-token request frames and reads their responses (the client side of api
- * keys 38-41). Request frames include their length prefix; responses are given without it
- * (as `ksasl_client_conn_handle_frame` returns application frames).
- */
-typedef struct ksasl_token_codec ksasl_token_codec;
-
-/**
- * Where a token-validation callback writes its verdict.
- */
-typedef struct ksasl_token_verdict ksasl_token_verdict;
-
-/**
- * Tracks which connections use which credential generation.
+ * Tracks connections against a refresher's credentials. Thread-safe.
  */
 typedef struct ksasl_tracker ksasl_tracker;
 
 /**
- * A result code: 0 is success; anything else is an error code (see `ksasl_result_name`).
+ * A result code: 0 (`KSASL_OK`) is success, anything else an error (`ksasl_result_name`).
  */
 typedef uint32_t ksasl_result;
 
 /**
- * Re-authentication timing.
+ * When a client re-authenticates (`KSASL_REAUTH_*`).
  */
 typedef uint32_t ksasl_reauth_timing;
 
 /**
- * What a received frame meant.
+ * What a received frame meant (`KSASL_CLIENT_EVENT_*`).
  */
 typedef uint32_t ksasl_client_event;
 
 /**
- * What the host does after a server frame.
+ * How a host answers a credential request (`KSASL_CREDENTIAL_ANSWER_*`).
  */
-typedef uint32_t ksasl_server_action;
+typedef uint32_t ksasl_credential_answer_kind;
 
 /**
- * A credential kind, in answers to credential requests.
+ * Makes one exchange's state from the mechanism's userdata (NULL fails the exchange).
  */
-typedef uint32_t ksasl_credential_kind;
+typedef void *(*ksasl_mechanism_new_fn)(void *userdata);
 
 /**
- * The per-request gate's verdicts.
+ * A client's first message: answers through `out`, returns 0 (non-zero fails).
  */
-typedef uint32_t ksasl_gate;
+typedef int (*ksasl_mechanism_start_fn)(void *exchange, int64_t now_ms, ksasl_host_output *out);
 
 /**
- * What a server step produced.
+ * Answers the peer's message (borrowed for the call) through `out`; returns 0 (non-zero fails).
  */
-typedef uint32_t ksasl_server_status;
+typedef int (*ksasl_mechanism_step_fn)(void *exchange,
+                                       const uint8_t *message,
+                                       size_t message_len,
+                                       int64_t now_ms,
+                                       ksasl_host_output *out);
 
 /**
- * A client mechanism written by the host. The library copies the table at registration.
- *
- * - `new_exchange(userdata)` makes the state of one exchange (called when a connection or
- *   `ksasl_client_new` starts using the mechanism) and returns it; NULL fails the exchange.
- * - `start(exchange, now_ms, out)` produces the first message (Kafka always starts with a
- *   client message; an empty one is allowed).
- * - `step(exchange, challenge, challenge_len, now_ms, out)` answers a server challenge
- *   (`challenge` is borrowed for the call).
- * - `dispose(exchange)` (may be NULL) frees the exchange state: called exactly once for
- *   every exchange `new_exchange` made, when the exchange is freed.
- *
- * `start` and `step` answer through `out` and return 0, or non-zero to fail the exchange (with
- * `ksasl_host_output_set_error`'s message). A client that is not done must set a message.
- * The callbacks are called from the threads that use the connections and exchanges of the
- * registry, never from a thread of the library's own: `new_exchange` may run on several
- * threads at once (the userdata is shared), while one exchange is used by one thread at a
- * time. A callback must not call into the connection or exchange that is calling it.
+ * Frees one exchange's state.
+ */
+typedef void (*ksasl_mechanism_dispose_fn)(void *exchange);
+
+/**
+ * A client mechanism written by the host (the table is copied at registration): `start`
+ * produces the first message (Kafka's clients speak first; it may be empty), `step` answers
+ * server challenges, `dispose` (may be NULL) frees an exchange's state once, when the
+ * exchange is freed. A failing callback sets `ksasl_host_output_set_error` and returns
+ * non-zero. Callbacks run on the threads using the registry's connections and exchanges
+ * (`new_exchange` maybe on several at once, an exchange on one at a time), never on a thread
+ * of the library's own, and must not call into the connection or exchange calling them.
  */
 typedef struct {
   /**
-   * Makes one exchange's state (required).
+   * Required.
    */
-  void *(*new_exchange)(void *userdata);
+  ksasl_mechanism_new_fn new_exchange;
   /**
-   * The first message (required).
+   * Required.
    */
-  int (*start)(void *exchange, int64_t now_ms, ksasl_host_output *out);
+  ksasl_mechanism_start_fn start;
   /**
-   * The answer to a server challenge (required).
+   * Required.
    */
-  int (*step)(void *exchange,
-              const uint8_t *challenge,
-              size_t challenge_len,
-              int64_t now_ms,
-              ksasl_host_output *out);
+  ksasl_mechanism_step_fn step;
   /**
-   * Frees one exchange's state (optional).
+   * Optional.
    */
-  void (*dispose)(void *exchange);
+  ksasl_mechanism_dispose_fn dispose;
 } ksasl_client_mechanism_vtable;
 
 /**
@@ -245,864 +453,709 @@ typedef struct {
 typedef void (*ksasl_free_fn)(void *userdata);
 
 /**
- * A server mechanism written by the host. The library copies the table at registration.
- *
- * - `new_exchange(userdata)` makes the state of one exchange (called when a client selects
- *   the mechanism, or by `ksasl_server_new`); NULL fails the exchange.
- * - `step(exchange, response, response_len, now_ms, out)` evaluates one client message
- *   (borrowed for the call) and sets a challenge (`ksasl_host_output_set_message`) or
- *   authenticates the client (`ksasl_host_output_set_authenticated`, after an optional last
- *   message); returns 0, or non-zero to fail the exchange (with
- *   `ksasl_host_output_set_error`'s message).
- * - `dispose(exchange)` (may be NULL): as for client mechanisms, once per exchange.
- *
- * Threads and re-entrancy as for `ksasl_client_mechanism_vtable`. The host looks credentials
- * up itself (the registry's store or credential callback is not consulted).
+ * A token validator: judge `token` at `now_ms` and answer with `ksasl_oauth_verdict_accept`
+ * or `_reject`; return 0 (non-zero rejects the token).
+ */
+typedef int (*ksasl_oauth_validator_cb)(void *userdata,
+                                        const char *token,
+                                        int64_t now_ms,
+                                        ksasl_oauth_verdict *verdict);
+
+/**
+ * A server mechanism written by the host (the table is copied at registration): `step`
+ * evaluates a client message and sets a challenge or authenticates the client; the rest as
+ * for `ksasl_client_mechanism_vtable`. The host looks credentials up itself.
  */
 typedef struct {
   /**
-   * Makes one exchange's state (required).
+   * Required.
    */
-  void *(*new_exchange)(void *userdata);
+  ksasl_mechanism_new_fn new_exchange;
   /**
-   * Evaluates one client message (required).
+   * Required.
    */
-  int (*step)(void *exchange,
-              const uint8_t *response,
-              size_t response_len,
-              int64_t now_ms,
-              ksasl_host_output *out);
+  ksasl_mechanism_step_fn step;
   /**
-   * Frees one exchange's state (optional).
+   * Optional.
    */
-  void (*dispose)(void *exchange);
+  ksasl_mechanism_dispose_fn dispose;
 } ksasl_server_mechanism_vtable;
 
 /**
- * A token-validation callback: judge `token` at `now_ms` and answer with
- * `ksasl_token_verdict_accept` or `_reject`. Return 0 (non-zero rejects the token).
- */
-typedef int (*ksasl_token_validator_cb)(void *userdata,
-                                        const char *token,
-                                        int64_t now_ms,
-                                        ksasl_token_verdict *verdict);
-
-/**
- * The refresh callback: fetch a token and answer with `ksasl_refresher_set_token` or
- * `ksasl_refresher_set_token_failure` (now, or later from any thread).
- */
-typedef void (*ksasl_refresh_cb)(void *userdata, ksasl_refresher *refresher, int64_t now_ms);
-
-/**
- * A credential callback: look `request` up and answer with `ksasl_credential_answer_set`.
- * Return 0, or non-zero if the lookup failed (the login then fails as "credentials could not
- * be verified"). It may be called from any thread that steps a server.
+ * A credential callback: look `request` up and answer with `ksasl_credential_answer_set`;
+ * return 0, or non-zero when the lookup failed (the login then fails as "credentials could
+ * not be verified"). It may be called from any thread that steps a server.
  */
 typedef int (*ksasl_credential_cb)(void *userdata,
                                    const ksasl_credential_request *request,
                                    ksasl_credential_answer *answer);
 
 /**
- * Kafka's Java client: random 85-95 % of the session.
+ * The refresh callback: fetch a credential and answer with `ksasl_refresher_set_token`,
+ * `ksasl_refresher_set_delegation_token` or `ksasl_refresher_set_token_failure` (now, or
+ * later from any thread).
  */
-#define KSASL_REAUTH_KAFKA 0
+typedef void (*ksasl_refresh_cb)(void *userdata, ksasl_refresher *refresher, int64_t now_ms);
 
 /**
- * librdkafka: 90 %.
+ * The per-request gate's verdict (`KSASL_GATE_*`).
  */
-#define KSASL_REAUTH_LIBRDKAFKA 1
+typedef uint32_t ksasl_gate;
 
 /**
- * franz-go: random 95-98 %, at least 1 s before the end.
+ * What the host does after a server frame (`KSASL_SERVER_ACTION_*`).
  */
-#define KSASL_REAUTH_FRANZ_GO 2
+typedef uint32_t ksasl_server_action;
 
 /**
- * Never re-authenticate.
+ * What a server step produced (`KSASL_SERVER_STEP_*`).
  */
-#define KSASL_REAUTH_DISABLED 3
-
-/**
- * A SASL response was consumed.
- */
-#define KSASL_CLIENT_CONTINUE 0
-
-/**
- * A response to an application request: `*app_frame` holds it.
- */
-#define KSASL_CLIENT_APPLICATION 1
-
-/**
- * Authenticated for the first time.
- */
-#define KSASL_CLIENT_AUTHENTICATED 2
-
-/**
- * Re-authenticated.
- */
-#define KSASL_CLIENT_REAUTHENTICATED 3
-
-/**
- * A re-authentication failed; the old session holds (retry policy).
- */
-#define KSASL_CLIENT_REAUTH_FAILED 4
-
-/**
- * A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
- * (`ksasl_client_conn_pending_work`) and continue with `ksasl_client_conn_resume`.
- */
-#define KSASL_CLIENT_PENDING 5
-
-/**
- * Write the output; keep reading authentication frames.
- */
-#define KSASL_SERVER_ACTION_CONTINUE 0
-
-/**
- * Look up a credential (`ksasl_server_conn_credential_request`) and answer it.
- */
-#define KSASL_SERVER_ACTION_NEED_CREDENTIAL 1
-
-/**
- * Write the output; the connection is authenticated.
- */
-#define KSASL_SERVER_ACTION_AUTHENTICATED 2
-
-/**
- * Write the output; the connection re-authenticated.
- */
-#define KSASL_SERVER_ACTION_REAUTHENTICATED 3
-
-/**
- * Write the output; the re-authentication failed but the session holds.
- */
-#define KSASL_SERVER_ACTION_REAUTH_FAILED 4
-
-/**
- * At `*deadline_ms` write the output, then close (KIP-306 delay).
- */
-#define KSASL_SERVER_ACTION_FAIL_AT 5
-
-/**
- * Close now, writing nothing.
- */
-#define KSASL_SERVER_ACTION_CLOSE_NOW 6
-
-/**
- * A host mechanism answers later (`ksasl_host_output_set_pending`): finish its work
- * (`ksasl_server_conn_pending_work`) and continue with `ksasl_server_conn_resume`.
- */
-#define KSASL_SERVER_ACTION_PENDING 7
-
-/**
- * Process the request.
- */
-#define KSASL_GATE_PROCESS 0
-
-/**
- * A SaslHandshake that starts re-authentication: pass the frame to the driver.
- */
-#define KSASL_GATE_BEGIN_REAUTH 1
-
-/**
- * The session expired: close without a response.
- */
-#define KSASL_GATE_CLOSE_EXPIRED 2
-
-/**
- * Send the output as a challenge and wait for the client.
- */
-#define KSASL_SERVER_CHALLENGE 1
-
-/**
- * A credential is needed: see `ksasl_server_credential_request`, answer with
- * `ksasl_server_provide_credential`.
- */
-#define KSASL_SERVER_NEED_CREDENTIAL 2
-
-/**
- * The client is authenticated; send the output (if any) as the last message.
- */
-#define KSASL_SERVER_DONE 3
-
-/**
- * A host mechanism answers later: see `ksasl_server_pending_work`, continue with
- * `ksasl_server_resume`.
- */
-#define KSASL_SERVER_PENDING 4
-
-/**
- * The user's clear-text password.
- */
-#define KSASL_CREDENTIAL_PASSWORD 1
-
-/**
- * A SCRAM credential in Kafka's text form.
- */
-#define KSASL_CREDENTIAL_SCRAM 2
-
-/**
- * No such user.
- */
-#define KSASL_CREDENTIAL_UNKNOWN 3
-
-/**
- * The store could not answer (the value is the reason, kept from the client).
- */
-#define KSASL_CREDENTIAL_UNAVAILABLE 4
-
-/**
- * (Callback only) the answer will come later through the pull form.
- */
-#define KSASL_CREDENTIAL_LATER 5
+typedef uint32_t ksasl_server_step_kind;
 
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
 /**
- * The library version, e.g. `"0.1.0"`.
- */
-const char *ksasl_version(void);
-
-/**
- * The stable name of a result code (`"OK"`, `"INVALID_CREDENTIALS"`, ...; `"UNKNOWN"` for
- * numbers that are not codes).
- */
-const char *ksasl_result_name(ksasl_result result);
-
-/**
- * The kind of a result code: `"misuse"`, `"protocol"`, `"authentication"`, `"credential"`,
- * `"internal"`, or `"ok"` / `"unknown"`.
- */
-const char *ksasl_result_kind(ksasl_result result);
-
-/**
- * The detail of the last failed constructor (`ksasl_*_new`) on this thread.
- */
-const char *ksasl_last_constructor_error(void);
-
-/**
- * Deliberately panics inside the library and returns what the boundary made of it
- * (`KSASL_PANIC`): a way for tests and hosts to check that no panic unwinds into C.
+ * Panics inside the library on purpose and returns what the boundary made of it
+ * (`KSASL_PANIC`): proof that no panic unwinds into C.
  */
 ksasl_result ksasl_check_panic_boundary(void);
 
 /**
- * Creates a client configuration using `mechanism` from the registry's client mechanisms.
+ * Checks every value and makes the configuration (`KSASL_UNKNOWN_MECHANISM` for a
+ * mechanism the registry lacks, `KSASL_INVALID_CONFIG` otherwise); the builder stays usable.
  */
-ksasl_result ksasl_client_config_new(const ksasl_registry *registry,
-                                     const char *mechanism,
-                                     ksasl_client_config **out);
+ksasl_result ksasl_client_config_builder_build(const ksasl_client_config_builder *b,
+                                               ksasl_client_config **config);
 
 /**
- * Frees a client configuration (connections keep what they need).
+ * Frees a client configuration builder (NULL is a no-op).
  */
-void ksasl_client_config_free(ksasl_client_config *c);
+void ksasl_client_config_builder_free(ksasl_client_config_builder *p);
 
 /**
- * The detail of the configuration's last failure.
+ * The detail of the handle's last failure ("" for NULL).
  */
-const char *ksasl_client_config_last_error(const ksasl_client_config *c);
+const char *ksasl_client_config_builder_last_error(const ksasl_client_config_builder *p);
 
 /**
- * Sets `client.id` (NULL: none).
+ * Starts a configuration for `mechanism` from the registry's client mechanisms (checked by
+ * `ksasl_client_config_builder_build`).
  */
-ksasl_result ksasl_client_config_set_client_id(ksasl_client_config *c, const char *client_id);
+ksasl_result ksasl_client_config_builder_new(const ksasl_mechanism_registry *registry,
+                                             const char *mechanism,
+                                             ksasl_client_config_builder **out);
 
 /**
- * Chooses when connections re-authenticate.
+ * The ApiVersions version sent first (0, Kafka's client, to 5; librdkafka sends 3).
  */
-ksasl_result ksasl_client_config_set_reauth_timing(ksasl_client_config *c,
-                                                   ksasl_reauth_timing timing);
+ksasl_result ksasl_client_config_builder_set_api_versions_version(ksasl_client_config_builder *b,
+                                                                  int64_t version);
 
 /**
- * The ApiVersions version sent first (0 to 5; librdkafka sends 3).
+ * `client.id` (NULL: none, the default).
  */
-ksasl_result ksasl_client_config_set_api_versions_version(ksasl_client_config *c, int16_t version);
+ksasl_result ksasl_client_config_builder_set_client_id(ksasl_client_config_builder *b,
+                                                       const char *client_id);
 
 /**
- * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the old session
- * and retries after that delay, then twice it, then four times it.
+ * Skips ApiVersions with the broker's known SaslHandshake version (0-1) and
+ * SaslAuthenticate version (0-2; < 0: legacy framing, which SaslHandshake 0 needs).
  */
-ksasl_result ksasl_client_config_set_reauth_retry(ksasl_client_config *c, int64_t initial_delay_ms);
+ksasl_result ksasl_client_config_builder_set_known_versions(ksasl_client_config_builder *b,
+                                                            int64_t handshake,
+                                                            int64_t authenticate);
 
 /**
- * A metric of every connection of this client configuration, by Kafka name
+ * The largest SASL response accepted (512 KiB).
+ */
+ksasl_result ksasl_client_config_builder_set_max_receive_size(ksasl_client_config_builder *b,
+                                                              int64_t bytes);
+
+/**
+ * The smallest delay between an authentication and the next re-authentication (1000 ms).
+ */
+ksasl_result ksasl_client_config_builder_set_reauth_min_delay_ms(ksasl_client_config_builder *b,
+                                                                 int64_t ms);
+
+/**
+ * After a failed re-authentication: 0 (Kafka) fails the connection; a positive delay keeps
+ * the old session and retries after it, then twice it, then four times it.
+ */
+ksasl_result ksasl_client_config_builder_set_reauth_retry_ms(ksasl_client_config_builder *b,
+                                                             int64_t ms);
+
+/**
+ * When connections re-authenticate (`KSASL_REAUTH_*`; default Kafka's client).
+ */
+ksasl_result ksasl_client_config_builder_set_reauth_timing(ksasl_client_config_builder *b,
+                                                           ksasl_reauth_timing timing);
+
+/**
+ * The software name and version sent in ApiVersions v3+ (default `ksasl` and its version).
+ */
+ksasl_result ksasl_client_config_builder_set_software(ksasl_client_config_builder *b,
+                                                      const char *name,
+                                                      const char *version);
+
+/**
+ * Frees a client configuration; its connections keep what they need (NULL is a no-op).
+ */
+void ksasl_client_config_free(ksasl_client_config *p);
+
+/**
+ * A metric over every connection of the configuration, by Kafka's name
  * (`"successful-reauthentication-total"`, `"reauthentication-latency-avg"`, ...).
  */
-ksasl_result ksasl_client_config_metric(ksasl_client_config *c,
+ksasl_result ksasl_client_config_metric(const ksasl_client_config *c,
                                         const char *name,
                                         int64_t now_ms,
                                         double *value);
 
 /**
- * Creates a client connection from a configuration.
+ * Call before sending an application request: `*send_now` 1 sends it, 0 holds it until the
+ * re-authentication completes (a due one starts here).
  */
-ksasl_result ksasl_client_conn_new(const ksasl_client_config *config, ksasl_client_conn **out);
-
-/**
- * Frees a client connection (NULL is a no-op).
- */
-void ksasl_client_conn_free(ksasl_client_conn *c);
-
-/**
- * The detail of the connection's last failure.
- */
-const char *ksasl_client_conn_last_error(const ksasl_client_conn *c);
-
-/**
- * Starts the initial authentication.
- */
-ksasl_result ksasl_client_conn_start(ksasl_client_conn *c, int64_t now_ms);
-
-/**
- * The bytes to write to the socket (length-prefixed frames; borrowed; `*len` 0 if none).
- */
-ksasl_result ksasl_client_conn_transmit(ksasl_client_conn *c, const uint8_t **out, size_t *len);
-
-/**
- * Handles one received frame (without its length prefix). On success `*event` says what it
- * was; for `KSASL_CLIENT_APPLICATION`, `*app_frame`/`*app_len` are `frame`/`frame_len`
- * themselves (the library neither copies nor keeps application responses). A fatal
- * authentication failure is returned as the error code (close the connection).
- */
-ksasl_result ksasl_client_conn_handle_frame(ksasl_client_conn *c,
-                                            const uint8_t *frame,
-                                            size_t frame_len,
-                                            int64_t now_ms,
-                                            ksasl_client_event *event,
-                                            const uint8_t **app_frame,
-                                            size_t *app_len);
-
-/**
- * After `KSASL_CLIENT_PENDING`: the work pointer the mechanism gave
- * `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
- */
-void *ksasl_client_conn_pending_work(const ksasl_client_conn *c);
-
-/**
- * Continues after `KSASL_CLIENT_PENDING` with the mechanism's late answer: `answer` (from
- * `ksasl_host_output_new(0, ...)`) holds what its callback would have set, and `rc` what it
- * would have returned (0, or non-zero with `ksasl_host_output_set_error` for a failure). The
- * answer's content is taken. Outputs and errors as `ksasl_client_conn_handle_frame`; write
- * `ksasl_client_conn_transmit` afterwards. Without pending work (`KSASL_WRONG_STATE`), with a
- * NULL or server answer, nothing changes.
- */
-ksasl_result ksasl_client_conn_resume(ksasl_client_conn *c,
-                                      ksasl_host_output *answer,
-                                      int rc,
-                                      int64_t now_ms,
-                                      ksasl_client_event *event,
-                                      const uint8_t **app_frame,
-                                      size_t *app_len);
+ksasl_result ksasl_client_connection_before_request(ksasl_client_connection *c,
+                                                    int64_t now_ms,
+                                                    int *send_now);
 
 /**
  * Reports that the broker closed the connection; returns the error to report.
  */
-ksasl_result ksasl_client_conn_closed(ksasl_client_conn *c, int64_t now_ms);
+ksasl_result ksasl_client_connection_closed(ksasl_client_connection *c, int64_t now_ms);
 
 /**
- * The next instant to call `ksasl_client_conn_handle_timeout` (-1: none).
+ * Frees a client connection (NULL is a no-op).
  */
-int64_t ksasl_client_conn_next_deadline(const ksasl_client_conn *c);
+void ksasl_client_connection_free(ksasl_client_connection *p);
 
 /**
- * Starts a re-authentication if one is due; `*started` (if not NULL) tells whether it did.
+ * Handles one received frame (without its length prefix): `*event` says what it was; for
+ * `KSASL_CLIENT_EVENT_APPLICATION`, `*app_frame`/`*app_len` are `frame`/`frame_len` (never
+ * copied or kept). A failed authentication is returned as its error code (close).
  */
-ksasl_result ksasl_client_conn_handle_timeout(ksasl_client_conn *c, int64_t now_ms, int *started);
+ksasl_result ksasl_client_connection_handle_frame(ksasl_client_connection *c,
+                                                  const uint8_t *frame,
+                                                  size_t frame_len,
+                                                  int64_t now_ms,
+                                                  ksasl_client_event *event,
+                                                  const uint8_t **app_frame,
+                                                  size_t *app_len);
 
 /**
- * Starts a re-authentication now (for example when a tracker asks for one after a
- * credential refresh). The connection must be authenticated and idle. Brokers refuse a
- * re-authentication less than a second after the previous one: then `*started` (may be
- * NULL) is 0 and the re-authentication is scheduled for 1.1 s after the previous start
- * (see `ksasl_client_conn_next_deadline`).
+ * Starts a re-authentication if one is due; `*started` (may be NULL) tells whether it did.
  */
-ksasl_result ksasl_client_conn_start_reauthentication(ksasl_client_conn *c,
-                                                      int64_t now_ms,
-                                                      int *started);
-
-/**
- * 1 if a re-authentication is due at `now_ms` (for synchronous clients).
- */
-int ksasl_client_conn_reauth_pending(const ksasl_client_conn *c, int64_t now_ms);
-
-/**
- * Call before sending an application request: `*send_now` is 1 to send it, 0 to hold it
- * until re-authentication completes (a due re-authentication starts here).
- */
-ksasl_result ksasl_client_conn_before_request(ksasl_client_conn *c, int64_t now_ms, int *send_now);
-
-/**
- * The session: lifetime granted by the broker (0: none), re-authentication time and expiry
- * as the client sees them (-1: none). `KSASL_WRONG_STATE`-class error before authentication.
- */
-ksasl_result ksasl_client_conn_session(ksasl_client_conn *c,
-                                       int64_t *lifetime_ms,
-                                       int64_t *reauth_at_ms,
-                                       int64_t *expiry_ms);
+ksasl_result ksasl_client_connection_handle_timeout(ksasl_client_connection *c,
+                                                    int64_t now_ms,
+                                                    int *started);
 
 /**
  * 1 while a re-authentication is in progress.
  */
-int ksasl_client_conn_is_reauthenticating(const ksasl_client_conn *c);
+int ksasl_client_connection_is_reauthenticating(const ksasl_client_connection *c);
 
 /**
- * Creates a listener configuration enabling every server mechanism of the registry.
+ * The detail of the handle's last failure ("" for NULL).
  */
-ksasl_result ksasl_server_config_new(const ksasl_registry *registry, ksasl_server_config **out);
+const char *ksasl_client_connection_last_error(const ksasl_client_connection *p);
 
 /**
- * Frees a listener configuration (connections keep what they need).
+ * Creates a client connection from a configuration.
  */
-void ksasl_server_config_free(ksasl_server_config *c);
+ksasl_result ksasl_client_connection_new(const ksasl_client_config *config,
+                                         ksasl_client_connection **out);
 
 /**
- * The detail of the configuration's last failure.
+ * When to call `ksasl_client_connection_handle_timeout` next (-1: never).
  */
-const char *ksasl_server_config_last_error(const ksasl_server_config *c);
+int64_t ksasl_client_connection_next_deadline(const ksasl_client_connection *c);
 
 /**
- * `connections.max.reauth.ms`, for all mechanisms (`mechanism` NULL) or one.
+ * After `KSASL_CLIENT_EVENT_PENDING`: the work pointer the mechanism gave (NULL when none).
  */
-ksasl_result ksasl_server_config_set_max_reauth_ms(ksasl_server_config *c,
-                                                   const char *mechanism,
-                                                   int64_t ms);
+void *ksasl_client_connection_pending_work(const ksasl_client_connection *c);
 
 /**
- * `connection.failed.authentication.delay.ms` (default 100).
+ * 1 if a re-authentication is due at `now_ms` (for synchronous clients).
  */
-ksasl_result ksasl_server_config_set_failed_auth_delay_ms(ksasl_server_config *c, int64_t ms);
+int ksasl_client_connection_reauth_pending(const ksasl_client_connection *c, int64_t now_ms);
 
 /**
- * After a failed re-authentication: 0 closes (Kafka); a positive delay keeps the session.
+ * Continues after `KSASL_CLIENT_EVENT_PENDING` with the mechanism's late answer (`answer`
+ * from `ksasl_host_output_new(0, ...)`, its content taken; `rc` as the callback would
+ * return); outputs and errors as `ksasl_client_connection_handle_frame`, then write
+ * `ksasl_client_connection_transmit`. Without pending work (`KSASL_WRONG_STATE`) or with a
+ * NULL or server answer, nothing changes.
  */
-ksasl_result ksasl_server_config_set_reauth_retry(ksasl_server_config *c, int64_t initial_delay_ms);
-
-/**
- * Adds an API to the ApiVersions response (a broker lists all of its APIs).
- */
-ksasl_result ksasl_server_config_add_api_version(ksasl_server_config *c,
-                                                 int16_t api_key,
-                                                 int16_t min_version,
-                                                 int16_t max_version);
-
-/**
- * A metric of every connection of this configuration, by Kafka name
- * (`"successful-reauthentication-total"`, ...), as of `now_ms`.
- */
-ksasl_result ksasl_server_config_metric(ksasl_server_config *c,
-                                        const char *name,
-                                        int64_t now_ms,
-                                        double *value);
-
-/**
- * Creates a server connection for a listener configuration.
- */
-ksasl_result ksasl_server_conn_new(const ksasl_server_config *config, ksasl_server_conn **out);
-
-/**
- * Frees a server connection (NULL is a no-op).
- */
-void ksasl_server_conn_free(ksasl_server_conn *c);
-
-/**
- * The detail of the connection's last failure (also set for FAIL_AT and CLOSE_NOW).
- */
-const char *ksasl_server_conn_last_error(const ksasl_server_conn *c);
-
-/**
- * Handles one authentication frame (without its length prefix). `*action` says what to do;
- * `*out`/`*out_len` are the frames to write (borrowed); `*deadline_ms` (may be NULL) is set
- * for `KSASL_SERVER_ACTION_FAIL_AT`.
- */
-ksasl_result ksasl_server_conn_handle_frame(ksasl_server_conn *c,
-                                            const uint8_t *frame,
-                                            size_t frame_len,
+ksasl_result ksasl_client_connection_resume(ksasl_client_connection *c,
+                                            ksasl_host_output *answer,
+                                            int rc,
                                             int64_t now_ms,
-                                            ksasl_server_action *action,
-                                            const uint8_t **out,
-                                            size_t *out_len,
-                                            int64_t *deadline_ms);
+                                            ksasl_client_event *event_kind,
+                                            const uint8_t **app_frame,
+                                            size_t *app_len);
 
 /**
- * After `KSASL_SERVER_ACTION_PENDING`: the work pointer the mechanism gave
- * `ksasl_host_output_set_pending` (NULL when nothing is pending, or if it gave NULL).
+ * The session: the lifetime the broker granted (0: none), and when this client
+ * re-authenticates and the broker stops accepting it (-1: never). Each may be NULL;
+ * `KSASL_WRONG_STATE` before authentication.
  */
-void *ksasl_server_conn_pending_work(const ksasl_server_conn *c);
+ksasl_result ksasl_client_connection_session(const ksasl_client_connection *c,
+                                             int64_t *lifetime_ms,
+                                             int64_t *reauth_at_ms,
+                                             int64_t *expiry_ms);
 
 /**
- * Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer: `answer`
- * (from `ksasl_host_output_new(1, ...)`) holds what its step callback would have set, and
- * `rc` what it would have returned. The answer's content is taken. Outputs as
- * `ksasl_server_conn_handle_frame`: a failed answer fails the exchange as a failed callback
- * does (`KSASL_SERVER_ACTION_FAIL_AT` with Kafka's response). Without pending work
- * (`KSASL_WRONG_STATE`), with a NULL or client answer, an error is returned and nothing
- * changes.
+ * Starts the initial authentication.
  */
-ksasl_result ksasl_server_conn_resume(ksasl_server_conn *c,
-                                      ksasl_host_output *answer,
-                                      int rc,
-                                      int64_t now_ms,
-                                      ksasl_server_action *action,
-                                      const uint8_t **out,
-                                      size_t *out_len,
-                                      int64_t *deadline_ms);
+ksasl_result ksasl_client_connection_start(ksasl_client_connection *c, int64_t now_ms);
 
 /**
- * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`).
+ * Starts a re-authentication now (authenticated, idle connections only). Within a second
+ * of the previous one, `*started` (may be NULL) is 0 and it is scheduled 1.1 s after that
+ * one's start instead (`ksasl_client_connection_next_deadline`).
  */
-ksasl_result ksasl_server_conn_credential_request(ksasl_server_conn *c,
-                                                  const char **mechanism,
-                                                  const char **username,
-                                                  int *token_authenticated);
+ksasl_result ksasl_client_connection_start_reauthentication(ksasl_client_connection *c,
+                                                            int64_t now_ms,
+                                                            int *started);
 
 /**
- * Answers the pending credential request and continues; outputs as `handle_frame`.
+ * The bytes to write to the socket (length-prefixed frames, borrowed; `*len` 0 when none).
  */
-ksasl_result ksasl_server_conn_provide_credential(ksasl_server_conn *c,
-                                                  ksasl_credential_kind kind,
-                                                  const char *value,
-                                                  int64_t expiry_ms,
-                                                  const char *token_owner,
-                                                  int64_t now_ms,
-                                                  ksasl_server_action *action,
-                                                  const uint8_t **out,
-                                                  size_t *out_len,
-                                                  int64_t *deadline_ms);
-
-/**
- * The per-request gate of an authenticated connection (`KSASL_GATE_*`). Allocation-free.
- */
-ksasl_gate ksasl_server_conn_gate(const ksasl_server_conn *c, int16_t api_key, int64_t now_ms);
-
-/**
- * 1 when authenticated and no exchange is in progress (requests go through the gate).
- */
-int ksasl_server_conn_is_ready(const ksasl_server_conn *c);
-
-/**
- * The authenticated session: principal (`"User:alice"`, borrowed), lifetime sent to the
- * client, and session expiry (-1: never).
- */
-ksasl_result ksasl_server_conn_session(ksasl_server_conn *c,
-                                       const char **principal,
-                                       int64_t *lifetime_ms,
-                                       int64_t *expiry_ms);
-
-/**
- * 1 when the connection's session logged in with a delegation token (`tokenauth`), which
- * `ksasl_token_authority_handle_request` needs to know; 0 otherwise, before authentication
- * and for NULL.
- */
-int ksasl_server_conn_token_authenticated(const ksasl_server_conn *c);
-
-/**
- * Creates a client exchange for `mechanism` from the registry's client mechanisms.
- */
-ksasl_result ksasl_client_new(const ksasl_registry *registry,
-                              const char *mechanism,
-                              ksasl_client **out);
+ksasl_result ksasl_client_connection_transmit(ksasl_client_connection *c,
+                                              const uint8_t **out,
+                                              size_t *len);
 
 /**
  * Frees a client exchange (NULL is a no-op).
  */
-void ksasl_client_free(ksasl_client *c);
+void ksasl_client_exchange_free(ksasl_client_exchange *p);
 
 /**
- * The detail of the client's last failure.
+ * The detail of the handle's last failure ("" for NULL).
  */
-const char *ksasl_client_last_error(const ksasl_client *c);
+const char *ksasl_client_exchange_last_error(const ksasl_client_exchange *p);
 
 /**
- * Produces the first message. `*out`/`*out_len` receive the bytes to send (borrowed until
- * the next call on `c`; `*out` is NULL when there is nothing to send); `*done` is 1 when the
- * client side is complete (the server's verdict is still to come). No message with `*done` 0
- * means a host mechanism answers later: see `ksasl_client_pending_work`.
+ * Creates a client exchange for `mechanism` from the registry's client mechanisms.
  */
-ksasl_result ksasl_client_start(ksasl_client *c,
-                                int64_t now_ms,
-                                const uint8_t **out,
-                                size_t *out_len,
-                                int *done);
+ksasl_result ksasl_client_exchange_new(const ksasl_mechanism_registry *registry,
+                                       const char *mechanism,
+                                       ksasl_client_exchange **out);
 
 /**
- * Evaluates a server challenge; outputs as `ksasl_client_start`.
+ * The work pointer of a host mechanism whose answer is pending (NULL when none).
  */
-ksasl_result ksasl_client_step(ksasl_client *c,
-                               const uint8_t *challenge,
-                               size_t challenge_len,
-                               int64_t now_ms,
-                               const uint8_t **out,
-                               size_t *out_len,
-                               int *done);
-
-/**
- * After a start or step that gave no message and `*done` 0: the mechanism answers later
- * (`ksasl_host_output_set_pending`), and this is the work pointer it gave (NULL if it gave
- * NULL, or when nothing is pending).
- */
-void *ksasl_client_pending_work(const ksasl_client *c);
+void *ksasl_client_exchange_pending_work(const ksasl_client_exchange *c);
 
 /**
  * Continues a pending start or step with the mechanism's late answer (`answer` from
- * `ksasl_host_output_new(0, ...)`, its content taken; `rc` as the callback would have
- * returned); outputs as `ksasl_client_start`. Without pending work (`KSASL_WRONG_STATE`), with
- * a NULL or server answer, nothing changes.
+ * `ksasl_host_output_new(0, ...)`, its content taken; `rc` as the callback would return);
+ * outputs as `ksasl_client_exchange_start`. Without pending work (`KSASL_WRONG_STATE`) or
+ * with a NULL or server answer, the exchange does not change.
  */
-ksasl_result ksasl_client_resume(ksasl_client *c,
-                                 ksasl_host_output *answer,
-                                 int rc,
-                                 const uint8_t **out,
-                                 size_t *out_len,
-                                 int *done);
+ksasl_result ksasl_client_exchange_resume(ksasl_client_exchange *c,
+                                          ksasl_host_output *answer,
+                                          int rc,
+                                          const uint8_t **out,
+                                          size_t *out_len,
+                                          int *done);
 
 /**
- * Reports that the server failed the exchange (with its message, or NULL). Returns the
- * resulting error code; the detail is in `ksasl_client_last_error`.
+ * Reports that the server failed the exchange (with its message, or NULL); returns the
+ * resulting error code (detail in `ksasl_client_exchange_last_error`).
  */
-ksasl_result ksasl_client_server_failed(ksasl_client *c, const char *server_message);
+ksasl_result ksasl_client_exchange_server_failed(ksasl_client_exchange *c,
+                                                 const char *server_message);
 
 /**
- * Creates a server exchange for `mechanism` from the registry's server mechanisms (with the
- * registry's store or credential callback).
+ * Produces the first message: `*out`/`*out_len` the bytes to send (borrowed until the next
+ * call; NULL when none), `*done` 1 when the client side is complete (the server's verdict
+ * is still to come). No message and `*done` 0: a host mechanism answers later.
  */
-ksasl_result ksasl_server_new(const ksasl_registry *registry,
-                              const char *mechanism,
-                              ksasl_server **out);
+ksasl_result ksasl_client_exchange_start(ksasl_client_exchange *c,
+                                         int64_t now_ms,
+                                         const uint8_t **out,
+                                         size_t *out_len,
+                                         int *done);
 
 /**
- * Frees a server exchange (NULL is a no-op).
+ * Evaluates a server challenge; outputs as `ksasl_client_exchange_start`.
  */
-void ksasl_server_free(ksasl_server *s);
+ksasl_result ksasl_client_exchange_step(ksasl_client_exchange *c,
+                                        const uint8_t *challenge,
+                                        size_t challenge_len,
+                                        int64_t now_ms,
+                                        const uint8_t **out,
+                                        size_t *out_len,
+                                        int *done);
 
 /**
- * The detail of the server's last failure.
+ * Answers a credential request from inside the callback (the last answer counts): `kind` is
+ * a `KSASL_CREDENTIAL_ANSWER_*`; `value` the password, Kafka's SCRAM text or the reason;
+ * `expiry_ms` < 0 means none; `token_owner` (NULL for users) marks a delegation token.
  */
-const char *ksasl_server_last_error(const ksasl_server *s);
+ksasl_result ksasl_credential_answer_set(ksasl_credential_answer *a,
+                                         ksasl_credential_answer_kind kind,
+                                         const char *value,
+                                         int64_t expiry_ms,
+                                         const char *token_owner);
 
 /**
- * After a failed step: the text a Kafka broker sends the client (Kafka's generic sentence
- * unless the mechanism discloses a specific one).
+ * The mechanism asking (`"SCRAM-SHA-256"`, ...); NULL for NULL.
  */
-const char *ksasl_server_client_message(const ksasl_server *s);
+const char *ksasl_credential_request_mechanism(const ksasl_credential_request *r);
 
 /**
- * Evaluates one client message: `*status` is one of `KSASL_SERVER_*`, `*out`/`*out_len` the
- * bytes to send (borrowed; NULL when none).
+ * 1 for a delegation-token login (`tokenauth=true`), 0 otherwise and for NULL.
  */
-ksasl_result ksasl_server_step(ksasl_server *s,
-                               const uint8_t *response,
-                               size_t response_len,
-                               int64_t now_ms,
-                               ksasl_server_status *status,
-                               const uint8_t **out,
-                               size_t *out_len);
+int ksasl_credential_request_token_authenticated(const ksasl_credential_request *r);
 
 /**
- * After `KSASL_SERVER_PENDING`: the work pointer the mechanism gave
- * `ksasl_host_output_set_pending` (NULL if it gave NULL, or when nothing is pending).
+ * The username (the token id for delegation-token logins); NULL for NULL.
  */
-void *ksasl_server_pending_work(const ksasl_server *s);
+const char *ksasl_credential_request_username(const ksasl_credential_request *r);
 
 /**
- * Continues after `KSASL_SERVER_PENDING` with the mechanism's late answer (`answer` from
- * `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the step callback would have
- * returned); outputs as `ksasl_server_step`. Without pending work (`KSASL_WRONG_STATE`), with
- * a NULL or client answer, nothing changes.
+ * Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
+ * derived with random salts and `iterations`, at least 4096).
  */
-ksasl_result ksasl_server_resume(ksasl_server *s,
-                                 ksasl_host_output *answer,
-                                 int rc,
-                                 int64_t now_ms,
-                                 ksasl_server_status *status,
-                                 const uint8_t **out,
-                                 size_t *out_len);
+ksasl_result ksasl_credential_store_add_user(ksasl_credential_store *store,
+                                             const char *username,
+                                             const char *password,
+                                             uint32_t iterations);
 
 /**
- * The pending credential request (after `KSASL_SERVER_NEED_CREDENTIAL`): mechanism,
- * username (borrowed) and whether it is a delegation-token login.
+ * Frees a store; registries using it keep it alive (NULL is a no-op).
  */
-ksasl_result ksasl_server_credential_request(ksasl_server *s,
-                                             const char **mechanism,
-                                             const char **username,
-                                             int *token_authenticated);
+void ksasl_credential_store_free(ksasl_credential_store *p);
 
 /**
- * Answers the pending credential request (`kind`: `KSASL_CREDENTIAL_PASSWORD`, `_SCRAM`,
- * `_UNKNOWN` or `_UNAVAILABLE`; see `ksasl_credential_answer_set`) and continues; outputs as
- * `ksasl_server_step`.
+ * The detail of the handle's last failure ("" for NULL).
  */
-ksasl_result ksasl_server_provide_credential(ksasl_server *s,
-                                             ksasl_credential_kind kind,
-                                             const char *value,
-                                             int64_t expiry_ms,
-                                             const char *token_owner,
-                                             int64_t now_ms,
-                                             ksasl_server_status *status,
-                                             const uint8_t **out,
-                                             size_t *out_len);
+const char *ksasl_credential_store_last_error(const ksasl_credential_store *p);
 
 /**
- * After `KSASL_SERVER_DONE`: the principal (`"User:alice"`), its name, the mechanism
- * (borrowed), the credential expiry (-1: none) and whether a delegation token was used.
+ * Creates an empty store.
  */
-ksasl_result ksasl_server_outcome(ksasl_server *s,
-                                  const char **principal,
-                                  const char **principal_name,
-                                  const char **mechanism,
-                                  int64_t *credential_expiry_ms,
-                                  int *token_authenticated);
+ksasl_result ksasl_credential_store_new(ksasl_credential_store **out);
 
 /**
- * Creates an output for a late answer: the host writes into it with the
- * `ksasl_host_output_set_*` functions (any thread, no connection needed) and hands it to
- * `ksasl_client_conn_resume`, `ksasl_server_conn_resume`, `ksasl_client_resume` or
- * `ksasl_server_resume`, which take its content and leave it empty for reuse. `for_server` is
- * 1 for a server mechanism's answer, 0 for a client's. Free it with `ksasl_host_output_free`.
+ * Removes a user; `*existed` (may be NULL) tells whether it was there.
+ */
+ksasl_result ksasl_credential_store_remove_user(ksasl_credential_store *store,
+                                                const char *username,
+                                                int *existed);
+
+/**
+ * Sets a user's SCRAM credential for `mechanism` from Kafka's text form
+ * (`salt=...,stored_key=...,server_key=...,iterations=...`).
+ */
+ksasl_result ksasl_credential_store_set_scram(ksasl_credential_store *store,
+                                              const char *username,
+                                              const char *mechanism,
+                                              const char *credential);
+
+/**
+ * Adds a delegation token's SCRAM credential (Kafka's text form) for `mechanism`, owned by
+ * `owner`, expiring at `expiry_ms` (< 0: never).
+ */
+ksasl_result ksasl_credential_store_set_token(ksasl_credential_store *store,
+                                              const char *token_id,
+                                              const char *mechanism,
+                                              const char *credential,
+                                              const char *owner,
+                                              int64_t expiry_ms);
+
+/**
+ * Sets (`expiry_ms` >= 0) or clears (< 0) the absolute expiry of a user's credentials.
+ */
+ksasl_result ksasl_credential_store_set_user_expiry(ksasl_credential_store *store,
+                                                    const char *username,
+                                                    int64_t expiry_ms);
+
+/**
+ * A CreateDelegationToken request frame (`version` 0-3): `owner` (v3+; NULL: the
+ * requester), the `n_renewers` renewers, `max_lifetime_ms` (-1: the broker's default) and
+ * `client_id` (may be NULL).
+ */
+ksasl_result ksasl_delegation_token_codec_create_request(ksasl_delegation_token_codec *c,
+                                                         int16_t version,
+                                                         int32_t correlation_id,
+                                                         const char *client_id,
+                                                         const char *owner,
+                                                         const char *const *renewers,
+                                                         size_t n_renewers,
+                                                         int64_t max_lifetime_ms,
+                                                         const uint8_t **out,
+                                                         size_t *out_len);
+
+/**
+ * A DescribeDelegationToken request frame (`version` 0-3) for the tokens of the `n_owners`
+ * owners; `owners` NULL (with `n_owners` 0) asks for every token the caller may see.
+ */
+ksasl_result ksasl_delegation_token_codec_describe_request(ksasl_delegation_token_codec *c,
+                                                           int16_t version,
+                                                           int32_t correlation_id,
+                                                           const char *client_id,
+                                                           const char *const *owners,
+                                                           size_t n_owners,
+                                                           const uint8_t **out,
+                                                           size_t *out_len);
+
+/**
+ * An ExpireDelegationToken request frame (`version` 0-2) for the token with this HMAC; a
+ * negative `expiry_period_ms` expires it at once.
+ */
+ksasl_result ksasl_delegation_token_codec_expire_request(ksasl_delegation_token_codec *c,
+                                                         int16_t version,
+                                                         int32_t correlation_id,
+                                                         const char *client_id,
+                                                         const uint8_t *hmac,
+                                                         size_t hmac_len,
+                                                         int64_t expiry_period_ms,
+                                                         const uint8_t **out,
+                                                         size_t *out_len);
+
+/**
+ * Frees a delegation-token codec (NULL is a no-op).
+ */
+void ksasl_delegation_token_codec_free(ksasl_delegation_token_codec *p);
+
+/**
+ * The Kafka error code of the last response read (0: none, and for NULL), for the codes
+ * that share a ksasl code (e.g. 64, DELEGATION_TOKEN_REQUEST_NOT_ALLOWED).
+ */
+int16_t ksasl_delegation_token_codec_kafka_error(const ksasl_delegation_token_codec *c);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_delegation_token_codec_last_error(const ksasl_delegation_token_codec *p);
+
+/**
+ * Creates a codec.
+ */
+ksasl_result ksasl_delegation_token_codec_new(ksasl_delegation_token_codec **out);
+
+/**
+ * Reads a CreateDelegationToken response (`version` 0-3, `frame` without its length prefix):
+ * `*token` is the new token (free it). A response with a Kafka error is that error
+ * (`ksasl_delegation_token_codec_kafka_error` has Kafka's code).
+ */
+ksasl_result ksasl_delegation_token_codec_parse_create_response(ksasl_delegation_token_codec *c,
+                                                                int16_t version,
+                                                                const uint8_t *frame,
+                                                                size_t frame_len,
+                                                                ksasl_delegation_token **token);
+
+/**
+ * Reads a DescribeDelegationToken response (`version` 0-3): `*list` is a new list (free it).
+ * A Kafka error is returned as its ksasl code.
+ */
+ksasl_result ksasl_delegation_token_codec_parse_describe_response(ksasl_delegation_token_codec *c,
+                                                                  int16_t version,
+                                                                  const uint8_t *frame,
+                                                                  size_t frame_len,
+                                                                  ksasl_delegation_token_list **list);
+
+/**
+ * Reads a RenewDelegationToken or ExpireDelegationToken response (`version` 0-2): the
+ * token's new `*expiry_ms`. A Kafka error is returned as its ksasl code (61-67 as
+ * `KSASL_DELEGATION_TOKEN_*` / `KSASL_INVALID_PRINCIPAL_TYPE`, others `KSASL_KAFKA_ERROR`).
+ */
+ksasl_result ksasl_delegation_token_codec_parse_expiry_response(ksasl_delegation_token_codec *c,
+                                                                int16_t version,
+                                                                const uint8_t *frame,
+                                                                size_t frame_len,
+                                                                int64_t *expiry_ms);
+
+/**
+ * A RenewDelegationToken request frame (`version` 0-2) for the token with this HMAC;
+ * `renew_period_ms` <= 0 asks for the broker's default period.
+ */
+ksasl_result ksasl_delegation_token_codec_renew_request(ksasl_delegation_token_codec *c,
+                                                        int16_t version,
+                                                        int32_t correlation_id,
+                                                        const char *client_id,
+                                                        const uint8_t *hmac,
+                                                        size_t hmac_len,
+                                                        int64_t renew_period_ms,
+                                                        const uint8_t **out,
+                                                        size_t *out_len);
+
+/**
+ * When the token expires unless renewed (-1 for NULL).
+ */
+int64_t ksasl_delegation_token_expiry_ms(const ksasl_delegation_token *t);
+
+/**
+ * Frees a delegation token (never one borrowed from a list) (NULL is a no-op).
+ */
+void ksasl_delegation_token_free(ksasl_delegation_token *p);
+
+/**
+ * The HMAC (64 bytes from an authority; a secret), borrowed from the token.
+ */
+ksasl_result ksasl_delegation_token_hmac(const ksasl_delegation_token *t,
+                                         const uint8_t **hmac,
+                                         size_t *hmac_len);
+
+/**
+ * The token's SCRAM password: standard base64 of the HMAC, padded (a secret); NULL for
+ * NULL.
+ */
+const char *ksasl_delegation_token_hmac_base64(const ksasl_delegation_token *t);
+
+/**
+ * The token id (the SCRAM username of a `tokenauth` login); NULL for NULL.
+ */
+const char *ksasl_delegation_token_id(const ksasl_delegation_token *t);
+
+/**
+ * When the token was issued (ms since the epoch; -1 for NULL).
+ */
+int64_t ksasl_delegation_token_issue_ms(const ksasl_delegation_token *t);
+
+/**
+ * The number of tokens in the list (0 for NULL).
+ */
+size_t ksasl_delegation_token_list_count(const ksasl_delegation_token_list *l);
+
+/**
+ * Frees a token list and the tokens borrowed from it (NULL is a no-op).
+ */
+void ksasl_delegation_token_list_free(ksasl_delegation_token_list *p);
+
+/**
+ * Token `index`, borrowed from the list until it is freed; NULL for NULL or out of range.
+ */
+const ksasl_delegation_token *ksasl_delegation_token_list_get(const ksasl_delegation_token_list *l,
+                                                              size_t index);
+
+/**
+ * The latest expiry any renewal can reach (-1 for NULL).
+ */
+int64_t ksasl_delegation_token_max_ms(const ksasl_delegation_token *t);
+
+/**
+ * Makes a token from its parts (for example one a client persisted): id, owner, requester
+ * (NULL: the owner), HMAC bytes and times. Renewers are not needed to log in: none.
+ */
+ksasl_result ksasl_delegation_token_new(const char *token_id,
+                                        const char *owner,
+                                        const char *requester,
+                                        const uint8_t *hmac,
+                                        size_t hmac_len,
+                                        int64_t issue_ms,
+                                        int64_t expiry_ms,
+                                        int64_t max_ms,
+                                        ksasl_delegation_token **out);
+
+/**
+ * The owner (`"User:alice"`), whom a login with the token authenticates as; NULL for NULL.
+ */
+const char *ksasl_delegation_token_owner(const ksasl_delegation_token *t);
+
+/**
+ * The same token with a new expiry (after a renewal), as a new token.
+ */
+ksasl_result ksasl_delegation_token_renewed(const ksasl_delegation_token *t,
+                                            int64_t expiry_ms,
+                                            ksasl_delegation_token **out);
+
+/**
+ * Renewer `index` (`"User:bob"`); NULL for NULL or an index out of range.
+ */
+const char *ksasl_delegation_token_renewer(const ksasl_delegation_token *t, size_t index);
+
+/**
+ * How many renewers the token has (0 for NULL, and for a token from a
+ * CreateDelegationToken response, which does not carry them).
+ */
+size_t ksasl_delegation_token_renewer_count(const ksasl_delegation_token *t);
+
+/**
+ * Who asked for the token (the owner unless made on someone's behalf); NULL for NULL.
+ */
+const char *ksasl_delegation_token_requester(const ksasl_delegation_token *t);
+
+/**
+ * Frees an output made by ksasl_host_output_new (never the one a callback got) (NULL is a no-op).
+ */
+void ksasl_host_output_free(ksasl_host_output *p);
+
+/**
+ * Creates an output for a late answer (`for_server` 1 for a server mechanism's, 0 for a
+ * client's), written with the `ksasl_host_output_set_*` functions (any thread) and handed
+ * to a `*_resume` function, which takes its content and leaves it empty for reuse.
  */
 ksasl_result ksasl_host_output_new(int for_server, ksasl_host_output **out);
 
 /**
- * Frees an output made by `ksasl_host_output_new` (NULL is a no-op). Never pass the output a
- * callback received.
- */
-void ksasl_host_output_free(ksasl_host_output *out);
-
-/**
- * Sets the message to send: the client's next message, or the server's challenge (or its
- * last message, when followed by `ksasl_host_output_set_authenticated`). `message` may be
- * NULL when `len` is 0 (an empty message). Once per callback, before the answer is completed.
- * A wrong call returns an error code and fails the step with `KSASL_HOST_MECHANISM_FAILED`.
- */
-ksasl_result ksasl_host_output_set_message(ksasl_host_output *out,
-                                           const uint8_t *message,
-                                           size_t len);
-
-/**
- * Client mechanisms only: the client side is complete (after the message, if one is to be
- * sent). The server's verdict is still to come.
- */
-ksasl_result ksasl_host_output_set_done(ksasl_host_output *out);
-
-/**
  * Server mechanisms only: the client is authenticated as `authorization_id` (UTF-8, not
- * empty; the Kafka principal is `User:<authorization_id>`). `credential_expiry_ms` is the
- * absolute expiry of the credential used (ms since the epoch), which bounds the KIP-368
- * session, or -1 (any negative value) for none. A message set before is sent as the last
- * challenge.
+ * empty; the principal is `User:<authorization_id>`); `credential_expiry_ms` is the absolute
+ * expiry of the credential used, bounding the KIP-368 session (< 0: none).
  */
 ksasl_result ksasl_host_output_set_authenticated(ksasl_host_output *out,
                                                  const char *authorization_id,
                                                  int64_t credential_expiry_ms);
 
 /**
- * Says that the answer comes later (the mechanism started work that finishes outside the
- * callback: a request to a signer, a job on a worker thread). `work` is the host's own pointer
- * (may be NULL), given back by the `*_pending_work` functions; the library never dereferences
- * or frees it (free the exchange's work in `dispose`, which also runs when a connection is
- * freed while its answer is pending). The driver then reports
- * `KSASL_CLIENT_PENDING` / `KSASL_SERVER_ACTION_PENDING` (exchanges: see
- * `ksasl_client_pending_work`, `KSASL_SERVER_PENDING`), and the host continues with a
- * `*_resume` function and the answer in an output from `ksasl_host_output_new`. Nothing else
- * may be set in the same callback.
+ * Client mechanisms only: the client side is complete (after the message, if any).
+ */
+ksasl_result ksasl_host_output_set_done(ksasl_host_output *out);
+
+/**
+ * Fails the step with `message` (kept in the error the library reports; the client is sent
+ * only Kafka's generic sentence), reported as `code`, one of the library's codes (say
+ * `KSASL_UNKNOWN_USER`), or 0 for `KSASL_HOST_MECHANISM_FAILED`. The first failure is kept.
+ */
+ksasl_result ksasl_host_output_set_error(ksasl_host_output *out,
+                                         ksasl_result code,
+                                         const char *message);
+
+/**
+ * Sets the message to send: the client's next message, or the server's challenge (or last
+ * message before `ksasl_host_output_set_authenticated`). NULL is allowed when `len` is 0.
+ */
+ksasl_result ksasl_host_output_set_message(ksasl_host_output *out,
+                                           const uint8_t *message,
+                                           size_t len);
+
+/**
+ * The answer comes later: `work` (may be NULL) is the host's, never dereferenced or freed
+ * by the library, and given back by the `*_pending_work` functions after the driver
+ * reported `KSASL_CLIENT_EVENT_PENDING`, `KSASL_SERVER_ACTION_PENDING` or
+ * `KSASL_SERVER_STEP_PENDING` (a client exchange: no message, not done). Nothing else may
+ * be set in the same answer.
  */
 ksasl_result ksasl_host_output_set_pending(ksasl_host_output *out, void *work);
 
 /**
- * Fails the step with `message` (a NUL-terminated text, kept in the error the library reports
- * as `KSASL_HOST_MECHANISM_FAILED`; the Kafka client is sent only Kafka's generic sentence).
- * The callback should then return non-zero; the step fails in any case. The first message
- * set is kept.
+ * Frees a JWKS validator; registries using it keep it alive (NULL is a no-op).
  */
-ksasl_result ksasl_host_output_set_error(ksasl_host_output *out, const char *message);
+void ksasl_jwks_validator_free(ksasl_jwks_validator *p);
 
 /**
- * As `ksasl_host_output_set_error`, reporting the failure with one of the library's own codes
- * instead of `KSASL_HOST_MECHANISM_FAILED`: for example `KSASL_UNKNOWN_USER` or
- * `KSASL_INVALID_CREDENTIALS`, as a built-in mechanism would. A code that is not one of the
- * library's (or is `KSASL_OK`) returns `KSASL_INVALID_ARGUMENT` and fails the step as a
- * misuse.
+ * The detail of the handle's last failure ("" for NULL).
  */
-ksasl_result ksasl_host_output_set_error_code(ksasl_host_output *out,
-                                              ksasl_result code,
-                                              const char *message);
+const char *ksasl_jwks_validator_last_error(const ksasl_jwks_validator *p);
 
 /**
- * Registers (or replaces) a client mechanism written by the host, under `name` (1 to 20 of
- * `A-Z 0-9 - _`). `vtable` is copied. The library takes `userdata` in every case:
- * `free_userdata` (may be NULL) is called once, when the registry, every configuration and
- * connection made from it and every exchange of the mechanism are gone, or at once if this
- * call fails.
- */
-ksasl_result ksasl_registry_add_client_mechanism(ksasl_registry *r,
-                                                 const char *name,
-                                                 const ksasl_client_mechanism_vtable *vtable,
-                                                 void *userdata,
-                                                 ksasl_free_fn free_userdata);
-
-/**
- * Registers (or replaces) a server mechanism written by the host, under `name`; a server
- * configuration made from the registry afterwards offers it next to the other mechanisms.
- * Ownership of `vtable` and `userdata` as for `ksasl_registry_add_client_mechanism`.
- */
-ksasl_result ksasl_registry_add_server_mechanism(ksasl_registry *r,
-                                                 const char *name,
-                                                 const ksasl_server_mechanism_vtable *vtable,
-                                                 void *userdata,
-                                                 ksasl_free_fn free_userdata);
-
-/**
- * Builds an unsecured (`alg: none`) token as Kafka's development login does: principal
- * claim `sub`, `lifetime_seconds`, optional space-separated `scope` (NULL: none).
- */
-ksasl_result ksasl_token_new_unsecured(const char *principal,
-                                       int64_t lifetime_seconds,
-                                       const char *scope,
-                                       int64_t now_ms,
-                                       ksasl_token **out);
-
-/**
- * Frees a token (NULL is a no-op).
- */
-void ksasl_token_free(ksasl_token *t);
-
-/**
- * The token text (a secret: do not log it), borrowed from the token.
- */
-const char *ksasl_token_value(const ksasl_token *t);
-
-/**
- * The token's absolute expiry in ms (-1 for NULL).
- */
-int64_t ksasl_token_expiry_ms(const ksasl_token *t);
-
-/**
- * Adds an OAUTHBEARER server with Kafka's unsecured validator: `required_scope`
- * space-separated (NULL: none), `clock_skew_ms` >= 0. Verdicts are cached.
- */
-ksasl_result ksasl_registry_add_oauthbearer_unsecured_server(ksasl_registry *r,
-                                                             const char *required_scope,
-                                                             int64_t clock_skew_ms);
-
-/**
- * Creates a JWKS validator with Kafka's defaults (30 s skew, asymmetric algorithms only);
- * `expected_issuer` and `expected_audience` may be NULL.
+ * Creates a validator with Kafka's defaults; `expected_issuer` and `expected_audience` may
+ * be NULL.
  */
 ksasl_result ksasl_jwks_validator_new(const char *expected_issuer,
                                       const char *expected_audience,
                                       ksasl_jwks_validator **out);
 
 /**
- * Frees a JWKS validator (registries that use it keep it alive).
+ * When to fetch the JWKS next (ms; 0 means now, as when none is loaded; -1 for NULL).
  */
-void ksasl_jwks_validator_free(ksasl_jwks_validator *v);
-
-/**
- * The detail of the validator's last failure.
- */
-const char *ksasl_jwks_validator_last_error(const ksasl_jwks_validator *v);
+int64_t ksasl_jwks_validator_next_refresh_ms(const ksasl_jwks_validator *v);
 
 /**
  * Replaces the key set with a JWKS document fetched at `now_ms`.
@@ -1112,21 +1165,157 @@ ksasl_result ksasl_jwks_validator_set_jwks(ksasl_jwks_validator *v,
                                            int64_t now_ms);
 
 /**
- * When the JWKS should be fetched next (ms; 0 means now, as when none is loaded; -1 for a
- * NULL validator).
+ * The detail of the last failure on this thread of a function without a handle of its
+ * own: constructors (`ksasl_*_new`) and the functions of built configurations.
  */
-int64_t ksasl_jwks_validator_next_refresh_ms(const ksasl_jwks_validator *v);
+const char *ksasl_last_constructor_error(void);
+
+/**
+ * Registers (or replaces) a client mechanism written by the host under `name` (1 to 20 of
+ * `A-Z 0-9 - _`); `vtable` is copied. `userdata` is taken in every case: `free_userdata` is
+ * called once every registry, configuration, connection and exchange using the mechanism is
+ * gone, or at once if this call fails.
+ */
+ksasl_result ksasl_mechanism_registry_add_client_mechanism(ksasl_mechanism_registry *r,
+                                                           const char *name,
+                                                           const ksasl_client_mechanism_vtable *vtable,
+                                                           void *userdata,
+                                                           ksasl_free_fn free_userdata);
+
+/**
+ * Adds an OAUTHBEARER server whose tokens `cb` validates (every time); `userdata` is taken
+ * as by `ksasl_mechanism_registry_set_credential_callback`.
+ */
+ksasl_result ksasl_mechanism_registry_add_oauthbearer_callback_server(ksasl_mechanism_registry *r,
+                                                                      ksasl_oauth_validator_cb cb,
+                                                                      void *userdata,
+                                                                      ksasl_free_fn free_userdata);
+
+/**
+ * Adds an OAUTHBEARER client presenting the refresher's current token.
+ */
+ksasl_result ksasl_mechanism_registry_add_oauthbearer_client(ksasl_mechanism_registry *r,
+                                                             const ksasl_refresher *refresher);
 
 /**
  * Adds an OAUTHBEARER server validating signed JWTs with `v` (verdicts cached).
  */
-ksasl_result ksasl_registry_add_oauthbearer_jwks_server(ksasl_registry *r,
-                                                        const ksasl_jwks_validator *v);
+ksasl_result ksasl_mechanism_registry_add_oauthbearer_jwks_server(ksasl_mechanism_registry *r,
+                                                                  const ksasl_jwks_validator *v);
 
 /**
- * Accepts the token: its principal and absolute expiry (ms).
+ * Adds an OAUTHBEARER server with Kafka's unsecured validator: `required_scope`
+ * space-separated (NULL: none), `clock_skew_ms` >= 0. Verdicts are cached.
  */
-ksasl_result ksasl_token_verdict_accept(ksasl_token_verdict *v,
+ksasl_result ksasl_mechanism_registry_add_oauthbearer_unsecured_server(ksasl_mechanism_registry *r,
+                                                                       const char *required_scope,
+                                                                       int64_t clock_skew_ms);
+
+/**
+ * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
+ */
+ksasl_result ksasl_mechanism_registry_add_password_clients(ksasl_mechanism_registry *r,
+                                                           const char *username,
+                                                           const char *password);
+
+/**
+ * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. User logins are looked up in
+ * `store`, or with NULL in the credential callback if one is set, otherwise by the host (the
+ * pull form); delegation-token logins in the token authority, if one is set.
+ */
+ksasl_result ksasl_mechanism_registry_add_password_servers(ksasl_mechanism_registry *r,
+                                                           const ksasl_credential_store *store);
+
+/**
+ * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients using the refresher's newest password
+ * credential (`ksasl_refresher_set_delegation_token`) at each (re-)authentication.
+ */
+ksasl_result ksasl_mechanism_registry_add_refreshing_password_clients(ksasl_mechanism_registry *r,
+                                                                      const ksasl_refresher *refresher);
+
+/**
+ * Registers (or replaces) a server mechanism written by the host under `name`, offered by
+ * server configurations built afterwards; `vtable` and `userdata` as for client mechanisms.
+ */
+ksasl_result ksasl_mechanism_registry_add_server_mechanism(ksasl_mechanism_registry *r,
+                                                           const char *name,
+                                                           const ksasl_server_mechanism_vtable *vtable,
+                                                           void *userdata,
+                                                           ksasl_free_fn free_userdata);
+
+/**
+ * Adds SCRAM-SHA-256 and SCRAM-SHA-512 clients logging in with a delegation token (its id
+ * and base64 HMAC; `tokenauth=true`).
+ */
+ksasl_result ksasl_mechanism_registry_add_token_clients(ksasl_mechanism_registry *r,
+                                                        const char *token_id,
+                                                        const char *token_hmac);
+
+/**
+ * Frees a registry; configurations built from it keep what they need (NULL is a no-op).
+ */
+void ksasl_mechanism_registry_free(ksasl_mechanism_registry *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_mechanism_registry_last_error(const ksasl_mechanism_registry *p);
+
+/**
+ * The number of client (`server` 0) or server (otherwise) mechanisms; 0 for NULL.
+ */
+size_t ksasl_mechanism_registry_mechanism_count(const ksasl_mechanism_registry *r, int server);
+
+/**
+ * Creates an empty registry.
+ */
+ksasl_result ksasl_mechanism_registry_new(ksasl_mechanism_registry **out);
+
+/**
+ * Looks user logins up with `cb` (replacing a store). The library takes `userdata` in every
+ * case: `free_userdata` (may be NULL) is called when it is no longer needed, or at once if
+ * this call fails.
+ */
+ksasl_result ksasl_mechanism_registry_set_credential_callback(ksasl_mechanism_registry *r,
+                                                              ksasl_credential_cb cb,
+                                                              void *userdata,
+                                                              ksasl_free_fn free_userdata);
+
+/**
+ * Answers delegation-token logins (`tokenauth=true`) from `authority` (NULL: as user logins).
+ */
+ksasl_result ksasl_mechanism_registry_set_token_authority(ksasl_mechanism_registry *r,
+                                                          const ksasl_token_authority *authority);
+
+/**
+ * The token's absolute expiry in ms (-1 for NULL).
+ */
+int64_t ksasl_oauth_token_expiry_ms(const ksasl_oauth_token *t);
+
+/**
+ * Frees an OAuth token (NULL is a no-op).
+ */
+void ksasl_oauth_token_free(ksasl_oauth_token *p);
+
+/**
+ * Builds an unsecured (`alg: none`) token as Kafka's development login does: `principal` in
+ * `sub`, `lifetime_seconds`, an optional space-separated `scope` (NULL: none).
+ */
+ksasl_result ksasl_oauth_token_new_unsecured(const char *principal,
+                                             int64_t lifetime_seconds,
+                                             const char *scope,
+                                             int64_t now_ms,
+                                             ksasl_oauth_token **out);
+
+/**
+ * The token text (a secret: do not log it), borrowed from the token; NULL for NULL.
+ */
+const char *ksasl_oauth_token_value(const ksasl_oauth_token *t);
+
+/**
+ * Accepts the token: its principal and absolute expiry (ms). An empty principal rejects it.
+ */
+ksasl_result ksasl_oauth_verdict_accept(ksasl_oauth_verdict *v,
                                         const char *principal,
                                         int64_t expiry_ms);
 
@@ -1134,55 +1323,109 @@ ksasl_result ksasl_token_verdict_accept(ksasl_token_verdict *v,
  * Rejects the token; `reason` (may be NULL) stays on the server side, the client gets
  * `{"status":"invalid_token"}`.
  */
-ksasl_result ksasl_token_verdict_reject(ksasl_token_verdict *v, const char *reason);
+ksasl_result ksasl_oauth_verdict_reject(ksasl_oauth_verdict *v, const char *reason);
 
 /**
- * Adds an OAUTHBEARER server whose tokens the host validates with `cb`. The library takes
- * `userdata` in every case: `free_userdata` (if given) is called when the registry no
- * longer needs it, and also at once if this call fails.
+ * Checks every value with Kafka's ranges and messages (`KSASL_INVALID_CONFIG`) and makes
+ * the configuration; the builder stays usable.
  */
-ksasl_result ksasl_registry_add_oauthbearer_callback_server(ksasl_registry *r,
-                                                            ksasl_token_validator_cb cb,
-                                                            void *userdata,
-                                                            ksasl_free_fn free_userdata);
+ksasl_result ksasl_refresher_config_builder_build(const ksasl_refresher_config_builder *b,
+                                                  ksasl_refresher_config **config);
 
 /**
- * Creates a refresher with `sasl.login.refresh.*` values (window factor 0.8, jitter 0.05,
- * min period 60 s, buffer 300 s are Kafka's defaults); out-of-range values fail with Kafka's
- * message (`ksasl_last_constructor_error`).
+ * Frees a refresher configuration builder (NULL is a no-op).
  */
-ksasl_result ksasl_refresher_new(double window_factor,
-                                 double window_jitter,
-                                 int64_t min_period_seconds,
-                                 int64_t buffer_seconds,
-                                 ksasl_refresher **out);
+void ksasl_refresher_config_builder_free(ksasl_refresher_config_builder *p);
 
 /**
- * Frees a refresher (NULL is a no-op); connections and trackers using it keep it alive.
+ * The detail of the handle's last failure ("" for NULL).
  */
-void ksasl_refresher_free(ksasl_refresher *r);
+const char *ksasl_refresher_config_builder_last_error(const ksasl_refresher_config_builder *p);
 
 /**
- * The detail of the refresher's last failure.
+ * Starts a refresher configuration with Kafka's defaults.
  */
-const char *ksasl_refresher_last_error(const ksasl_refresher *r);
+ksasl_result ksasl_refresher_config_builder_new(ksasl_refresher_config_builder **out);
 
 /**
- * Sets the refresh callback used by `ksasl_refresher_run_due`. The library takes
- * `userdata` in every case: `free_userdata` (if given) is called when the callback is
- * replaced or the refresher freed, and also at once if this call fails.
+ * `sasl.login.refresh.buffer.seconds` (300, in [0, 3600]).
  */
-ksasl_result ksasl_refresher_set_refresh_callback(ksasl_refresher *r,
-                                                  ksasl_refresh_cb cb,
-                                                  void *userdata,
-                                                  ksasl_free_fn free_userdata);
+ksasl_result ksasl_refresher_config_builder_set_buffer_seconds(ksasl_refresher_config_builder *b,
+                                                               int64_t v);
+
+/**
+ * `sasl.login.refresh.min.period.seconds` (60, in [0, 900]).
+ */
+ksasl_result ksasl_refresher_config_builder_set_min_period_seconds(ksasl_refresher_config_builder *b,
+                                                                   int64_t v);
+
+/**
+ * `sasl.login.retry.backoff.max.ms` (10 000): the wait doubles per failure up to it.
+ */
+ksasl_result ksasl_refresher_config_builder_set_retry_backoff_max_ms(ksasl_refresher_config_builder *b,
+                                                                     int64_t v);
+
+/**
+ * `sasl.login.retry.backoff.ms` (10 000): the wait after a failed refresh.
+ */
+ksasl_result ksasl_refresher_config_builder_set_retry_backoff_ms(ksasl_refresher_config_builder *b,
+                                                                 int64_t v);
+
+/**
+ * `sasl.login.refresh.window.factor` (0.8, in [0.5, 1.0]).
+ */
+ksasl_result ksasl_refresher_config_builder_set_window_factor(ksasl_refresher_config_builder *b,
+                                                              double v);
+
+/**
+ * `sasl.login.refresh.window.jitter` (0.05, in [0.0, 0.25]).
+ */
+ksasl_result ksasl_refresher_config_builder_set_window_jitter(ksasl_refresher_config_builder *b,
+                                                              double v);
+
+/**
+ * Frees a refresher configuration (NULL is a no-op).
+ */
+void ksasl_refresher_config_free(ksasl_refresher_config *p);
+
+/**
+ * Frees a refresher; connections and trackers using it keep it alive (NULL is a no-op).
+ */
+void ksasl_refresher_free(ksasl_refresher *p);
+
+/**
+ * The generation of the current credential (0: none yet).
+ */
+uint64_t ksasl_refresher_generation(const ksasl_refresher *r);
 
 /**
  * Runs the refresh callback for a request already claimed by `ksasl_refresher_poll` or
- * reported by `ksasl_tracker_poll` (`*refresh` = 1). Without a callback, the request is
- * answered as a failure.
+ * reported by `ksasl_tracker_poll`; without a callback the request fails. (No borrow of
+ * the handle is held while the callback runs: it calls back into it.)
  */
 ksasl_result ksasl_refresher_invoke_callback(ksasl_refresher *r, int64_t now_ms);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_refresher_last_error(const ksasl_refresher *p);
+
+/**
+ * Creates a refresher with `config` (NULL: Kafka's defaults); it holds nothing yet, so a
+ * refresh is due at once.
+ */
+ksasl_result ksasl_refresher_new(const ksasl_refresher_config *config, ksasl_refresher **out);
+
+/**
+ * When a refresh is next due (ms; 0 means now, as for a refresher that holds nothing yet),
+ * or -1 if none is scheduled (stopped, or a request is outstanding).
+ */
+int64_t ksasl_refresher_next_deadline(const ksasl_refresher *r);
+
+/**
+ * The pull form: 1 when the host must fetch a credential now (the request is then claimed).
+ */
+int ksasl_refresher_poll(const ksasl_refresher *r, int64_t now_ms);
 
 /**
  * Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
@@ -1190,13 +1433,27 @@ ksasl_result ksasl_refresher_invoke_callback(ksasl_refresher *r, int64_t now_ms)
 ksasl_result ksasl_refresher_run_due(ksasl_refresher *r, int64_t now_ms, int *ran);
 
 /**
- * Pull form: 1 when the host must fetch a credential now (the request is then outstanding).
+ * Installs a delegation token: refreshed on Kafka's schedule before its expiry, never past
+ * its maximum (answer each refresh with a renewed token, `ksasl_delegation_token_renewed`).
+ * `KSASL_INVALID_CREDENTIAL_EXPIRY` for a token whose expiry is not after `now_ms`.
  */
-int ksasl_refresher_poll(const ksasl_refresher *r, int64_t now_ms);
+ksasl_result ksasl_refresher_set_delegation_token(ksasl_refresher *r,
+                                                  const ksasl_delegation_token *token,
+                                                  int64_t now_ms);
 
 /**
- * Installs a token: text, absolute expiry in ms, principal, and `n_extensions` extension
- * names and values (arrays may be NULL when `n_extensions` is 0).
+ * Sets the callback run by `ksasl_refresher_run_due`. The library takes `userdata` in every
+ * case: `free_userdata` (may be NULL) is called when the callback is replaced or the
+ * refresher freed, or at once if this call fails.
+ */
+ksasl_result ksasl_refresher_set_refresh_callback(ksasl_refresher *r,
+                                                  ksasl_refresh_cb cb,
+                                                  void *userdata,
+                                                  ksasl_free_fn free_userdata);
+
+/**
+ * Installs an OAuth token: text, absolute expiry (ms), principal, and `n_extensions` SASL
+ * extension names and values (the arrays may be NULL when `n_extensions` is 0).
  */
 ksasl_result ksasl_refresher_set_token(ksasl_refresher *r,
                                        const char *token,
@@ -1208,50 +1465,462 @@ ksasl_result ksasl_refresher_set_token(ksasl_refresher *r,
                                        int64_t now_ms);
 
 /**
- * Reports a failed refresh; the old token stays while valid and the next attempt is due
- * after the retry backoff (10 s).
+ * Reports a failed refresh: the old credential stays while valid and the next attempt is
+ * due after the retry backoff.
  */
 ksasl_result ksasl_refresher_set_token_failure(ksasl_refresher *r,
                                                const char *reason,
                                                int64_t now_ms);
 
 /**
- * When a refresh is next due (ms; 0 means now, as for a refresher that holds nothing yet),
- * or -1 if none is scheduled (stopped, or a request is outstanding).
+ * The kind of a result code: `"misuse"`, `"protocol"`, `"authentication"`, `"credential"`,
+ * `"internal"`, or `"ok"` / `"unknown"`.
  */
-int64_t ksasl_refresher_next_deadline(const ksasl_refresher *r);
+const char *ksasl_result_kind(ksasl_result result);
 
 /**
- * The generation of the current credential (0: none yet).
+ * The stable name of a result code (`"OK"`, `"INVALID_CREDENTIALS"`, ...; `"UNKNOWN"` for
+ * numbers that are not codes).
  */
-uint64_t ksasl_refresher_generation(const ksasl_refresher *r);
+const char *ksasl_result_name(ksasl_result result);
 
 /**
- * Adds an OAUTHBEARER client that presents the refresher's current token.
+ * Adds the delegation-token APIs (38-41) served by `ksasl_token_authority_handle_request`:
+ * every version the codec speaks (`kafka4` 0), or what Apache Kafka 4 advertises (1).
  */
-ksasl_result ksasl_registry_add_oauthbearer_client(ksasl_registry *reg, const ksasl_refresher *r);
+ksasl_result ksasl_server_config_builder_add_token_api_versions(ksasl_server_config_builder *b,
+                                                                int kafka4);
 
 /**
- * Creates a tracker for `refresher`; after a refresh, connections on the old credential are
- * asked to re-authenticate spread over `spread_window_ms`.
+ * Checks every value and makes the configuration (`KSASL_INVALID_CONFIG`, naming the
+ * value); the builder stays usable.
  */
-ksasl_result ksasl_tracker_new(const ksasl_refresher *r,
-                               int64_t spread_window_ms,
-                               ksasl_tracker **out);
+ksasl_result ksasl_server_config_builder_build(const ksasl_server_config_builder *b,
+                                               ksasl_server_config **config);
 
 /**
- * Frees a tracker (NULL is a no-op).
+ * Frees a server configuration builder (NULL is a no-op).
  */
-void ksasl_tracker_free(ksasl_tracker *t);
+void ksasl_server_config_builder_free(ksasl_server_config_builder *p);
 
 /**
- * The detail of the tracker's last failure.
+ * The detail of the handle's last failure ("" for NULL).
  */
-const char *ksasl_tracker_last_error(const ksasl_tracker *t);
+const char *ksasl_server_config_builder_last_error(const ksasl_server_config_builder *p);
 
 /**
- * Records that connection `id` (re-)authenticated with credential `generation`; `lifetime_ms`,
- * `reauth_at_ms` and `expiry_ms` come from `ksasl_client_conn_session` (-1: none).
+ * Starts a listener configuration enabling every server mechanism of the registry (as it
+ * is now: later changes to the registry do not apply).
+ */
+ksasl_result ksasl_server_config_builder_new(const ksasl_mechanism_registry *registry,
+                                             ksasl_server_config_builder **out);
+
+/**
+ * Adds (or replaces) an API of the ApiVersions response (a broker lists all of its APIs).
+ */
+ksasl_result ksasl_server_config_builder_set_api_version(ksasl_server_config_builder *b,
+                                                         int64_t api_key,
+                                                         int64_t min_version,
+                                                         int64_t max_version);
+
+/**
+ * `sasl.enabled.mechanisms`: the `n` mechanisms offered, in this order (default: every
+ * server mechanism of the registry).
+ */
+ksasl_result ksasl_server_config_builder_set_enabled_mechanisms(ksasl_server_config_builder *b,
+                                                                const char *const *mechanisms,
+                                                                size_t n);
+
+/**
+ * `connection.failed.authentication.delay.ms` (100).
+ */
+ksasl_result ksasl_server_config_builder_set_failed_authentication_delay_ms(ksasl_server_config_builder *b,
+                                                                            int64_t ms);
+
+/**
+ * `connections.max.reauth.ms` for every mechanism (`mechanism` NULL) or for one (default 0:
+ * sessions are bounded by credentials only).
+ */
+ksasl_result ksasl_server_config_builder_set_max_reauth_ms(ksasl_server_config_builder *b,
+                                                           const char *mechanism,
+                                                           int64_t ms);
+
+/**
+ * `sasl.server.max.receive.size` (512 KiB): the largest authentication frame accepted.
+ */
+ksasl_result ksasl_server_config_builder_set_max_receive_size(ksasl_server_config_builder *b,
+                                                              int64_t bytes);
+
+/**
+ * After a failed re-authentication: 0 (Kafka) closes; a positive delay keeps the session.
+ */
+ksasl_result ksasl_server_config_builder_set_reauth_retry_ms(ksasl_server_config_builder *b,
+                                                             int64_t ms);
+
+/**
+ * Frees a server configuration; its connections keep what they need (NULL is a no-op).
+ */
+void ksasl_server_config_free(ksasl_server_config *p);
+
+/**
+ * A metric over every connection of the configuration, by Kafka's name, as of `now_ms`.
+ */
+ksasl_result ksasl_server_config_metric(const ksasl_server_config *c,
+                                        const char *name,
+                                        int64_t now_ms,
+                                        double *value);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`):
+ * mechanism, username (borrowed) and whether it is a delegation-token login.
+ */
+ksasl_result ksasl_server_connection_credential_request(const ksasl_server_connection *c,
+                                                        const char **mechanism,
+                                                        const char **username,
+                                                        int *token_authenticated);
+
+/**
+ * Why the last action ends or fails something (`KSASL_SERVER_ACTION_FAIL_AT`, `_CLOSE_NOW`,
+ * `_REAUTH_FAILED`): returns its code (`KSASL_OK` when it had none) and writes its message and
+ * the text Kafka sent the client ("" when none), borrowed until the next call on the
+ * connection. Both out-parameters may be NULL.
+ */
+ksasl_result ksasl_server_connection_error(const ksasl_server_connection *c,
+                                           const char **message,
+                                           const char **client_text);
+
+/**
+ * Frees a server connection (NULL is a no-op).
+ */
+void ksasl_server_connection_free(ksasl_server_connection *p);
+
+/**
+ * The per-request gate of an authenticated connection (`KSASL_GATE_*`; CLOSE_EXPIRED for
+ * NULL). Allocation-free.
+ */
+ksasl_gate ksasl_server_connection_gate(const ksasl_server_connection *c,
+                                        int16_t api_key,
+                                        int64_t now_ms);
+
+/**
+ * Handles one authentication frame (without its length prefix): `*action` says what to do,
+ * `*out`/`*out_len` are the frames to write (borrowed), `*deadline_ms` (may be NULL) the
+ * instant of `KSASL_SERVER_ACTION_FAIL_AT` (-1 otherwise). Why a connection fails:
+ * `ksasl_server_connection_error`.
+ */
+ksasl_result ksasl_server_connection_handle_frame(ksasl_server_connection *c,
+                                                  const uint8_t *frame,
+                                                  size_t frame_len,
+                                                  int64_t now_ms,
+                                                  ksasl_server_action *action,
+                                                  const uint8_t **out,
+                                                  size_t *out_len,
+                                                  int64_t *deadline_ms);
+
+/**
+ * 1 when authenticated and no exchange is in progress (requests go through the gate).
+ */
+int ksasl_server_connection_is_ready(const ksasl_server_connection *c);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_server_connection_last_error(const ksasl_server_connection *p);
+
+/**
+ * Creates a server connection for a listener configuration.
+ */
+ksasl_result ksasl_server_connection_new(const ksasl_server_config *config,
+                                         ksasl_server_connection **out);
+
+/**
+ * After `KSASL_SERVER_ACTION_PENDING`: the work pointer the mechanism gave (NULL when none).
+ */
+void *ksasl_server_connection_pending_work(const ksasl_server_connection *c);
+
+/**
+ * Answers the pending credential request and continues; outputs as
+ * `ksasl_server_connection_handle_frame`. A refused answer leaves the request pending.
+ */
+ksasl_result ksasl_server_connection_provide_credential(ksasl_server_connection *c,
+                                                        ksasl_credential_answer_kind kind,
+                                                        const char *value,
+                                                        int64_t expiry_ms,
+                                                        const char *token_owner,
+                                                        int64_t now_ms,
+                                                        ksasl_server_action *action,
+                                                        const uint8_t **out,
+                                                        size_t *out_len,
+                                                        int64_t *deadline_ms);
+
+/**
+ * Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer (`answer`
+ * from `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the callback would
+ * return); outputs as `ksasl_server_connection_handle_frame` (a failed answer fails the
+ * exchange with Kafka's response). Without pending work (`KSASL_WRONG_STATE`) or with a NULL
+ * or client answer, an error is returned and nothing changes.
+ */
+ksasl_result ksasl_server_connection_resume(ksasl_server_connection *c,
+                                            ksasl_host_output *answer,
+                                            int rc,
+                                            int64_t now_ms,
+                                            ksasl_server_action *action,
+                                            const uint8_t **out,
+                                            size_t *out_len,
+                                            int64_t *deadline_ms);
+
+/**
+ * The authenticated session: principal (`"User:alice"`) and mechanism (borrowed), 1 when it
+ * logged in with a delegation token (`tokenauth`), the lifetime sent to the client and the
+ * session's expiry (-1: never). Each may be NULL; `KSASL_WRONG_STATE` before authentication.
+ */
+ksasl_result ksasl_server_connection_session(const ksasl_server_connection *c,
+                                             const char **principal,
+                                             const char **mechanism,
+                                             int *token_authenticated,
+                                             int64_t *lifetime_ms,
+                                             int64_t *expiry_ms);
+
+/**
+ * After a failed step: the text a Kafka broker sends the client ("" before a failure).
+ */
+const char *ksasl_server_exchange_client_message(const ksasl_server_exchange *s);
+
+/**
+ * The pending credential request (after `KSASL_SERVER_STEP_NEED_CREDENTIAL`): mechanism,
+ * username (borrowed) and whether it is a delegation-token login.
+ */
+ksasl_result ksasl_server_exchange_credential_request(const ksasl_server_exchange *s,
+                                                      const char **mechanism,
+                                                      const char **username,
+                                                      int *token_authenticated);
+
+/**
+ * Frees a server exchange (NULL is a no-op).
+ */
+void ksasl_server_exchange_free(ksasl_server_exchange *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_server_exchange_last_error(const ksasl_server_exchange *p);
+
+/**
+ * Creates a server exchange for `mechanism` from the registry's server mechanisms (with
+ * its store, credential callback or token authority).
+ */
+ksasl_result ksasl_server_exchange_new(const ksasl_mechanism_registry *registry,
+                                       const char *mechanism,
+                                       ksasl_server_exchange **out);
+
+/**
+ * After `KSASL_SERVER_STEP_DONE`: the principal (`"User:alice"`), its name and the mechanism
+ * (borrowed), the credential's expiry (-1: none), whether a delegation token was used, and
+ * the KIP-368 session Kafka grants: its lifetime (0: none; from the credential's expiry and
+ * `ksasl_server_exchange_set_max_reauth_ms`) and expiry (-1: never). Each may be NULL.
+ */
+ksasl_result ksasl_server_exchange_outcome(const ksasl_server_exchange *s,
+                                           const char **principal,
+                                           const char **principal_name,
+                                           const char **mechanism,
+                                           int64_t *credential_expiry_ms,
+                                           int *token_authenticated,
+                                           int64_t *session_lifetime_ms,
+                                           int64_t *session_expiry_ms);
+
+/**
+ * After `KSASL_SERVER_STEP_PENDING`: the work pointer the mechanism gave (NULL when none).
+ */
+void *ksasl_server_exchange_pending_work(const ksasl_server_exchange *s);
+
+/**
+ * Answers the pending credential request (`kind`: a `KSASL_CREDENTIAL_ANSWER_*` other than
+ * `_LATER`; see `ksasl_credential_answer_set`) and continues; outputs as
+ * `ksasl_server_exchange_step`. A refused answer leaves the request pending.
+ */
+ksasl_result ksasl_server_exchange_provide_credential(ksasl_server_exchange *s,
+                                                      ksasl_credential_answer_kind kind,
+                                                      const char *value,
+                                                      int64_t expiry_ms,
+                                                      const char *token_owner,
+                                                      int64_t now_ms,
+                                                      ksasl_server_step_kind *step_kind,
+                                                      const uint8_t **out,
+                                                      size_t *out_len);
+
+/**
+ * Continues after `KSASL_SERVER_STEP_PENDING` with the mechanism's late answer (`answer` from
+ * `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the callback would return);
+ * outputs as `ksasl_server_exchange_step`. Without pending work (`KSASL_WRONG_STATE`) or with
+ * a NULL or client answer, the exchange does not change.
+ */
+ksasl_result ksasl_server_exchange_resume(ksasl_server_exchange *s,
+                                          ksasl_host_output *answer,
+                                          int rc,
+                                          int64_t now_ms,
+                                          ksasl_server_step_kind *kind,
+                                          const uint8_t **out,
+                                          size_t *out_len);
+
+/**
+ * Sets `connections.max.reauth.ms` for the session the exchange grants (default 0: bounded
+ * by the credential's expiry only); see `ksasl_server_exchange_outcome`.
+ */
+ksasl_result ksasl_server_exchange_set_max_reauth_ms(ksasl_server_exchange *s, int64_t ms);
+
+/**
+ * Evaluates one client message: `*kind` is a `KSASL_SERVER_STEP_*`, `*out`/`*out_len` the
+ * bytes to send (borrowed until the next call; NULL when none).
+ */
+ksasl_result ksasl_server_exchange_step(ksasl_server_exchange *s,
+                                        const uint8_t *response,
+                                        size_t response_len,
+                                        int64_t now_ms,
+                                        ksasl_server_step_kind *kind,
+                                        const uint8_t **out,
+                                        size_t *out_len);
+
+/**
+ * Creates a token for `owner` (only `User` principals may own or renew tokens:
+ * `KSASL_INVALID_PRINCIPAL_TYPE`), requested by `requester` (NULL: the owner), renewable by
+ * the `n_renewers` principals of `renewers`. `max_lifetime_ms` > 0 shortens the maximum
+ * lifetime; 0 or less takes the authority's. `*token` is a new token (free it).
+ */
+ksasl_result ksasl_token_authority_create(ksasl_token_authority *a,
+                                          const char *owner,
+                                          const char *requester,
+                                          const char *const *renewers,
+                                          size_t n_renewers,
+                                          int64_t max_lifetime_ms,
+                                          int64_t now_ms,
+                                          ksasl_delegation_token **token);
+
+/**
+ * The tokens owned by one of the `n_owners` principals of `owners` (NULL with 0: every
+ * token), with their HMACs, in token-id order: `*list` is a new list (free it). Who may see
+ * what is the host's decision.
+ */
+ksasl_result ksasl_token_authority_describe(ksasl_token_authority *a,
+                                            const char *const *owners,
+                                            size_t n_owners,
+                                            ksasl_delegation_token_list **list);
+
+/**
+ * Expires the token whose HMAC is `hmac` for `caller`: a negative `period_ms` removes it
+ * now (`*expiry_ms` = `now_ms`); otherwise its expiry becomes `now + period_ms` capped by
+ * its maximum. Errors as `ksasl_token_authority_renew`.
+ */
+ksasl_result ksasl_token_authority_expire(ksasl_token_authority *a,
+                                          const uint8_t *hmac,
+                                          size_t hmac_len,
+                                          const char *caller,
+                                          int64_t period_ms,
+                                          int64_t now_ms,
+                                          int64_t *expiry_ms);
+
+/**
+ * Every token as a JSON array of records for the host to persist (no secret inside: HMACs
+ * are recomputed from the secret key), borrowed until the next call on this handle.
+ */
+ksasl_result ksasl_token_authority_export_records(ksasl_token_authority *a, const char **json);
+
+/**
+ * Frees an authority handle; registries and other handles keep the authority (NULL is a no-op).
+ */
+void ksasl_token_authority_free(ksasl_token_authority *p);
+
+/**
+ * Serves one delegation-token request (api key 38-41; `frame` without its length prefix) of
+ * a connection authenticated as `principal` (`TYPE:NAME`, as `ksasl_server_connection_session`
+ * gives it, or a bare user name), with a delegation token or not (`token_authenticated`; such
+ * connections get error 64). `*out`/`*out_len` are the response frame with its length prefix
+ * (borrowed until the next call on this handle); failed operations are Kafka error codes
+ * inside it. A request that cannot be parsed is an error (close, as Kafka does).
+ */
+ksasl_result ksasl_token_authority_handle_request(ksasl_token_authority *a,
+                                                  const uint8_t *frame,
+                                                  size_t frame_len,
+                                                  const char *principal,
+                                                  int token_authenticated,
+                                                  int64_t now_ms,
+                                                  const uint8_t **out,
+                                                  size_t *out_len);
+
+/**
+ * The HMAC of `token_id` under the authority's secret key (HMAC-SHA512; a secret), borrowed
+ * until the next call on this handle.
+ */
+ksasl_result ksasl_token_authority_hmac(ksasl_token_authority *a,
+                                        const char *token_id,
+                                        const uint8_t **hmac,
+                                        size_t *hmac_len);
+
+/**
+ * Loads records written by `ksasl_token_authority_export_records` (replacing tokens with
+ * the same id); `*loaded` (may be NULL) is how many. Nothing is loaded if a record is
+ * malformed (`KSASL_INVALID_CREDENTIAL_FORMAT`).
+ */
+ksasl_result ksasl_token_authority_import_records(ksasl_token_authority *a,
+                                                  const char *json,
+                                                  size_t *loaded);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_token_authority_last_error(const ksasl_token_authority *p);
+
+/**
+ * Creates an authority: `secret_key` is `delegation.token.secret.key` (the same on every
+ * broker; not empty), then `delegation.token.max.lifetime.ms`, `.expiry.time.ms` and
+ * `.expiry.check.interval.ms` (each at least 1; a negative value takes Kafka's default: 7
+ * days, 1 day, 1 hour). `KSASL_INVALID_CONFIG` otherwise.
+ */
+ksasl_result ksasl_token_authority_new(const char *secret_key,
+                                       int64_t max_lifetime_ms,
+                                       int64_t expiry_time_ms,
+                                       int64_t expiry_check_interval_ms,
+                                       ksasl_token_authority **out);
+
+/**
+ * When the next sweep is due (ms; 0 means now, as before the first sweep; -1 for NULL).
+ */
+int64_t ksasl_token_authority_next_sweep_ms(const ksasl_token_authority *a);
+
+/**
+ * Renews the token whose HMAC is `hmac` for `caller` (its owner or a renewer): the new
+ * expiry (`*expiry_ms`) is `now + period` capped by the token's maximum, the period being
+ * `delegation.token.expiry.time.ms` or the smaller `period_ms` when positive. Fails with
+ * `KSASL_DELEGATION_TOKEN_NOT_FOUND`, `_OWNER_MISMATCH` or `_EXPIRED`.
+ */
+ksasl_result ksasl_token_authority_renew(ksasl_token_authority *a,
+                                         const uint8_t *hmac,
+                                         size_t hmac_len,
+                                         const char *caller,
+                                         int64_t period_ms,
+                                         int64_t now_ms,
+                                         int64_t *expiry_ms);
+
+/**
+ * Another handle on the same authority (the same tokens), with its own outputs and last
+ * error. The authority lives while any handle or registry uses it.
+ */
+ksasl_result ksasl_token_authority_share(const ksasl_token_authority *a,
+                                         ksasl_token_authority **out);
+
+/**
+ * Removes every token expired at `now_ms`: `*n_removed` is how many and `*ids` (may be NULL)
+ * their ids, borrowed until the next call on this handle. Call at
+ * `ksasl_token_authority_next_sweep_ms`.
+ */
+ksasl_result ksasl_token_authority_sweep(ksasl_token_authority *a,
+                                         int64_t now_ms,
+                                         const char *const **ids,
+                                         size_t *n_removed);
+
+/**
+ * Records that connection `id` (re-)authenticated with credential `generation`;
+ * `lifetime_ms`, `reauth_at_ms` and `expiry_ms` as `ksasl_client_connection_session` gives
+ * them (-1: none).
  */
 ksasl_result ksasl_tracker_authenticated(ksasl_tracker *t,
                                          uint64_t id,
@@ -1266,13 +1935,31 @@ ksasl_result ksasl_tracker_authenticated(ksasl_tracker *t,
 ksasl_result ksasl_tracker_forget(ksasl_tracker *t, uint64_t id);
 
 /**
- * The next instant to call `ksasl_tracker_poll` (-1: none; 0: now).
+ * Frees a tracker (NULL is a no-op).
+ */
+void ksasl_tracker_free(ksasl_tracker *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_tracker_last_error(const ksasl_tracker *p);
+
+/**
+ * Creates a tracker for `refresher`: after a refresh, connections on the old credential are
+ * asked to re-authenticate spread over `spread_window_ms`.
+ */
+ksasl_result ksasl_tracker_new(const ksasl_refresher *refresher,
+                               int64_t spread_window_ms,
+                               ksasl_tracker **out);
+
+/**
+ * When to call `ksasl_tracker_poll` next (-1: never; 0: now).
  */
 int64_t ksasl_tracker_next_deadline(const ksasl_tracker *t);
 
 /**
- * What is due at `now_ms`: `*refresh` is 1 when a credential must be fetched (answer the
- * refresher); `*ids`/`*n` list connections to re-authenticate (borrowed).
+ * What is due at `now_ms`: `*refresh` 1 when a credential must be fetched (answer the
+ * refresher); `*ids`/`*n` the connections to re-authenticate (borrowed until the next call).
  */
 ksasl_result ksasl_tracker_poll(ksasl_tracker *t,
                                 int64_t now_ms,
@@ -1281,528 +1968,9 @@ ksasl_result ksasl_tracker_poll(ksasl_tracker *t,
                                 size_t *n);
 
 /**
- * Creates an empty store.
+ * The library version, e.g. `"0.1.0"`.
  */
-ksasl_result ksasl_store_new(ksasl_store **out);
-
-/**
- * Frees a store (NULL is a no-op). Registries that use it keep it alive.
- */
-void ksasl_store_free(ksasl_store *store);
-
-/**
- * The detail of the store's last failure.
- */
-const char *ksasl_store_last_error(const ksasl_store *store);
-
-/**
- * Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
- * derived with random salts and `iterations`, at least 4096).
- */
-ksasl_result ksasl_store_add_user(ksasl_store *store,
-                                  const char *username,
-                                  const char *password,
-                                  uint32_t iterations);
-
-/**
- * Sets a user's SCRAM credential from Kafka's text form
- * (`salt=...,stored_key=...,server_key=...,iterations=...`) for `mechanism`.
- */
-ksasl_result ksasl_store_set_scram(ksasl_store *store,
-                                   const char *username,
-                                   const char *mechanism,
-                                   const char *credential);
-
-/**
- * Sets (expiry_ms >= 0) or clears (expiry_ms < 0) an absolute expiry on a user's credentials.
- */
-ksasl_result ksasl_store_set_user_expiry(ksasl_store *store,
-                                         const char *username,
-                                         int64_t expiry_ms);
-
-/**
- * Removes a user. `*existed` (if not NULL) tells whether it was there.
- */
-ksasl_result ksasl_store_remove_user(ksasl_store *store, const char *username, int *existed);
-
-/**
- * Adds a delegation token's SCRAM credential (Kafka text form) for `mechanism`, owned by
- * `owner`, expiring at `expiry_ms` (< 0: no expiry).
- */
-ksasl_result ksasl_store_set_token(ksasl_store *store,
-                                   const char *token_id,
-                                   const char *mechanism,
-                                   const char *credential,
-                                   const char *owner,
-                                   int64_t expiry_ms);
-
-/**
- * The mechanism asking (`"SCRAM-SHA-256"`, ...).
- */
-const char *ksasl_credential_request_mechanism(const ksasl_credential_request *r);
-
-/**
- * The username (the token id for delegation-token logins).
- */
-const char *ksasl_credential_request_username(const ksasl_credential_request *r);
-
-/**
- * 1 for a delegation-token login (`tokenauth=true`).
- */
-int ksasl_credential_request_token_auth(const ksasl_credential_request *r);
-
-/**
- * Answers a credential request from inside the callback: `kind` is one of
- * `KSASL_CREDENTIAL_*`; `value` is the password, the Kafka SCRAM string or the reason;
- * `expiry_ms` < 0 means none; `token_owner` (NULL for users) marks a delegation token.
- */
-ksasl_result ksasl_credential_answer_set(ksasl_credential_answer *a,
-                                         ksasl_credential_kind kind,
-                                         const char *value,
-                                         int64_t expiry_ms,
-                                         const char *token_owner);
-
-/**
- * Creates an empty registry.
- */
-ksasl_result ksasl_registry_new(ksasl_registry **out);
-
-/**
- * Frees a registry (NULL is a no-op).
- */
-void ksasl_registry_free(ksasl_registry *r);
-
-/**
- * The detail of the registry's last failure.
- */
-const char *ksasl_registry_last_error(const ksasl_registry *r);
-
-/**
- * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers. With a store they look
- * credentials up there; with NULL they use the credential callback if one is set, and
- * otherwise stop with a credential request (the pull form). A token authority given to
- * `ksasl_registry_add_password_servers_with_tokens` keeps answering `tokenauth` logins.
- */
-ksasl_result ksasl_registry_add_password_servers(ksasl_registry *r, const ksasl_store *store);
-
-/**
- * Sets a credential callback consulted by every server exchange of this registry (it
- * replaces a store given to `ksasl_registry_add_password_servers`; `tokenauth` logins still
- * go to a token authority given to `ksasl_registry_add_password_servers_with_tokens`).
- * `free_userdata`, if given, is called when the registry no longer needs `userdata`; the
- * library takes `userdata` in every case, so it is also freed at once if this call fails.
- */
-ksasl_result ksasl_registry_set_credential_callback(ksasl_registry *r,
-                                                    ksasl_credential_cb cb,
-                                                    void *userdata,
-                                                    ksasl_free_fn free_userdata);
-
-/**
- * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
- */
-ksasl_result ksasl_registry_add_password_clients(ksasl_registry *r,
-                                                 const char *username,
-                                                 const char *password);
-
-/**
- * Adds SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with a delegation token (token id
- * and base64 HMAC; `tokenauth=true`).
- */
-ksasl_result ksasl_registry_add_token_clients(ksasl_registry *r,
-                                              const char *token_id,
-                                              const char *token_hmac);
-
-/**
- * The number of client (`server` = 0) or server (`server` = 1) mechanisms.
- */
-size_t ksasl_registry_mechanism_count(const ksasl_registry *r, int server);
-
-/**
- * Makes a token from its parts (for example a token a client persisted): id, owner
- * (`TYPE:NAME` or a bare user name), requester (NULL: the owner), HMAC bytes and
- * timestamps. Renewers are not needed to log in and are left empty.
- */
-ksasl_result ksasl_delegation_token_new(const char *token_id,
-                                        const char *owner,
-                                        const char *requester,
-                                        const uint8_t *hmac,
-                                        size_t hmac_len,
-                                        int64_t issue_ms,
-                                        int64_t expiry_ms,
-                                        int64_t max_ms,
-                                        ksasl_delegation_token **out);
-
-/**
- * The same token with a new expiry (after a renewal), as a new token.
- */
-ksasl_result ksasl_delegation_token_renewed(const ksasl_delegation_token *t,
-                                            int64_t expiry_ms,
-                                            ksasl_delegation_token **out);
-
-/**
- * Frees a token (NULL is a no-op). Never free a token borrowed from a list.
- */
-void ksasl_delegation_token_free(ksasl_delegation_token *t);
-
-/**
- * The token id (the SCRAM username of a `tokenauth` login); NULL for NULL.
- */
-const char *ksasl_delegation_token_id(const ksasl_delegation_token *t);
-
-/**
- * The HMAC (64 bytes from an authority; a secret), borrowed from the token.
- */
-ksasl_result ksasl_delegation_token_hmac(const ksasl_delegation_token *t,
-                                         const uint8_t **hmac,
-                                         size_t *hmac_len);
-
-/**
- * The SCRAM password of the token: standard base64 of the HMAC, with padding (a secret: do
- * not log it); NULL for NULL.
- */
-const char *ksasl_delegation_token_hmac_base64(const ksasl_delegation_token *t);
-
-/**
- * The owner (`"User:alice"`): whom a login with the token authenticates as; NULL for NULL.
- */
-const char *ksasl_delegation_token_owner(const ksasl_delegation_token *t);
-
-/**
- * Who asked for the token (the owner unless created on someone's behalf); NULL for NULL.
- */
-const char *ksasl_delegation_token_requester(const ksasl_delegation_token *t);
-
-/**
- * How many renewers the token has (0 for NULL, and for a token from a
- * CreateDelegationToken response, which does not carry them).
- */
-size_t ksasl_delegation_token_renewer_count(const ksasl_delegation_token *t);
-
-/**
- * Renewer `index` (`"User:bob"`); NULL for NULL or an index out of range.
- */
-const char *ksasl_delegation_token_renewer(const ksasl_delegation_token *t, size_t index);
-
-/**
- * When the token was issued (ms since the epoch; -1 for NULL).
- */
-int64_t ksasl_delegation_token_issue_ms(const ksasl_delegation_token *t);
-
-/**
- * When the token expires unless renewed (-1 for NULL).
- */
-int64_t ksasl_delegation_token_expiry_ms(const ksasl_delegation_token *t);
-
-/**
- * The latest expiry any renewal can reach (-1 for NULL).
- */
-int64_t ksasl_delegation_token_max_ms(const ksasl_delegation_token *t);
-
-/**
- * Frees a token list and the tokens borrowed from it (NULL is a no-op).
- */
-void ksasl_delegation_token_list_free(ksasl_delegation_token_list *l);
-
-/**
- * The number of tokens in the list (0 for NULL).
- */
-size_t ksasl_delegation_token_list_count(const ksasl_delegation_token_list *l);
-
-/**
- * Token `index`, borrowed from the list (valid until the list is freed); NULL for NULL or an
- * index out of range.
- */
-const ksasl_delegation_token *ksasl_delegation_token_list_get(const ksasl_delegation_token_list *l,
-                                                              size_t index);
-
-/**
- * Creates an authority: `secret_key` is `delegation.token.secret.key` (the same on every
- * broker; must not be empty), then `delegation.token.max.lifetime.ms`,
- * `delegation.token.expiry.time.ms` and `delegation.token.expiry.check.interval.ms` (each at
- * least 1; Kafka's defaults are `KSASL_TOKEN_DEFAULT_*`). `KSASL_INVALID_CONFIG` otherwise.
- */
-ksasl_result ksasl_token_authority_new(const char *secret_key,
-                                       int64_t max_lifetime_ms,
-                                       int64_t expiry_time_ms,
-                                       int64_t expiry_check_interval_ms,
-                                       ksasl_token_authority **out);
-
-/**
- * Another handle on the same authority (the same tokens), with its own outputs and last
- * error. The authority lives while any handle or registry uses it.
- */
-ksasl_result ksasl_token_authority_share(const ksasl_token_authority *a,
-                                         ksasl_token_authority **out);
-
-/**
- * Frees a handle (NULL is a no-op); registries and other handles keep the authority alive.
- */
-void ksasl_token_authority_free(ksasl_token_authority *a);
-
-/**
- * The detail of the handle's last failure.
- */
-const char *ksasl_token_authority_last_error(const ksasl_token_authority *a);
-
-/**
- * Creates a token for `owner` (`TYPE:NAME`, or a bare name for `User:<name>`; only `User`
- * principals may own or renew tokens: `KSASL_INVALID_PRINCIPAL_TYPE`) requested by `requester` (NULL: the owner),
- * renewable by the `n_renewers` principals of `renewers` (NULL when 0). `max_lifetime_ms` > 0
- * shortens the maximum lifetime; 0 or less takes the authority's. `*token` is a new token
- * (free it).
- */
-ksasl_result ksasl_token_authority_create(ksasl_token_authority *a,
-                                          const char *owner,
-                                          const char *requester,
-                                          const char *const *renewers,
-                                          size_t n_renewers,
-                                          int64_t max_lifetime_ms,
-                                          int64_t now_ms,
-                                          ksasl_delegation_token **token);
-
-/**
- * Renews the token whose HMAC is `hmac` for `caller` (`TYPE:NAME`, its owner or a renewer):
- * the new expiry, written to `*expiry_ms`, is `now + period` capped by the token's maximum,
- * the period being `delegation.token.expiry.time.ms` or the smaller `period_ms` when
- * positive. Fails with `KSASL_DELEGATION_TOKEN_NOT_FOUND`, `_OWNER_MISMATCH` or `_EXPIRED`.
- */
-ksasl_result ksasl_token_authority_renew(ksasl_token_authority *a,
-                                         const uint8_t *hmac,
-                                         size_t hmac_len,
-                                         const char *caller,
-                                         int64_t period_ms,
-                                         int64_t now_ms,
-                                         int64_t *expiry_ms);
-
-/**
- * Expires the token whose HMAC is `hmac` for `caller`: a negative `period_ms` removes it now
- * (`*expiry_ms` = `now_ms`); otherwise its expiry becomes `now + period_ms` capped by its
- * maximum. Errors as `ksasl_token_authority_renew`.
- */
-ksasl_result ksasl_token_authority_expire(ksasl_token_authority *a,
-                                          const uint8_t *hmac,
-                                          size_t hmac_len,
-                                          const char *caller,
-                                          int64_t period_ms,
-                                          int64_t now_ms,
-                                          int64_t *expiry_ms);
-
-/**
- * The tokens owned by one of the `n_owners` principals of `owners`, with their HMACs, in
- * token-id order; `owners` NULL (with `n_owners` 0) describes every token. `*list` is a new
- * list (free it). Who may see what is the host's decision.
- */
-ksasl_result ksasl_token_authority_describe(ksasl_token_authority *a,
-                                            const char *const *owners,
-                                            size_t n_owners,
-                                            ksasl_delegation_token_list **list);
-
-/**
- * Removes every token expired at `now_ms`: `*n_removed` is how many, and `*ids` (may be
- * NULL) their ids (borrowed until the next call on this handle). Call at
- * `ksasl_token_authority_next_sweep_ms`.
- */
-ksasl_result ksasl_token_authority_sweep(ksasl_token_authority *a,
-                                         int64_t now_ms,
-                                         const char *const **ids,
-                                         size_t *n_removed);
-
-/**
- * When the next sweep is due (ms; 0 means now, as before the first sweep; -1 for NULL).
- */
-int64_t ksasl_token_authority_next_sweep_ms(const ksasl_token_authority *a);
-
-/**
- * The HMAC of `token_id` under the authority's secret key (HMAC-SHA512; a secret), borrowed
- * until the next call on this handle.
- */
-ksasl_result ksasl_token_authority_hmac(ksasl_token_authority *a,
-                                        const char *token_id,
-                                        const uint8_t **hmac,
-                                        size_t *hmac_len);
-
-/**
- * Every token as a JSON array of records, for the host to persist (no secret inside: HMACs
- * are recomputed from the secret key). Borrowed until the next call on this handle.
- */
-ksasl_result ksasl_token_authority_export_records(ksasl_token_authority *a, const char **json);
-
-/**
- * Loads records written by `ksasl_token_authority_export_records` (replacing tokens with
- * the same id); `*loaded` (may be NULL) is how many. Nothing is loaded if any record is
- * malformed (`KSASL_INVALID_CREDENTIAL_FORMAT`).
- */
-ksasl_result ksasl_token_authority_import_records(ksasl_token_authority *a,
-                                                  const char *json,
-                                                  size_t *loaded);
-
-/**
- * Serves one delegation-token request (api key 38-41; `frame` without its length prefix)
- * of a connection authenticated as `principal` (`TYPE:NAME` as `ksasl_server_conn_session`
- * gives it, or a bare user name), `token_authenticated` 1 when that connection logged in with a token
- * (`ksasl_server_conn_token_authenticated`; such connections get error 64). `*out` /
- * `*out_len` are the response frame, length prefix included (borrowed until the next call
- * on this handle); failed operations are Kafka error codes inside it. A request that cannot
- * be parsed is an error (close the connection, as Kafka does).
- */
-ksasl_result ksasl_token_authority_handle_request(ksasl_token_authority *a,
-                                                  const uint8_t *frame,
-                                                  size_t frame_len,
-                                                  const char *principal,
-                                                  int token_authenticated,
-                                                  int64_t now_ms,
-                                                  const uint8_t **out,
-                                                  size_t *out_len);
-
-/**
- * Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers, with delegation-token logins
- * (`tokenauth=true`) answered by `authority` and user logins from `store`; with a NULL
- * store, user logins go to the registry's credential callback (set before or after this
- * call) or, without one, to the host (the pull form). The registry keeps the authority
- * alive.
- */
-ksasl_result ksasl_registry_add_password_servers_with_tokens(ksasl_registry *r,
-                                                             const ksasl_store *store,
-                                                             const ksasl_token_authority *authority);
-
-/**
- * Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients that log in with the refresher's
- * current password credential, taken at the start of every (re-)authentication: a
- * delegation token installed with `ksasl_refresher_set_delegation_token` (SCRAM only).
- */
-ksasl_result ksasl_registry_add_refreshing_password_clients(ksasl_registry *reg,
-                                                            const ksasl_refresher *refresher);
-
-/**
- * Installs a delegation token in the refresher: refreshed on Kafka's schedule before its
- * expiry, never past its maximum (answer each refresh with a renewed token,
- * `ksasl_delegation_token_renewed`, or a new one). `KSASL_INVALID_CREDENTIAL_EXPIRY` for a
- * token whose expiry is not after `now_ms` or whose issue time is after its expiry.
- */
-ksasl_result ksasl_refresher_set_delegation_token(ksasl_refresher *r,
-                                                  const ksasl_delegation_token *token,
-                                                  int64_t now_ms);
-
-/**
- * Adds the token APIs (38-41) to the listener's ApiVersions response, for a server that
- * serves them with `ksasl_token_authority_handle_request`: every version the codec speaks
- * (`kafka4` = 0), or what an Apache Kafka 4 broker advertises (`kafka4` = 1: minimum
- * version 1, KIP-896). Configure before creating connections.
- */
-ksasl_result ksasl_server_config_add_token_api_versions(ksasl_server_config *c, int kafka4);
-
-/**
- * Creates a codec.
- */
-ksasl_result ksasl_token_codec_new(ksasl_token_codec **out);
-
-/**
- * Frees a codec (NULL is a no-op).
- */
-void ksasl_token_codec_free(ksasl_token_codec *c);
-
-/**
- * The detail of the codec's last failure.
- */
-const char *ksasl_token_codec_last_error(const ksasl_token_codec *c);
-
-/**
- * The Kafka error code of the last response parsed (0: none; e.g. 64 for
- * DELEGATION_TOKEN_REQUEST_NOT_ALLOWED; also 0 for NULL), for the codes that share a ksasl
- * result code.
- */
-int16_t ksasl_token_codec_kafka_error(const ksasl_token_codec *c);
-
-/**
- * A CreateDelegationToken request frame (`version` 0-3): `owner` (`TYPE:NAME`, v3+; NULL:
- * the requester), the `n_renewers` renewers, `max_lifetime_ms` (-1: the broker's default),
- * `client_id` (may be NULL). Borrowed until the next call on this codec.
- */
-ksasl_result ksasl_token_codec_create_request(ksasl_token_codec *c,
-                                              int16_t version,
-                                              int32_t correlation_id,
-                                              const char *client_id,
-                                              const char *owner,
-                                              const char *const *renewers,
-                                              size_t n_renewers,
-                                              int64_t max_lifetime_ms,
-                                              const uint8_t **out,
-                                              size_t *out_len);
-
-/**
- * A RenewDelegationToken request frame (`version` 0-2) for the token with this HMAC;
- * `renew_period_ms` <= 0 asks for the broker's default period.
- */
-ksasl_result ksasl_token_codec_renew_request(ksasl_token_codec *c,
-                                             int16_t version,
-                                             int32_t correlation_id,
-                                             const char *client_id,
-                                             const uint8_t *hmac,
-                                             size_t hmac_len,
-                                             int64_t renew_period_ms,
-                                             const uint8_t **out,
-                                             size_t *out_len);
-
-/**
- * An ExpireDelegationToken request frame (`version` 0-2) for the token with this HMAC; a
- * negative `expiry_period_ms` expires it at once.
- */
-ksasl_result ksasl_token_codec_expire_request(ksasl_token_codec *c,
-                                              int16_t version,
-                                              int32_t correlation_id,
-                                              const char *client_id,
-                                              const uint8_t *hmac,
-                                              size_t hmac_len,
-                                              int64_t expiry_period_ms,
-                                              const uint8_t **out,
-                                              size_t *out_len);
-
-/**
- * A DescribeDelegationToken request frame (`version` 0-3) for the tokens of the `n_owners`
- * owners; `owners` NULL (with `n_owners` 0) asks for every token the caller may see.
- */
-ksasl_result ksasl_token_codec_describe_request(ksasl_token_codec *c,
-                                                int16_t version,
-                                                int32_t correlation_id,
-                                                const char *client_id,
-                                                const char *const *owners,
-                                                size_t n_owners,
-                                                const uint8_t **out,
-                                                size_t *out_len);
-
-/**
- * Reads a CreateDelegationToken response (`version` 0-3, `frame` without its length
- * prefix): `*token` is the new token (free it). A response carrying a Kafka error is that
- * error (`KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED`, ...; `ksasl_token_codec_kafka_error`
- * has the Kafka code).
- */
-ksasl_result ksasl_token_codec_parse_create_response(ksasl_token_codec *c,
-                                                     int16_t version,
-                                                     const uint8_t *frame,
-                                                     size_t frame_len,
-                                                     ksasl_delegation_token **token);
-
-/**
- * Reads a RenewDelegationToken or ExpireDelegationToken response (`version` 0-2; the two
- * have the same schema): `*expiry_ms` is the token's new expiry. A Kafka error is returned
- * as its ksasl code (61-67 as `KSASL_DELEGATION_TOKEN_*` / `KSASL_INVALID_PRINCIPAL_TYPE`,
- * any other as `KSASL_KAFKA_ERROR`; `ksasl_token_codec_kafka_error` has the Kafka code).
- */
-ksasl_result ksasl_token_codec_parse_expiry_response(ksasl_token_codec *c,
-                                                     int16_t version,
-                                                     const uint8_t *frame,
-                                                     size_t frame_len,
-                                                     int64_t *expiry_ms);
-
-/**
- * Reads a DescribeDelegationToken response (`version` 0-3): `*list` is a new list (free
- * it). A Kafka error is returned as its ksasl code.
- */
-ksasl_result ksasl_token_codec_parse_describe_response(ksasl_token_codec *c,
-                                                       int16_t version,
-                                                       const uint8_t *frame,
-                                                       size_t frame_len,
-                                                       ksasl_delegation_token_list **list);
+const char *ksasl_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -2,9 +2,13 @@
  * ksasl.hpp: a header-only C++17 wrapper over the ksasl C API (ksasl.h).
  *
  * - Every handle type of ksasl.h has an RAII class in namespace ksasl with the same name
- *   (ksasl::store for ksasl_store, ...). The classes are move-only; the destructor calls the
- *   matching ksasl_<object>_free. A moved-from object holds no handle; calling methods on it
- *   throws ksasl::error (NULL_ARGUMENT).
+ *   (ksasl::credential_store for ksasl_credential_store, ...). The classes are move-only; the
+ *   destructor calls the matching ksasl_<object>_free. A moved-from object holds no handle;
+ *   calling methods on it throws ksasl::error (NULL_ARGUMENT).
+ * - Configurations are made by builders, as in the C API: client_config_builder,
+ *   server_config_builder and refresher_config_builder take the settings and build() checks
+ *   them all and makes an immutable configuration (a failed build() throws and leaves the
+ *   builder usable). A configuration may be shared by any number of connections.
  * - Every call that fails throws ksasl::error: code() is the ksasl_result, name() its stable
  *   name (ksasl_result_name), what() the handle's detail message (ksasl_<object>_last_error,
  *   or ksasl_last_constructor_error() for constructors).
@@ -25,13 +29,13 @@
  *   (ksasl_host_output_set_error with what(); KSASL_HOST_MECHANISM_FAILED).
  * - Host mechanisms (KIP-43 pluggability) are C++ classes deriving from
  *   ksasl::host_client_mechanism / ksasl::host_server_mechanism, made by a factory given to
- *   registry::add_client_mechanism / add_server_mechanism. A mechanism may answer later
+ *   mechanism_registry::add_client_mechanism / add_server_mechanism. A mechanism may answer later
  *   (host_output::set_pending): the drivers then report `pending`, and the host continues with
  *   resume() and a ksasl::host_answer holding the late answer.
  * - Delegation tokens (KIP-48): ksasl::token_authority (the broker side: create, renew, expire,
  *   describe, sweep, records, Kafka's token APIs), ksasl::delegation_token and
  *   ksasl::delegation_token_list (owning) with ksasl::delegation_token_ref (borrowed from a
- *   list), and ksasl::token_codec (the client side of the token APIs).
+ *   list), and ksasl::delegation_token_codec (the client side of the token APIs).
  *
  * Thread safety is the C API's: configuration objects may be shared once built, per-connection
  * objects are used by one thread at a time, and a credential callback may be called from any
@@ -68,12 +72,23 @@ inline const char *result_name(std::uint32_t code) noexcept { return ksasl_resul
 /// The kind of a result code ("misuse", "protocol", "authentication", "credential", ...).
 inline const char *result_kind(std::uint32_t code) noexcept { return ksasl_result_kind(code); }
 
-/// A failed ksasl call: the result code, its name, and the detail message.
+/// A failed ksasl call: the result code, its name, and the detail message. what() is the
+/// library's text, "NAME: message" (the code's name once); message() is the part after the
+/// name, for displays that show the name (or code) themselves.
 class error : public std::runtime_error {
 public:
     error(std::uint32_t code, const std::string &detail)
-        : std::runtime_error(detail.empty() ? std::string(ksasl_result_name(code)) : detail),
-          code_(code) {}
+        : std::runtime_error(detail.empty() ? std::string(ksasl_result_name(code)) : detail), code_(code) {
+        const std::string_view name = ksasl_result_name(code), text = what();
+        if (text == name) {
+            message_len_ = 0;
+        } else if (text.size() >= name.size() + 2 && text.substr(0, name.size()) == name &&
+                   text.substr(name.size(), 2) == ": ") {
+            message_len_ = text.size() - name.size() - 2;
+        } else {
+            message_len_ = text.size();
+        }
+    }
 
     /// The ksasl_result (a KSASL_* code, never KSASL_OK).
     std::uint32_t code() const noexcept { return code_; }
@@ -83,9 +98,15 @@ public:
     const char *kind() const noexcept { return ksasl_result_kind(code_); }
     /// The detail message (the same text as what()).
     const char *detail() const noexcept { return what(); }
+    /// The detail without the leading "NAME: " (empty when the library gave none).
+    const char *message() const noexcept {
+        const std::string_view text = what();
+        return what() + (text.size() - message_len_);
+    }
 
 private:
     std::uint32_t code_;
+    std::size_t message_len_ = 0;
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -144,14 +165,14 @@ enum class reauth_timing : ksasl_reauth_timing {
     disabled = KSASL_REAUTH_DISABLED,
 };
 
-/// KSASL_CLIENT_*: what a frame received by a client connection meant.
+/// KSASL_CLIENT_EVENT_*: what a frame received by a client connection meant.
 enum class client_event : ksasl_client_event {
-    continue_ = KSASL_CLIENT_CONTINUE,
-    application = KSASL_CLIENT_APPLICATION,
-    authenticated = KSASL_CLIENT_AUTHENTICATED,
-    reauthenticated = KSASL_CLIENT_REAUTHENTICATED,
-    reauth_failed = KSASL_CLIENT_REAUTH_FAILED,
-    pending = KSASL_CLIENT_PENDING, ///< a host mechanism answers later: see client_conn::resume
+    continue_ = KSASL_CLIENT_EVENT_CONTINUE,
+    application = KSASL_CLIENT_EVENT_APPLICATION,
+    authenticated = KSASL_CLIENT_EVENT_AUTHENTICATED,
+    reauthenticated = KSASL_CLIENT_EVENT_REAUTHENTICATED,
+    reauth_failed = KSASL_CLIENT_EVENT_REAUTH_FAILED,
+    pending = KSASL_CLIENT_EVENT_PENDING, ///< a host mechanism answers later: see client_connection::resume
 };
 
 /// KSASL_SERVER_ACTION_*: what the host does after a server connection frame.
@@ -163,38 +184,38 @@ enum class server_action : ksasl_server_action {
     reauth_failed = KSASL_SERVER_ACTION_REAUTH_FAILED,
     fail_at = KSASL_SERVER_ACTION_FAIL_AT,
     close_now = KSASL_SERVER_ACTION_CLOSE_NOW,
-    pending = KSASL_SERVER_ACTION_PENDING, ///< a host mechanism answers later: see server_conn::resume
+    pending = KSASL_SERVER_ACTION_PENDING, ///< a host mechanism answers later: see server_connection::resume
 };
 
 /// KSASL_GATE_*: the per-request gate's verdicts.
 enum class gate_verdict : ksasl_gate {
     process = KSASL_GATE_PROCESS,
-    begin_reauth = KSASL_GATE_BEGIN_REAUTH,
+    begin_reauth = KSASL_GATE_BEGIN_REAUTHENTICATION,
     close_expired = KSASL_GATE_CLOSE_EXPIRED,
 };
 
-/// KSASL_SERVER_*: what a server exchange step produced.
-enum class server_status : ksasl_server_status {
-    challenge = KSASL_SERVER_CHALLENGE,
-    need_credential = KSASL_SERVER_NEED_CREDENTIAL,
-    done = KSASL_SERVER_DONE,
-    pending = KSASL_SERVER_PENDING, ///< a host mechanism answers later: see server::resume
+/// KSASL_SERVER_STEP_*: what a server exchange step produced.
+enum class server_step_kind : ksasl_server_step_kind {
+    challenge = KSASL_SERVER_STEP_CHALLENGE,
+    need_credential = KSASL_SERVER_STEP_NEED_CREDENTIAL,
+    done = KSASL_SERVER_STEP_DONE,
+    pending = KSASL_SERVER_STEP_PENDING, ///< a host mechanism answers later: see server_exchange::resume
 };
 
-/// KSASL_CREDENTIAL_*: the kind of a credential answer.
-enum class credential_kind : ksasl_credential_kind {
-    password = KSASL_CREDENTIAL_PASSWORD,
-    scram = KSASL_CREDENTIAL_SCRAM,
-    unknown = KSASL_CREDENTIAL_UNKNOWN,
-    unavailable = KSASL_CREDENTIAL_UNAVAILABLE,
-    later = KSASL_CREDENTIAL_LATER, ///< callback answers only
+/// KSASL_CREDENTIAL_ANSWER_*: the kind of a credential answer.
+enum class credential_answer_kind : ksasl_credential_answer_kind {
+    password = KSASL_CREDENTIAL_ANSWER_PASSWORD,
+    scram = KSASL_CREDENTIAL_ANSWER_SCRAM,
+    unknown = KSASL_CREDENTIAL_ANSWER_UNKNOWN,
+    unavailable = KSASL_CREDENTIAL_ANSWER_UNAVAILABLE,
+    later = KSASL_CREDENTIAL_ANSWER_LATER, ///< callback answers only
 };
 
 /// A pending credential request of a server (the pull form).
 struct pending_credential {
     std::string mechanism;
-    std::string username; ///< the token id for delegation-token logins
-    bool token_auth = false;
+    std::string username;             ///< the token id for delegation-token logins
+    bool token_authenticated = false; ///< a delegation-token login (tokenauth=true)
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -359,44 +380,44 @@ public:
 /* Credential store                                                                           */
 /* ------------------------------------------------------------------------------------------ */
 
-/// ksasl_store: an in-memory credential store (users and delegation tokens). Thread-safe.
-class store {
-    KSASL_HPP_HANDLE_BOILERPLATE(store, ksasl_store)
+/// ksasl_credential_store: an in-memory credential store (users and delegation tokens). Thread-safe.
+class credential_store {
+    KSASL_HPP_HANDLE_BOILERPLATE(credential_store, ksasl_credential_store)
 
-    /// ksasl_store_new: an empty store.
-    store() {
-        ksasl_store *p = nullptr;
-        detail::check_new(ksasl_store_new(&p));
-        h_ = detail::handle<ksasl_store, &ksasl_store_free>(p);
+    /// ksasl_credential_store_new: an empty store.
+    credential_store() {
+        ksasl_credential_store *p = nullptr;
+        detail::check_new(ksasl_credential_store_new(&p));
+        h_ = detail::handle<ksasl_credential_store, &ksasl_credential_store_free>(p);
     }
 
     /// The detail of the store's last failure.
-    std::string last_error() const { return detail::str(ksasl_store_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_credential_store_last_error(get())); }
 
     /// Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (SCRAM credentials
     /// derived with random salts and `iterations`, at least 4096).
     void add_user(std::string_view username, std::string_view password, std::uint32_t iterations = 4096) {
         detail::cstr u(username, "username"), p(password, "password");
-        check(ksasl_store_add_user(get(), u.c_str(), p.c_str(), iterations));
+        check(ksasl_credential_store_add_user(get(), u.c_str(), p.c_str(), iterations));
     }
 
     /// Sets a user's SCRAM credential from Kafka's text form for `mechanism`.
     void set_scram(std::string_view username, std::string_view mechanism, std::string_view credential) {
         detail::cstr u(username, "username"), m(mechanism, "mechanism"), c(credential, "credential");
-        check(ksasl_store_set_scram(get(), u.c_str(), m.c_str(), c.c_str()));
+        check(ksasl_credential_store_set_scram(get(), u.c_str(), m.c_str(), c.c_str()));
     }
 
     /// Sets (a value) or clears (nullopt) an absolute expiry on a user's credentials.
     void set_user_expiry(std::string_view username, std::optional<std::int64_t> expiry_ms) {
         detail::cstr u(username, "username");
-        check(ksasl_store_set_user_expiry(get(), u.c_str(), expiry_ms.value_or(-1)));
+        check(ksasl_credential_store_set_user_expiry(get(), u.c_str(), expiry_ms.value_or(-1)));
     }
 
     /// Removes a user; returns whether it was there.
     bool remove_user(std::string_view username) {
         detail::cstr u(username, "username");
         int existed = 0;
-        check(ksasl_store_remove_user(get(), u.c_str(), &existed));
+        check(ksasl_credential_store_remove_user(get(), u.c_str(), &existed));
         return existed != 0;
     }
 
@@ -406,11 +427,11 @@ class store {
                    std::string_view owner, std::optional<std::int64_t> expiry_ms = std::nullopt) {
         detail::cstr t(token_id, "token_id"), m(mechanism, "mechanism"), c(credential, "credential"),
             o(owner, "owner");
-        check(ksasl_store_set_token(get(), t.c_str(), m.c_str(), c.c_str(), o.c_str(), expiry_ms.value_or(-1)));
+        check(ksasl_credential_store_set_token(get(), t.c_str(), m.c_str(), c.c_str(), o.c_str(), expiry_ms.value_or(-1)));
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_store_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_credential_store_last_error); }
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -418,7 +439,7 @@ private:
 /* ------------------------------------------------------------------------------------------ */
 
 class delegation_token;
-class server_conn;
+class server_connection;
 
 /// A non-owning reference to a ksasl_delegation_token: a token borrowed from a
 /// delegation_token_list (valid while the list lives), or a ksasl::delegation_token seen
@@ -589,7 +610,7 @@ class delegation_token_list {
 
 /// ksasl_token_authority: creates, renews, expires, describes and sweeps delegation tokens by
 /// Kafka's rules, serves Kafka's token APIs (api keys 38-41) and answers `tokenauth` logins
-/// (registry::add_password_servers_with_tokens). The authority itself is shared and
+/// (mechanism_registry::set_token_authority). The authority itself is shared and
 /// thread-safe, but a handle's outputs (borrowed views) and last error belong to the handle:
 /// threads using one authority at the same time each take their own handle with share().
 class token_authority {
@@ -598,15 +619,17 @@ class token_authority {
     /// ksasl_token_authority_new: `secret_key` is `delegation.token.secret.key` (the same on
     /// every broker; not empty), then `delegation.token.max.lifetime.ms`,
     /// `delegation.token.expiry.time.ms` and `delegation.token.expiry.check.interval.ms`
-    /// (defaults: Kafka's). INVALID_CONFIG otherwise.
+    /// (each at least 1; nullopt: Kafka's default, 7 days, 1 day, 1 hour). INVALID_CONFIG
+    /// otherwise.
     explicit token_authority(std::string_view secret_key,
-                             std::int64_t max_lifetime_ms = KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
-                             std::int64_t expiry_time_ms = KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS,
-                             std::int64_t expiry_check_interval_ms = KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS) {
+                             std::optional<std::int64_t> max_lifetime_ms = std::nullopt,
+                             std::optional<std::int64_t> expiry_time_ms = std::nullopt,
+                             std::optional<std::int64_t> expiry_check_interval_ms = std::nullopt) {
         detail::cstr k(secret_key, "secret_key");
         ksasl_token_authority *p = nullptr;
-        detail::check_new(
-            ksasl_token_authority_new(k.c_str(), max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms, &p));
+        detail::check_new(ksasl_token_authority_new(k.c_str(), max_lifetime_ms.value_or(-1),
+                                                    expiry_time_ms.value_or(-1),
+                                                    expiry_check_interval_ms.value_or(-1), &p));
         h_ = detail::handle<ksasl_token_authority, &ksasl_token_authority_free>(p);
     }
 
@@ -748,33 +771,33 @@ class token_authority {
     }
 
     /// handle_request() for a request received on `conn`: its session's principal, and whether
-    /// it logged in with a token (server_conn::token_authenticated()).
-    bytes_view handle_request(bytes_view frame, server_conn &conn, std::int64_t now_ms);
+    /// it logged in with a token (server_connection::session()).
+    bytes_view handle_request(bytes_view frame, const server_connection &conn, std::int64_t now_ms);
 
 private:
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_token_authority_last_error); }
 };
 
-/// ksasl_token_codec: builds delegation-token request frames and reads their responses (the
+/// ksasl_delegation_token_codec: builds delegation-token request frames and reads their responses (the
 /// client side of api keys 38-41). Request frames include their length prefix; responses are
-/// read without it (as client_conn::handle_frame returns application frames). Request frames
+/// read without it (as client_connection::handle_frame returns application frames). Request frames
 /// are borrowed until the next call on the codec. A response carrying a Kafka error throws the
 /// matching ksasl code; kafka_error() then has Kafka's own code.
-class token_codec {
-    KSASL_HPP_HANDLE_BOILERPLATE(token_codec, ksasl_token_codec)
+class delegation_token_codec {
+    KSASL_HPP_HANDLE_BOILERPLATE(delegation_token_codec, ksasl_delegation_token_codec)
 
-    /// ksasl_token_codec_new.
-    token_codec() {
-        ksasl_token_codec *p = nullptr;
-        detail::check_new(ksasl_token_codec_new(&p));
-        h_ = detail::handle<ksasl_token_codec, &ksasl_token_codec_free>(p);
+    /// ksasl_delegation_token_codec_new.
+    delegation_token_codec() {
+        ksasl_delegation_token_codec *p = nullptr;
+        detail::check_new(ksasl_delegation_token_codec_new(&p));
+        h_ = detail::handle<ksasl_delegation_token_codec, &ksasl_delegation_token_codec_free>(p);
     }
 
-    std::string last_error() const { return detail::str(ksasl_token_codec_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_delegation_token_codec_last_error(get())); }
 
     /// The Kafka error code of the last response parsed (0: none; e.g. 64 for
     /// DELEGATION_TOKEN_REQUEST_NOT_ALLOWED), for codes that share a ksasl result code.
-    std::int16_t kafka_error() const noexcept { return ksasl_token_codec_kafka_error(get()); }
+    std::int16_t kafka_error() const noexcept { return ksasl_delegation_token_codec_kafka_error(get()); }
 
     /// A CreateDelegationToken request (`version` 0-3): `owner` ("TYPE:NAME", v3+; nullopt:
     /// the requester), the renewers, `max_lifetime_ms` (nullopt: the broker's default).
@@ -786,7 +809,7 @@ class token_codec {
         detail::cstr_array rs(renewers, "renewer");
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_token_codec_create_request(get(), version, correlation_id, c.c_str(), o.c_str(), rs.data(),
+        check(ksasl_delegation_token_codec_create_request(get(), version, correlation_id, c.c_str(), o.c_str(), rs.data(),
                                                rs.size(), max_lifetime_ms.value_or(-1), &out, &len));
         return bytes_view(out, len);
     }
@@ -799,7 +822,7 @@ class token_codec {
         detail::opt_cstr c(client_id, "client_id");
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_token_codec_renew_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
+        check(ksasl_delegation_token_codec_renew_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
                                               renew_period_ms.value_or(-1), &out, &len));
         return bytes_view(out, len);
     }
@@ -812,7 +835,7 @@ class token_codec {
         detail::opt_cstr c(client_id, "client_id");
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_token_codec_expire_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
+        check(ksasl_delegation_token_codec_expire_request(get(), version, correlation_id, c.c_str(), hmac.data(), hmac.size(),
                                                expiry_period_ms, &out, &len));
         return bytes_view(out, len);
     }
@@ -823,7 +846,7 @@ class token_codec {
         detail::opt_cstr c(client_id, "client_id");
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_token_codec_describe_request(get(), version, correlation_id, c.c_str(), nullptr, 0, &out, &len));
+        check(ksasl_delegation_token_codec_describe_request(get(), version, correlation_id, c.c_str(), nullptr, 0, &out, &len));
         return bytes_view(out, len);
     }
     /// A DescribeDelegationToken request for the tokens of `owners` (an empty list asks for none).
@@ -833,7 +856,7 @@ class token_codec {
         detail::cstr_array os(owners, "owner");
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_token_codec_describe_request(get(), version, correlation_id, c.c_str(), os.data(), os.size(),
+        check(ksasl_delegation_token_codec_describe_request(get(), version, correlation_id, c.c_str(), os.data(), os.size(),
                                                  &out, &len));
         return bytes_view(out, len);
     }
@@ -841,7 +864,7 @@ class token_codec {
     /// Reads a CreateDelegationToken response (`version` 0-3, without its length prefix).
     delegation_token parse_create_response(std::int16_t version, bytes_view frame) {
         ksasl_delegation_token *t = nullptr;
-        check(ksasl_token_codec_parse_create_response(get(), version, frame.data(), frame.size(), &t));
+        check(ksasl_delegation_token_codec_parse_create_response(get(), version, frame.data(), frame.size(), &t));
         return delegation_token(adopt, t);
     }
 
@@ -849,19 +872,19 @@ class token_codec {
     /// token's new expiry.
     std::int64_t parse_expiry_response(std::int16_t version, bytes_view frame) {
         std::int64_t expiry = 0;
-        check(ksasl_token_codec_parse_expiry_response(get(), version, frame.data(), frame.size(), &expiry));
+        check(ksasl_delegation_token_codec_parse_expiry_response(get(), version, frame.data(), frame.size(), &expiry));
         return expiry;
     }
 
     /// Reads a DescribeDelegationToken response (`version` 0-3).
     delegation_token_list parse_describe_response(std::int16_t version, bytes_view frame) {
         ksasl_delegation_token_list *l = nullptr;
-        check(ksasl_token_codec_parse_describe_response(get(), version, frame.data(), frame.size(), &l));
+        check(ksasl_delegation_token_codec_parse_describe_response(get(), version, frame.data(), frame.size(), &l));
         return delegation_token_list(adopt, l);
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_token_codec_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_delegation_token_codec_last_error); }
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -877,7 +900,7 @@ public:
     /// The username (the token id for delegation-token logins).
     std::string username() const { return detail::str(ksasl_credential_request_username(r_)); }
     /// True for a delegation-token login (tokenauth=true).
-    bool token_auth() const noexcept { return ksasl_credential_request_token_auth(r_) != 0; }
+    bool token_authenticated() const noexcept { return ksasl_credential_request_token_authenticated(r_) != 0; }
     const ksasl_credential_request *get() const noexcept { return r_; }
 
 private:
@@ -891,29 +914,29 @@ public:
 
     /// ksasl_credential_answer_set: `value` is the password, the Kafka SCRAM string or the
     /// reason; `token_owner` marks a delegation token.
-    void set(credential_kind kind, std::optional<std::string_view> value,
+    void set(credential_answer_kind kind, std::optional<std::string_view> value,
              std::optional<std::int64_t> expiry_ms = std::nullopt,
              std::optional<std::string_view> token_owner = std::nullopt) {
         detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
-        detail::check(ksasl_credential_answer_set(a_, static_cast<ksasl_credential_kind>(kind), v.c_str(),
+        detail::check(ksasl_credential_answer_set(a_, static_cast<ksasl_credential_answer_kind>(kind), v.c_str(),
                                                   expiry_ms.value_or(-1), o.c_str()),
                       "ksasl_credential_answer_set");
     }
     /// The user's clear-text password.
     void password(std::string_view password, std::optional<std::int64_t> expiry_ms = std::nullopt) {
-        set(credential_kind::password, password, expiry_ms);
+        set(credential_answer_kind::password, password, expiry_ms);
     }
     /// A SCRAM credential in Kafka's text form (`token_owner` for delegation tokens).
     void scram(std::string_view credential, std::optional<std::int64_t> expiry_ms = std::nullopt,
                std::optional<std::string_view> token_owner = std::nullopt) {
-        set(credential_kind::scram, credential, expiry_ms, token_owner);
+        set(credential_answer_kind::scram, credential, expiry_ms, token_owner);
     }
     /// No such user.
-    void unknown() { set(credential_kind::unknown, std::nullopt); }
+    void unknown() { set(credential_answer_kind::unknown, std::nullopt); }
     /// The store could not answer (the reason is kept from the client).
-    void unavailable(std::string_view reason) { set(credential_kind::unavailable, reason); }
+    void unavailable(std::string_view reason) { set(credential_answer_kind::unavailable, reason); }
     /// The answer will come later through the server's pull form (provide_credential).
-    void later() { set(credential_kind::later, std::nullopt); }
+    void later() { set(credential_answer_kind::later, std::nullopt); }
 
     ksasl_credential_answer *get() const noexcept { return a_; }
 
@@ -925,29 +948,29 @@ private:
 /// lookup (the login fails as "credentials could not be verified").
 using credential_callback = std::function<void(const credential_request &, credential_answer &)>;
 
-/// ksasl_token_verdict: where a token-validation callback answers (valid during the callback).
-class token_verdict {
+/// ksasl_oauth_verdict: where a token-validation callback answers (valid during the callback).
+class oauth_verdict {
 public:
-    explicit token_verdict(ksasl_token_verdict *v) noexcept : v_(v) {}
+    explicit oauth_verdict(ksasl_oauth_verdict *v) noexcept : v_(v) {}
     /// Accepts the token: its principal and absolute expiry (ms).
     void accept(std::string_view principal, std::int64_t expiry_ms) {
         detail::cstr p(principal, "principal");
-        detail::check(ksasl_token_verdict_accept(v_, p.c_str(), expiry_ms), "ksasl_token_verdict_accept");
+        detail::check(ksasl_oauth_verdict_accept(v_, p.c_str(), expiry_ms), "ksasl_oauth_verdict_accept");
     }
     /// Rejects the token; the reason stays on the server side.
     void reject(std::optional<std::string_view> reason = std::nullopt) {
         detail::opt_cstr r(reason, "reason");
-        detail::check(ksasl_token_verdict_reject(v_, r.c_str()), "ksasl_token_verdict_reject");
+        detail::check(ksasl_oauth_verdict_reject(v_, r.c_str()), "ksasl_oauth_verdict_reject");
     }
-    ksasl_token_verdict *get() const noexcept { return v_; }
+    ksasl_oauth_verdict *get() const noexcept { return v_; }
 
 private:
-    ksasl_token_verdict *v_;
+    ksasl_oauth_verdict *v_;
 };
 
 /// A token-validation callback: judge `token` at `now_ms` with verdict.accept() or
 /// verdict.reject(). Throwing (or giving no verdict) rejects the token.
-using token_validator = std::function<void(std::string_view token, std::int64_t now_ms, token_verdict &verdict)>;
+using oauth_validator = std::function<void(std::string_view token, std::int64_t now_ms, oauth_verdict &verdict)>;
 
 namespace detail {
 
@@ -968,13 +991,13 @@ inline int credential_trampoline(void *userdata, const ksasl_credential_request 
 }
 
 struct validator_box {
-    token_validator fn;
+    oauth_validator fn;
 };
 
 inline int validator_trampoline(void *userdata, const char *token, std::int64_t now_ms,
-                                ksasl_token_verdict *verdict) noexcept {
+                                ksasl_oauth_verdict *verdict) noexcept {
     try {
-        token_verdict v(verdict);
+        oauth_verdict v(verdict);
         static_cast<validator_box *>(userdata)->fn(token ? std::string_view(token) : std::string_view(), now_ms, v);
         return 0;
     } catch (...) {
@@ -988,28 +1011,28 @@ inline int validator_trampoline(void *userdata, const char *token, std::int64_t 
 /* Tokens, validators, refresher, tracker                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/// ksasl_token: an OAUTHBEARER token.
-class token {
-    KSASL_HPP_HANDLE_BOILERPLATE(token, ksasl_token)
+/// ksasl_oauth_token: an OAUTHBEARER token.
+class oauth_token {
+    KSASL_HPP_HANDLE_BOILERPLATE(oauth_token, ksasl_oauth_token)
 
-    /// ksasl_token_new_unsecured: an unsecured (alg: none) token as Kafka's development login
+    /// ksasl_oauth_token_new_unsecured: an unsecured (alg: none) token as Kafka's development login
     /// builds it: claim `sub` = principal, `lifetime_seconds`, optional space-separated scope.
-    static token new_unsecured(std::string_view principal, std::int64_t lifetime_seconds,
+    static oauth_token new_unsecured(std::string_view principal, std::int64_t lifetime_seconds,
                                std::optional<std::string_view> scope, std::int64_t now_ms) {
         detail::cstr p(principal, "principal");
         detail::opt_cstr s(scope, "scope");
-        ksasl_token *t = nullptr;
-        detail::check_new(ksasl_token_new_unsecured(p.c_str(), lifetime_seconds, s.c_str(), now_ms, &t));
-        return token(adopt, t);
+        ksasl_oauth_token *t = nullptr;
+        detail::check_new(ksasl_oauth_token_new_unsecured(p.c_str(), lifetime_seconds, s.c_str(), now_ms, &t));
+        return oauth_token(adopt, t);
     }
 
     /// The token text (a secret: do not log it), borrowed from the token (valid while it lives).
     std::string_view value() const noexcept {
-        const char *v = ksasl_token_value(get());
+        const char *v = ksasl_oauth_token_value(get());
         return v ? std::string_view(v) : std::string_view();
     }
     /// The token's absolute expiry (ms).
-    std::int64_t expiry_ms() const noexcept { return ksasl_token_expiry_ms(get()); }
+    std::int64_t expiry_ms() const noexcept { return ksasl_oauth_token_expiry_ms(get()); }
 };
 
 /// ksasl_jwks_validator: a signed-JWT validator (KIP-768) whose JWKS the host supplies.
@@ -1068,6 +1091,10 @@ public:
     /// outstanding until answered).
     bool poll(std::int64_t now_ms) noexcept { return ksasl_refresher_poll(p_, now_ms) != 0; }
 
+    /// Runs the refresh callback for a request already claimed by poll() or reported by
+    /// tracker::poll() (without a callback the request fails).
+    void invoke_callback(std::int64_t now_ms) { check(ksasl_refresher_invoke_callback(p_, now_ms)); }
+
     /// Installs a token: text, absolute expiry (ms), principal and SASL extensions.
     void set_token(std::string_view token, std::int64_t expiry_ms, std::string_view principal,
                    const std::vector<std::pair<std::string, std::string>> &extensions, std::int64_t now_ms) {
@@ -1107,7 +1134,8 @@ public:
     /// The generation of the current credential (0: none yet).
     std::uint64_t generation() const noexcept { return ksasl_refresher_generation(p_); }
 
-    /// Installs a delegation token as the credential (for registry::add_refreshing_password_clients):
+    /// Installs a delegation token as the credential (for
+    /// mechanism_registry::add_refreshing_password_clients):
     /// refreshed on Kafka's schedule before its expiry, never past its maximum; answer each
     /// refresh with a renewed token (delegation_token_ref::renewed) or a new one. Throws
     /// INVALID_CREDENTIAL_EXPIRY for a token whose expiry is not after `now_ms`.
@@ -1155,16 +1183,78 @@ inline void refresher_ref::set_refresh_callback(refresh_callback cb) {
                                                &detail::delete_box<detail::refresh_box>));
 }
 
+/// ksasl_refresher_config: the `sasl.login.refresh.*` and `sasl.login.retry.backoff.*` values of
+/// refreshers, made by refresher_config_builder. Immutable; it may be shared.
+class refresher_config {
+    KSASL_HPP_HANDLE_BOILERPLATE(refresher_config, ksasl_refresher_config)
+};
+
+/// ksasl_refresher_config_builder: collects refresher settings (defaults are Kafka's); build()
+/// checks them.
+class refresher_config_builder {
+    KSASL_HPP_HANDLE_BOILERPLATE(refresher_config_builder, ksasl_refresher_config_builder)
+
+    /// ksasl_refresher_config_builder_new: Kafka's defaults.
+    refresher_config_builder() {
+        ksasl_refresher_config_builder *p = nullptr;
+        detail::check_new(ksasl_refresher_config_builder_new(&p));
+        h_ = detail::handle<ksasl_refresher_config_builder, &ksasl_refresher_config_builder_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_refresher_config_builder_last_error(get())); }
+
+    /// sasl.login.refresh.window.factor (0.8, in [0.5, 1.0]).
+    refresher_config_builder &set_window_factor(double v) {
+        check(ksasl_refresher_config_builder_set_window_factor(get(), v));
+        return *this;
+    }
+    /// sasl.login.refresh.window.jitter (0.05, in [0.0, 0.25]).
+    refresher_config_builder &set_window_jitter(double v) {
+        check(ksasl_refresher_config_builder_set_window_jitter(get(), v));
+        return *this;
+    }
+    /// sasl.login.refresh.min.period.seconds (60, in [0, 900]).
+    refresher_config_builder &set_min_period_seconds(std::int64_t v) {
+        check(ksasl_refresher_config_builder_set_min_period_seconds(get(), v));
+        return *this;
+    }
+    /// sasl.login.refresh.buffer.seconds (300, in [0, 3600]).
+    refresher_config_builder &set_buffer_seconds(std::int64_t v) {
+        check(ksasl_refresher_config_builder_set_buffer_seconds(get(), v));
+        return *this;
+    }
+    /// sasl.login.retry.backoff.ms (10 000): the wait after a failed refresh.
+    refresher_config_builder &set_retry_backoff_ms(std::int64_t v) {
+        check(ksasl_refresher_config_builder_set_retry_backoff_ms(get(), v));
+        return *this;
+    }
+    /// sasl.login.retry.backoff.max.ms (10 000): the wait doubles per failure up to it.
+    refresher_config_builder &set_retry_backoff_max_ms(std::int64_t v) {
+        check(ksasl_refresher_config_builder_set_retry_backoff_max_ms(get(), v));
+        return *this;
+    }
+
+    /// ksasl_refresher_config_builder_build: checks every value (INVALID_CONFIG) and makes the
+    /// configuration; the builder stays usable.
+    refresher_config build() const {
+        ksasl_refresher_config *c = nullptr;
+        check(ksasl_refresher_config_builder_build(get(), &c));
+        return refresher_config(adopt, c);
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_refresher_config_builder_last_error); }
+};
+
 /// ksasl_refresher: refreshes expiring credentials on Kafka's schedule (librdkafka's shape).
 /// Thread-safe. Owns its handle; its methods are those of refresher_ref.
 class refresher : public refresher_ref {
 public:
-    /// ksasl_refresher_new with `sasl.login.refresh.*` values (defaults are Kafka's).
-    explicit refresher(double window_factor = 0.8, double window_jitter = 0.05,
-                       std::int64_t min_period_seconds = 60, std::int64_t buffer_seconds = 300)
-        : refresher_ref(nullptr) {
-        detail::check_new(
-            ksasl_refresher_new(window_factor, window_jitter, min_period_seconds, buffer_seconds, &p_));
+    /// ksasl_refresher_new with Kafka's defaults.
+    refresher() : refresher_ref(nullptr) { detail::check_new(ksasl_refresher_new(nullptr, &p_)); }
+    /// ksasl_refresher_new with a configuration (which the refresher copies).
+    explicit refresher(const refresher_config &config) : refresher_ref(nullptr) {
+        detail::check_new(ksasl_refresher_new(config.get(), &p_));
     }
     refresher(adopt_t, ksasl_refresher *p) noexcept : refresher_ref(p) {}
     ~refresher() { ksasl_refresher_free(p_); }
@@ -1201,7 +1291,7 @@ class tracker {
     std::string last_error() const { return detail::str(ksasl_tracker_last_error(get())); }
 
     /// Records that connection `id` (re-)authenticated with credential `generation`, with the
-    /// session of client_conn::session().
+    /// session of client_connection::session().
     void authenticated(std::uint64_t id, std::uint64_t generation, std::int64_t lifetime_ms,
                        std::optional<std::int64_t> reauth_at_ms, std::optional<std::int64_t> expiry_ms) {
         check(ksasl_tracker_authenticated(get(), id, generation, lifetime_ms, reauth_at_ms.value_or(-1),
@@ -1295,18 +1385,14 @@ public:
     }
 
     /// Fails the step with `message` (kept on the host's side: a Kafka client is only sent
-    /// Kafka's generic sentence). The first message set is kept.
-    void set_error(std::string_view message) {
-        detail::cstr m(message, "message");
-        check(ksasl_host_output_set_error(o_, m.c_str()), "ksasl_host_output_set_error");
-    }
+    /// Kafka's generic sentence), as HOST_MECHANISM_FAILED. The first failure is kept.
+    void set_error(std::string_view message) { set_error(0, message); }
 
     /// As `set_error`, failing with one of the library's codes (for example
-    /// `KSASL_UNKNOWN_USER` or `KSASL_INVALID_CREDENTIALS`) instead of HOST_MECHANISM_FAILED.
+    /// `KSASL_UNKNOWN_USER` or `KSASL_INVALID_CREDENTIALS`; 0: HOST_MECHANISM_FAILED).
     void set_error(std::uint32_t code, std::string_view message) {
         detail::cstr m(message, "message");
-        check(ksasl_host_output_set_error_code(o_, code, m.c_str()),
-              "ksasl_host_output_set_error_code");
+        check(ksasl_host_output_set_error(o_, code, m.c_str()), "ksasl_host_output_set_error");
     }
 
 protected:
@@ -1330,9 +1416,9 @@ protected:
 /// A late failure is reported with set_error(). Move-only.
 class host_answer : public host_output {
 public:
-    /// An answer for a client mechanism (client_conn::resume, client::resume).
+    /// An answer for a client mechanism (client_connection::resume, client_exchange::resume).
     static host_answer for_client() { return host_answer(0); }
-    /// An answer for a server mechanism (server_conn::resume, server::resume).
+    /// An answer for a server mechanism (server_connection::resume, server_exchange::resume).
     static host_answer for_server() { return host_answer(1); }
 
     host_answer(adopt_t, ksasl_host_output *p) noexcept : host_output(p) {}
@@ -1359,7 +1445,7 @@ private:
 };
 
 /// A client mechanism written in C++: one object per exchange, made by the factory given to
-/// registry::add_client_mechanism and destroyed when the exchange is freed. start() produces
+/// mechanism_registry::add_client_mechanism and destroyed when the exchange is freed. start() produces
 /// the first message (Kafka always starts with one; it may be empty), step() answers a
 /// challenge (borrowed for the call). A client that is not done must set a message.
 ///
@@ -1381,7 +1467,7 @@ protected:
 };
 
 /// A server mechanism written in C++: one object per exchange (made when a client selects the
-/// mechanism, or by ksasl::server), destroyed with the exchange. step() evaluates one client
+/// mechanism, or by ksasl::server_exchange), destroyed with the exchange. step() evaluates one client
 /// message (borrowed for the call) and sets a challenge or authenticates the client. The host
 /// looks credentials up itself: the registry's store or credential callback is not consulted.
 /// Threads and exceptions as for host_client_mechanism.
@@ -1429,13 +1515,13 @@ inline int host_call(ksasl_host_output *out, Call &&call) noexcept {
             // with its own, precise description.
             return 0;
         }
-        (void)ksasl_host_output_set_error(out, e.what());
+        (void)ksasl_host_output_set_error(out, 0, e.what());
         return 1;
     } catch (const std::exception &e) {
-        (void)ksasl_host_output_set_error(out, e.what());
+        (void)ksasl_host_output_set_error(out, 0, e.what());
         return 1;
     } catch (...) {
-        (void)ksasl_host_output_set_error(out, "the mechanism threw an exception that is not a std::exception");
+        (void)ksasl_host_output_set_error(out, 0, "the mechanism threw an exception that is not a std::exception");
         return 1;
     }
 }
@@ -1499,56 +1585,56 @@ inline void host_server_dispose(void *exchange) noexcept {
 /* Registry                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/// ksasl_registry: a set of client and server mechanisms by name, with their credentials.
-class registry {
-    KSASL_HPP_HANDLE_BOILERPLATE(registry, ksasl_registry)
+/// ksasl_mechanism_registry: a set of client and server mechanisms by name, with their credentials.
+class mechanism_registry {
+    KSASL_HPP_HANDLE_BOILERPLATE(mechanism_registry, ksasl_mechanism_registry)
 
-    /// ksasl_registry_new: an empty registry.
-    registry() {
-        ksasl_registry *p = nullptr;
-        detail::check_new(ksasl_registry_new(&p));
-        h_ = detail::handle<ksasl_registry, &ksasl_registry_free>(p);
+    /// ksasl_mechanism_registry_new: an empty registry.
+    mechanism_registry() {
+        ksasl_mechanism_registry *p = nullptr;
+        detail::check_new(ksasl_mechanism_registry_new(&p));
+        h_ = detail::handle<ksasl_mechanism_registry, &ksasl_mechanism_registry_free>(p);
     }
 
-    std::string last_error() const { return detail::str(ksasl_registry_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_mechanism_registry_last_error(get())); }
 
     /// Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers looking credentials up in
     /// `credentials` (the registry keeps the store alive).
-    void add_password_servers(const store &credentials) {
-        check(ksasl_registry_add_password_servers(get(), credentials.get()));
+    void add_password_servers(const credential_store &credentials) {
+        check(ksasl_mechanism_registry_add_password_servers(get(), credentials.get()));
     }
     /// Adds the password servers without a store: they use the credential callback if one is
     /// set, and otherwise stop with a credential request (the pull form).
-    void add_password_servers() { check(ksasl_registry_add_password_servers(get(), nullptr)); }
+    void add_password_servers() { check(ksasl_mechanism_registry_add_password_servers(get(), nullptr)); }
 
     /// Sets a credential callback consulted by every server exchange of this registry
     /// (replacing a store given to add_password_servers).
     void set_credential_callback(credential_callback cb) {
         if (!cb) {
-            check(ksasl_registry_set_credential_callback(get(), nullptr, nullptr, nullptr));
+            check(ksasl_mechanism_registry_set_credential_callback(get(), nullptr, nullptr, nullptr));
             return;
         }
         auto box = std::make_unique<detail::credential_box>(detail::credential_box{std::move(cb)});
         // The library owns the box from here on, even when the call fails.
-        check(ksasl_registry_set_credential_callback(get(), &detail::credential_trampoline, box.release(),
+        check(ksasl_mechanism_registry_set_credential_callback(get(), &detail::credential_trampoline, box.release(),
                                                      &detail::delete_box<detail::credential_box>));
     }
 
     /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients for a username and password.
     void add_password_clients(std::string_view username, std::string_view password) {
         detail::cstr u(username, "username"), p(password, "password");
-        check(ksasl_registry_add_password_clients(get(), u.c_str(), p.c_str()));
+        check(ksasl_mechanism_registry_add_password_clients(get(), u.c_str(), p.c_str()));
     }
 
     /// Adds SCRAM clients that log in with a delegation token (id and base64 HMAC).
     void add_token_clients(std::string_view token_id, std::string_view token_hmac) {
         detail::cstr i(token_id, "token_id"), h(token_hmac, "token_hmac");
-        check(ksasl_registry_add_token_clients(get(), i.c_str(), h.c_str()));
+        check(ksasl_mechanism_registry_add_token_clients(get(), i.c_str(), h.c_str()));
     }
 
     /// The number of client (`server` false) or server (`server` true) mechanisms.
     std::size_t mechanism_count(bool server) const noexcept {
-        return ksasl_registry_mechanism_count(get(), server ? 1 : 0);
+        return ksasl_mechanism_registry_mechanism_count(get(), server ? 1 : 0);
     }
 
     /// Adds an OAUTHBEARER server with Kafka's unsecured validator (`required_scope`
@@ -1556,48 +1642,45 @@ class registry {
     void add_oauthbearer_unsecured_server(std::optional<std::string_view> required_scope = std::nullopt,
                                           std::int64_t clock_skew_ms = 0) {
         detail::opt_cstr s(required_scope, "required_scope");
-        check(ksasl_registry_add_oauthbearer_unsecured_server(get(), s.c_str(), clock_skew_ms));
+        check(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(get(), s.c_str(), clock_skew_ms));
     }
 
     /// Adds an OAUTHBEARER server validating signed JWTs with `validator`.
     void add_oauthbearer_jwks_server(const jwks_validator &validator) {
-        check(ksasl_registry_add_oauthbearer_jwks_server(get(), validator.get()));
+        check(ksasl_mechanism_registry_add_oauthbearer_jwks_server(get(), validator.get()));
     }
 
     /// Adds an OAUTHBEARER server whose tokens `validator` judges.
-    void add_oauthbearer_callback_server(token_validator validator) {
+    void add_oauthbearer_callback_server(oauth_validator validator) {
         if (!validator) {
-            check(ksasl_registry_add_oauthbearer_callback_server(get(), nullptr, nullptr, nullptr));
+            check(ksasl_mechanism_registry_add_oauthbearer_callback_server(get(), nullptr, nullptr, nullptr));
             return;
         }
         auto box = std::make_unique<detail::validator_box>(detail::validator_box{std::move(validator)});
         // The library owns the box from here on, even when the call fails.
-        check(ksasl_registry_add_oauthbearer_callback_server(get(), &detail::validator_trampoline, box.release(),
+        check(ksasl_mechanism_registry_add_oauthbearer_callback_server(get(), &detail::validator_trampoline, box.release(),
                                                              &detail::delete_box<detail::validator_box>));
     }
 
     /// Adds an OAUTHBEARER client presenting the refresher's current token.
     void add_oauthbearer_client(const refresher_ref &refresher) {
-        check(ksasl_registry_add_oauthbearer_client(get(), refresher.get()));
+        check(ksasl_mechanism_registry_add_oauthbearer_client(get(), refresher.get()));
     }
 
-    /// Adds the PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers with delegation-token logins
-    /// (`tokenauth=true`) answered by `authority`; user logins go to the credential callback
-    /// (set before or after) or, without one, to the host (the pull form). The registry keeps
-    /// the authority alive.
-    void add_password_servers_with_tokens(const token_authority &authority) {
-        check(ksasl_registry_add_password_servers_with_tokens(get(), nullptr, authority.get()));
+    /// Answers the delegation-token logins (`tokenauth=true`) of the password servers from
+    /// `authority` (the registry keeps it alive); user logins still go to the store, the
+    /// credential callback or the host (the pull form).
+    void set_token_authority(const token_authority &authority) {
+        check(ksasl_mechanism_registry_set_token_authority(get(), authority.get()));
     }
-    /// The same, with user logins from `credentials`.
-    void add_password_servers_with_tokens(const store &credentials, const token_authority &authority) {
-        check(ksasl_registry_add_password_servers_with_tokens(get(), credentials.get(), authority.get()));
-    }
+    /// Answers delegation-token logins as user logins again.
+    void clear_token_authority() { check(ksasl_mechanism_registry_set_token_authority(get(), nullptr)); }
 
     /// Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 clients logging in with the refresher's
     /// current password credential, taken at every (re-)authentication: a delegation token
     /// installed with refresher_ref::set_delegation_token (SCRAM only).
     void add_refreshing_password_clients(const refresher_ref &refresher) {
-        check(ksasl_registry_add_refreshing_password_clients(get(), refresher.get()));
+        check(ksasl_mechanism_registry_add_refreshing_password_clients(get(), refresher.get()));
     }
 
     /// Registers (or replaces) a client mechanism written in C++ under `name` (1 to 20 of
@@ -1616,7 +1699,7 @@ class registry {
         vt.step = &detail::host_client_step;
         vt.dispose = &detail::host_client_dispose;
         // The library copies the table, and owns the box from here on, even when the call fails.
-        check(ksasl_registry_add_client_mechanism(get(), n.c_str(), &vt, box.release(),
+        check(ksasl_mechanism_registry_add_client_mechanism(get(), n.c_str(), &vt, box.release(),
                                                   &detail::delete_box<detail::host_client_box>));
     }
 
@@ -1633,31 +1716,31 @@ class registry {
         vt.new_exchange = &detail::host_server_new_exchange;
         vt.step = &detail::host_server_step;
         vt.dispose = &detail::host_server_dispose;
-        check(ksasl_registry_add_server_mechanism(get(), n.c_str(), &vt, box.release(),
+        check(ksasl_mechanism_registry_add_server_mechanism(get(), n.c_str(), &vt, box.release(),
                                                   &detail::delete_box<detail::host_server_box>));
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_registry_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_mechanism_registry_last_error); }
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* One SASL exchange (no Kafka framing)                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
-/// ksasl_client: a client exchange for one mechanism.
-class client {
-    KSASL_HPP_HANDLE_BOILERPLATE(client, ksasl_client)
+/// ksasl_client_exchange: a client exchange for one mechanism.
+class client_exchange {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_exchange, ksasl_client_exchange)
 
-    /// ksasl_client_new: a client exchange for `mechanism` from the registry's clients.
-    client(const registry &reg, std::string_view mechanism) {
+    /// ksasl_client_exchange_new: a client exchange for `mechanism` from the registry's clients.
+    client_exchange(const mechanism_registry &reg, std::string_view mechanism) {
         detail::cstr m(mechanism, "mechanism");
-        ksasl_client *p = nullptr;
-        detail::check_new(ksasl_client_new(reg.get(), m.c_str(), &p));
-        h_ = detail::handle<ksasl_client, &ksasl_client_free>(p);
+        ksasl_client_exchange *p = nullptr;
+        detail::check_new(ksasl_client_exchange_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_client_exchange, &ksasl_client_exchange_free>(p);
     }
 
-    std::string last_error() const { return detail::str(ksasl_client_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_client_exchange_last_error(get())); }
 
     struct step_result {
         bytes_view out;       ///< the bytes to send (borrowed; empty when none)
@@ -1670,7 +1753,7 @@ class client {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         int done = 0;
-        check(ksasl_client_start(get(), now_ms, &out, &len, &done));
+        check(ksasl_client_exchange_start(get(), now_ms, &out, &len, &done));
         return make_result(out, len, done);
     }
 
@@ -1679,13 +1762,13 @@ class client {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         int done = 0;
-        check(ksasl_client_step(get(), challenge.data(), challenge.size(), now_ms, &out, &len, &done));
+        check(ksasl_client_exchange_step(get(), challenge.data(), challenge.size(), now_ms, &out, &len, &done));
         return make_result(out, len, done);
     }
 
     /// After a pending start or step: the work pointer the mechanism gave
     /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
-    void *pending_work() const noexcept { return ksasl_client_pending_work(get()); }
+    void *pending_work() const noexcept { return ksasl_client_exchange_pending_work(get()); }
 
     /// Continues a pending start or step with the mechanism's late answer (made with
     /// host_answer::for_client(); its content is taken, a set_error() fails the exchange);
@@ -1694,7 +1777,7 @@ class client {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         int done = 0;
-        check(ksasl_client_resume(get(), answer.get(), 0, &out, &len, &done));
+        check(ksasl_client_exchange_resume(get(), answer.get(), 0, &out, &len, &done));
         return make_result(out, len, done);
     }
 
@@ -1702,9 +1785,9 @@ class client {
     /// throws the resulting ksasl::error (what the client makes of the failure).
     [[noreturn]] void server_failed(std::optional<std::string_view> server_message) {
         detail::opt_cstr m(server_message, "server_message");
-        const ksasl_result rc = ksasl_client_server_failed(get(), m.c_str());
+        const ksasl_result rc = ksasl_client_exchange_server_failed(get(), m.c_str());
         check(rc);
-        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_server_failed returned OK");
+        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_exchange_server_failed returned OK");
     }
 
 private:
@@ -1713,77 +1796,81 @@ private:
         return step_result{bytes_view(out, len), done != 0, out == nullptr && done == 0};
     }
 
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_exchange_last_error); }
 };
 
-/// ksasl_server: a server exchange for one mechanism.
-class server {
-    KSASL_HPP_HANDLE_BOILERPLATE(server, ksasl_server)
+/// ksasl_server_exchange: a server exchange for one mechanism.
+class server_exchange {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_exchange, ksasl_server_exchange)
 
-    /// ksasl_server_new: a server exchange for `mechanism` (with the registry's store or
+    /// ksasl_server_exchange_new: a server exchange for `mechanism` (with the registry's store or
     /// credential callback).
-    server(const registry &reg, std::string_view mechanism) {
+    server_exchange(const mechanism_registry &reg, std::string_view mechanism) {
         detail::cstr m(mechanism, "mechanism");
-        ksasl_server *p = nullptr;
-        detail::check_new(ksasl_server_new(reg.get(), m.c_str(), &p));
-        h_ = detail::handle<ksasl_server, &ksasl_server_free>(p);
+        ksasl_server_exchange *p = nullptr;
+        detail::check_new(ksasl_server_exchange_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_server_exchange, &ksasl_server_exchange_free>(p);
     }
 
-    std::string last_error() const { return detail::str(ksasl_server_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_server_exchange_last_error(get())); }
 
     /// After a failed step: the text a Kafka broker sends the client.
-    std::string client_message() const { return detail::str(ksasl_server_client_message(get())); }
+    std::string client_message() const { return detail::str(ksasl_server_exchange_client_message(get())); }
+
+    /// connections.max.reauth.ms for the session the exchange grants (default 0: bounded by
+    /// the credential's expiry only); see outcome().
+    void set_max_reauth_ms(std::int64_t ms) { check(ksasl_server_exchange_set_max_reauth_ms(get(), ms)); }
 
     struct step_result {
-        server_status status = server_status::challenge;
+        server_step_kind status = server_step_kind::challenge;
         bytes_view out; ///< the bytes to send (borrowed; empty when none)
     };
 
     /// Evaluates one client message. A failed authentication throws (see client_message()).
     step_result step(bytes_view response, std::int64_t now_ms) {
-        ksasl_server_status status = 0;
+        ksasl_server_step_kind status = 0;
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_server_step(get(), response.data(), response.size(), now_ms, &status, &out, &len));
-        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+        check(ksasl_server_exchange_step(get(), response.data(), response.size(), now_ms, &status, &out, &len));
+        return step_result{static_cast<server_step_kind>(status), bytes_view(out, len)};
     }
 
-    /// After server_status::pending: the work pointer the mechanism gave
+    /// After server_step_kind::pending: the work pointer the mechanism gave
     /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
-    void *pending_work() const noexcept { return ksasl_server_pending_work(get()); }
+    void *pending_work() const noexcept { return ksasl_server_exchange_pending_work(get()); }
 
-    /// Continues after server_status::pending with the mechanism's late answer (made with
+    /// Continues after server_step_kind::pending with the mechanism's late answer (made with
     /// host_answer::for_server(); its content is taken); outputs as step(). A late answer with
     /// set_error() fails the exchange (throws HOST_MECHANISM_FAILED; see client_message()).
     step_result resume(host_answer &answer, std::int64_t now_ms) {
-        ksasl_server_status status = 0;
+        ksasl_server_step_kind status = 0;
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_server_resume(get(), answer.get(), 0, now_ms, &status, &out, &len));
-        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+        check(ksasl_server_exchange_resume(get(), answer.get(), 0, now_ms, &status, &out, &len));
+        return step_result{static_cast<server_step_kind>(status), bytes_view(out, len)};
     }
 
-    /// The pending credential request (after server_status::need_credential).
+    /// The pending credential request (after server_step_kind::need_credential).
     pending_credential credential_request() {
         const char *m = nullptr;
         const char *u = nullptr;
-        int token_auth = 0;
-        check(ksasl_server_credential_request(get(), &m, &u, &token_auth));
-        return pending_credential{detail::str(m), detail::str(u), token_auth != 0};
+        int token = 0;
+        check(ksasl_server_exchange_credential_request(get(), &m, &u, &token));
+        return pending_credential{detail::str(m), detail::str(u), token != 0};
     }
 
     /// Answers the pending credential request (password, scram, unknown or unavailable) and
     /// continues; outputs as step().
-    step_result provide_credential(credential_kind kind, std::optional<std::string_view> value,
+    step_result provide_credential(credential_answer_kind kind, std::optional<std::string_view> value,
                                    std::optional<std::int64_t> expiry_ms,
                                    std::optional<std::string_view> token_owner, std::int64_t now_ms) {
         detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
-        ksasl_server_status status = 0;
+        ksasl_server_step_kind status = 0;
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_server_provide_credential(get(), static_cast<ksasl_credential_kind>(kind), v.c_str(),
+        check(ksasl_server_exchange_provide_credential(get(), static_cast<ksasl_credential_answer_kind>(kind), v.c_str(),
                                               expiry_ms.value_or(-1), o.c_str(), now_ms, &status, &out, &len));
-        return step_result{static_cast<server_status>(status), bytes_view(out, len)};
+        return step_result{static_cast<server_step_kind>(status), bytes_view(out, len)};
     }
 
     struct outcome_info {
@@ -1792,90 +1879,149 @@ class server {
         std::string mechanism;
         std::optional<std::int64_t> credential_expiry_ms;
         bool token_authenticated = false; ///< a delegation token was used
+        std::int64_t session_lifetime_ms = 0; ///< the KIP-368 session granted (0: none)
+        std::optional<std::int64_t> session_expiry_ms; ///< nullopt: never
     };
 
-    /// After server_status::done: who authenticated, and how.
-    outcome_info outcome() {
+    /// After server_step_kind::done: who authenticated, how, and the session Kafka grants.
+    outcome_info outcome() const {
         const char *p = nullptr;
         const char *n = nullptr;
         const char *m = nullptr;
-        std::int64_t expiry = -1;
+        std::int64_t expiry = -1, lifetime = 0, session_expiry = -1;
         int token = 0;
-        check(ksasl_server_outcome(get(), &p, &n, &m, &expiry, &token));
-        return outcome_info{detail::str(p), detail::str(n), detail::str(m), detail::opt_ms(expiry), token != 0};
+        check(ksasl_server_exchange_outcome(get(), &p, &n, &m, &expiry, &token, &lifetime, &session_expiry));
+        return outcome_info{detail::str(p),         detail::str(n), detail::str(m),
+                            detail::opt_ms(expiry), token != 0,     lifetime,
+                            detail::opt_ms(session_expiry)};
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_exchange_last_error); }
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kafka connection drivers                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/// ksasl_client_config: configuration shared by client connections (configure it before
-/// creating connections from it).
+/// ksasl_client_config: an immutable configuration shared by client connections (made by
+/// client_config_builder::build).
 class client_config {
     KSASL_HPP_HANDLE_BOILERPLATE(client_config, ksasl_client_config)
 
-    /// ksasl_client_config_new: connections using `mechanism` from the registry's clients.
-    client_config(const registry &reg, std::string_view mechanism) {
+    /// A metric over every connection of this configuration, by Kafka's name
+    /// ("successful-reauthentication-total", "reauthentication-latency-avg", ...).
+    double metric(std::string_view name, std::int64_t now_ms) const {
+        detail::cstr n(name, "name");
+        double v = 0;
+        detail::check_new(ksasl_client_config_metric(get(), n.c_str(), now_ms, &v));
+        return v;
+    }
+};
+
+/// ksasl_client_config_builder: the settings of client connections; build() checks them and
+/// makes a client_config. Setters return the builder, so they chain.
+class client_config_builder {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_config_builder, ksasl_client_config_builder)
+
+    /// ksasl_client_config_builder_new: connections using `mechanism` from the registry's
+    /// clients (checked by build()).
+    client_config_builder(const mechanism_registry &reg, std::string_view mechanism) {
         detail::cstr m(mechanism, "mechanism");
-        ksasl_client_config *p = nullptr;
-        detail::check_new(ksasl_client_config_new(reg.get(), m.c_str(), &p));
-        h_ = detail::handle<ksasl_client_config, &ksasl_client_config_free>(p);
+        ksasl_client_config_builder *p = nullptr;
+        detail::check_new(ksasl_client_config_builder_new(reg.get(), m.c_str(), &p));
+        h_ = detail::handle<ksasl_client_config_builder, &ksasl_client_config_builder_free>(p);
     }
 
-    std::string last_error() const { return detail::str(ksasl_client_config_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_client_config_builder_last_error(get())); }
 
-    /// Sets client.id (nullopt: none).
-    void set_client_id(std::optional<std::string_view> client_id) {
+    /// client.id (nullopt: none, the default).
+    client_config_builder &set_client_id(std::optional<std::string_view> client_id) {
         detail::opt_cstr c(client_id, "client_id");
-        check(ksasl_client_config_set_client_id(get(), c.c_str()));
+        check(ksasl_client_config_builder_set_client_id(get(), c.c_str()));
+        return *this;
     }
 
-    /// Chooses when connections re-authenticate.
-    void set_reauth_timing(reauth_timing timing) {
-        check(ksasl_client_config_set_reauth_timing(get(), static_cast<ksasl_reauth_timing>(timing)));
+    /// The ApiVersions version sent first (0 like Kafka's Java client, to 5; librdkafka sends 3).
+    client_config_builder &set_api_versions_version(std::int64_t version) {
+        check(ksasl_client_config_builder_set_api_versions_version(get(), version));
+        return *this;
     }
 
-    /// The ApiVersions version sent first (0 like Kafka's Java client, 3 like librdkafka).
-    void set_api_versions_version(std::int16_t version) {
-        check(ksasl_client_config_set_api_versions_version(get(), version));
+    /// Skips ApiVersions with the broker's known SaslHandshake version (0-1) and
+    /// SaslAuthenticate version (0-2; nullopt: legacy framing, which SaslHandshake 0 needs).
+    client_config_builder &set_known_versions(std::int64_t handshake, std::optional<std::int64_t> authenticate) {
+        check(ksasl_client_config_builder_set_known_versions(get(), handshake, authenticate.value_or(-1)));
+        return *this;
     }
 
-    /// After a failed re-authentication: 0 closes; a positive delay keeps the old session and
-    /// retries after it, then twice it, then four times it.
-    void set_reauth_retry(std::int64_t initial_delay_ms) {
-        check(ksasl_client_config_set_reauth_retry(get(), initial_delay_ms));
+    /// The software name and version sent in ApiVersions v3+ (default "ksasl" and its version).
+    client_config_builder &set_software(std::string_view name, std::string_view version) {
+        detail::cstr n(name, "name"), v(version, "version");
+        check(ksasl_client_config_builder_set_software(get(), n.c_str(), v.c_str()));
+        return *this;
+    }
+
+    /// When connections re-authenticate (default: as Kafka's client).
+    client_config_builder &set_reauth_timing(reauth_timing timing) {
+        check(ksasl_client_config_builder_set_reauth_timing(get(), static_cast<ksasl_reauth_timing>(timing)));
+        return *this;
+    }
+
+    /// The smallest delay between an authentication and the next re-authentication (1000 ms).
+    client_config_builder &set_reauth_min_delay_ms(std::int64_t ms) {
+        check(ksasl_client_config_builder_set_reauth_min_delay_ms(get(), ms));
+        return *this;
+    }
+
+    /// After a failed re-authentication: 0 (Kafka) fails the connection; a positive delay keeps
+    /// the old session and retries after it, then twice it, then four times it.
+    client_config_builder &set_reauth_retry_ms(std::int64_t ms) {
+        check(ksasl_client_config_builder_set_reauth_retry_ms(get(), ms));
+        return *this;
+    }
+
+    /// The largest SASL response accepted (512 KiB).
+    client_config_builder &set_max_receive_size(std::int64_t bytes) {
+        check(ksasl_client_config_builder_set_max_receive_size(get(), bytes));
+        return *this;
+    }
+
+    /// ksasl_client_config_builder_build: checks every value (UNKNOWN_MECHANISM for a mechanism
+    /// the registry lacks, INVALID_CONFIG otherwise) and makes the configuration; the builder
+    /// stays usable.
+    client_config build() const {
+        ksasl_client_config *c = nullptr;
+        check(ksasl_client_config_builder_build(get(), &c));
+        return client_config(adopt, c);
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_config_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_config_builder_last_error); }
 };
 
-/// ksasl_client_conn: a client connection's SASL state (one thread at a time).
-class client_conn {
-    KSASL_HPP_HANDLE_BOILERPLATE(client_conn, ksasl_client_conn)
+/// ksasl_client_connection: a client connection's SASL state (one thread at a time).
+class client_connection {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_connection, ksasl_client_connection)
 
-    /// ksasl_client_conn_new.
-    explicit client_conn(const client_config &config) {
-        ksasl_client_conn *p = nullptr;
-        detail::check_new(ksasl_client_conn_new(config.get(), &p));
-        h_ = detail::handle<ksasl_client_conn, &ksasl_client_conn_free>(p);
+    /// ksasl_client_connection_new.
+    explicit client_connection(const client_config &config) {
+        ksasl_client_connection *p = nullptr;
+        detail::check_new(ksasl_client_connection_new(config.get(), &p));
+        h_ = detail::handle<ksasl_client_connection, &ksasl_client_connection_free>(p);
     }
 
     /// The detail of the last failure (also of a reauth_failed event).
-    std::string last_error() const { return detail::str(ksasl_client_conn_last_error(get())); }
+    std::string last_error() const { return detail::str(ksasl_client_connection_last_error(get())); }
 
     /// Starts the initial authentication.
-    void start(std::int64_t now_ms) { check(ksasl_client_conn_start(get(), now_ms)); }
+    void start(std::int64_t now_ms) { check(ksasl_client_connection_start(get(), now_ms)); }
 
     /// The bytes to write to the socket (length-prefixed frames; borrowed; empty if none).
     bytes_view transmit() {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
-        check(ksasl_client_conn_transmit(get(), &out, &len));
+        check(ksasl_client_connection_transmit(get(), &out, &len));
         return bytes_view(out, len);
     }
 
@@ -1890,7 +2036,7 @@ class client_conn {
         ksasl_client_event ev = 0;
         const std::uint8_t *app = nullptr;
         std::size_t app_len = 0;
-        check(ksasl_client_conn_handle_frame(get(), frame.data(), frame.size(), now_ms, &ev, &app, &app_len));
+        check(ksasl_client_connection_handle_frame(get(), frame.data(), frame.size(), now_ms, &ev, &app, &app_len));
         frame_result r;
         r.event = static_cast<client_event>(ev);
         if (r.event == client_event::application) {
@@ -1901,7 +2047,7 @@ class client_conn {
 
     /// After client_event::pending: the work pointer the mechanism gave
     /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
-    void *pending_work() const noexcept { return ksasl_client_conn_pending_work(get()); }
+    void *pending_work() const noexcept { return ksasl_client_connection_pending_work(get()); }
 
     /// Continues after client_event::pending with the mechanism's late answer (made with
     /// host_answer::for_client(); its content is taken); results and errors as handle_frame().
@@ -1910,7 +2056,7 @@ class client_conn {
         ksasl_client_event ev = 0;
         const std::uint8_t *app = nullptr;
         std::size_t app_len = 0;
-        check(ksasl_client_conn_resume(get(), answer.get(), 0, now_ms, &ev, &app, &app_len));
+        check(ksasl_client_connection_resume(get(), answer.get(), 0, now_ms, &ev, &app, &app_len));
         frame_result r;
         r.event = static_cast<client_event>(ev);
         if (r.event == client_event::application) {
@@ -1921,19 +2067,19 @@ class client_conn {
 
     /// Reports that the broker closed the connection: always throws the error to report.
     [[noreturn]] void closed(std::int64_t now_ms) {
-        check(ksasl_client_conn_closed(get(), now_ms));
-        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_conn_closed returned OK");
+        check(ksasl_client_connection_closed(get(), now_ms));
+        throw error(KSASL_INTERNAL, "INTERNAL: ksasl_client_connection_closed returned OK");
     }
 
     /// The next instant to call handle_timeout(), or nullopt.
     std::optional<std::int64_t> next_deadline() const noexcept {
-        return detail::opt_ms(ksasl_client_conn_next_deadline(get()));
+        return detail::opt_ms(ksasl_client_connection_next_deadline(get()));
     }
 
     /// Starts a re-authentication if one is due; returns whether it did.
     bool handle_timeout(std::int64_t now_ms) {
         int started = 0;
-        check(ksasl_client_conn_handle_timeout(get(), now_ms, &started));
+        check(ksasl_client_connection_handle_timeout(get(), now_ms, &started));
         return started != 0;
     }
 
@@ -1943,20 +2089,20 @@ class client_conn {
     /// then scheduled for 1.1 s after the previous start (see next_deadline()).
     bool start_reauthentication(std::int64_t now_ms) {
         int started = 0;
-        check(ksasl_client_conn_start_reauthentication(get(), now_ms, &started));
+        check(ksasl_client_connection_start_reauthentication(get(), now_ms, &started));
         return started != 0;
     }
 
     /// True if a re-authentication is due at `now_ms` (for synchronous clients).
     bool reauth_pending(std::int64_t now_ms) const noexcept {
-        return ksasl_client_conn_reauth_pending(get(), now_ms) != 0;
+        return ksasl_client_connection_reauth_pending(get(), now_ms) != 0;
     }
 
     /// Call before sending an application request: true to send it now, false to hold it
     /// until re-authentication completes (a due re-authentication starts here).
     bool before_request(std::int64_t now_ms) {
         int send_now = 0;
-        check(ksasl_client_conn_before_request(get(), now_ms, &send_now));
+        check(ksasl_client_connection_before_request(get(), now_ms, &send_now));
         return send_now != 0;
     }
 
@@ -1967,86 +2113,123 @@ class client_conn {
     };
 
     /// The session (throws WRONG_STATE before authentication).
-    session_info session() {
+    session_info session() const {
         std::int64_t lifetime = 0, reauth = -1, expiry = -1;
-        check(ksasl_client_conn_session(get(), &lifetime, &reauth, &expiry));
+        check(ksasl_client_connection_session(get(), &lifetime, &reauth, &expiry));
         return session_info{lifetime, detail::opt_ms(reauth), detail::opt_ms(expiry)};
     }
 
     /// True while a re-authentication is in progress.
-    bool is_reauthenticating() const noexcept { return ksasl_client_conn_is_reauthenticating(get()) != 0; }
+    bool is_reauthenticating() const noexcept { return ksasl_client_connection_is_reauthenticating(get()) != 0; }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_conn_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_connection_last_error); }
 };
 
-/// ksasl_server_config: configuration of server connections (one listener; configure it
-/// before creating connections from it).
+/// ksasl_server_config: an immutable configuration of server connections (one listener; made
+/// by server_config_builder::build).
 class server_config {
     KSASL_HPP_HANDLE_BOILERPLATE(server_config, ksasl_server_config)
 
-    /// ksasl_server_config_new: enables every server mechanism of the registry.
-    explicit server_config(const registry &reg) {
-        ksasl_server_config *p = nullptr;
-        detail::check_new(ksasl_server_config_new(reg.get(), &p));
-        h_ = detail::handle<ksasl_server_config, &ksasl_server_config_free>(p);
-    }
-
-    std::string last_error() const { return detail::str(ksasl_server_config_last_error(get())); }
-
-    /// connections.max.reauth.ms for all mechanisms.
-    void set_max_reauth_ms(std::int64_t ms) { check(ksasl_server_config_set_max_reauth_ms(get(), nullptr, ms)); }
-    /// connections.max.reauth.ms for one mechanism.
-    void set_max_reauth_ms(std::string_view mechanism, std::int64_t ms) {
-        detail::cstr m(mechanism, "mechanism");
-        check(ksasl_server_config_set_max_reauth_ms(get(), m.c_str(), ms));
-    }
-
-    /// connection.failed.authentication.delay.ms (default 100).
-    void set_failed_auth_delay_ms(std::int64_t ms) { check(ksasl_server_config_set_failed_auth_delay_ms(get(), ms)); }
-
-    /// After a failed re-authentication: 0 closes; a positive delay keeps the session.
-    void set_reauth_retry(std::int64_t initial_delay_ms) {
-        check(ksasl_server_config_set_reauth_retry(get(), initial_delay_ms));
-    }
-
-    /// Adds an API to the ApiVersions response.
-    void add_api_version(std::int16_t api_key, std::int16_t min_version, std::int16_t max_version) {
-        check(ksasl_server_config_add_api_version(get(), api_key, min_version, max_version));
-    }
-
-    /// A metric of every connection of this configuration, by Kafka name, as of `now_ms`.
-    double metric(std::string_view name, std::int64_t now_ms) {
+    /// A metric over every connection of this configuration, by Kafka's name, as of `now_ms`.
+    double metric(std::string_view name, std::int64_t now_ms) const {
         detail::cstr n(name, "name");
         double v = 0;
-        check(ksasl_server_config_metric(get(), n.c_str(), now_ms, &v));
+        detail::check_new(ksasl_server_config_metric(get(), n.c_str(), now_ms, &v));
         return v;
+    }
+};
+
+/// ksasl_server_config_builder: the settings of a listener's connections; build() checks them
+/// and makes a server_config. Setters return the builder, so they chain.
+class server_config_builder {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_config_builder, ksasl_server_config_builder)
+
+    /// ksasl_server_config_builder_new: enables every server mechanism the registry has now.
+    explicit server_config_builder(const mechanism_registry &reg) {
+        ksasl_server_config_builder *p = nullptr;
+        detail::check_new(ksasl_server_config_builder_new(reg.get(), &p));
+        h_ = detail::handle<ksasl_server_config_builder, &ksasl_server_config_builder_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_server_config_builder_last_error(get())); }
+
+    /// sasl.enabled.mechanisms: the mechanisms offered, in this order.
+    server_config_builder &set_enabled_mechanisms(const std::vector<std::string> &mechanisms) {
+        detail::cstr_array ms(mechanisms, "mechanism");
+        check(ksasl_server_config_builder_set_enabled_mechanisms(get(), ms.data(), ms.size()));
+        return *this;
+    }
+
+    /// connections.max.reauth.ms for every mechanism (default 0: none).
+    server_config_builder &set_max_reauth_ms(std::int64_t ms) {
+        check(ksasl_server_config_builder_set_max_reauth_ms(get(), nullptr, ms));
+        return *this;
+    }
+    /// connections.max.reauth.ms for one mechanism (listener.name.*.<mechanism>.*).
+    server_config_builder &set_max_reauth_ms(std::string_view mechanism, std::int64_t ms) {
+        detail::cstr m(mechanism, "mechanism");
+        check(ksasl_server_config_builder_set_max_reauth_ms(get(), m.c_str(), ms));
+        return *this;
+    }
+
+    /// sasl.server.max.receive.size (512 KiB): the largest authentication frame accepted.
+    server_config_builder &set_max_receive_size(std::int64_t bytes) {
+        check(ksasl_server_config_builder_set_max_receive_size(get(), bytes));
+        return *this;
+    }
+
+    /// connection.failed.authentication.delay.ms (100).
+    server_config_builder &set_failed_authentication_delay_ms(std::int64_t ms) {
+        check(ksasl_server_config_builder_set_failed_authentication_delay_ms(get(), ms));
+        return *this;
+    }
+
+    /// After a failed re-authentication: 0 (Kafka) closes; a positive delay keeps the session.
+    server_config_builder &set_reauth_retry_ms(std::int64_t ms) {
+        check(ksasl_server_config_builder_set_reauth_retry_ms(get(), ms));
+        return *this;
+    }
+
+    /// Adds (or replaces) an API of the ApiVersions response.
+    server_config_builder &set_api_version(std::int64_t api_key, std::int64_t min_version, std::int64_t max_version) {
+        check(ksasl_server_config_builder_set_api_version(get(), api_key, min_version, max_version));
+        return *this;
     }
 
     /// Adds the delegation-token APIs (38-41) to the ApiVersions response, for a listener that
     /// serves them with token_authority::handle_request: every version the codec speaks, or
-    /// (`kafka4`) what an Apache Kafka 4 broker advertises. Before creating connections.
-    void add_token_api_versions(bool kafka4 = false) {
-        check(ksasl_server_config_add_token_api_versions(get(), kafka4 ? 1 : 0));
+    /// (`kafka4`) what an Apache Kafka 4 broker advertises.
+    server_config_builder &add_token_api_versions(bool kafka4 = false) {
+        check(ksasl_server_config_builder_add_token_api_versions(get(), kafka4 ? 1 : 0));
+        return *this;
+    }
+
+    /// ksasl_server_config_builder_build: checks every value (INVALID_CONFIG, naming the value)
+    /// and makes the configuration; the builder stays usable.
+    server_config build() const {
+        ksasl_server_config *c = nullptr;
+        check(ksasl_server_config_builder_build(get(), &c));
+        return server_config(adopt, c);
     }
 
 private:
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_config_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_config_builder_last_error); }
 };
 
-/// ksasl_server_conn: a server connection's SASL state (one thread at a time).
-class server_conn {
-    KSASL_HPP_HANDLE_BOILERPLATE(server_conn, ksasl_server_conn)
+/// ksasl_server_connection: a server connection's SASL state (one thread at a time).
+class server_connection {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_connection, ksasl_server_connection)
 
-    /// ksasl_server_conn_new.
-    explicit server_conn(const server_config &config) {
-        ksasl_server_conn *p = nullptr;
-        detail::check_new(ksasl_server_conn_new(config.get(), &p));
-        h_ = detail::handle<ksasl_server_conn, &ksasl_server_conn_free>(p);
+    /// ksasl_server_connection_new.
+    explicit server_connection(const server_config &config) {
+        ksasl_server_connection *p = nullptr;
+        detail::check_new(ksasl_server_connection_new(config.get(), &p));
+        h_ = detail::handle<ksasl_server_connection, &ksasl_server_connection_free>(p);
     }
 
-    /// The detail of the last failure (also set for fail_at and close_now).
-    std::string last_error() const { return detail::str(ksasl_server_conn_last_error(get())); }
+    /// The detail of the last failure (also set for fail_at and close_now; see reason()).
+    std::string last_error() const { return detail::str(ksasl_server_connection_last_error(get())); }
 
     struct output {
         server_action action = server_action::continue_;
@@ -2060,14 +2243,14 @@ class server_conn {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         std::int64_t deadline = -1;
-        check(ksasl_server_conn_handle_frame(get(), frame.data(), frame.size(), now_ms, &action, &out, &len,
+        check(ksasl_server_connection_handle_frame(get(), frame.data(), frame.size(), now_ms, &action, &out, &len,
                                              &deadline));
         return make_output(action, out, len, deadline);
     }
 
     /// After server_action::pending: the work pointer the mechanism gave
     /// host_output::set_pending (nullptr when nothing is pending, or if it gave nullptr).
-    void *pending_work() const noexcept { return ksasl_server_conn_pending_work(get()); }
+    void *pending_work() const noexcept { return ksasl_server_connection_pending_work(get()); }
 
     /// Continues after server_action::pending with the mechanism's late answer (made with
     /// host_answer::for_server(); its content is taken); outputs as handle_frame(). A late
@@ -2078,7 +2261,7 @@ class server_conn {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         std::int64_t deadline = -1;
-        check(ksasl_server_conn_resume(get(), answer.get(), 0, now_ms, &action, &out, &len, &deadline));
+        check(ksasl_server_connection_resume(get(), answer.get(), 0, now_ms, &action, &out, &len, &deadline));
         return make_output(action, out, len, deadline);
     }
 
@@ -2086,13 +2269,13 @@ class server_conn {
     pending_credential credential_request() {
         const char *m = nullptr;
         const char *u = nullptr;
-        int token_auth = 0;
-        check(ksasl_server_conn_credential_request(get(), &m, &u, &token_auth));
-        return pending_credential{detail::str(m), detail::str(u), token_auth != 0};
+        int token = 0;
+        check(ksasl_server_connection_credential_request(get(), &m, &u, &token));
+        return pending_credential{detail::str(m), detail::str(u), token != 0};
     }
 
     /// Answers the pending credential request and continues; outputs as handle_frame().
-    output provide_credential(credential_kind kind, std::optional<std::string_view> value,
+    output provide_credential(credential_answer_kind kind, std::optional<std::string_view> value,
                               std::optional<std::int64_t> expiry_ms, std::optional<std::string_view> token_owner,
                               std::int64_t now_ms) {
         detail::opt_cstr v(value, "value"), o(token_owner, "token_owner");
@@ -2100,7 +2283,7 @@ class server_conn {
         const std::uint8_t *out = nullptr;
         std::size_t len = 0;
         std::int64_t deadline = -1;
-        check(ksasl_server_conn_provide_credential(get(), static_cast<ksasl_credential_kind>(kind), v.c_str(),
+        check(ksasl_server_connection_provide_credential(get(), static_cast<ksasl_credential_answer_kind>(kind), v.c_str(),
                                                    expiry_ms.value_or(-1), o.c_str(), now_ms, &action, &out, &len,
                                                    &deadline));
         return make_output(action, out, len, deadline);
@@ -2108,28 +2291,46 @@ class server_conn {
 
     /// The per-request gate of an authenticated connection. Allocation-free.
     gate_verdict gate(std::int16_t api_key, std::int64_t now_ms) const noexcept {
-        return static_cast<gate_verdict>(ksasl_server_conn_gate(get(), api_key, now_ms));
+        return static_cast<gate_verdict>(ksasl_server_connection_gate(get(), api_key, now_ms));
     }
 
     /// True when authenticated and no exchange is in progress.
-    bool is_ready() const noexcept { return ksasl_server_conn_is_ready(get()) != 0; }
-
-    /// True when the session logged in with a delegation token (`tokenauth`), which
-    /// token_authority::handle_request needs to know; false before authentication.
-    bool token_authenticated() const noexcept { return ksasl_server_conn_token_authenticated(get()) != 0; }
+    bool is_ready() const noexcept { return ksasl_server_connection_is_ready(get()) != 0; }
 
     struct session_info {
         std::string principal;                 ///< "User:alice"
+        std::string mechanism;                 ///< the mechanism it logged in with
+        bool token_authenticated = false;      ///< with a delegation token (`tokenauth`)
         std::int64_t lifetime_ms = 0;          ///< sent to the client
         std::optional<std::int64_t> expiry_ms; ///< nullopt: never
     };
 
     /// The authenticated session (throws WRONG_STATE before authentication).
-    session_info session() {
+    session_info session() const {
         const char *p = nullptr;
+        const char *m = nullptr;
+        int token = 0;
         std::int64_t lifetime = 0, expiry = -1;
-        check(ksasl_server_conn_session(get(), &p, &lifetime, &expiry));
-        return session_info{detail::str(p), lifetime, detail::opt_ms(expiry)};
+        check(ksasl_server_connection_session(get(), &p, &m, &token, &lifetime, &expiry));
+        return session_info{detail::str(p), detail::str(m), token != 0, lifetime, detail::opt_ms(expiry)};
+    }
+
+    struct reason_info {
+        std::uint32_t code = KSASL_OK; ///< a KSASL_* code (KSASL_OK: none)
+        std::string message;           ///< the detail kept on the broker's side
+        std::string client_text;       ///< the text Kafka sent the client ("" when none)
+    };
+
+    /// Why the last action ends or fails something (server_action::fail_at, close_now,
+    /// reauth_failed); code KSASL_OK when it had no reason. Does not throw for the reason.
+    reason_info reason() const {
+        const char *m = nullptr;
+        const char *t = nullptr;
+        if (get() == nullptr) {
+            check(KSASL_NULL_ARGUMENT);
+        }
+        const ksasl_result rc = ksasl_server_connection_error(get(), &m, &t);
+        return reason_info{rc, detail::str(m), detail::str(t)};
     }
 
 private:
@@ -2144,12 +2345,13 @@ private:
         return o;
     }
 
-    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_conn_last_error); }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_connection_last_error); }
 };
 
-inline bytes_view token_authority::handle_request(bytes_view frame, server_conn &conn, std::int64_t now_ms) {
-    const std::string principal = conn.session().principal;
-    return handle_request(frame, principal, conn.token_authenticated(), now_ms);
+inline bytes_view token_authority::handle_request(bytes_view frame, const server_connection &conn,
+                                                  std::int64_t now_ms) {
+    const server_connection::session_info session = conn.session();
+    return handle_request(frame, session.principal, session.token_authenticated, now_ms);
 }
 
 #undef KSASL_HPP_HANDLE_BOILERPLATE

@@ -4,7 +4,8 @@
 # Included by the top-level Makefile, or used on its own from the repository root:
 #   make -f mk/ctest.mk CARGO=cargo c-tests
 #
-#   c-test           cargo build, then builds tests/c/*.c against include/ksasl.h and
+#   c-test           cargo build, then builds tests/c/*.c (with tests/vectors/config_invalid.json
+#                    turned into a C table by tests/c/config_cases.py) against include/ksasl.h and
 #                    target/debug/libksasl.so (the shared library, found through an rpath) and
 #                    runs it; first checks that every function of include/ksasl.h is in the
 #                    coverage table of tests/c/test_ffi.c and called from a test file
@@ -29,6 +30,7 @@ endif
 
 CARGO         ?= cargo
 CTEST_CC      ?= gcc
+CTEST_PYTHON  ?= python3
 VALGRIND      ?= valgrind
 
 CTEST_SRC     := $(CTEST_ROOT)/tests/c
@@ -36,8 +38,12 @@ CTEST_OUT     := $(CTEST_ROOT)/target/c/tests
 CTEST_LIBDIR  := $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR)),$(CTEST_ROOT)/target)/debug
 CTEST_HEADER  := $(CTEST_ROOT)/include/ksasl.h
 CTEST_SRCS    := $(sort $(wildcard $(CTEST_SRC)/*.c))
-CTEST_DEPS    := $(CTEST_SRCS) $(CTEST_SRC)/check.h $(CTEST_HEADER) $(CTEST_OUT)/libksasl.stamp
-CTEST_CFLAGS  := -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -pthread -I$(CTEST_ROOT)/include
+# tests/vectors/config_invalid.json as a C table for test_config.c.
+CTEST_GEN     := $(CTEST_OUT)/config_cases.h
+CTEST_DEPS    := $(CTEST_SRCS) $(CTEST_SRC)/check.h $(CTEST_HEADER) $(CTEST_OUT)/libksasl.stamp \
+	$(CTEST_GEN)
+CTEST_CFLAGS  := -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -pthread -I$(CTEST_ROOT)/include \
+	-I$(CTEST_OUT)
 CTEST_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 CTEST_BIN     := $(CTEST_OUT)/test_ffi
 CTEST_ASAN    := $(CTEST_OUT)/test_ffi_asan
@@ -65,6 +71,10 @@ $(CTEST_OUT)/libksasl.stamp: c-test-force
 	@soname=$$(objdump -p $(CTEST_LIBDIR)/libksasl.so | awk '/SONAME/ {print $$2}'); \
 	  if [ -n "$$soname" ]; then ln -sfn $(CTEST_LIBDIR)/libksasl.so $(@D)/lib/$$soname; fi
 	@touch -r $(CTEST_LIBDIR)/libksasl.so $@
+
+$(CTEST_GEN): $(CTEST_ROOT)/tests/vectors/config_invalid.json $(CTEST_SRC)/config_cases.py
+	@mkdir -p $(@D)
+	$(CTEST_PYTHON) $(CTEST_SRC)/config_cases.py $< > $@.tmp && mv $@.tmp $@
 
 # Linked with the shared library: its soname (libksasl.so.<major>) is resolved through an
 # rpath to target/c/tests/lib, where a link of that name points at target/debug/libksasl.so

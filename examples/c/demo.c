@@ -68,15 +68,15 @@ static void write_all(int fd, const uint8_t *p, size_t n) {
 typedef struct {
     int fd;
     const char *name;
-    ksasl_server_conn *conn;
+    ksasl_server_connection *conn;
     buf_t in;
     int closed;
 } broker_conn_t;
 
 static void broker_frame(broker_conn_t *b, const uint8_t *f, size_t n, int64_t now) {
-    if (ksasl_server_conn_is_ready(b->conn) && n >= 8) {
+    if (ksasl_server_connection_is_ready(b->conn) && n >= 8) {
         int16_t key = be16(f);
-        ksasl_gate g = ksasl_server_conn_gate(b->conn, key, now);
+        ksasl_gate g = ksasl_server_connection_gate(b->conn, key, now);
         if (g == KSASL_GATE_PROCESS) {
             uint8_t resp[12];
             put32(resp, 8);
@@ -109,22 +109,25 @@ static void broker_frame(broker_conn_t *b, const uint8_t *f, size_t n, int64_t n
     const uint8_t *out;
     size_t out_len;
     int64_t deadline;
-    OK(ksasl_server_conn_handle_frame(b->conn, f, n, now, &action, &out, &out_len, &deadline), ksasl_server_conn_last_error(b->conn));
+    OK(ksasl_server_connection_handle_frame(b->conn, f, n, now, &action, &out, &out_len, &deadline), ksasl_server_connection_last_error(b->conn));
     write_all(b->fd, out, out_len);
-    const char *principal;
+    const char *principal, *mechanism, *why, *told;
     int64_t lifetime, expiry;
     switch (action) {
     case KSASL_SERVER_ACTION_AUTHENTICATED:
     case KSASL_SERVER_ACTION_REAUTHENTICATED:
-        OK(ksasl_server_conn_session(b->conn, &principal, &lifetime, &expiry), ksasl_server_conn_last_error(b->conn));
-        say("broker", "%s: %s %s, session lifetime %lld ms (sent in the final SaslAuthenticate response)", b->name, principal,
-            action == KSASL_SERVER_ACTION_AUTHENTICATED ? "authenticated" : "re-authenticated", (long long)lifetime);
+        OK(ksasl_server_connection_session(b->conn, &principal, &mechanism, NULL, &lifetime, &expiry), ksasl_server_connection_last_error(b->conn));
+        say("broker", "%s: %s %s with %s, session lifetime %lld ms (sent in the final SaslAuthenticate response)", b->name, principal,
+            action == KSASL_SERVER_ACTION_AUTHENTICATED ? "authenticated" : "re-authenticated", mechanism, (long long)lifetime);
         break;
     case KSASL_SERVER_ACTION_FAIL_AT:
     case KSASL_SERVER_ACTION_CLOSE_NOW:
-        say("broker", "%s: authentication failed: %s", b->name, ksasl_server_conn_last_error(b->conn));
-        b->closed = 1;
+    case KSASL_SERVER_ACTION_REAUTH_FAILED: {
+        ksasl_result reason = ksasl_server_connection_error(b->conn, &why, &told);
+        say("broker", "%s: authentication failed: %s: %s (the client was told: \"%s\")", b->name, ksasl_result_name(reason), why, told);
+        b->closed = action != KSASL_SERVER_ACTION_REAUTH_FAILED;
         break;
+    }
     default:
         break;
     }
@@ -134,7 +137,7 @@ static void broker_frame(broker_conn_t *b, const uint8_t *f, size_t n, int64_t n
 typedef struct {
     int fd;
     const char *name;
-    ksasl_client_conn *conn;
+    ksasl_client_connection *conn;
     buf_t in;
     int closed, authenticated;
     int32_t next_corr;
@@ -148,13 +151,13 @@ typedef struct {
 static void client_flush(client_t *c) {
     const uint8_t *out;
     size_t len;
-    OK(ksasl_client_conn_transmit(c->conn, &out, &len), ksasl_client_conn_last_error(c->conn));
+    OK(ksasl_client_connection_transmit(c->conn, &out, &len), ksasl_client_connection_last_error(c->conn));
     if (len) write_all(c->fd, out, len);
 }
 
 static void client_note_session(client_t *c, const char *what) {
     int64_t lifetime, reauth_at, expiry;
-    OK(ksasl_client_conn_session(c->conn, &lifetime, &reauth_at, &expiry), ksasl_client_conn_last_error(c->conn));
+    OK(ksasl_client_connection_session(c->conn, &lifetime, &reauth_at, &expiry), ksasl_client_connection_last_error(c->conn));
     if (reauth_at >= 0)
         say(c->name, "%s: session %lld ms, next re-authentication at +%.3fs", what, (long long)lifetime, (double)(reauth_at - T0) / 1000.0);
     else
@@ -167,23 +170,23 @@ static void client_frame(client_t *c, const uint8_t *f, size_t n, int64_t now) {
     ksasl_client_event ev;
     const uint8_t *app;
     size_t app_len;
-    ksasl_result r = ksasl_client_conn_handle_frame(c->conn, f, n, now, &ev, &app, &app_len);
+    ksasl_result r = ksasl_client_connection_handle_frame(c->conn, f, n, now, &ev, &app, &app_len);
     if (r != KSASL_OK) {
-        say(c->name, "authentication failed: %s", ksasl_client_conn_last_error(c->conn));
+        say(c->name, "authentication failed: %s", ksasl_client_connection_last_error(c->conn));
         c->closed = 1;
         return;
     }
     switch (ev) {
-    case KSASL_CLIENT_APPLICATION:
+    case KSASL_CLIENT_EVENT_APPLICATION:
         c->answered++;
-        if (ksasl_client_conn_is_reauthenticating(c->conn))
+        if (ksasl_client_connection_is_reauthenticating(c->conn))
             say(c->name, "METADATA response corr=%d arrived during re-authentication: handed back in order", be32(app));
         break;
-    case KSASL_CLIENT_AUTHENTICATED:
+    case KSASL_CLIENT_EVENT_AUTHENTICATED:
         c->authenticated = 1;
         client_note_session(c, "authenticated");
         break;
-    case KSASL_CLIENT_REAUTHENTICATED:
+    case KSASL_CLIENT_EVENT_REAUTHENTICATED:
         client_note_session(c, "re-authenticated");
         break;
     default:
@@ -195,10 +198,10 @@ static void client_frame(client_t *c, const uint8_t *f, size_t n, int64_t now) {
 static void client_start_reauth(client_t *c, int64_t now, const char *why) {
     uint64_t generation = c->refresher ? ksasl_refresher_generation(c->refresher) : 0;
     int started;
-    OK(ksasl_client_conn_start_reauthentication(c->conn, now, &started), ksasl_client_conn_last_error(c->conn));
+    OK(ksasl_client_connection_start_reauthentication(c->conn, now, &started), ksasl_client_connection_last_error(c->conn));
     if (!started) {
         say(c->name, "%s, but the last re-authentication began under a second ago: deferred to +%.3fs", why,
-            (double)(ksasl_client_conn_next_deadline(c->conn) - T0) / 1000.0);
+            (double)(ksasl_client_connection_next_deadline(c->conn) - T0) / 1000.0);
         return;
     }
     c->generation_at_start = generation;
@@ -208,13 +211,13 @@ static void client_start_reauth(client_t *c, int64_t now, const char *why) {
 
 static void client_tick(client_t *c, int64_t now) {
     if (c->closed || !c->authenticated) return;
-    if (ksasl_client_conn_reauth_pending(c->conn, now)) {
+    if (ksasl_client_connection_reauth_pending(c->conn, now)) {
         client_start_reauth(c, now, "its re-authentication time has come");
         return;
     }
     if (now >= c->next_request) {
         int send_now;
-        OK(ksasl_client_conn_before_request(c->conn, now, &send_now), ksasl_client_conn_last_error(c->conn));
+        OK(ksasl_client_connection_before_request(c->conn, now, &send_now), ksasl_client_connection_last_error(c->conn));
         if (!send_now) return; /* held during re-authentication */
         uint8_t req[14];
         put32(req, 10);
@@ -251,14 +254,14 @@ static void on_broker(void *ctx, const uint8_t *f, size_t n, int64_t now) { brok
 static void on_client(void *ctx, const uint8_t *f, size_t n, int64_t now) { client_frame(ctx, f, n, now); }
 
 static void install_token(ksasl_refresher *r, int64_t now) {
-    ksasl_token *t;
-    OK(ksasl_token_new_unsecured("alice", TOKEN_S, NULL, now, &t), ksasl_last_constructor_error());
+    ksasl_oauth_token *t;
+    OK(ksasl_oauth_token_new_unsecured("alice", TOKEN_S, NULL, now, &t), ksasl_last_constructor_error());
     const char *names[] = {"logicalCluster"};
     const char *values[] = {"lkc-demo"};
-    OK(ksasl_refresher_set_token(r, ksasl_token_value(t), ksasl_token_expiry_ms(t), "alice", names, values, 1, now), ksasl_refresher_last_error(r));
+    OK(ksasl_refresher_set_token(r, ksasl_oauth_token_value(t), ksasl_oauth_token_expiry_ms(t), "alice", names, values, 1, now), ksasl_refresher_last_error(r));
     say("idp", "issued token generation %llu, valid %d s (next refresh at +%.3fs)", (unsigned long long)ksasl_refresher_generation(r), TOKEN_S,
         (double)(ksasl_refresher_next_deadline(r) - T0) / 1000.0);
-    ksasl_token_free(t);
+    ksasl_oauth_token_free(t);
 }
 
 int main(void) {
@@ -267,37 +270,46 @@ int main(void) {
     printf("broker: connections.max.reauth.ms=%d; oauth client: %d s tokens; legacy client: no re-authentication\n\n", SESSION_MS, TOKEN_S);
 
     /* Broker: PLAIN/SCRAM users and unsecured OAUTHBEARER tokens. */
-    ksasl_store *store;
-    ksasl_registry *server_reg;
+    ksasl_credential_store *store;
+    ksasl_mechanism_registry *server_reg;
+    ksasl_server_config_builder *server_builder;
     ksasl_server_config *server_cfg;
-    OK(ksasl_store_new(&store), ksasl_last_constructor_error());
-    OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096), ksasl_store_last_error(store));
-    OK(ksasl_registry_new(&server_reg), ksasl_last_constructor_error());
-    OK(ksasl_registry_add_password_servers(server_reg, store), ksasl_registry_last_error(server_reg));
-    OK(ksasl_registry_add_oauthbearer_unsecured_server(server_reg, NULL, 0), ksasl_registry_last_error(server_reg));
-    OK(ksasl_server_config_new(server_reg, &server_cfg), ksasl_last_constructor_error());
-    OK(ksasl_server_config_set_max_reauth_ms(server_cfg, NULL, SESSION_MS), ksasl_server_config_last_error(server_cfg));
+    OK(ksasl_credential_store_new(&store), ksasl_last_constructor_error());
+    OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096), ksasl_credential_store_last_error(store));
+    OK(ksasl_mechanism_registry_new(&server_reg), ksasl_last_constructor_error());
+    OK(ksasl_mechanism_registry_add_password_servers(server_reg, store), ksasl_mechanism_registry_last_error(server_reg));
+    OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(server_reg, NULL, 0), ksasl_mechanism_registry_last_error(server_reg));
+    OK(ksasl_server_config_builder_new(server_reg, &server_builder), ksasl_last_constructor_error());
+    OK(ksasl_server_config_builder_set_max_reauth_ms(server_builder, NULL, SESSION_MS), ksasl_server_config_builder_last_error(server_builder));
+    OK(ksasl_server_config_builder_build(server_builder, &server_cfg), ksasl_server_config_builder_last_error(server_builder));
+    ksasl_server_config_builder_free(server_builder);
 
     /* The OAUTHBEARER client: a refresher, a tracker and a client configuration. */
     ksasl_refresher *refresher;
     ksasl_tracker *tracker;
-    ksasl_registry *oauth_reg;
+    ksasl_mechanism_registry *oauth_reg;
+    ksasl_client_config_builder *oauth_builder;
     ksasl_client_config *oauth_cfg;
-    OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher), ksasl_last_constructor_error());
+    OK(ksasl_refresher_new(NULL, &refresher), ksasl_last_constructor_error());
     OK(ksasl_tracker_new(refresher, 0, &tracker), ksasl_last_constructor_error());
     if (ksasl_refresher_poll(refresher, wall_ms())) install_token(refresher, wall_ms());
-    OK(ksasl_registry_new(&oauth_reg), ksasl_last_constructor_error());
-    OK(ksasl_registry_add_oauthbearer_client(oauth_reg, refresher), ksasl_registry_last_error(oauth_reg));
-    OK(ksasl_client_config_new(oauth_reg, "OAUTHBEARER", &oauth_cfg), ksasl_last_constructor_error());
-    OK(ksasl_client_config_set_client_id(oauth_cfg, "demo-oauth"), ksasl_client_config_last_error(oauth_cfg));
+    OK(ksasl_mechanism_registry_new(&oauth_reg), ksasl_last_constructor_error());
+    OK(ksasl_mechanism_registry_add_oauthbearer_client(oauth_reg, refresher), ksasl_mechanism_registry_last_error(oauth_reg));
+    OK(ksasl_client_config_builder_new(oauth_reg, "OAUTHBEARER", &oauth_builder), ksasl_last_constructor_error());
+    OK(ksasl_client_config_builder_set_client_id(oauth_builder, "demo-oauth"), ksasl_client_config_builder_last_error(oauth_builder));
+    OK(ksasl_client_config_builder_build(oauth_builder, &oauth_cfg), ksasl_client_config_builder_last_error(oauth_builder));
+    ksasl_client_config_builder_free(oauth_builder);
 
     /* The legacy client: SCRAM, never re-authenticates. */
-    ksasl_registry *scram_reg;
+    ksasl_mechanism_registry *scram_reg;
+    ksasl_client_config_builder *scram_builder;
     ksasl_client_config *scram_cfg;
-    OK(ksasl_registry_new(&scram_reg), ksasl_last_constructor_error());
-    OK(ksasl_registry_add_password_clients(scram_reg, "alice", "alice-secret"), ksasl_registry_last_error(scram_reg));
-    OK(ksasl_client_config_new(scram_reg, "SCRAM-SHA-256", &scram_cfg), ksasl_last_constructor_error());
-    OK(ksasl_client_config_set_reauth_timing(scram_cfg, KSASL_REAUTH_DISABLED), ksasl_client_config_last_error(scram_cfg));
+    OK(ksasl_mechanism_registry_new(&scram_reg), ksasl_last_constructor_error());
+    OK(ksasl_mechanism_registry_add_password_clients(scram_reg, "alice", "alice-secret"), ksasl_mechanism_registry_last_error(scram_reg));
+    OK(ksasl_client_config_builder_new(scram_reg, "SCRAM-SHA-256", &scram_builder), ksasl_last_constructor_error());
+    OK(ksasl_client_config_builder_set_reauth_timing(scram_builder, KSASL_REAUTH_DISABLED), ksasl_client_config_builder_last_error(scram_builder));
+    OK(ksasl_client_config_builder_build(scram_builder, &scram_cfg), ksasl_client_config_builder_last_error(scram_builder));
+    ksasl_client_config_builder_free(scram_builder);
 
     /* Loopback listener on a free port. */
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -323,11 +335,11 @@ int main(void) {
         if (connect(clients[i].fd, (struct sockaddr *)&addr, sizeof addr) != 0) { perror("demo: connect"); return 1; }
         brokers[i].fd = accept(lfd, NULL, NULL);
         if (brokers[i].fd < 0) { perror("demo: accept"); return 1; }
-        OK(ksasl_server_conn_new(server_cfg, &brokers[i].conn), ksasl_last_constructor_error());
-        OK(ksasl_client_conn_new(cfgs[i], &clients[i].conn), ksasl_last_constructor_error());
+        OK(ksasl_server_connection_new(server_cfg, &brokers[i].conn), ksasl_last_constructor_error());
+        OK(ksasl_client_connection_new(cfgs[i], &clients[i].conn), ksasl_last_constructor_error());
         clients[i].generation_at_start = ksasl_refresher_generation(refresher);
         say(clients[i].name, "connected; starting SASL (ApiVersions, SaslHandshake, SaslAuthenticate)");
-        OK(ksasl_client_conn_start(clients[i].conn, wall_ms()), ksasl_client_conn_last_error(clients[i].conn));
+        OK(ksasl_client_connection_start(clients[i].conn, wall_ms()), ksasl_client_connection_last_error(clients[i].conn));
         client_flush(&clients[i]);
     }
 
@@ -341,7 +353,7 @@ int main(void) {
         OK(ksasl_tracker_poll(tracker, now, &refresh, &ids, &n_ids), ksasl_tracker_last_error(tracker));
         if (refresh) install_token(refresher, now);
         for (size_t k = 0; k < n_ids; k++)
-            if (!clients[0].closed && !ksasl_client_conn_is_reauthenticating(clients[0].conn))
+            if (!clients[0].closed && !ksasl_client_connection_is_reauthenticating(clients[0].conn))
                 client_start_reauth(&clients[0], now, "the tracker saw a refreshed token");
         for (int i = 0; i < 2; i++) client_tick(&clients[i], now);
 
@@ -373,7 +385,7 @@ int main(void) {
                            "failed-reauthentication-total", "expired-connections-killed-count", "reauthentication-latency-max"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         double v;
-        OK(ksasl_server_config_metric(server_cfg, names[k], wall_ms(), &v), ksasl_server_config_last_error(server_cfg));
+        OK(ksasl_server_config_metric(server_cfg, names[k], wall_ms(), &v), ksasl_last_constructor_error());
         printf("  %-36s %g\n", names[k], v);
     }
     int ok = !clients[0].closed && clients[1].closed;
@@ -385,21 +397,21 @@ int main(void) {
     for (int i = 0; i < 2; i++) {
         close(clients[i].fd);
         close(brokers[i].fd);
-        ksasl_client_conn_free(clients[i].conn);
-        ksasl_server_conn_free(brokers[i].conn);
+        ksasl_client_connection_free(clients[i].conn);
+        ksasl_server_connection_free(brokers[i].conn);
         buf_free(&clients[i].in);
         buf_free(&brokers[i].in);
     }
     close(lfd);
     ksasl_client_config_free(oauth_cfg);
     ksasl_client_config_free(scram_cfg);
-    ksasl_registry_free(oauth_reg);
-    ksasl_registry_free(scram_reg);
+    ksasl_mechanism_registry_free(oauth_reg);
+    ksasl_mechanism_registry_free(scram_reg);
     ksasl_tracker_free(tracker);
     ksasl_refresher_free(refresher);
     ksasl_server_config_free(server_cfg);
-    ksasl_registry_free(server_reg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(server_reg);
+    ksasl_credential_store_free(store);
     if (!ok) {
         fprintf(stderr, "demo: unexpected outcome (oauth open, legacy closed for expiry, >= 3 re-authentications expected)\n");
         return 1;

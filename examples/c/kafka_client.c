@@ -56,37 +56,39 @@ int main(int argc, char **argv) {
     const char *mech = argv[3];
     int64_t duration = atoll(argv[6]);
     int min_reauths = argc > 7 ? atoi(argv[7]) : 0;
-    ksasl_registry *reg;
+    ksasl_mechanism_registry *reg;
     ksasl_client_config *cfg;
-    ksasl_client_conn *conn;
+    ksasl_client_connection *conn;
     ksasl_refresher *refresher = NULL;
     int oauth = strcmp(mech, "OAUTHBEARER") == 0;
-    if (ksasl_registry_new(&reg)) {
+    if (ksasl_mechanism_registry_new(&reg)) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
         return 1;
     }
     if (oauth) {
         /* One unsecured token of an hour, installed in a refresher the client reads from. */
-        ksasl_token *token = NULL;
+        ksasl_oauth_token *token = NULL;
         int64_t now = wall_ms();
-        if (ksasl_token_new_unsecured(argv[4], 3600, NULL, now, &token) ||
-            ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher) || !ksasl_refresher_poll(refresher, now) ||
-            ksasl_refresher_set_token(refresher, ksasl_token_value(token), ksasl_token_expiry_ms(token), argv[4], NULL,
+        if (ksasl_oauth_token_new_unsecured(argv[4], 3600, NULL, now, &token) ||
+            ksasl_refresher_new(NULL, &refresher) || !ksasl_refresher_poll(refresher, now) ||
+            ksasl_refresher_set_token(refresher, ksasl_oauth_token_value(token), ksasl_oauth_token_expiry_ms(token), argv[4], NULL,
                                       NULL, 0, now) ||
-            ksasl_registry_add_oauthbearer_client(reg, refresher)) {
+            ksasl_mechanism_registry_add_oauthbearer_client(reg, refresher)) {
             fprintf(stderr, "token setup failed: %s\n", ksasl_last_constructor_error());
             return 1;
         }
-        ksasl_token_free(token);
-    } else if (ksasl_registry_add_password_clients(reg, argv[4], argv[5])) {
+        ksasl_oauth_token_free(token);
+    } else if (ksasl_mechanism_registry_add_password_clients(reg, argv[4], argv[5])) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
         return 1;
     }
-    if (ksasl_client_config_new(reg, mech, &cfg) || ksasl_client_config_set_client_id(cfg, "ksasl-c-client") ||
-        ksasl_client_conn_new(cfg, &conn)) {
-        fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
+    ksasl_client_config_builder *builder;
+    if (ksasl_client_config_builder_new(reg, mech, &builder) || ksasl_client_config_builder_set_client_id(builder, "ksasl-c-client") ||
+        ksasl_client_config_builder_build(builder, &cfg) || ksasl_client_connection_new(cfg, &conn)) {
+        fprintf(stderr, "setup failed: %s / %s\n", ksasl_last_constructor_error(), ksasl_client_config_builder_last_error(builder));
         return 1;
     }
+    ksasl_client_config_builder_free(builder);
     int fd = connect_to(argv[1], argv[2]);
     if (fd < 0) {
         perror("connect");
@@ -96,18 +98,18 @@ int main(int argc, char **argv) {
     int32_t corr = 0;
     int sent = 0, answered = 0, reauths = 0, authenticated = 0, failed = 0, reauthing = 0;
     buf_t in = {0};
-    ksasl_client_conn_start(conn, t0);
+    ksasl_client_connection_start(conn, t0);
     while (!failed && wall_ms() - t0 < duration) {
         int64_t now = wall_ms();
         int started = 0;
         /* The re-authentication deadline is a timer: start it on time, not lazily. */
-        if (authenticated && ksasl_client_conn_handle_timeout(conn, now, &started) == KSASL_OK && started) {
+        if (authenticated && ksasl_client_connection_handle_timeout(conn, now, &started) == KSASL_OK && started) {
             reauthing = 1;
             printf("[+%6.3fs] re-authenticating at the deadline; requests are held until it completes\n", (double)(now - t0) / 1000.0);
         }
         if (authenticated && now >= next_request) {
             int send_now = 0;
-            if (ksasl_client_conn_before_request(conn, now, &send_now) != KSASL_OK) break;
+            if (ksasl_client_connection_before_request(conn, now, &send_now) != KSASL_OK) break;
             if (send_now) {
                 /* Metadata v0, all topics: header v1 (client id "ksasl-c-client") + empty array. */
                 uint8_t req[36];
@@ -122,21 +124,21 @@ int main(int argc, char **argv) {
                 if (write_all(fd, req, 4 + n) != 0) break;
                 sent++;
                 next_request = now + 250;
-            } else if (ksasl_client_conn_is_reauthenticating(conn) && !reauthing) {
+            } else if (ksasl_client_connection_is_reauthenticating(conn) && !reauthing) {
                 reauthing = 1;
                 printf("[+%6.3fs] re-authenticating; requests are held until it completes\n", (double)(now - t0) / 1000.0);
             }
         }
         const uint8_t *out;
         size_t out_len;
-        if (ksasl_client_conn_transmit(conn, &out, &out_len) == KSASL_OK && out_len && write_all(fd, out, out_len) != 0) break;
+        if (ksasl_client_connection_transmit(conn, &out, &out_len) == KSASL_OK && out_len && write_all(fd, out, out_len) != 0) break;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 20) <= 0) continue;
         uint8_t tmp[65536];
         ssize_t r = read(fd, tmp, sizeof tmp);
         if (r <= 0) {
-            ksasl_client_conn_closed(conn, wall_ms());
-            fprintf(stderr, "the broker closed the connection: %s\n", ksasl_client_conn_last_error(conn));
+            ksasl_client_connection_closed(conn, wall_ms());
+            fprintf(stderr, "the broker closed the connection: %s\n", ksasl_client_connection_last_error(conn));
             failed = 1;
             break;
         }
@@ -149,26 +151,26 @@ int main(int argc, char **argv) {
             ksasl_client_event ev;
             const uint8_t *app;
             size_t app_len;
-            ksasl_result res = ksasl_client_conn_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len);
+            ksasl_result res = ksasl_client_connection_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len);
             buf_consume(&in, (size_t)used);
             if (res != KSASL_OK) {
-                fprintf(stderr, "authentication failed: %s\n", ksasl_client_conn_last_error(conn));
+                fprintf(stderr, "authentication failed: %s\n", ksasl_client_connection_last_error(conn));
                 failed = 1;
                 break;
             }
             int64_t lifetime, reauth_at, expiry;
             switch (ev) {
-            case KSASL_CLIENT_APPLICATION:
+            case KSASL_CLIENT_EVENT_APPLICATION:
                 answered++;
                 break;
-            case KSASL_CLIENT_AUTHENTICATED:
-            case KSASL_CLIENT_REAUTHENTICATED:
-                ksasl_client_conn_session(conn, &lifetime, &reauth_at, &expiry);
-                if (ev == KSASL_CLIENT_REAUTHENTICATED) reauths++;
+            case KSASL_CLIENT_EVENT_AUTHENTICATED:
+            case KSASL_CLIENT_EVENT_REAUTHENTICATED:
+                ksasl_client_connection_session(conn, &lifetime, &reauth_at, &expiry);
+                if (ev == KSASL_CLIENT_EVENT_REAUTHENTICATED) reauths++;
                 reauthing = 0;
                 authenticated = 1;
                 printf("[+%6.3fs] %s with %s: session lifetime %lld ms, re-authentication at %s%.3fs\n", (double)(wall_ms() - t0) / 1000.0,
-                       ev == KSASL_CLIENT_AUTHENTICATED ? "authenticated" : "re-authenticated", mech, (long long)lifetime,
+                       ev == KSASL_CLIENT_EVENT_AUTHENTICATED ? "authenticated" : "re-authenticated", mech, (long long)lifetime,
                        reauth_at < 0 ? "never " : "+", reauth_at < 0 ? 0.0 : (double)(reauth_at - t0) / 1000.0);
                 break;
             default:
@@ -192,7 +194,7 @@ int main(int argc, char **argv) {
             ksasl_client_event ev;
             const uint8_t *app;
             size_t app_len;
-            if (ksasl_client_conn_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len) == KSASL_OK && ev == KSASL_CLIENT_APPLICATION)
+            if (ksasl_client_connection_handle_frame(conn, body, len, wall_ms(), &ev, &app, &app_len) == KSASL_OK && ev == KSASL_CLIENT_EVENT_APPLICATION)
                 answered++;
             buf_consume(&in, (size_t)used);
         }
@@ -208,9 +210,9 @@ int main(int argc, char **argv) {
     printf("\n");
     close(fd);
     buf_free(&in);
-    ksasl_client_conn_free(conn);
+    ksasl_client_connection_free(conn);
     ksasl_client_config_free(cfg);
-    ksasl_registry_free(reg);
+    ksasl_mechanism_registry_free(reg);
     ksasl_refresher_free(refresher);
     return (!failed && authenticated && sent > 0 && answered == sent && reauths >= min_reauths) ? 0 : 1;
 }

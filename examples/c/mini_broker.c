@@ -21,13 +21,13 @@
 
 typedef struct {
     int fd;
-    ksasl_server_conn *conn;
+    ksasl_server_connection *conn;
     buf_t in;
 } conn_t;
 
 static void drop(conn_t *c) {
     close(c->fd);
-    ksasl_server_conn_free(c->conn);
+    ksasl_server_connection_free(c->conn);
     buf_free(&c->in);
     c->fd = -1;
     c->conn = NULL;
@@ -38,15 +38,18 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS\n");
         return 2;
     }
-    ksasl_store *store;
-    ksasl_registry *reg;
+    ksasl_credential_store *store;
+    ksasl_mechanism_registry *reg;
+    ksasl_server_config_builder *builder;
     ksasl_server_config *cfg;
-    if (ksasl_store_new(&store) || ksasl_store_add_user(store, argv[3], argv[4], 4096) || ksasl_registry_new(&reg) ||
-        ksasl_registry_add_password_servers(reg, store) || ksasl_server_config_new(reg, &cfg) ||
-        ksasl_server_config_set_max_reauth_ms(cfg, NULL, atoll(argv[2])) || ksasl_server_config_add_api_version(cfg, 3, 0, 0)) {
+    if (ksasl_credential_store_new(&store) || ksasl_credential_store_add_user(store, argv[3], argv[4], 4096) || ksasl_mechanism_registry_new(&reg) ||
+        ksasl_mechanism_registry_add_password_servers(reg, store) || ksasl_server_config_builder_new(reg, &builder) ||
+        ksasl_server_config_builder_set_max_reauth_ms(builder, NULL, atoll(argv[2])) ||
+        ksasl_server_config_builder_set_api_version(builder, 3, 0, 0) || ksasl_server_config_builder_build(builder, &cfg)) {
         fprintf(stderr, "setup failed\n");
         return 1;
     }
+    ksasl_server_config_builder_free(builder);
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in addr = {0};
     addr.sin_family = AF_INET;
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
             for (int i = 0; fd >= 0 && i < MAX_CONNS; i++)
                 if (conns[i].fd < 0) {
                     conns[i].fd = fd;
-                    ksasl_server_conn_new(cfg, &conns[i].conn);
+                    ksasl_server_connection_new(cfg, &conns[i].conn);
                     fd = -1;
                 }
             if (fd >= 0) close(fd);
@@ -92,8 +95,8 @@ int main(int argc, char **argv) {
             while (c->fd >= 0 && (used = frame_next(&c->in, &f, &n, 512 * 1024)) != 0) {
                 if (used < 0) { drop(c); break; }
                 int64_t now = wall_ms();
-                if (ksasl_server_conn_is_ready(c->conn) && n >= 8) {
-                    ksasl_gate g = ksasl_server_conn_gate(c->conn, be16(f), now);
+                if (ksasl_server_connection_is_ready(c->conn) && n >= 8) {
+                    ksasl_gate g = ksasl_server_connection_gate(c->conn, be16(f), now);
                     if (g == KSASL_GATE_CLOSE_EXPIRED) { printf("closing an expired session\n"); drop(c); break; }
                     if (g == KSASL_GATE_PROCESS) {
                         /* Metadata v0 response: correlation id, no brokers, no topics. */
@@ -111,11 +114,13 @@ int main(int argc, char **argv) {
                 const uint8_t *out;
                 size_t out_len;
                 int64_t deadline;
-                if (ksasl_server_conn_handle_frame(c->conn, f, n, now, &a, &out, &out_len, &deadline) != KSASL_OK) { drop(c); break; }
+                if (ksasl_server_connection_handle_frame(c->conn, f, n, now, &a, &out, &out_len, &deadline) != KSASL_OK) { drop(c); break; }
                 if (out_len && write(c->fd, out, out_len) < 0) { drop(c); break; }
                 buf_consume(&c->in, (size_t)used);
                 if (a == KSASL_SERVER_ACTION_FAIL_AT || a == KSASL_SERVER_ACTION_CLOSE_NOW) {
-                    printf("authentication failed: %s\n", ksasl_server_conn_last_error(c->conn));
+                    const char *why = NULL, *told = NULL;
+                    ksasl_result reason = ksasl_server_connection_error(c->conn, &why, &told);
+                    printf("authentication failed: %s: %s (the client was told: \"%s\")\n", ksasl_result_name(reason), why, told);
                     drop(c);
                 }
             }
@@ -128,7 +133,7 @@ int main(int argc, char **argv) {
     printf("mini_broker: %g re-authentications\n", reauths);
     close(lfd);
     ksasl_server_config_free(cfg);
-    ksasl_registry_free(reg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(reg);
+    ksasl_credential_store_free(store);
     return 0;
 }

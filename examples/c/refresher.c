@@ -20,22 +20,22 @@ static void refresh_cb(void *userdata, ksasl_refresher *r, int64_t now) {
         ksasl_refresher_set_token_failure(r, "token endpoint unreachable", now);
         return;
     }
-    ksasl_token *t;
-    if (ksasl_token_new_unsecured("alice", 3600, "kafka", now, &t) != KSASL_OK) {
+    ksasl_oauth_token *t;
+    if (ksasl_oauth_token_new_unsecured("alice", 3600, "kafka", now, &t) != KSASL_OK) {
         ksasl_refresher_set_token_failure(r, ksasl_last_constructor_error(), now);
         return;
     }
     /* The expiry is absolute, in milliseconds: librdkafka's md_lifetime_ms. */
-    ksasl_result res = ksasl_refresher_set_token(r, ksasl_token_value(t), ksasl_token_expiry_ms(t), "alice", NULL, NULL, 0, now);
+    ksasl_result res = ksasl_refresher_set_token(r, ksasl_oauth_token_value(t), ksasl_oauth_token_expiry_ms(t), "alice", NULL, NULL, 0, now);
     printf("  +%7.1fs  set_token: %s, next refresh in %.1f min\n", (double)(now - idp->t0) / 1000.0, ksasl_result_name(res),
            (double)(ksasl_refresher_next_deadline(r) - now) / 60000.0);
-    ksasl_token_free(t);
+    ksasl_oauth_token_free(t);
 }
 
 int main(void) {
     idp_t idp = {.t0 = 1795000000000, .calls = 0, .fail_next = 0};
     ksasl_refresher *r;
-    if (ksasl_refresher_new(0.8, 0.05, 60, 300, &r) != KSASL_OK) {
+    if (ksasl_refresher_new(NULL, &r) != KSASL_OK) {
         fprintf(stderr, "%s\n", ksasl_last_constructor_error());
         return 1;
     }

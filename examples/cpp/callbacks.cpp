@@ -25,21 +25,21 @@ constexpr std::int64_t NOW = 1795000000000;
 using check::expect;
 
 // Runs an exchange; returns the principal, or throws the client's view of a refusal.
-std::string run(ksasl::client &client, ksasl::server &server) {
-    ksasl::client::step_result c = client.start(NOW);
+std::string run(ksasl::client_exchange &client, ksasl::server_exchange &server) {
+    ksasl::client_exchange::step_result c = client.start(NOW);
     std::vector<std::uint8_t> msg = c.out.to_vector();
     for (int round = 0; round < 8; round++) {
-        ksasl::server::step_result s;
+        ksasl::server_exchange::step_result s;
         try {
             s = server.step(msg, NOW);
         } catch (const ksasl::error &e) {
             std::printf("    server: %s\n", e.what());
             client.server_failed(server.client_message());
         }
-        if (s.status == ksasl::server_status::done) {
+        if (s.status == ksasl::server_step_kind::done) {
             return server.outcome().principal;
         }
-        if (s.status != ksasl::server_status::challenge) {
+        if (s.status != ksasl::server_step_kind::challenge) {
             throw std::runtime_error("unexpected server status");
         }
         c = client.step(s.out, NOW);
@@ -54,7 +54,7 @@ bool throws(std::uint32_t code, F &&f) {
     try {
         f();
     } catch (const ksasl::error &e) {
-        std::printf("    -> %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()), e.what());
+        std::printf("    -> %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()), e.message());
         return e.code() == code;
     }
     std::printf("    -> no exception\n");
@@ -66,7 +66,7 @@ void credential_callback() {
     auto alive = std::make_shared<int>(0); // the callback's captured state
     std::weak_ptr<int> watch = alive;
     {
-        ksasl::registry broker;
+        ksasl::mechanism_registry broker;
         broker.add_password_servers();
         broker.set_credential_callback([alive](const ksasl::credential_request &req, ksasl::credential_answer &ans) {
             ++*alive;
@@ -80,18 +80,18 @@ void credential_callback() {
         });
         alive.reset();
 
-        ksasl::registry alice, boom;
+        ksasl::mechanism_registry alice, boom;
         alice.add_password_clients("alice", "alice-secret");
         boom.add_password_clients("boom", "whatever");
         for (const char *mech : {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}) {
-            ksasl::client c(alice, mech);
-            ksasl::server s(broker, mech);
+            ksasl::client_exchange c(alice, mech);
+            ksasl::server_exchange s(broker, mech);
             const std::string who = run(c, s);
             std::printf("    %s: %s\n", mech, who.c_str());
             expect(who == "User:alice", "alice logs in through the callback");
         }
-        ksasl::client c(boom, "PLAIN");
-        ksasl::server s(broker, "PLAIN");
+        ksasl::client_exchange c(boom, "PLAIN");
+        ksasl::server_exchange s(broker, "PLAIN");
         expect(throws(KSASL_SERVER_REJECTED_AUTHENTICATION, [&] { run(c, s); }),
                "a throwing callback fails the login, not the process");
         expect(!watch.expired() && *watch.lock() == 4, "the callback ran for each lookup");
@@ -101,23 +101,23 @@ void credential_callback() {
 
 void pull_form() {
     std::printf("credential lookup, pull form\n");
-    ksasl::registry broker;
+    ksasl::mechanism_registry broker;
     broker.add_password_servers(); // no store, no callback
-    ksasl::registry alice;
+    ksasl::mechanism_registry alice;
     alice.add_password_clients("alice", "alice-secret");
-    ksasl::client c(alice, "SCRAM-SHA-256");
-    ksasl::server s(broker, "SCRAM-SHA-256");
-    ksasl::server::step_result st = s.step(c.start(NOW).out, NOW);
-    expect(st.status == ksasl::server_status::need_credential, "the server asks for a credential");
+    ksasl::client_exchange c(alice, "SCRAM-SHA-256");
+    ksasl::server_exchange s(broker, "SCRAM-SHA-256");
+    ksasl::server_exchange::step_result st = s.step(c.start(NOW).out, NOW);
+    expect(st.status == ksasl::server_step_kind::need_credential, "the server asks for a credential");
     const ksasl::pending_credential req = s.credential_request();
     std::printf("    request: %s for %s (token auth %d)\n", req.mechanism.c_str(), req.username.c_str(),
-                req.token_auth ? 1 : 0);
-    expect(req.mechanism == "SCRAM-SHA-256" && req.username == "alice" && !req.token_auth, "the request is alice's");
-    st = s.provide_credential(ksasl::credential_kind::password, "alice-secret", std::nullopt, std::nullopt, NOW);
-    expect(st.status == ksasl::server_status::challenge, "the exchange continues");
-    ksasl::client::step_result cs = c.step(st.out, NOW);
+                req.token_authenticated ? 1 : 0);
+    expect(req.mechanism == "SCRAM-SHA-256" && req.username == "alice" && !req.token_authenticated, "the request is alice's");
+    st = s.provide_credential(ksasl::credential_answer_kind::password, "alice-secret", std::nullopt, std::nullopt, NOW);
+    expect(st.status == ksasl::server_step_kind::challenge, "the exchange continues");
+    ksasl::client_exchange::step_result cs = c.step(st.out, NOW);
     st = s.step(cs.out, NOW);
-    expect(st.status == ksasl::server_status::done, "the exchange completes");
+    expect(st.status == ksasl::server_step_kind::done, "the exchange completes");
     cs = c.step(st.out, NOW);
     expect(cs.done && s.outcome().principal == "User:alice", "alice is authenticated");
     expect(throws(KSASL_WRONG_STATE, [&] { s.credential_request(); }), "no request is pending any more");
@@ -128,9 +128,9 @@ void token_validator() {
     auto alive = std::make_shared<int>(0);
     std::weak_ptr<int> watch = alive;
     {
-        ksasl::registry broker;
+        ksasl::mechanism_registry broker;
         broker.add_oauthbearer_callback_server(
-            [alive](std::string_view token, std::int64_t now, ksasl::token_verdict &verdict) {
+            [alive](std::string_view token, std::int64_t now, ksasl::oauth_verdict &verdict) {
                 ++*alive;
                 if (token == "opaque-token-for-bob") {
                     verdict.accept("bob", now + 600000);
@@ -145,10 +145,10 @@ void token_validator() {
         for (const char *t : {"opaque-token-for-bob", "opaque-token-that-throws", "opaque-token-unknown"}) {
             ksasl::refresher r;
             r.set_token(t, NOW + 3600000, "bob", NOW);
-            ksasl::registry client_side;
+            ksasl::mechanism_registry client_side;
             client_side.add_oauthbearer_client(r);
-            ksasl::client c(client_side, "OAUTHBEARER");
-            ksasl::server s(broker, "OAUTHBEARER");
+            ksasl::client_exchange c(client_side, "OAUTHBEARER");
+            ksasl::server_exchange s(broker, "OAUTHBEARER");
             if (std::string_view(t) == "opaque-token-for-bob") {
                 const std::string who = run(c, s);
                 std::printf("    accepted: %s\n", who.c_str());
@@ -171,7 +171,7 @@ void throwing_refresh() {
         if (++calls == 1) {
             throw std::runtime_error("the identity provider is unavailable");
         }
-        const ksasl::token t = ksasl::token::new_unsecured("carol", 3600, std::nullopt, now);
+        const ksasl::oauth_token t = ksasl::oauth_token::new_unsecured("carol", 3600, std::nullopt, now);
         ref.set_token(t.value(), t.expiry_ms(), "carol", now);
     });
     expect(r.run_due(NOW), "the callback ran");
@@ -191,20 +191,24 @@ void throwing_refresh() {
 
 void errors() {
     std::printf("errors\n");
-    expect(throws(KSASL_INVALID_CONFIG, [] { ksasl::refresher r(2.0); }),
-           "a constructor failure carries ksasl_last_constructor_error()");
+    ksasl::refresher_config_builder rb;
+    rb.set_window_factor(2.0);
+    expect(throws(KSASL_INVALID_CONFIG, [&] { rb.build(); }) && !rb.last_error().empty(),
+           "a failed build carries the builder's detail");
+    ksasl::refresher built(rb.set_window_factor(0.9).build());
+    expect(built.poll(NOW), "the builder stays usable: a corrected value builds");
     expect(throws(KSASL_UNKNOWN_MECHANISM,
                   [] {
-                      ksasl::registry reg;
-                      ksasl::client c(reg, "GSSAPI");
+                      ksasl::mechanism_registry reg;
+                      ksasl::client_exchange c(reg, "GSSAPI");
                   }),
-           "an unknown mechanism is refused");
-    ksasl::store s;
+           "an unknown mechanism is refused (a constructor failure carries ksasl_last_constructor_error())");
+    ksasl::credential_store s;
     expect(throws(KSASL_INVALID_ARGUMENT, [&] { s.add_user(std::string_view("a\0b", 3), "pw"); }),
            "a string with a NUL byte is refused");
     expect(throws(KSASL_CREDENTIAL_ITERATIONS_TOO_LOW, [&] { s.add_user("alice", "pw", 1000); }),
            "too few SCRAM iterations are refused with the store's detail");
-    ksasl::store moved = std::move(s);
+    ksasl::credential_store moved = std::move(s);
     expect(!s && moved, "moving transfers the handle");
     expect(throws(KSASL_NULL_ARGUMENT, [&] { s.add_user("alice", "pw"); }), "a moved-from handle throws");
     moved.add_user("alice", "pw");

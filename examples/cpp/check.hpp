@@ -7,6 +7,7 @@
 
 #include "ksasl.hpp"
 
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -34,15 +35,25 @@ std::optional<ksasl::error> error_of(F &&f) {
     try {
         f();
     } catch (const ksasl::error &e) {
-        std::printf("    -> %s: %s\n", e.name(), e.what());
+        std::printf("    -> %s\n", e.what());
         return e;
     }
     std::printf("    -> no exception\n");
     return std::nullopt;
 }
 
+inline std::size_t occurrences(std::string_view hay, std::string_view needle) {
+    std::size_t n = 0;
+    for (std::size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + 1)) {
+        n++;
+    }
+    return n;
+}
+
+// The error has `code` and `text`, and names its code once ("NAME: message").
 inline bool is_error(const std::optional<ksasl::error> &e, std::uint32_t code, std::string_view text = {}) {
-    return e && e->code() == code && contains(e->what(), text);
+    return e && e->code() == code && contains(e->what(), text) && occurrences(e->what(), e->name()) == 1 &&
+           !contains(e->message(), e->name());
 }
 
 // The whole of an example's main(): 0 when every expectation held, 1 when one failed or an
@@ -54,7 +65,7 @@ int run(const char *title, F &&body) {
         body();
     } catch (const ksasl::error &e) {
         std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
+                     e.message());
         return 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());

@@ -8,7 +8,7 @@
 //
 // The mechanism's classes derive from ksasl::host_client_mechanism and
 // ksasl::host_server_mechanism; factories made of std::function create one object per
-// exchange. A ksasl::client_conn and a ksasl::server_conn (a broker that also offers PLAIN and
+// exchange. A ksasl::client_connection and a ksasl::server_connection (a broker that also offers PLAIN and
 // SCRAM) exchange Kafka frames in memory. The checks:
 //   - authentication and re-authentication, the session ending at the key's expiry
 //     (connections.max.reauth.ms 0: lifetime = expiry - now), the built-ins still working;
@@ -369,24 +369,24 @@ ksasl::host_server_factory server_factory(std::shared_ptr<census> c, bool deferr
 // A listener with PLAIN and SCRAM (bob, from a store) and `mechanism`. The registry goes away
 // at once: the configuration keeps what it needs.
 ksasl::server_config listener(ksasl::host_server_factory mechanism, std::int64_t max_reauth_ms) {
-    ksasl::store users;
+    ksasl::credential_store users;
     users.add_user("bob", "bob-secret");
-    ksasl::registry reg;
+    ksasl::mechanism_registry reg;
     reg.add_password_servers(users);
     reg.add_server_mechanism(NAME, std::move(mechanism));
     if (reg.mechanism_count(true) != 4) {
         throw std::runtime_error("the listener does not offer 4 mechanisms");
     }
-    ksasl::server_config sc(reg);
-    sc.set_max_reauth_ms(max_reauth_ms);
-    sc.set_failed_auth_delay_ms(0);
-    return sc;
+    return ksasl::server_config_builder(reg)
+        .set_max_reauth_ms(max_reauth_ms)
+        .set_failed_authentication_delay_ms(0)
+        .build();
 }
 
 ksasl::client_config hmac_client_config(ksasl::host_client_factory mechanism) {
-    ksasl::registry reg;
+    ksasl::mechanism_registry reg;
     reg.add_client_mechanism(NAME, std::move(mechanism));
-    return ksasl::client_config(reg, NAME);
+    return ksasl::client_config_builder(reg, NAME).build();
 }
 
 /* ---- the Kafka drivers wired in memory -------------------------------------------------- */
@@ -412,8 +412,8 @@ std::vector<std::vector<std::uint8_t>> take_frames(std::vector<std::uint8_t> &st
 // A client connection and a broker connection, with what happened between them. Deferred
 // calls handed out in one round are finished (or failed by `late_server`) at the next.
 struct wire {
-    ksasl::client_conn client;
-    ksasl::server_conn server;
+    ksasl::client_connection client;
+    ksasl::server_connection server;
     ksasl::host_answer client_answer = ksasl::host_answer::for_client();
     ksasl::host_answer server_answer = ksasl::host_answer::for_server();
     std::vector<std::uint8_t> to_server, to_client;
@@ -424,6 +424,7 @@ struct wire {
     std::optional<ksasl::error> client_error; // the client connection's fatal failure
     std::optional<ksasl::server_action> server_failure;
     std::string server_error;
+    ksasl::server_connection::reason_info server_reason; // why the broker failed it
     bool closed = false;
 
     deferred_call *client_work = nullptr;
@@ -497,7 +498,7 @@ private:
         closed = true;
     }
 
-    void on_client(const ksasl::client_conn::frame_result &r) {
+    void on_client(const ksasl::client_connection::frame_result &r) {
         if (r.event == ksasl::client_event::authenticated) {
             authenticated++;
         } else if (r.event == ksasl::client_event::reauthenticated) {
@@ -510,7 +511,7 @@ private:
         }
     }
 
-    void on_server(const ksasl::server_conn::output &o, std::int64_t now) {
+    void on_server(const ksasl::server_connection::output &o, std::int64_t now) {
         to_client.insert(to_client.end(), o.out.begin(), o.out.end());
         switch (o.action) {
         case ksasl::server_action::continue_:
@@ -530,6 +531,7 @@ private:
             // The failure response (if any) goes out, then the broker closes the connection.
             server_failure = o.action;
             server_error = server.last_error();
+            server_reason = server.reason();
             deliver(now);
             if (!closed) {
                 try {
@@ -582,13 +584,14 @@ void authenticates_and_reauthenticates(bool deferred) {
                 expect(w.client.pending_work() == nullptr && w.server.pending_work() == nullptr,
                        "nothing is pending once resumed");
             }
-            const ksasl::server_conn::session_info s = w.server.session();
+            const ksasl::server_connection::session_info s = w.server.session();
             std::printf("    broker: %s, lifetime %lld ms, expiry T0+%lld ms\n", s.principal.c_str(),
                         static_cast<long long>(s.lifetime_ms), static_cast<long long>(s.expiry_ms.value_or(-1) - T0));
             expect(s.principal == "User:alice", "the principal is the mechanism's authorization id");
+            expect(s.mechanism == NAME && !s.token_authenticated, "the session names the host mechanism");
             expect(s.lifetime_ms == 5000 && s.expiry_ms == T0 + 5000,
                    "with connections.max.reauth.ms 0 the key's expiry alone bounds the session");
-            const ksasl::client_conn::session_info cs = w.client.session();
+            const ksasl::client_connection::session_info cs = w.client.session();
             const std::int64_t due = w.client.next_deadline().value_or(-1);
             expect(cs.lifetime_ms == 5000 && cs.expiry_ms == T0 + 5000, "the client sees the same session");
             expect(cs.reauth_at_ms == due && due >= T0 + 4250 && due <= T0 + 4750,
@@ -597,7 +600,7 @@ void authenticates_and_reauthenticates(bool deferred) {
             expect(w.client.handle_timeout(due), "the re-authentication starts when due");
             w.pump(due);
             expect(w.reauthenticated == 1 && w.server_reauthenticated == 1, "alice re-authenticates");
-            const ksasl::server_conn::session_info r = w.server.session();
+            const ksasl::server_connection::session_info r = w.server.session();
             std::printf("    re-authenticated at T0+%lld ms: lifetime %lld ms\n", static_cast<long long>(due - T0),
                         static_cast<long long>(r.lifetime_ms));
             expect(r.expiry_ms == T0 + 5000 && r.lifetime_ms == T0 + 5000 - due,
@@ -612,13 +615,14 @@ void authenticates_and_reauthenticates(bool deferred) {
         }
         {
             // The built-in mechanisms of the same listener.
-            ksasl::registry bob;
+            ksasl::mechanism_registry bob;
             bob.add_password_clients("bob", "bob-secret");
-            const ksasl::client_config bc(bob, "SCRAM-SHA-512");
+            const ksasl::client_config bc = ksasl::client_config_builder(bob, "SCRAM-SHA-512").build();
             wire w(bc, sc);
             w.start(T0);
             w.pump(T0);
-            expect(w.authenticated == 1 && w.server.session().principal == "User:bob",
+            expect(w.authenticated == 1 && w.server.session().principal == "User:bob" &&
+                       w.server.session().mechanism == "SCRAM-SHA-512",
                    "SCRAM-SHA-512 still works on the same listener");
         }
         expect(cc_census->alive == 0 && sc_census->alive == 0, "every mechanism object was destroyed with its exchange");
@@ -646,7 +650,7 @@ void principal_change_is_refused(bool deferred) {
     w.pump(due);
     expect(w.reauthenticated == 0 && w.server_reauthenticated == 0, "mallory does not take over the connection");
     if (w.client_error) {
-        std::printf("    client: %s: %s\n", w.client_error->name(), w.client_error->what());
+        std::printf("    client: %s\n", w.client_error->what());
     }
     expect(w.client_error &&
                contains(w.client_error->what(),
@@ -720,18 +724,18 @@ void exceptions_and_misuse() {
             std::printf("    client connection: %s\n", w.client_error->what());
         }
         expect(is_error(w.client_error, KSASL_HOST_MECHANISM_FAILED,
-                        "the X-HMAC-CHALLENGE mechanism's start callback failed: token service unreachable"),
+                        "the X-HMAC-CHALLENGE mechanism's start failed: token service unreachable"),
                "a throwing client mechanism fails the connection with what()");
         expect(w.server_authenticated == 0, "nobody is authenticated");
 
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         reg.add_client_mechanism(NAME, [] { return std::make_unique<throwing_client>(); });
-        ksasl::client client(reg, NAME);
+        ksasl::client_exchange client(reg, NAME);
         const auto e = error_of([&] { client.start(T0); });
         expect(e && std::string(e->what()) ==
-                        "HOST_MECHANISM_FAILED: the X-HMAC-CHALLENGE mechanism's start callback failed: token service "
+                        "HOST_MECHANISM_FAILED: the X-HMAC-CHALLENGE mechanism's start failed: token service "
                         "unreachable",
-               "the same through ksasl::client");
+               "the same through ksasl::client_exchange");
         expect(is_error(error_of([&] { client.start(T0); }), KSASL_STEP_AFTER_FAILURE),
                "the exchange stays failed");
     }
@@ -747,21 +751,28 @@ void exceptions_and_misuse() {
         std::printf("    broker: %s\n", w.server_error.c_str());
         expect(w.server_failure == ksasl::server_action::fail_at &&
                    contains(w.server_error, "HOST_MECHANISM_FAILED") &&
-                   contains(w.server_error, "step callback failed: the key directory is unreachable"),
+                   contains(w.server_error, "step failed: the key directory is unreachable"),
                "a throwing server mechanism fails the exchange with what() on the broker");
         expect(is_error(w.client_error, KSASL_SERVER_REJECTED_AUTHENTICATION, KAFKA_GENERIC_FAILURE) &&
                    !contains(w.client_error->what(), "key directory"),
                "the client only gets Kafka's generic sentence");
+        std::printf("    reason: %s: %s; told the client \"%s\"\n", ksasl::result_name(w.server_reason.code),
+                    w.server_reason.message.c_str(), w.server_reason.client_text.c_str());
+        expect(w.server_reason.code == KSASL_HOST_MECHANISM_FAILED &&
+                   contains(w.server_reason.message, "the key directory is unreachable") &&
+                   !contains(w.server_reason.message, "HOST_MECHANISM_FAILED") &&
+                   contains(w.server_reason.client_text, KAFKA_GENERIC_FAILURE),
+               "the broker's reason: the code, the detail, and the text the client was sent");
     }
 
-    // Through ksasl::server: an exception that is not a std::exception; the mechanism's own
+    // Through ksasl::server_exchange: an exception that is not a std::exception; the mechanism's own
     // verdicts (set_error, a std::runtime_error); an empty authorization id.
     {
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         reg.add_server_mechanism("X-INT", [] { return std::make_unique<throwing_server>(false); });
         reg.add_server_mechanism("X-NOBODY", [] { return std::make_unique<nobody_server>(); });
         reg.add_server_mechanism(NAME, server_factory(c, false));
-        ksasl::server thrower(reg, "X-INT");
+        ksasl::server_exchange thrower(reg, "X-INT");
         expect(is_error(error_of([&] { thrower.step(std::string_view("x"), T0); }), KSASL_HOST_MECHANISM_FAILED,
                         "not a std::exception"),
                "any exception is caught at the C boundary");
@@ -769,17 +780,17 @@ void exceptions_and_misuse() {
                    "Authentication failed during authentication due to invalid credentials with SASL mechanism X-INT",
                "the client message is Kafka's generic sentence");
 
-        ksasl::server eve(reg, NAME);
-        expect(eve.step(std::string_view("eve"), T0).status == ksasl::server_status::challenge, "eve is challenged");
+        ksasl::server_exchange eve(reg, NAME);
+        expect(eve.step(std::string_view("eve"), T0).status == ksasl::server_step_kind::challenge, "eve is challenged");
         expect(is_error(error_of([&] { eve.step(std::string_view("x"), T0); }), KSASL_UNKNOWN_USER,
-                        "UNKNOWN_USER: the X-HMAC-CHALLENGE mechanism's step callback failed: unknown user"),
+                        "UNKNOWN_USER: the X-HMAC-CHALLENGE mechanism's step failed: unknown user"),
                "an unknown user: set_error(KSASL_UNKNOWN_USER, ...) without an exception keeps the code");
-        ksasl::server alice(reg, NAME);
+        ksasl::server_exchange alice(reg, NAME);
         alice.step(std::string_view("alice"), T0);
         expect(is_error(error_of([&] { alice.step(std::string(32, 'x'), T0); }), KSASL_HOST_MECHANISM_FAILED,
-                        "step callback failed: wrong HMAC"),
+                        "step failed: wrong HMAC"),
                "a wrong HMAC (an exception)");
-        ksasl::server nobody(reg, "X-NOBODY");
+        ksasl::server_exchange nobody(reg, "X-NOBODY");
         expect(is_error(error_of([&] { nobody.step(std::string_view("x"), T0); }), KSASL_HOST_MECHANISM_FAILED,
                         "authenticated an empty authorization id"),
                "a wrong answer is described by the library");
@@ -789,11 +800,11 @@ void exceptions_and_misuse() {
     // description in the step's error.
     {
         auto seen = std::make_shared<std::uint32_t>(0);
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         reg.add_client_mechanism(NAME, [seen] { return std::make_unique<twice_client>(seen); });
-        ksasl::client client(reg, NAME);
+        ksasl::client_exchange client(reg, NAME);
         expect(is_error(error_of([&] { client.start(T0); }), KSASL_HOST_MECHANISM_FAILED,
-                        "the X-HMAC-CHALLENGE mechanism's start callback set the message twice"),
+                        "the X-HMAC-CHALLENGE mechanism's start set the message twice"),
                "a second message is refused with the library's reason");
         expect(*seen == KSASL_HOST_MECHANISM_FAILED, "the setter threw ksasl::host_output_error (HOST_MECHANISM_FAILED)");
     }
@@ -802,17 +813,17 @@ void exceptions_and_misuse() {
     {
         auto alive = std::make_shared<int>(0);
         const std::weak_ptr<int> watch = alive;
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         reg.add_client_mechanism(NAME, [alive]() -> std::unique_ptr<ksasl::host_client_mechanism> {
             throw std::runtime_error("out of exchanges");
         });
         reg.add_server_mechanism(NAME, []() -> std::unique_ptr<ksasl::host_server_mechanism> { return nullptr; });
         alive.reset();
-        expect(is_error(error_of([&] { ksasl::client client(reg, NAME); }), KSASL_HOST_MECHANISM_FAILED,
-                        "new_exchange callback returned NULL"),
+        expect(is_error(error_of([&] { ksasl::client_exchange client(reg, NAME); }), KSASL_HOST_MECHANISM_FAILED,
+                        "new_exchange failed: it returned NULL"),
                "a throwing factory fails the exchange (constructor)");
-        expect(is_error(error_of([&] { ksasl::server server(reg, NAME); }), KSASL_HOST_MECHANISM_FAILED,
-                        "new_exchange callback returned NULL"),
+        expect(is_error(error_of([&] { ksasl::server_exchange server(reg, NAME); }), KSASL_HOST_MECHANISM_FAILED,
+                        "new_exchange failed: it returned NULL"),
                "a factory returning nullptr fails it too");
         // Replacing the mechanism releases the old factory.
         reg.add_client_mechanism(NAME, client_factory(who, c, false));
@@ -823,7 +834,7 @@ void exceptions_and_misuse() {
     {
         auto alive = std::make_shared<int>(0);
         const std::weak_ptr<int> watch = alive;
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         expect(is_error(error_of([&] {
                             reg.add_client_mechanism("x-hmac", [alive] { return std::make_unique<throwing_client>(); });
                         }),
@@ -839,21 +850,21 @@ void exceptions_and_misuse() {
 }
 
 void deferred_exchanges() {
-    std::printf("deferred mechanism through ksasl::client and ksasl::server\n");
+    std::printf("deferred mechanism through ksasl::client_exchange and ksasl::server_exchange\n");
     const credentials alice{"alice", "alice-key"};
     auto c = std::make_shared<census>();
-    ksasl::registry creg, sreg;
+    ksasl::mechanism_registry creg, sreg;
     creg.add_client_mechanism(NAME, client_factory(std::make_shared<credentials>(alice), c, true));
     sreg.add_server_mechanism(NAME, server_factory(c, true));
     ksasl::host_answer ca = ksasl::host_answer::for_client();
     ksasl::host_answer sa = ksasl::host_answer::for_server();
     {
-        ksasl::client client(creg, NAME);
-        ksasl::server server(sreg, NAME);
+        ksasl::client_exchange client(creg, NAME);
+        ksasl::server_exchange server(sreg, NAME);
         expect(client.pending_work() == nullptr && server.pending_work() == nullptr, "nothing pending yet");
         expect(is_error(error_of([&] { client.resume(ca); }), KSASL_WRONG_STATE), "nothing to resume");
 
-        ksasl::client::step_result cr = client.start(T0);
+        ksasl::client_exchange::step_result cr = client.start(T0);
         expect(cr.pending && !cr.done && cr.out.empty(), "start: the answer comes later");
         auto *work = static_cast<deferred_call *>(client.pending_work());
         expect(work != nullptr, "pending_work() is the pointer given to set_pending()");
@@ -866,11 +877,11 @@ void deferred_exchanges() {
         cr = client.resume(ca);
         expect(!cr.pending && cr.out.as_string_view() == "alice", "resume: the first message");
 
-        ksasl::server::step_result sr = server.step(cr.out, T0);
-        expect(sr.status == ksasl::server_status::pending && sr.out.empty(), "server step: later");
+        ksasl::server_exchange::step_result sr = server.step(cr.out, T0);
+        expect(sr.status == ksasl::server_step_kind::pending && sr.out.empty(), "server step: later");
         finish(*static_cast<deferred_call *>(server.pending_work()), sa);
         sr = server.resume(sa, T0);
-        expect(sr.status == ksasl::server_status::challenge && sr.out.size() == 8, "resume: the challenge");
+        expect(sr.status == ksasl::server_step_kind::challenge && sr.out.size() == 8, "resume: the challenge");
 
         cr = client.step(sr.out, T0);
         expect(cr.pending, "client step: later");
@@ -881,8 +892,8 @@ void deferred_exchanges() {
         sr = server.step(cr.out, T0);
         finish(*static_cast<deferred_call *>(server.pending_work()), sa);
         sr = server.resume(sa, T0);
-        expect(sr.status == ksasl::server_status::done, "resume: authenticated");
-        const ksasl::server::outcome_info o = server.outcome();
+        expect(sr.status == ksasl::server_step_kind::done, "resume: authenticated");
+        const ksasl::server_exchange::outcome_info o = server.outcome();
         expect(o.principal == "User:alice" && o.mechanism == NAME && o.credential_expiry_ms == T0 + 5000,
                "the outcome: User:alice until the key's expiry");
         cr = client.step(sr.out, T0);
@@ -893,8 +904,8 @@ void deferred_exchanges() {
     }
     {
         // A late failure: the host's error text on the server's side only.
-        ksasl::server server(sreg, NAME);
-        expect(server.step(std::string_view("alice"), T0).status == ksasl::server_status::pending, "later again");
+        ksasl::server_exchange server(sreg, NAME);
+        expect(server.step(std::string_view("alice"), T0).status == ksasl::server_step_kind::pending, "later again");
         sa.set_error("directory timeout");
         const auto e = error_of([&] { server.resume(sa, T0); });
         expect(e && std::string(e->what()) ==
@@ -904,7 +915,7 @@ void deferred_exchanges() {
     }
     {
         // The deferred work throws: finish() turns it into the answer's error.
-        ksasl::client client(creg, NAME);
+        ksasl::client_exchange client(creg, NAME);
         client.start(T0);
         deferred_call failing{[](ksasl::host_output &) { throw std::runtime_error("the signer crashed"); }};
         finish(failing, ca);

@@ -3,11 +3,11 @@
 //
 // The refresh callback has librdkafka's shape (oauthbearer_token_refresh_cb): it is called
 // when a refresh is due, fetches a token (here: an unsecured JWT built by
-// ksasl::token::new_unsecured, valid for 60 s) and answers with set_token. The host's loop
+// ksasl::oauth_token::new_unsecured, valid for 60 s) and answers with set_token. The host's loop
 // jumps virtual time to each next_deadline() and calls run_due(). With Kafka's defaults
 // (window factor 0.8, jitter 0.05) each refresh happens 80-85 % into the current token's life.
 //
-// Then a ksasl::client_conn and a ksasl::server_conn (a broker) exchange Kafka frames in
+// Then a ksasl::client_connection and a ksasl::server_connection (a broker) exchange Kafka frames in
 // memory: the bytes one side transmits are split at their 4-byte length prefixes and handed
 // to the other side one frame at a time, until both sides report the connection
 // authenticated. A ksasl::tracker then watches the connection: at each further refresh it
@@ -104,7 +104,7 @@ const char *action_name(ksasl::server_action a) {
 
 // Moves frames between a client and a broker connection until both report `client_done` /
 // `broker_done`. Frames reaching a ready broker go through its per-request gate first.
-void pump(ksasl::client_conn &client, ksasl::server_conn &broker, std::int64_t now, ksasl::client_event client_done,
+void pump(ksasl::client_connection &client, ksasl::server_connection &broker, std::int64_t now, ksasl::client_event client_done,
           ksasl::server_action broker_done) {
     std::vector<std::uint8_t> to_broker, to_client;
     bool client_ok = false, broker_ok = false;
@@ -119,7 +119,7 @@ void pump(ksasl::client_conn &client, ksasl::server_conn &broker, std::int64_t n
                                                 ksasl::gate_verdict::begin_reauth,
                        "the gate passes the re-authentication to the driver");
             }
-            const ksasl::server_conn::output o = broker.handle_frame(frame, now);
+            const ksasl::server_connection::output o = broker.handle_frame(frame, now);
             if (o.action == broker_done) {
                 broker_ok = true;
             } else if (o.action != ksasl::server_action::continue_) {
@@ -132,7 +132,7 @@ void pump(ksasl::client_conn &client, ksasl::server_conn &broker, std::int64_t n
         }
         for (const auto &frame : replies) {
             std::printf("  broker -> client  %s\n", describe_response(frame).c_str());
-            const ksasl::client_conn::frame_result r = client.handle_frame(frame, now);
+            const ksasl::client_connection::frame_result r = client.handle_frame(frame, now);
             if (r.event == client_done) {
                 client_ok = true;
             } else if (r.event != ksasl::client_event::continue_) {
@@ -153,14 +153,19 @@ int main() {
 
         // Kafka's sasl.login.refresh.* defaults: window factor 0.8, jitter 0.05, min period
         // 60 s, buffer 300 s (a 60 s token is shorter than both: the window rule applies).
-        ksasl::refresher refresher(0.8, 0.05, 60, 300);
+        ksasl::refresher refresher(ksasl::refresher_config_builder()
+                                       .set_window_factor(0.8)
+                                       .set_window_jitter(0.05)
+                                       .set_min_period_seconds(60)
+                                       .set_buffer_seconds(300)
+                                       .build());
 
         std::vector<std::int64_t> set_at;  // when each token was installed
         std::vector<std::int64_t> expiry;  // and when it expires
         // librdkafka's oauthbearer_token_refresh_cb: get a token, then set_token (or
         // set_token_failure; throwing here would report a failure too).
         const auto fetch = [&](ksasl::refresher_ref r, std::int64_t now) {
-            const ksasl::token t = ksasl::token::new_unsecured("alice", LIFETIME_S, "kafka", now);
+            const ksasl::oauth_token t = ksasl::oauth_token::new_unsecured("alice", LIFETIME_S, "kafka", now);
             r.set_token(t.value(), t.expiry_ms(), "alice", {{"logicalCluster", "lkc-demo"}}, now);
             set_at.push_back(now);
             expiry.push_back(t.expiry_ms());
@@ -197,31 +202,32 @@ int main() {
         // Kafka's unsecured validator requiring the "kafka" scope.
         std::printf("\n%s  OAUTHBEARER over Kafka frames with the generation-%llu token\n", at(now).c_str(),
                     static_cast<unsigned long long>(refresher.generation()));
-        ksasl::registry client_side;
+        ksasl::mechanism_registry client_side;
         client_side.add_oauthbearer_client(refresher);
-        ksasl::registry broker_side;
+        ksasl::mechanism_registry broker_side;
         broker_side.add_oauthbearer_unsecured_server("kafka", 0);
 
-        ksasl::client_config ccfg(client_side, "OAUTHBEARER");
-        ccfg.set_client_id("ksasl-cpp-refresher");
-        ksasl::server_config scfg(broker_side);
-        scfg.set_max_reauth_ms(3600 * 1000); // KIP-368: sessions end with the token
+        const ksasl::client_config ccfg =
+            ksasl::client_config_builder(client_side, "OAUTHBEARER").set_client_id("ksasl-cpp-refresher").build();
+        const ksasl::server_config scfg = ksasl::server_config_builder(broker_side)
+                                              .set_max_reauth_ms(3600 * 1000) // KIP-368: sessions end with the token
+                                              .build();
 
-        ksasl::client_conn client(ccfg);
-        ksasl::server_conn broker(scfg);
+        ksasl::client_connection client(ccfg);
+        ksasl::server_connection broker(scfg);
         client.start(now);
 
         pump(client, broker, now, ksasl::client_event::authenticated, ksasl::server_action::authenticated);
         std::uint64_t presented = refresher.generation();
 
-        const ksasl::server_conn::session_info ss = broker.session();
-        const ksasl::client_conn::session_info cs = client.session();
+        const ksasl::server_connection::session_info ss = broker.session();
+        const ksasl::client_connection::session_info cs = client.session();
         std::printf("  => broker: %s authenticated, session lifetime %.3f s, expires at %s\n", ss.principal.c_str(),
                     static_cast<double>(ss.lifetime_ms) / 1000.0, ss.expiry_ms ? at(*ss.expiry_ms).c_str() : "never");
         std::printf("  => client: re-authenticates at %s, session expires at %s\n",
                     cs.reauth_at_ms ? at(*cs.reauth_at_ms).c_str() : "never",
                     cs.expiry_ms ? at(*cs.expiry_ms).c_str() : "never");
-        expect(ss.principal == "User:alice", "the principal is User:alice");
+        expect(ss.principal == "User:alice" && ss.mechanism == "OAUTHBEARER", "the principal is User:alice");
         // The session ends with the token the client presented: the latest one.
         expect(ss.expiry_ms && *ss.expiry_ms == expiry.back(), "the session ends when the refreshed token expires");
         expect(broker.is_ready(), "the broker connection is ready for requests");
@@ -272,8 +278,8 @@ int main() {
             }
             presented = refresher.generation();
             pump(client, broker, now, ksasl::client_event::reauthenticated, ksasl::server_action::reauthenticated);
-            const ksasl::client_conn::session_info c2 = client.session();
-            const ksasl::server_conn::session_info s2 = broker.session();
+            const ksasl::client_connection::session_info c2 = client.session();
+            const ksasl::server_connection::session_info s2 = broker.session();
             std::printf("  => re-authenticated with generation %llu; session expires at %s\n",
                         static_cast<unsigned long long>(presented), s2.expiry_ms ? at(*s2.expiry_ms).c_str() : "never");
             expect(s2.expiry_ms && *s2.expiry_ms == expiry.back(), "the new session ends with the newest token");
@@ -286,7 +292,7 @@ int main() {
         return 0;
     } catch (const ksasl::error &e) {
         std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
+                     e.message());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "%s\n", e.what());
     }

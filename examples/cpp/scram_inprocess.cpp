@@ -1,4 +1,4 @@
-// A ksasl::client and a ksasl::server authenticate in one process with SCRAM-SHA-256, printing
+// A ksasl::client_exchange and a ksasl::server_exchange authenticate in one process with SCRAM-SHA-256, printing
 // every message with its secrets redacted; then a client with a wrong password is refused and
 // the failure is shown as the exceptions' code names.
 //
@@ -46,31 +46,31 @@ void show(bool from_client, ksasl::bytes_view msg) {
 }
 
 // Runs one exchange to the end; returns the server's outcome. Failures throw ksasl::error.
-ksasl::server::outcome_info authenticate(ksasl::client &client, ksasl::server &server) {
-    ksasl::client::step_result c = client.start(NOW);
+ksasl::server_exchange::outcome_info authenticate(ksasl::client_exchange &client, ksasl::server_exchange &server) {
+    ksasl::client_exchange::step_result c = client.start(NOW);
     std::vector<std::uint8_t> msg = c.out.to_vector();
     bool client_done = c.done;
     for (int round = 0; round < 8; round++) {
         show(true, msg);
-        ksasl::server::step_result s;
+        ksasl::server_exchange::step_result s;
         try {
             s = server.step(msg, NOW);
         } catch (const ksasl::error &e) {
             // What a Kafka broker would tell the client, and what the client makes of it.
             const std::string told = server.client_message();
-            std::printf("  server refused: %s (%s)\n", e.name(), e.what());
+            std::printf("  server refused: %s\n", e.what());
             std::printf("  server -> client  error: \"%s\"\n", told.c_str());
             client.server_failed(told); // always throws the client's view of the failure
         }
         switch (s.status) {
-        case ksasl::server_status::challenge: {
+        case ksasl::server_step_kind::challenge: {
             show(false, s.out);
             c = client.step(s.out, NOW);
             msg = c.out.to_vector();
             client_done = c.done;
             break;
         }
-        case ksasl::server_status::done: {
+        case ksasl::server_step_kind::done: {
             if (!s.out.empty()) {
                 show(false, s.out);
                 c = client.step(s.out, NOW); // verifies the server signature
@@ -81,8 +81,8 @@ ksasl::server::outcome_info authenticate(ksasl::client &client, ksasl::server &s
             }
             return server.outcome();
         }
-        case ksasl::server_status::pending:
-        case ksasl::server_status::need_credential:
+        case ksasl::server_step_kind::pending:
+        case ksasl::server_step_kind::need_credential:
             throw ksasl::error(KSASL_WRONG_STATE, "WRONG_STATE: unexpected credential request or pending step (the store and the built-ins answer at once)");
         }
     }
@@ -97,21 +97,21 @@ int main() {
                     std::string(ksasl::version()).c_str(), MECH);
 
         // The broker side: a store with one user, and the password mechanisms looking it up.
-        ksasl::store users;
+        ksasl::credential_store users;
         users.add_user("alice", "alice-secret", 4096);
-        ksasl::registry broker;
+        ksasl::mechanism_registry broker;
         broker.add_password_servers(users);
         std::printf("server mechanisms: %zu\n", broker.mechanism_count(true));
 
         // The client side: alice with her password.
-        ksasl::registry alice;
+        ksasl::mechanism_registry alice;
         alice.add_password_clients("alice", "alice-secret");
 
         std::printf("\n== %s, right password ==\n", MECH);
         {
-            ksasl::client client(alice, MECH);
-            ksasl::server server(broker, MECH);
-            const ksasl::server::outcome_info o = authenticate(client, server);
+            ksasl::client_exchange client(alice, MECH);
+            ksasl::server_exchange server(broker, MECH);
+            const ksasl::server_exchange::outcome_info o = authenticate(client, server);
             std::printf("  => authenticated %s (name %s) with %s\n", o.principal.c_str(), o.principal_name.c_str(),
                         o.mechanism.c_str());
             if (o.principal != "User:alice" || o.mechanism != MECH || o.token_authenticated) {
@@ -121,19 +121,21 @@ int main() {
         }
 
         std::printf("\n== %s, wrong password ==\n", MECH);
-        ksasl::registry mallory;
+        ksasl::mechanism_registry mallory;
         mallory.add_password_clients("alice", "not-the-password");
-        ksasl::client client(mallory, MECH);
-        ksasl::server server(broker, MECH);
+        ksasl::client_exchange client(mallory, MECH);
+        ksasl::server_exchange server(broker, MECH);
         try {
             authenticate(client, server);
             std::fprintf(stderr, "the wrong password was accepted\n");
             return 1;
         } catch (const ksasl::error &e) {
             std::printf("  client sees: %s (%u, %s): %s\n", e.name(), static_cast<unsigned>(e.code()), e.kind(),
-                        e.what());
-            if (e.code() != KSASL_SERVER_REJECTED_AUTHENTICATION) {
-                std::fprintf(stderr, "expected SERVER_REJECTED_AUTHENTICATION, got %s\n", e.name());
+                        e.message());
+            if (e.code() != KSASL_SERVER_REJECTED_AUTHENTICATION ||
+                std::string(e.what()) != std::string(e.name()) + ": " + e.message() ||
+                std::string_view(e.message()).find(e.name()) != std::string_view::npos) {
+                std::fprintf(stderr, "expected SERVER_REJECTED_AUTHENTICATION named once, got %s\n", e.what());
                 return 1;
             }
         }
@@ -155,7 +157,7 @@ int main() {
         return 0;
     } catch (const ksasl::error &e) {
         std::fprintf(stderr, "unexpected ksasl error %s (%u): %s\n", e.name(), static_cast<unsigned>(e.code()),
-                     e.what());
+                     e.message());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
     }

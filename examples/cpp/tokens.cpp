@@ -5,7 +5,7 @@
 // token then logs in with SCRAM and `tokenauth=true`: through Kafka-framed connections wired
 // in memory (the session capped by the token's expiry), through single exchanges, and with
 // the token kept in a ksasl::refresher that wants it renewed before it expires. Finally the
-// client side of Kafka's token APIs (ksasl::token_codec) talks to the authority, directly and
+// client side of Kafka's token APIs (ksasl::delegation_token_codec) talks to the authority, directly and
 // as application requests over authenticated connections, where a connection that logged in
 // with a token may not ask for tokens (Kafka error 64).
 //
@@ -27,6 +27,9 @@
 namespace {
 
 constexpr std::int64_t T0 = 1800000000000;
+// Kafka's defaults: delegation.token.expiry.time.ms (1 day) and .expiry.check.interval.ms (1 h).
+constexpr std::int64_t KAFKA_EXPIRY_TIME_MS = 24 * 3600 * 1000;
+constexpr std::int64_t KAFKA_EXPIRY_CHECK_INTERVAL_MS = 3600 * 1000;
 
 // Section 7.2 of Kafka's delegation token design: HMAC-SHA512 of this id under "secret".
 constexpr const char *REF_ID = "AAECAwQFBgcICQoLDA0ODw";
@@ -78,8 +81,8 @@ std::vector<std::vector<std::uint8_t>> take_frames(std::vector<std::uint8_t> &st
 }
 
 struct link {
-    ksasl::client_conn client;
-    ksasl::server_conn server;
+    ksasl::client_connection client;
+    ksasl::server_connection server;
     bool client_authenticated = false;
     bool server_authenticated = false;
     std::optional<ksasl::error> client_error;
@@ -97,7 +100,7 @@ struct link {
                 to_server.insert(to_server.end(), out.begin(), out.end());
                 bool closed = false;
                 for (const auto &frame : take_frames(to_server)) {
-                    const ksasl::server_conn::output o = server.handle_frame(frame, now);
+                    const ksasl::server_connection::output o = server.handle_frame(frame, now);
                     to_client.insert(to_client.end(), o.out.begin(), o.out.end());
                     if (o.action == ksasl::server_action::authenticated) {
                         server_authenticated = true;
@@ -135,7 +138,7 @@ struct link {
             throw std::logic_error("the gate refuses the request");
         }
         const ksasl::bytes_view resp = authority.handle_request(frame, server, now);
-        const ksasl::client_conn::frame_result r = client.handle_frame(body(resp), now);
+        const ksasl::client_connection::frame_result r = client.handle_frame(body(resp), now);
         if (r.event != ksasl::client_event::application) {
             throw std::logic_error("the response is not an application frame");
         }
@@ -143,21 +146,21 @@ struct link {
     }
 };
 
-// Runs a ksasl::client against a ksasl::server; returns the server's outcome or throws.
-ksasl::server::outcome_info exchange(const ksasl::registry &clients, const ksasl::registry &servers,
+// Runs a ksasl::client_exchange against a ksasl::server_exchange; returns the server's outcome or throws.
+ksasl::server_exchange::outcome_info exchange(const ksasl::mechanism_registry &clients, const ksasl::mechanism_registry &servers,
                                      std::string_view mechanism, std::int64_t now) {
-    ksasl::client c(clients, mechanism);
-    ksasl::server s(servers, mechanism);
-    ksasl::client::step_result cr = c.start(now);
+    ksasl::client_exchange c(clients, mechanism);
+    ksasl::server_exchange s(servers, mechanism);
+    ksasl::client_exchange::step_result cr = c.start(now);
     for (int round = 0; round < 8; round++) {
-        ksasl::server::step_result sr;
+        ksasl::server_exchange::step_result sr;
         try {
             sr = s.step(cr.out, now);
         } catch (const ksasl::error &) {
             c.server_failed(s.client_message());
         }
         cr = c.step(sr.out, now);
-        if (sr.status == ksasl::server_status::done) {
+        if (sr.status == ksasl::server_step_kind::done) {
             return s.outcome();
         }
     }
@@ -245,7 +248,7 @@ void describe_sweep_records() {
     expect(a.describe(std::vector<std::string>{}).empty(), "an empty owner list describes nothing");
 
     expect(a.next_sweep_ms() == 0, "the first sweep is due at once");
-    expect(a.sweep(T0 + 10).empty() && a.next_sweep_ms() == T0 + 10 + KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
+    expect(a.sweep(T0 + 10).empty() && a.next_sweep_ms() == T0 + 10 + KAFKA_EXPIRY_CHECK_INTERVAL_MS,
            "nothing expired yet; the next sweep an hour later");
     expect(a.sweep(T0 + 11) == std::vector<std::string>{t1.id()}, "the expired token is swept");
     expect(shared.describe().size() == 2, "the other handle sees it gone");
@@ -267,37 +270,40 @@ void describe_sweep_records() {
 
 void logins() {
     std::printf("logins with a token (SCRAM, tokenauth)\n");
-    ksasl::token_authority a("k", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS, 10000);
-    ksasl::store users;
+    ksasl::token_authority a("k", std::nullopt, 10000); // Kafka's maximum lifetime, expiry time 10 s
+    ksasl::credential_store users;
     users.add_user("alice", "alice-secret");
-    ksasl::registry broker;
-    broker.add_password_servers_with_tokens(users, a);
-    const ksasl::server_config sc(broker);
+    ksasl::mechanism_registry broker;
+    broker.add_password_servers(users);
+    broker.set_token_authority(a);
+    const ksasl::server_config sc = ksasl::server_config_builder(broker).build();
     const ksasl::delegation_token t = a.create("User:alice", T0);
 
-    ksasl::registry with_token;
+    ksasl::mechanism_registry with_token;
     with_token.add_token_clients(t.id(), t.hmac_base64());
     for (const char *mech : {"SCRAM-SHA-256", "SCRAM-SHA-512"}) {
-        const ksasl::client_config cc(with_token, mech);
+        const ksasl::client_config cc = ksasl::client_config_builder(with_token, mech).build();
         link l(cc, sc);
         l.authenticate(T0 + 1000);
-        const ksasl::server_conn::session_info s = l.server.session();
+        const ksasl::server_connection::session_info s = l.server.session();
         std::printf("    %s: %s, session of %lld ms\n", mech, s.principal.c_str(), static_cast<long long>(s.lifetime_ms));
         expect(l.client_authenticated && l.server_authenticated && s.principal == "User:alice",
                std::string("the token logs in as its owner over ") + mech);
-        expect(s.lifetime_ms == 9000 && s.expiry_ms == T0 + 10000 && l.server.token_authenticated(),
+        expect(s.lifetime_ms == 9000 && s.expiry_ms == T0 + 10000 && s.token_authenticated && s.mechanism == mech,
                "the session ends with the token; the broker knows it is a token login");
     }
-    const ksasl::server::outcome_info o = exchange(with_token, broker, "SCRAM-SHA-512", T0);
+    const ksasl::server_exchange::outcome_info o = exchange(with_token, broker, "SCRAM-SHA-512", T0);
     expect(o.principal == "User:alice" && o.token_authenticated && o.credential_expiry_ms == T0 + 10000,
-           "the same through ksasl::client and ksasl::server");
+           "the same through ksasl::client_exchange and ksasl::server_exchange");
+    expect(o.session_lifetime_ms == 10000 && o.session_expiry_ms == T0 + 10000,
+           "a single exchange reports the KIP-368 session the token allows");
     {
-        ksasl::registry alice;
+        ksasl::mechanism_registry alice;
         alice.add_password_clients("alice", "alice-secret");
-        const ksasl::client_config cc(alice, "SCRAM-SHA-256");
+        const ksasl::client_config cc = ksasl::client_config_builder(alice, "SCRAM-SHA-256").build();
         link l(cc, sc);
         l.authenticate(T0);
-        expect(l.client_authenticated && !l.server.token_authenticated() && !l.server.session().expiry_ms,
+        expect(l.client_authenticated && !l.server.session().token_authenticated && !l.server.session().expiry_ms,
                "users still log in from the store on the same listener");
     }
 
@@ -305,10 +311,10 @@ void logins() {
     ksasl::refresher r;
     r.set_delegation_token(t, T0);
     expect(r.generation() == 1, "the token is the refresher's credential");
-    ksasl::registry refreshing;
+    ksasl::mechanism_registry refreshing;
     refreshing.add_refreshing_password_clients(r);
     {
-        const ksasl::client_config cc(refreshing, "SCRAM-SHA-512");
+        const ksasl::client_config cc = ksasl::client_config_builder(refreshing, "SCRAM-SHA-512").build();
         link l(cc, sc);
         l.authenticate(T0);
         expect(l.client_authenticated && l.server.session().lifetime_ms == 10000, "logs in, session capped by the token");
@@ -323,7 +329,7 @@ void logins() {
     r.set_delegation_token(renewed, due);
     expect(r.generation() == 2, "the renewed token is the next generation");
     {
-        const ksasl::client_config cc(refreshing, "SCRAM-SHA-256");
+        const ksasl::client_config cc = ksasl::client_config_builder(refreshing, "SCRAM-SHA-256").build();
         link l(cc, sc);
         l.authenticate(due);
         expect(l.client_authenticated && l.server.session().expiry_ms == due + 10000, "the next session lasts longer");
@@ -334,7 +340,7 @@ void logins() {
     std::printf("an expired token\n");
     expect(a.expire(renewed, "User:alice", -1, due + 1) == due + 1, "the owner expires the token now");
     {
-        const ksasl::client_config cc(with_token, "SCRAM-SHA-256");
+        const ksasl::client_config cc = ksasl::client_config_builder(with_token, "SCRAM-SHA-256").build();
         link l(cc, sc);
         l.authenticate(due + 2);
         expect(!l.server_authenticated && is_error(l.client_error, KSASL_SERVER_REJECTED_AUTHENTICATION),
@@ -354,16 +360,16 @@ std::vector<std::uint8_t> serve(ksasl::token_authority &a, ksasl::bytes_view req
 }
 
 void codec() {
-    std::printf("the token APIs: ksasl::token_codec and the authority\n");
+    std::printf("the token APIs: ksasl::delegation_token_codec and the authority\n");
     ksasl::token_authority a("k");
-    ksasl::token_codec c;
+    ksasl::delegation_token_codec c;
     expect(c.kafka_error() == 0 && c.last_error().empty(), "a new codec");
 
     ksasl::bytes_view req = c.create_request(3, 5, "c-test", std::nullopt, {"User:bob"}, std::nullopt);
     expect(be32(req, 0) == static_cast<std::int32_t>(req.size() - 4) && be16(req, 4) == 38,
            "a CreateDelegationToken request frame, length prefix included");
     const ksasl::delegation_token t = c.parse_create_response(3, serve(a, req, "User:alice", false, T0));
-    expect(t.owner() == "User:alice" && t.expiry_ms() == T0 + KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS &&
+    expect(t.owner() == "User:alice" && t.expiry_ms() == T0 + KAFKA_EXPIRY_TIME_MS &&
                same_bytes(t.hmac(), a.hmac(t.id())),
            "the token from the response is the authority's");
 
@@ -408,7 +414,7 @@ void codec() {
 // Whether a listener's ApiVersions (v0) response lists `api_key`.
 bool advertises(const ksasl::server_config &sc, std::int16_t api_key) {
     static const std::vector<std::uint8_t> api_versions_v0 = {0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
-    ksasl::server_conn conn(sc);
+    ksasl::server_connection conn(sc);
     const ksasl::bytes_view out = conn.handle_frame(api_versions_v0, T0).out; // [len][corr][error][n][entries]
     const std::int32_t n = out.size() >= 14 ? be32(out, 10) : 0;
     for (std::int32_t i = 0; i < n && 14 + 6 * static_cast<std::size_t>(i + 1) <= out.size(); i++) {
@@ -422,33 +428,37 @@ bool advertises(const ksasl::server_config &sc, std::int16_t api_key) {
 void over_connections() {
     std::printf("the token APIs over authenticated connections\n");
     ksasl::token_authority a("k", 100000, 10000);
-    ksasl::store users;
+    ksasl::credential_store users;
     users.add_user("alice", "alice-secret");
-    ksasl::registry broker;
-    broker.add_password_servers_with_tokens(users, a);
-    ksasl::server_config sc(broker);
-    sc.add_token_api_versions(true); // what a Kafka 4 broker advertises
+    ksasl::mechanism_registry broker;
+    broker.add_password_servers(users);
+    broker.set_token_authority(a);
+    ksasl::server_config_builder listener(broker);
+    const ksasl::server_config plain = listener.build();
+    listener.add_token_api_versions(true); // what a Kafka 4 broker advertises
+    const ksasl::server_config sc = listener.build();
     expect(advertises(sc, 38) && advertises(sc, 41), "add_token_api_versions lists the token APIs in ApiVersions");
-    expect(!advertises(ksasl::server_config(broker), 38), "a listener without them does not");
-    ksasl::token_codec c;
+    expect(!advertises(plain, 38), "a listener without them does not (a built configuration never changes)");
+    ksasl::delegation_token_codec c;
 
-    ksasl::registry alice;
+    ksasl::mechanism_registry alice;
     alice.add_password_clients("alice", "alice-secret");
-    const ksasl::client_config uc(alice, "SCRAM-SHA-256");
+    const ksasl::client_config uc = ksasl::client_config_builder(alice, "SCRAM-SHA-256").build();
     link user(uc, sc);
     user.authenticate(T0);
-    expect(user.client_authenticated && !user.server.token_authenticated(), "alice logs in with her password");
+    expect(user.client_authenticated && !user.server.session().token_authenticated, "alice logs in with her password");
     const std::vector<std::uint8_t> created =
         user.request(a, c.create_request(3, 100, "c-test", std::nullopt, {"User:bob"}, std::nullopt), T0);
     const ksasl::delegation_token t = c.parse_create_response(3, created);
     expect(t.owner() == "User:alice" && t.expiry_ms() == T0 + 10000, "she creates a token over her connection");
 
-    ksasl::registry with_token;
+    ksasl::mechanism_registry with_token;
     with_token.add_token_clients(t.id(), t.hmac_base64());
-    const ksasl::client_config tc(with_token, "SCRAM-SHA-512");
+    const ksasl::client_config tc = ksasl::client_config_builder(with_token, "SCRAM-SHA-512").build();
     link tok(tc, sc);
     tok.authenticate(T0 + 1000);
-    expect(tok.client_authenticated && tok.server.token_authenticated() && tok.client.session().lifetime_ms == 9000,
+    expect(tok.client_authenticated && tok.server.session().token_authenticated &&
+               tok.client.session().lifetime_ms == 9000,
            "and logs in with it on another connection");
     const std::vector<std::uint8_t> refused = tok.request(a, c.describe_request(3, 101, std::nullopt), T0 + 1000);
     expect(is_error(error_of([&] { c.parse_describe_response(3, refused); }),
@@ -457,8 +467,9 @@ void over_connections() {
            "the token connection may not ask for tokens (64)");
     const std::vector<std::uint8_t> described = user.request(a, c.describe_request(3, 102, std::nullopt), T0 + 1000);
     expect(c.parse_describe_response(3, described).size() == 1, "the password connection may");
-    expect(is_error(error_of([&] { sc.add_token_api_versions(); }), KSASL_WRONG_STATE),
-           "the listener is configured before its connections");
+    expect(is_error(error_of([&] { listener.set_max_reauth_ms(-1).build(); }), KSASL_INVALID_CONFIG) &&
+               listener.set_max_reauth_ms(0).build(),
+           "a refused value fails build() and leaves the builder usable");
 }
 
 } // namespace

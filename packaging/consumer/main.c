@@ -1,6 +1,6 @@
 /*
  * A program built against an installed ksasl (make install-check): prints the library version
- * and runs a PLAIN authentication between a ksasl_client and a ksasl_server in one process.
+ * and runs a PLAIN authentication between a ksasl_client_exchange and a ksasl_server_exchange in one process.
  * Exits 0 on success.
  */
 
@@ -18,14 +18,14 @@ static int fail(const char *what, ksasl_result rc, const char *detail) {
 }
 
 int main(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *reg = NULL;
-    ksasl_client *client = NULL;
-    ksasl_server *server = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *reg = NULL;
+    ksasl_client_exchange *client = NULL;
+    ksasl_server_exchange *server = NULL;
     const uint8_t *msg = NULL, *reply = NULL;
     size_t msg_len = 0, reply_len = 0;
     int done = 0;
-    ksasl_server_status status = 0;
+    ksasl_server_step_kind status = 0;
     const char *principal = NULL, *mechanism = NULL;
     ksasl_result rc;
     int result = 1;
@@ -36,43 +36,43 @@ int main(void) {
         return 1;
     }
 
-    if ((rc = ksasl_store_new(&store)) != KSASL_OK) {
-        return fail("ksasl_store_new", rc, ksasl_last_constructor_error());
+    if ((rc = ksasl_credential_store_new(&store)) != KSASL_OK) {
+        return fail("ksasl_credential_store_new", rc, ksasl_last_constructor_error());
     }
-    if ((rc = ksasl_store_add_user(store, "alice", "alice-secret", 4096)) != KSASL_OK) {
-        fail("ksasl_store_add_user", rc, ksasl_store_last_error(store));
+    if ((rc = ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096)) != KSASL_OK) {
+        fail("ksasl_credential_store_add_user", rc, ksasl_credential_store_last_error(store));
         goto out;
     }
-    if ((rc = ksasl_registry_new(&reg)) != KSASL_OK) {
-        fail("ksasl_registry_new", rc, ksasl_last_constructor_error());
+    if ((rc = ksasl_mechanism_registry_new(&reg)) != KSASL_OK) {
+        fail("ksasl_mechanism_registry_new", rc, ksasl_last_constructor_error());
         goto out;
     }
-    if ((rc = ksasl_registry_add_password_servers(reg, store)) != KSASL_OK ||
-        (rc = ksasl_registry_add_password_clients(reg, "alice", "alice-secret")) != KSASL_OK) {
-        fail("ksasl_registry_add_password_*", rc, ksasl_registry_last_error(reg));
+    if ((rc = ksasl_mechanism_registry_add_password_servers(reg, store)) != KSASL_OK ||
+        (rc = ksasl_mechanism_registry_add_password_clients(reg, "alice", "alice-secret")) != KSASL_OK) {
+        fail("ksasl_mechanism_registry_add_password_*", rc, ksasl_mechanism_registry_last_error(reg));
         goto out;
     }
-    if ((rc = ksasl_client_new(reg, "PLAIN", &client)) != KSASL_OK ||
-        (rc = ksasl_server_new(reg, "PLAIN", &server)) != KSASL_OK) {
-        fail("ksasl_client_new/ksasl_server_new", rc, ksasl_last_constructor_error());
+    if ((rc = ksasl_client_exchange_new(reg, "PLAIN", &client)) != KSASL_OK ||
+        (rc = ksasl_server_exchange_new(reg, "PLAIN", &server)) != KSASL_OK) {
+        fail("ksasl_client_exchange_new/ksasl_server_exchange_new", rc, ksasl_last_constructor_error());
         goto out;
     }
 
-    if ((rc = ksasl_client_start(client, NOW_MS, &msg, &msg_len, &done)) != KSASL_OK) {
-        fail("ksasl_client_start", rc, ksasl_client_last_error(client));
+    if ((rc = ksasl_client_exchange_start(client, NOW_MS, &msg, &msg_len, &done)) != KSASL_OK) {
+        fail("ksasl_client_exchange_start", rc, ksasl_client_exchange_last_error(client));
         goto out;
     }
     printf("client -> server: %zu bytes (PLAIN, password not shown), client done: %d\n", msg_len, done);
-    if ((rc = ksasl_server_step(server, msg, msg_len, NOW_MS, &status, &reply, &reply_len)) != KSASL_OK) {
-        fail("ksasl_server_step", rc, ksasl_server_last_error(server));
+    if ((rc = ksasl_server_exchange_step(server, msg, msg_len, NOW_MS, &status, &reply, &reply_len)) != KSASL_OK) {
+        fail("ksasl_server_exchange_step", rc, ksasl_server_exchange_last_error(server));
         goto out;
     }
-    if (status != KSASL_SERVER_DONE) {
-        fprintf(stderr, "consumer: expected KSASL_SERVER_DONE, got %u\n", (unsigned)status);
+    if (status != KSASL_SERVER_STEP_DONE) {
+        fprintf(stderr, "consumer: expected KSASL_SERVER_STEP_DONE, got %u\n", (unsigned)status);
         goto out;
     }
-    if ((rc = ksasl_server_outcome(server, &principal, NULL, &mechanism, NULL, NULL)) != KSASL_OK) {
-        fail("ksasl_server_outcome", rc, ksasl_server_last_error(server));
+    if ((rc = ksasl_server_exchange_outcome(server, &principal, NULL, &mechanism, NULL, NULL, NULL, NULL)) != KSASL_OK) {
+        fail("ksasl_server_exchange_outcome", rc, ksasl_server_exchange_last_error(server));
         goto out;
     }
     printf("server: authenticated %s with %s\n", principal, mechanism);
@@ -83,10 +83,10 @@ int main(void) {
     result = 0;
 
 out:
-    ksasl_server_free(server);
-    ksasl_client_free(client);
-    ksasl_registry_free(reg);
-    ksasl_store_free(store);
+    ksasl_server_exchange_free(server);
+    ksasl_client_exchange_free(client);
+    ksasl_mechanism_registry_free(reg);
+    ksasl_credential_store_free(store);
     if (result == 0) {
         printf("ok\n");
     }

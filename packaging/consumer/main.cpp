@@ -6,15 +6,15 @@
 
 int main() {
     try {
-        ksasl::store users;
+        ksasl::credential_store users;
         users.add_user("alice", "alice-secret");
-        ksasl::registry reg;
+        ksasl::mechanism_registry reg;
         reg.add_password_servers(users);
         reg.add_password_clients("alice", "alice-secret");
-        ksasl::client client(reg, "PLAIN");
-        ksasl::server server(reg, "PLAIN");
-        const ksasl::server::step_result s = server.step(client.start(1795000000000).out, 1795000000000);
-        if (s.status != ksasl::server_status::done || server.outcome().principal != "User:alice") {
+        ksasl::client_exchange client(reg, "PLAIN");
+        ksasl::server_exchange server(reg, "PLAIN");
+        const ksasl::server_exchange::step_result s = server.step(client.start(1795000000000).out, 1795000000000);
+        if (s.status != ksasl::server_step_kind::done || server.outcome().principal != "User:alice") {
             std::fprintf(stderr, "consumer (C++): unexpected outcome\n");
             return 1;
         }
@@ -22,7 +22,7 @@ int main() {
                     server.outcome().principal.c_str());
         return 0;
     } catch (const ksasl::error &e) {
-        std::fprintf(stderr, "consumer (C++): %s: %s\n", e.name(), e.what());
+        std::fprintf(stderr, "consumer (C++): %s\n", e.what());
         return 1;
     }
 }

@@ -225,10 +225,34 @@ where
     fn lookup(&self, request: &CredentialRequest) -> Lookup {
         match (self.0)(request) {
             Ok(l) => l,
-            Err(e) => Lookup::Now(CredentialAnswer::Unavailable(format!(
-                "the credential lookup failed: {}",
-                e.message()
-            ))),
+            // The mechanism says "credential lookup failed"; the host's reason follows it.
+            Err(e) => Lookup::Now(CredentialAnswer::Unavailable(e.message().to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_host_lookup_answers_unavailable_with_the_host_reason_alone() {
+        let host = HostLookup(|_: &CredentialRequest| -> Result<Lookup> {
+            Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the callback returned 7",
+            ))
+        });
+        let request = CredentialRequest {
+            mechanism: "PLAIN".into(),
+            username: "alice".into(),
+            token_authenticated: false,
+        };
+        match host.lookup(&request) {
+            Lookup::Now(CredentialAnswer::Unavailable(why)) => {
+                assert_eq!(why, "the callback returned 7")
+            }
+            _ => panic!("expected an unavailable answer"),
         }
     }
 }

@@ -92,8 +92,10 @@ impl ServerConfigBuilder {
     }
 
     /// `listener.name.<listener>.<mechanism>.connections.max.reauth.ms`: the value for one
-    /// mechanism, which must be registered.
+    /// mechanism, which must be registered. Setting it again replaces the earlier value.
     pub fn set_max_reauth_ms_for(&mut self, mechanism: &str, ms: i64) -> &mut Self {
+        self.max_reauth_ms_by_mechanism
+            .retain(|(m, _)| m != mechanism);
         self.max_reauth_ms_by_mechanism
             .push((mechanism.to_string(), ms));
         self
@@ -126,6 +128,8 @@ impl ServerConfigBuilder {
         min_version: i64,
         max_version: i64,
     ) -> &mut Self {
+        // A later value for the same API replaces the earlier one, valid or not.
+        self.api_versions.retain(|(k, _, _)| *k != api_key);
         self.api_versions.push((api_key, min_version, max_version));
         self
     }
@@ -592,5 +596,27 @@ impl ClientConfig {
     /// Kafka's client metrics over every connection of this configuration.
     pub fn metrics(&self) -> &Arc<SaslMetrics> {
         &self.metrics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_set_again_replaces_the_refused_one() {
+        let registry = MechanismRegistry::password_servers(None);
+        let mut b = ServerConfig::builder(registry);
+        b.set_api_version(3, 5, 1)
+            .set_max_reauth_ms_for("PLAIN", -1);
+        assert_eq!(b.build().unwrap_err().code(), ErrorCode::InvalidConfig);
+        b.set_api_version(3, 0, 12)
+            .set_max_reauth_ms_for("PLAIN", 30_000);
+        let c = b.build().unwrap();
+        assert_eq!(c.max_reauth_ms("PLAIN"), 30_000);
+        assert!(c
+            .api_versions()
+            .iter()
+            .any(|a| (a.api_key, a.min_version, a.max_version) == (3, 0, 12)));
     }
 }

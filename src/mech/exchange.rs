@@ -92,6 +92,13 @@ pub fn nothing_pending() -> Error {
     Error::new(ErrorCode::WrongState, "no SASL mechanism work is pending")
 }
 
+/// The refusal of an answer to a credential request when none is pending (`WRONG_STATE`): a
+/// binding that needs the request to decode the host's answer reports this when there is
+/// none, as the exchange itself does.
+pub fn nothing_requested() -> Error {
+    Error::new(ErrorCode::WrongState, "no credential has been requested")
+}
+
 fn pending_error() -> Error {
     Error::new(
         ErrorCode::WrongState,
@@ -396,10 +403,7 @@ impl ServerExchange {
     ) -> Result<ServerStep> {
         check_open(self.state)?;
         if self.state != ExchangeState::WaitingForCredential {
-            return Err(Error::new(
-                ErrorCode::WrongState,
-                "no credential has been requested",
-            ));
+            return Err(nothing_requested());
         }
         self.now_ms = now_ms;
         self.request = None;
@@ -498,5 +502,23 @@ impl ServerExchange {
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mech::plain::PlainServer;
+
+    #[test]
+    fn an_answer_without_a_request_is_refused_with_nothing_requested() {
+        let mut s = ServerExchange::new(Box::new(PlainServer::new()));
+        assert!(s.pending_request().is_none());
+        let e = s
+            .provide_credential(CredentialAnswer::Unknown, 0)
+            .unwrap_err();
+        assert_eq!(e, nothing_requested());
+        assert_eq!(e.code(), ErrorCode::WrongState);
+        assert_eq!(s.state(), ExchangeState::WaitingForPeer);
     }
 }

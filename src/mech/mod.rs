@@ -22,8 +22,8 @@ pub mod scram;
 pub use crate::credential::CredentialRequest;
 pub use crate::names::{OAUTHBEARER, PLAIN, SCRAM_SHA_256, SCRAM_SHA_512};
 pub use exchange::{
-    nothing_pending, ClientExchange, ExchangeState, HostTask, ServerExchange, ServerSession,
-    DEFAULT_MAX_RECEIVE_SIZE,
+    nothing_pending, nothing_requested, ClientExchange, ExchangeState, HostTask, ServerExchange,
+    ServerSession, DEFAULT_MAX_RECEIVE_SIZE,
 };
 pub use host::{host_failure, HostClientCalls, HostOutput, HostServerCalls};
 pub use mechanism::{

@@ -49,8 +49,13 @@ pub fn error_from_kafka(code: i16, what: &str) -> Error {
         error_code::INVALID_PRINCIPAL_TYPE => ErrorCode::InvalidPrincipalType,
         _ => ErrorCode::KafkaError,
     };
-    Error::new(e, format!("{what} failed with Kafka error {code} ({name})"))
-        .with_detail("kafka_error_code", code.to_string())
+    // The Kafka name only when it says more than the code's own name (shown with the message).
+    let text = if name == e.name() {
+        format!("{what} failed with Kafka error {code}")
+    } else {
+        format!("{what} failed with Kafka error {code} ({name})")
+    };
+    Error::new(e, text).with_detail("kafka_error_code", code.to_string())
 }
 
 /// Kafka's UNKNOWN_SERVER_ERROR.
@@ -343,4 +348,37 @@ pub fn random_secret_key(rng: &dyn RandomSource) -> Result<Secret> {
     let mut b = [0u8; 32];
     rng.fill(&mut b)?;
     Ok(Secret::from(URL_SAFE_NO_PAD.encode(b).as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kafka_error_is_named_once() {
+        let same = error_from_kafka(
+            error_code::DELEGATION_TOKEN_NOT_FOUND,
+            "RenewDelegationToken",
+        );
+        assert_eq!(same.code(), ErrorCode::DelegationTokenNotFound);
+        assert_eq!(
+            same.message(),
+            "RenewDelegationToken failed with Kafka error 62"
+        );
+        let other = error_from_kafka(error_code::DELEGATION_TOKEN_AUTH_DISABLED, "x");
+        assert_eq!(other.code(), ErrorCode::DelegationTokenRequestNotAllowed);
+        assert!(
+            other
+                .message()
+                .ends_with("(DELEGATION_TOKEN_AUTH_DISABLED)"),
+            "{other}"
+        );
+        assert_eq!(
+            other
+                .to_string()
+                .matches("DELEGATION_TOKEN_REQUEST_NOT_ALLOWED")
+                .count(),
+            1
+        );
+    }
 }

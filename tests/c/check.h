@@ -74,10 +74,6 @@ void check_fail_int(const char *file, int line, const char *expr, long long got,
         }                                                                      \
     } while (0)
 
-/* Says on stderr that a failing check below is a known library bug (reported to the owner):
- * the checks expect the correct behaviour and keep failing until the bug is fixed. */
-#define KNOWN_BUG_NOTE(text) fprintf(stderr, "%s:%d: library bug: %s\n", __FILE__, __LINE__, text)
-
 /* ---- helpers shared by the test files (test_ffi.c) ---- */
 
 /* A growable byte buffer. */
@@ -100,6 +96,19 @@ char *dup_bytes(const uint8_t *p, size_t n);
 /* Whether `hay` (len bytes) contains the C string `needle`. */
 int bytes_contain(const uint8_t *hay, size_t len, const char *needle);
 
+/* A configuration builder (a failed call is a failed check). */
+ksasl_client_config_builder *client_builder(const ksasl_mechanism_registry *r, const char *mech);
+ksasl_server_config_builder *server_builder(const ksasl_mechanism_registry *r);
+/* The configuration built from `b`, which is then freed (a failed build is a failed check
+ * and gives NULL). */
+ksasl_client_config *client_config_done(ksasl_client_config_builder *b);
+ksasl_server_config *server_config_done(ksasl_server_config_builder *b);
+/* Whether a server connection's session logged in with a delegation token (0 without one). */
+int conn_token_authenticated(const ksasl_server_connection *c);
+
+/* How often `needle` occurs in `hay` (0 for NULL). */
+int occurrences(const char *hay, const char *needle);
+
 /* Counts frees of callback userdata. */
 typedef struct {
     int frees;
@@ -107,10 +116,10 @@ typedef struct {
 } counter;
 void counter_free(void *userdata);
 
-/* One exchange between a ksasl_client and a ksasl_server (test_exchange.c). */
+/* One exchange between a ksasl_client_exchange and a ksasl_server_exchange (test_exchange.c). */
 typedef struct {
     /* The answer given when the server asks for a credential (the pull form). */
-    ksasl_credential_kind kind;
+    ksasl_credential_answer_kind kind;
     const char *value;
     int64_t expiry_ms;
     const char *token_owner;
@@ -122,8 +131,8 @@ typedef struct {
 } pull_answer;
 
 typedef struct {
-    ksasl_client *client;
-    ksasl_server *server;
+    ksasl_client_exchange *client;
+    ksasl_server_exchange *server;
     ksasl_result client_rc; /* the client's first failure (KSASL_OK if none) */
     ksasl_result server_rc; /* the server's first failure (KSASL_OK if none) */
     int client_done;
@@ -133,8 +142,9 @@ typedef struct {
 
 /* Runs `mechanism` from `creg`'s clients against `sreg`'s servers; NEED_CREDENTIAL is
  * answered from `pull` (a NULL `pull` makes a credential request a test failure). */
-void exchange_run(exchange *x, const ksasl_registry *creg, const ksasl_registry *sreg,
-                  const char *mechanism, pull_answer *pull, int64_t now_ms);
+void exchange_run(exchange *x, const ksasl_mechanism_registry *creg,
+                  const ksasl_mechanism_registry *sreg, const char *mechanism, pull_answer *pull,
+                  int64_t now_ms);
 /* Whether both sides completed. */
 int exchange_ok(const exchange *x);
 void exchange_free(exchange *x);
@@ -157,5 +167,6 @@ void test_threads(void);
 void test_fuzz(void);
 void test_tokens(void);
 void test_hostmech(void);
+void test_config(void);
 
 #endif /* KSASL_TEST_CHECK_H */

@@ -8,19 +8,20 @@
  * Test files:
  *   test_basics.c    version, result names/kinds, panic boundary, NULL/invalid arguments
  *                    for every function
- *   test_exchange.c  stores, registries, single exchanges (ksasl_client/ksasl_server),
- *                    credential callbacks and the pull form, wrong-state calls
- *   test_vectors.c   tests/vectors/scram.json replayed on the server side, end to end
- *   test_kafka.c     Kafka drivers (ksasl_client_conn_* with ksasl_server_conn_*) wired in
- *                    memory: PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, KIP-368
- *                    re-authentication, the gate, metrics, the pull form, failures
- *   test_oauth.c     tokens, the callback validator, JWKS validators
+ *   test_exchange.c  stores, registries, single exchanges
+ * (ksasl_client_exchange/ksasl_server_exchange), credential callbacks and the pull form,
+ * wrong-state calls test_vectors.c   tests/vectors/scram.json replayed on the server side, end to
+ * end test_kafka.c     Kafka drivers (ksasl_client_connection_* with ksasl_server_connection_*)
+ * wired in memory: PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, KIP-368 re-authentication, the gate,
+ * metrics, the pull form, failures test_oauth.c     tokens, the callback validator, JWKS validators
  *   test_refresh.c   the refresher (pull and callback forms) and the tracker
  *   test_threads.c   stores, registries, configurations and refreshers shared by threads
  *   test_fuzz.c      random and mutated messages, frames and JWKS documents
  *   test_tokens.c    delegation tokens: the authority's rules, records, tokenauth logins,
  *                    the token API codec through the authority and over connections,
  *                    ApiVersions, shared authorities
+ *   test_config.c    the configuration builders against tests/vectors/config_invalid.json
+ *                    (every invalid value, every binding's table), checked by code name
  *   test_hostmech.c  host-defined mechanisms (an HMAC challenge-response written in C)
  *                    through the drivers and single exchanges: negotiation next to the
  *                    built-ins, re-authentication, principal change, every misbehaviour,
@@ -139,6 +140,45 @@ int bytes_contain(const uint8_t *hay, size_t len, const char *needle) {
     return 0;
 }
 
+ksasl_client_config_builder *client_builder(const ksasl_mechanism_registry *r, const char *mech) {
+    ksasl_client_config_builder *b = NULL;
+    CHECK_OK(ksasl_client_config_builder_new(r, mech, &b));
+    return b;
+}
+
+ksasl_server_config_builder *server_builder(const ksasl_mechanism_registry *r) {
+    ksasl_server_config_builder *b = NULL;
+    CHECK_OK(ksasl_server_config_builder_new(r, &b));
+    return b;
+}
+
+ksasl_client_config *client_config_done(ksasl_client_config_builder *b) {
+    ksasl_client_config *c = NULL;
+    CHECK_OK(ksasl_client_config_builder_build(b, &c));
+    ksasl_client_config_builder_free(b);
+    return c;
+}
+
+ksasl_server_config *server_config_done(ksasl_server_config_builder *b) {
+    ksasl_server_config *c = NULL;
+    CHECK_OK(ksasl_server_config_builder_build(b, &c));
+    ksasl_server_config_builder_free(b);
+    return c;
+}
+
+int conn_token_authenticated(const ksasl_server_connection *c) {
+    int t = -1;
+    return ksasl_server_connection_session(c, NULL, NULL, &t, NULL, NULL) == KSASL_OK ? t : 0;
+}
+
+int occurrences(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; p != NULL && (p = strstr(p, needle)) != NULL; p += strlen(needle)) {
+        n++;
+    }
+    return n;
+}
+
 void counter_free(void *userdata) {
     counter *c = userdata;
     c->frees++;
@@ -153,188 +193,222 @@ static const struct {
     const char *name;
     any_fn fn;
 } coverage[] = {
-    /* src/ffi/mod.rs */
+    /* the library */
     FN(ksasl_version),
     FN(ksasl_result_name),
     FN(ksasl_result_kind),
     FN(ksasl_last_constructor_error),
     FN(ksasl_check_panic_boundary),
-    /* src/ffi/objects.rs */
-    FN(ksasl_store_new),
-    FN(ksasl_store_free),
-    FN(ksasl_store_last_error),
-    FN(ksasl_store_add_user),
-    FN(ksasl_store_set_scram),
-    FN(ksasl_store_set_user_expiry),
-    FN(ksasl_store_remove_user),
-    FN(ksasl_store_set_token),
+    /* ksasl_credential_store */
+    FN(ksasl_credential_store_add_user),
+    FN(ksasl_credential_store_free),
+    FN(ksasl_credential_store_last_error),
+    FN(ksasl_credential_store_new),
+    FN(ksasl_credential_store_remove_user),
+    FN(ksasl_credential_store_set_scram),
+    FN(ksasl_credential_store_set_token),
+    FN(ksasl_credential_store_set_user_expiry),
+    /* ksasl_credential_request */
     FN(ksasl_credential_request_mechanism),
+    FN(ksasl_credential_request_token_authenticated),
     FN(ksasl_credential_request_username),
-    FN(ksasl_credential_request_token_auth),
+    /* ksasl_credential_answer */
     FN(ksasl_credential_answer_set),
-    FN(ksasl_registry_new),
-    FN(ksasl_registry_free),
-    FN(ksasl_registry_last_error),
-    FN(ksasl_registry_add_password_servers),
-    FN(ksasl_registry_set_credential_callback),
-    FN(ksasl_registry_add_password_clients),
-    FN(ksasl_registry_add_token_clients),
-    FN(ksasl_registry_mechanism_count),
-    /* src/ffi/exchange.rs */
-    FN(ksasl_client_new),
-    FN(ksasl_client_free),
-    FN(ksasl_client_last_error),
-    FN(ksasl_client_start),
-    FN(ksasl_client_step),
-    FN(ksasl_client_server_failed),
-    FN(ksasl_server_new),
-    FN(ksasl_server_free),
-    FN(ksasl_server_last_error),
-    FN(ksasl_server_client_message),
-    FN(ksasl_server_step),
-    FN(ksasl_server_credential_request),
-    FN(ksasl_server_provide_credential),
-    FN(ksasl_server_outcome),
-    /* src/ffi/conn.rs */
-    FN(ksasl_client_config_new),
+    /* ksasl_mechanism_registry */
+    FN(ksasl_mechanism_registry_add_client_mechanism),
+    FN(ksasl_mechanism_registry_add_oauthbearer_callback_server),
+    FN(ksasl_mechanism_registry_add_oauthbearer_client),
+    FN(ksasl_mechanism_registry_add_oauthbearer_jwks_server),
+    FN(ksasl_mechanism_registry_add_oauthbearer_unsecured_server),
+    FN(ksasl_mechanism_registry_add_password_clients),
+    FN(ksasl_mechanism_registry_add_password_servers),
+    FN(ksasl_mechanism_registry_add_refreshing_password_clients),
+    FN(ksasl_mechanism_registry_add_server_mechanism),
+    FN(ksasl_mechanism_registry_add_token_clients),
+    FN(ksasl_mechanism_registry_free),
+    FN(ksasl_mechanism_registry_last_error),
+    FN(ksasl_mechanism_registry_mechanism_count),
+    FN(ksasl_mechanism_registry_new),
+    FN(ksasl_mechanism_registry_set_credential_callback),
+    FN(ksasl_mechanism_registry_set_token_authority),
+    /* ksasl_host_output */
+    FN(ksasl_host_output_free),
+    FN(ksasl_host_output_new),
+    FN(ksasl_host_output_set_authenticated),
+    FN(ksasl_host_output_set_done),
+    FN(ksasl_host_output_set_error),
+    FN(ksasl_host_output_set_message),
+    FN(ksasl_host_output_set_pending),
+    /* ksasl_client_exchange */
+    FN(ksasl_client_exchange_free),
+    FN(ksasl_client_exchange_last_error),
+    FN(ksasl_client_exchange_new),
+    FN(ksasl_client_exchange_pending_work),
+    FN(ksasl_client_exchange_resume),
+    FN(ksasl_client_exchange_server_failed),
+    FN(ksasl_client_exchange_start),
+    FN(ksasl_client_exchange_step),
+    /* ksasl_server_exchange */
+    FN(ksasl_server_exchange_client_message),
+    FN(ksasl_server_exchange_credential_request),
+    FN(ksasl_server_exchange_free),
+    FN(ksasl_server_exchange_last_error),
+    FN(ksasl_server_exchange_new),
+    FN(ksasl_server_exchange_outcome),
+    FN(ksasl_server_exchange_pending_work),
+    FN(ksasl_server_exchange_provide_credential),
+    FN(ksasl_server_exchange_resume),
+    FN(ksasl_server_exchange_set_max_reauth_ms),
+    FN(ksasl_server_exchange_step),
+    /* ksasl_client_config */
+    FN(ksasl_client_config_builder_build),
+    FN(ksasl_client_config_builder_free),
+    FN(ksasl_client_config_builder_last_error),
+    FN(ksasl_client_config_builder_new),
+    FN(ksasl_client_config_builder_set_api_versions_version),
+    FN(ksasl_client_config_builder_set_client_id),
+    FN(ksasl_client_config_builder_set_known_versions),
+    FN(ksasl_client_config_builder_set_max_receive_size),
+    FN(ksasl_client_config_builder_set_reauth_min_delay_ms),
+    FN(ksasl_client_config_builder_set_reauth_retry_ms),
+    FN(ksasl_client_config_builder_set_reauth_timing),
+    FN(ksasl_client_config_builder_set_software),
     FN(ksasl_client_config_free),
-    FN(ksasl_client_config_last_error),
-    FN(ksasl_client_config_set_client_id),
-    FN(ksasl_client_config_set_reauth_timing),
-    FN(ksasl_client_config_set_api_versions_version),
-    FN(ksasl_client_config_set_reauth_retry),
     FN(ksasl_client_config_metric),
-    FN(ksasl_client_conn_new),
-    FN(ksasl_client_conn_free),
-    FN(ksasl_client_conn_last_error),
-    FN(ksasl_client_conn_start),
-    FN(ksasl_client_conn_transmit),
-    FN(ksasl_client_conn_handle_frame),
-    FN(ksasl_client_conn_closed),
-    FN(ksasl_client_conn_next_deadline),
-    FN(ksasl_client_conn_handle_timeout),
-    FN(ksasl_client_conn_start_reauthentication),
-    FN(ksasl_client_conn_reauth_pending),
-    FN(ksasl_client_conn_before_request),
-    FN(ksasl_client_conn_session),
-    FN(ksasl_client_conn_is_reauthenticating),
-    FN(ksasl_server_config_new),
+    /* ksasl_server_config */
+    FN(ksasl_server_config_builder_add_token_api_versions),
+    FN(ksasl_server_config_builder_build),
+    FN(ksasl_server_config_builder_free),
+    FN(ksasl_server_config_builder_last_error),
+    FN(ksasl_server_config_builder_new),
+    FN(ksasl_server_config_builder_set_api_version),
+    FN(ksasl_server_config_builder_set_enabled_mechanisms),
+    FN(ksasl_server_config_builder_set_failed_authentication_delay_ms),
+    FN(ksasl_server_config_builder_set_max_reauth_ms),
+    FN(ksasl_server_config_builder_set_max_receive_size),
+    FN(ksasl_server_config_builder_set_reauth_retry_ms),
     FN(ksasl_server_config_free),
-    FN(ksasl_server_config_last_error),
-    FN(ksasl_server_config_set_max_reauth_ms),
-    FN(ksasl_server_config_set_failed_auth_delay_ms),
-    FN(ksasl_server_config_set_reauth_retry),
-    FN(ksasl_server_config_add_api_version),
     FN(ksasl_server_config_metric),
-    FN(ksasl_server_conn_new),
-    FN(ksasl_server_conn_free),
-    FN(ksasl_server_conn_last_error),
-    FN(ksasl_server_conn_handle_frame),
-    FN(ksasl_server_conn_credential_request),
-    FN(ksasl_server_conn_provide_credential),
-    FN(ksasl_server_conn_gate),
-    FN(ksasl_server_conn_is_ready),
-    FN(ksasl_server_conn_session),
-    FN(ksasl_server_conn_token_authenticated),
-    /* src/ffi/oauth.rs */
-    FN(ksasl_token_new_unsecured),
-    FN(ksasl_token_free),
-    FN(ksasl_token_value),
-    FN(ksasl_token_expiry_ms),
-    FN(ksasl_registry_add_oauthbearer_unsecured_server),
-    FN(ksasl_jwks_validator_new),
+    /* ksasl_client_connection */
+    FN(ksasl_client_connection_before_request),
+    FN(ksasl_client_connection_closed),
+    FN(ksasl_client_connection_free),
+    FN(ksasl_client_connection_handle_frame),
+    FN(ksasl_client_connection_handle_timeout),
+    FN(ksasl_client_connection_is_reauthenticating),
+    FN(ksasl_client_connection_last_error),
+    FN(ksasl_client_connection_new),
+    FN(ksasl_client_connection_next_deadline),
+    FN(ksasl_client_connection_pending_work),
+    FN(ksasl_client_connection_reauth_pending),
+    FN(ksasl_client_connection_resume),
+    FN(ksasl_client_connection_session),
+    FN(ksasl_client_connection_start),
+    FN(ksasl_client_connection_start_reauthentication),
+    FN(ksasl_client_connection_transmit),
+    /* ksasl_server_connection */
+    FN(ksasl_server_connection_credential_request),
+    FN(ksasl_server_connection_error),
+    FN(ksasl_server_connection_free),
+    FN(ksasl_server_connection_gate),
+    FN(ksasl_server_connection_handle_frame),
+    FN(ksasl_server_connection_is_ready),
+    FN(ksasl_server_connection_last_error),
+    FN(ksasl_server_connection_new),
+    FN(ksasl_server_connection_pending_work),
+    FN(ksasl_server_connection_provide_credential),
+    FN(ksasl_server_connection_resume),
+    FN(ksasl_server_connection_session),
+    /* ksasl_oauth_token */
+    FN(ksasl_oauth_token_expiry_ms),
+    FN(ksasl_oauth_token_free),
+    FN(ksasl_oauth_token_new_unsecured),
+    FN(ksasl_oauth_token_value),
+    /* ksasl_oauth_verdict */
+    FN(ksasl_oauth_verdict_accept),
+    FN(ksasl_oauth_verdict_reject),
+    /* ksasl_jwks_validator */
     FN(ksasl_jwks_validator_free),
     FN(ksasl_jwks_validator_last_error),
-    FN(ksasl_jwks_validator_set_jwks),
+    FN(ksasl_jwks_validator_new),
     FN(ksasl_jwks_validator_next_refresh_ms),
-    FN(ksasl_registry_add_oauthbearer_jwks_server),
-    FN(ksasl_token_verdict_accept),
-    FN(ksasl_token_verdict_reject),
-    FN(ksasl_registry_add_oauthbearer_callback_server),
-    FN(ksasl_refresher_new),
+    FN(ksasl_jwks_validator_set_jwks),
+    /* ksasl_refresher */
+    FN(ksasl_refresher_config_builder_build),
+    FN(ksasl_refresher_config_builder_free),
+    FN(ksasl_refresher_config_builder_last_error),
+    FN(ksasl_refresher_config_builder_new),
+    FN(ksasl_refresher_config_builder_set_buffer_seconds),
+    FN(ksasl_refresher_config_builder_set_min_period_seconds),
+    FN(ksasl_refresher_config_builder_set_retry_backoff_max_ms),
+    FN(ksasl_refresher_config_builder_set_retry_backoff_ms),
+    FN(ksasl_refresher_config_builder_set_window_factor),
+    FN(ksasl_refresher_config_builder_set_window_jitter),
+    FN(ksasl_refresher_config_free),
     FN(ksasl_refresher_free),
-    FN(ksasl_refresher_last_error),
-    FN(ksasl_refresher_set_refresh_callback),
-    FN(ksasl_refresher_run_due),
+    FN(ksasl_refresher_generation),
     FN(ksasl_refresher_invoke_callback),
+    FN(ksasl_refresher_last_error),
+    FN(ksasl_refresher_new),
+    FN(ksasl_refresher_next_deadline),
     FN(ksasl_refresher_poll),
+    FN(ksasl_refresher_run_due),
+    FN(ksasl_refresher_set_delegation_token),
+    FN(ksasl_refresher_set_refresh_callback),
     FN(ksasl_refresher_set_token),
     FN(ksasl_refresher_set_token_failure),
-    FN(ksasl_refresher_next_deadline),
-    FN(ksasl_refresher_generation),
-    FN(ksasl_registry_add_oauthbearer_client),
-    FN(ksasl_tracker_new),
-    FN(ksasl_tracker_free),
-    FN(ksasl_tracker_last_error),
+    /* ksasl_tracker */
     FN(ksasl_tracker_authenticated),
     FN(ksasl_tracker_forget),
+    FN(ksasl_tracker_free),
+    FN(ksasl_tracker_last_error),
+    FN(ksasl_tracker_new),
     FN(ksasl_tracker_next_deadline),
     FN(ksasl_tracker_poll),
-    /* src/ffi/tokens.rs */
-    FN(ksasl_delegation_token_new),
-    FN(ksasl_delegation_token_renewed),
+    /* ksasl_delegation_token_codec */
+    FN(ksasl_delegation_token_codec_create_request),
+    FN(ksasl_delegation_token_codec_describe_request),
+    FN(ksasl_delegation_token_codec_expire_request),
+    FN(ksasl_delegation_token_codec_free),
+    FN(ksasl_delegation_token_codec_kafka_error),
+    FN(ksasl_delegation_token_codec_last_error),
+    FN(ksasl_delegation_token_codec_new),
+    FN(ksasl_delegation_token_codec_parse_create_response),
+    FN(ksasl_delegation_token_codec_parse_describe_response),
+    FN(ksasl_delegation_token_codec_parse_expiry_response),
+    FN(ksasl_delegation_token_codec_renew_request),
+    /* ksasl_delegation_token */
+    FN(ksasl_delegation_token_expiry_ms),
     FN(ksasl_delegation_token_free),
-    FN(ksasl_delegation_token_id),
     FN(ksasl_delegation_token_hmac),
     FN(ksasl_delegation_token_hmac_base64),
-    FN(ksasl_delegation_token_owner),
-    FN(ksasl_delegation_token_requester),
-    FN(ksasl_delegation_token_renewer_count),
-    FN(ksasl_delegation_token_renewer),
+    FN(ksasl_delegation_token_id),
     FN(ksasl_delegation_token_issue_ms),
-    FN(ksasl_delegation_token_expiry_ms),
-    FN(ksasl_delegation_token_max_ms),
-    FN(ksasl_delegation_token_list_free),
     FN(ksasl_delegation_token_list_count),
+    FN(ksasl_delegation_token_list_free),
     FN(ksasl_delegation_token_list_get),
-    FN(ksasl_token_authority_new),
-    FN(ksasl_token_authority_share),
-    FN(ksasl_token_authority_free),
-    FN(ksasl_token_authority_last_error),
+    FN(ksasl_delegation_token_max_ms),
+    FN(ksasl_delegation_token_new),
+    FN(ksasl_delegation_token_owner),
+    FN(ksasl_delegation_token_renewed),
+    FN(ksasl_delegation_token_renewer),
+    FN(ksasl_delegation_token_renewer_count),
+    FN(ksasl_delegation_token_requester),
+    /* ksasl_token_authority */
     FN(ksasl_token_authority_create),
-    FN(ksasl_token_authority_renew),
-    FN(ksasl_token_authority_expire),
     FN(ksasl_token_authority_describe),
-    FN(ksasl_token_authority_sweep),
-    FN(ksasl_token_authority_next_sweep_ms),
-    FN(ksasl_token_authority_hmac),
+    FN(ksasl_token_authority_expire),
     FN(ksasl_token_authority_export_records),
-    FN(ksasl_token_authority_import_records),
+    FN(ksasl_token_authority_free),
     FN(ksasl_token_authority_handle_request),
-    FN(ksasl_registry_add_password_servers_with_tokens),
-    FN(ksasl_registry_add_refreshing_password_clients),
-    FN(ksasl_refresher_set_delegation_token),
-    FN(ksasl_server_config_add_token_api_versions),
-    FN(ksasl_token_codec_new),
-    FN(ksasl_token_codec_free),
-    FN(ksasl_token_codec_last_error),
-    FN(ksasl_token_codec_kafka_error),
-    FN(ksasl_token_codec_create_request),
-    FN(ksasl_token_codec_renew_request),
-    FN(ksasl_token_codec_expire_request),
-    FN(ksasl_token_codec_describe_request),
-    FN(ksasl_token_codec_parse_create_response),
-    FN(ksasl_token_codec_parse_expiry_response),
-    FN(ksasl_token_codec_parse_describe_response),
-    /* src/ffi/hostmech.rs */
-    FN(ksasl_host_output_set_message),
-    FN(ksasl_host_output_set_done),
-    FN(ksasl_host_output_set_authenticated),
-    FN(ksasl_host_output_set_error),
-    FN(ksasl_host_output_set_error_code),
-    FN(ksasl_registry_add_client_mechanism),
-    FN(ksasl_registry_add_server_mechanism),
-    FN(ksasl_host_output_new),
-    FN(ksasl_host_output_free),
-    FN(ksasl_host_output_set_pending),
-    FN(ksasl_client_conn_pending_work),
-    FN(ksasl_client_conn_resume),
-    FN(ksasl_server_conn_pending_work),
-    FN(ksasl_server_conn_resume),
-    FN(ksasl_client_pending_work),
-    FN(ksasl_client_resume),
-    FN(ksasl_server_pending_work),
-    FN(ksasl_server_resume),
+    FN(ksasl_token_authority_hmac),
+    FN(ksasl_token_authority_import_records),
+    FN(ksasl_token_authority_last_error),
+    FN(ksasl_token_authority_new),
+    FN(ksasl_token_authority_next_sweep_ms),
+    FN(ksasl_token_authority_renew),
+    FN(ksasl_token_authority_share),
+    FN(ksasl_token_authority_sweep),
 };
 
 int main(void) {
@@ -353,6 +427,7 @@ int main(void) {
     test_fuzz();
     test_tokens();
     test_hostmech();
+    test_config();
 
     unsigned long passed = check_passed, failed = check_failed;
     printf("%lu passed, %lu failed\n", passed, failed);

@@ -1,12 +1,12 @@
 /*
- * The Kafka drivers, ksasl_client_conn_* against ksasl_server_conn_*, wired in memory.
+ * The Kafka drivers, ksasl_client_connection_* against ksasl_server_connection_*, wired in memory.
  *
- * ksasl_client_conn_transmit gives length-prefixed frames, concatenated; they are split
- * (4-byte big-endian length + body) and the bodies passed to ksasl_server_conn_handle_frame,
- * whose output frames go to ksasl_client_conn_handle_frame the same way. Once the server is
- * ready, each request first goes through ksasl_server_conn_gate, like a broker's request
+ * ksasl_client_connection_transmit gives length-prefixed frames, concatenated; they are split
+ * (4-byte big-endian length + body) and the bodies passed to ksasl_server_connection_handle_frame,
+ * whose output frames go to ksasl_client_connection_handle_frame the same way. Once the server is
+ * ready, each request first goes through ksasl_server_connection_gate, like a broker's request
  * handler: KSASL_GATE_PROCESS requests (the test's own METADATA requests) get a toy response;
- * KSASL_GATE_BEGIN_REAUTH handshakes go to the driver; KSASL_GATE_CLOSE_EXPIRED closes.
+ * KSASL_GATE_BEGIN_REAUTHENTICATION handshakes go to the driver; KSASL_GATE_CLOSE_EXPIRED closes.
  */
 #include <stdlib.h>
 
@@ -17,8 +17,8 @@
 #define API_SASL_HANDSHAKE 17
 
 typedef struct {
-    ksasl_client_conn *client;
-    ksasl_server_conn *server;
+    ksasl_client_connection *client;
+    ksasl_server_connection *server;
     buf to_server, to_client, frame;
     pull_answer *pull; /* answers KSASL_SERVER_ACTION_NEED_CREDENTIAL */
     int authenticated, reauthenticated, reauth_failed;
@@ -27,6 +27,10 @@ typedef struct {
     int32_t next_corr;
     ksasl_result client_rc;       /* the client's fatal failure */
     ksasl_server_action fail_act; /* FAIL_AT or CLOSE_NOW */
+    /* ksasl_server_connection_error after FAIL_AT, CLOSE_NOW or REAUTH_FAILED: the reason,
+     * and what Kafka sent the client. */
+    ksasl_result reason;
+    char reason_message[256], client_text[256];
     int64_t fail_deadline;
     int closed, closed_expired;
 } pair;
@@ -47,13 +51,13 @@ static int32_t rd32(const uint8_t *p) {
 
 static void pair_init(pair *p, const ksasl_client_config *cc, const ksasl_server_config *sc) {
     memset(p, 0, sizeof *p);
-    CHECK_OK(ksasl_client_conn_new(cc, &p->client));
-    CHECK_OK(ksasl_server_conn_new(sc, &p->server));
+    CHECK_OK(ksasl_client_connection_new(cc, &p->client));
+    CHECK_OK(ksasl_server_connection_new(sc, &p->server));
 }
 
 static void pair_free(pair *p) {
-    ksasl_client_conn_free(p->client);
-    ksasl_server_conn_free(p->server);
+    ksasl_client_connection_free(p->client);
+    ksasl_server_connection_free(p->server);
     buf_free(&p->to_server);
     buf_free(&p->to_client);
     buf_free(&p->frame);
@@ -66,31 +70,31 @@ static void client_read(pair *p, int64_t now) {
         const uint8_t *app = NULL;
         size_t app_len = 0;
         ksasl_result rc =
-            ksasl_client_conn_handle_frame(p->client, p->frame.data, p->frame.len, now, &ev,
-                                           &app, &app_len);
+            ksasl_client_connection_handle_frame(p->client, p->frame.data, p->frame.len, now, &ev,
+                                                 &app, &app_len);
         if (rc != KSASL_OK) {
             p->client_rc = rc;
             p->closed = 1;
             return;
         }
         switch (ev) {
-        case KSASL_CLIENT_CONTINUE:
+        case KSASL_CLIENT_EVENT_CONTINUE:
             break;
-        case KSASL_CLIENT_APPLICATION:
+        case KSASL_CLIENT_EVENT_APPLICATION:
             CHECK(app != NULL && app_len == 8);
             if (app != NULL && app_len >= 4) {
                 CHECK(rd32(app) >= 0 && rd32(app) < p->next_corr);
             }
             p->app_received++;
             break;
-        case KSASL_CLIENT_AUTHENTICATED:
+        case KSASL_CLIENT_EVENT_AUTHENTICATED:
             p->authenticated++;
             break;
-        case KSASL_CLIENT_REAUTHENTICATED:
+        case KSASL_CLIENT_EVENT_REAUTHENTICATED:
             p->reauthenticated++;
             break;
-        case KSASL_CLIENT_REAUTH_FAILED:
-            CHECK(strlen(ksasl_client_conn_last_error(p->client)) > 0);
+        case KSASL_CLIENT_EVENT_REAUTH_FAILED:
+            CHECK(strlen(ksasl_client_connection_last_error(p->client)) > 0);
             p->reauth_failed++;
             break;
         default:
@@ -109,23 +113,23 @@ static void pull_credential(pair *p, int64_t now, ksasl_server_action *act, cons
         return;
     }
     p->pull->pulls++;
-    CHECK_OK(ksasl_server_conn_credential_request(p->server, &m, &u, &ta));
+    CHECK_OK(ksasl_server_connection_credential_request(p->server, &m, &u, &ta));
     if (m != NULL && u != NULL) {
         snprintf(p->pull->mechanism, sizeof p->pull->mechanism, "%s", m);
         snprintf(p->pull->username, sizeof p->pull->username, "%s", u);
     }
     p->pull->token_auth = ta;
     int64_t dl = 0;
-    CHECK_OK(ksasl_server_conn_provide_credential(p->server, p->pull->kind, p->pull->value,
-                                                  p->pull->expiry_ms, p->pull->token_owner, now,
-                                                  act, out, len, &dl));
+    CHECK_OK(ksasl_server_connection_provide_credential(p->server, p->pull->kind, p->pull->value,
+                                                        p->pull->expiry_ms, p->pull->token_owner,
+                                                        now, act, out, len, &dl));
 }
 
 static void server_frame(pair *p, int64_t now) {
     const uint8_t *f = p->frame.data;
-    if (ksasl_server_conn_is_ready(p->server)) {
+    if (ksasl_server_connection_is_ready(p->server)) {
         CHECK(p->frame.len >= 8);
-        switch (ksasl_server_conn_gate(p->server, rd16(f), now)) {
+        switch (ksasl_server_connection_gate(p->server, rd16(f), now)) {
         case KSASL_GATE_PROCESS: {
             /* The toy broker answers: correlation id + 4 bytes. */
             uint8_t resp[12];
@@ -140,7 +144,7 @@ static void server_frame(pair *p, int64_t now) {
             p->closed_expired = 1;
             p->closed = 1;
             return;
-        case KSASL_GATE_BEGIN_REAUTH:
+        case KSASL_GATE_BEGIN_REAUTHENTICATION:
             CHECK_INT(rd16(f), API_SASL_HANDSHAKE);
             p->begin_reauth++;
             break;
@@ -153,14 +157,30 @@ static void server_frame(pair *p, int64_t now) {
     const uint8_t *out = NULL;
     size_t len = 0;
     int64_t dl = -7;
-    CHECK_OK(ksasl_server_conn_handle_frame(p->server, p->frame.data, p->frame.len, now, &act,
-                                            &out, &len, &dl));
+    CHECK_OK(ksasl_server_connection_handle_frame(p->server, p->frame.data, p->frame.len, now, &act,
+                                                  &out, &len, &dl));
     while (act == KSASL_SERVER_ACTION_NEED_CREDENTIAL) {
         CHECK_INT(len, 0);
         CHECK_INT(dl, -1);
         pull_credential(p, now, &act, &out, &len);
     }
     buf_append(&p->to_client, out, len);
+    {
+        const char *why = NULL, *told = NULL;
+        ksasl_result reason = ksasl_server_connection_error(p->server, &why, &told);
+        CHECK(why != NULL && told != NULL);
+        /* An action has a reason exactly when it ends or fails something. */
+        CHECK_INT(reason != KSASL_OK, act == KSASL_SERVER_ACTION_FAIL_AT ||
+                                          act == KSASL_SERVER_ACTION_CLOSE_NOW ||
+                                          act == KSASL_SERVER_ACTION_REAUTH_FAILED);
+        if (reason != KSASL_OK) {
+            p->reason = reason;
+            snprintf(p->reason_message, sizeof p->reason_message, "%s", why);
+            snprintf(p->client_text, sizeof p->client_text, "%s", told);
+            /* The code is returned apart: the message never repeats its name. */
+            CHECK(strstr(why, ksasl_result_name(reason)) == NULL);
+        }
+    }
     switch (act) {
     case KSASL_SERVER_ACTION_CONTINUE:
         CHECK(len > 0);
@@ -172,12 +192,12 @@ static void server_frame(pair *p, int64_t now) {
         p->server_reauthenticated++;
         break;
     case KSASL_SERVER_ACTION_REAUTH_FAILED:
-        CHECK(strlen(ksasl_server_conn_last_error(p->server)) > 0);
+        CHECK(strlen(ksasl_server_connection_last_error(p->server)) > 0);
         p->server_reauth_failed++;
         break;
     case KSASL_SERVER_ACTION_FAIL_AT:
     case KSASL_SERVER_ACTION_CLOSE_NOW:
-        CHECK(strlen(ksasl_server_conn_last_error(p->server)) > 0);
+        CHECK(strlen(ksasl_server_connection_last_error(p->server)) > 0);
         p->fail_act = act;
         p->fail_deadline = dl;
         if (act == KSASL_SERVER_ACTION_CLOSE_NOW) {
@@ -186,7 +206,7 @@ static void server_frame(pair *p, int64_t now) {
         /* The client reads what was written (at the deadline), then sees the close. */
         client_read(p, now);
         if (!p->closed) {
-            p->client_rc = ksasl_client_conn_closed(p->client, now);
+            p->client_rc = ksasl_client_connection_closed(p->client, now);
         }
         p->closed = 1;
         break;
@@ -204,7 +224,7 @@ static void pump(pair *p, int64_t now) {
         if (p->closed) {
             return;
         }
-        CHECK_OK(ksasl_client_conn_transmit(p->client, &out, &len));
+        CHECK_OK(ksasl_client_connection_transmit(p->client, &out, &len));
         if (len > 0) {
             buf_append(&p->to_server, out, len);
             moved = 1;
@@ -227,7 +247,7 @@ static void pump(pair *p, int64_t now) {
 /* The application sends a METADATA v0 request if the client allows it now. */
 static int request(pair *p, int64_t now) {
     int send = -1;
-    CHECK_OK(ksasl_client_conn_before_request(p->client, now, &send));
+    CHECK_OK(ksasl_client_connection_before_request(p->client, now, &send));
     if (send == 1) {
         uint8_t req[14];
         be32(req, 10);
@@ -257,27 +277,28 @@ static double client_metric(ksasl_client_config *cc, const char *name, int64_t n
 }
 
 /* A client registry for alice with every mechanism, OAUTHBEARER from `refresher`. */
-static ksasl_registry *client_registry(ksasl_refresher *refresher) {
-    ksasl_registry *r = NULL;
-    CHECK_OK(ksasl_registry_new(&r));
-    CHECK_OK(ksasl_registry_add_password_clients(r, "alice", "alice-secret"));
-    CHECK_OK(ksasl_registry_add_oauthbearer_client(r, refresher));
-    CHECK_INT(ksasl_registry_mechanism_count(r, 0), 4);
+static ksasl_mechanism_registry *client_registry(ksasl_refresher *refresher) {
+    ksasl_mechanism_registry *r = NULL;
+    CHECK_OK(ksasl_mechanism_registry_new(&r));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(r, "alice", "alice-secret"));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_client(r, refresher));
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(r, 0), 4);
     return r;
 }
 
 static ksasl_refresher *token_refresher(int64_t now, int64_t lifetime_seconds) {
     ksasl_refresher *r = NULL;
-    ksasl_token *t = NULL;
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    ksasl_oauth_token *t = NULL;
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_INT(ksasl_refresher_poll(r, now), 1);
     CHECK_INT(ksasl_refresher_poll(r, now), 0); /* outstanding */
-    CHECK_OK(ksasl_token_new_unsecured("alice", lifetime_seconds, NULL, now, &t));
-    CHECK_INT(ksasl_token_expiry_ms(t), now + lifetime_seconds * 1000);
-    CHECK_OK(ksasl_refresher_set_token(r, ksasl_token_value(t), ksasl_token_expiry_ms(t),
-                                       "alice", NULL, NULL, 0, now));
+    CHECK_OK(ksasl_oauth_token_new_unsecured("alice", lifetime_seconds, NULL, now, &t));
+    CHECK_INT(ksasl_oauth_token_expiry_ms(t), now + lifetime_seconds * 1000);
+    CHECK_OK(ksasl_refresher_set_token(r, ksasl_oauth_token_value(t),
+                                       ksasl_oauth_token_expiry_ms(t), "alice", NULL, NULL, 0,
+                                       now));
     CHECK_INT(ksasl_refresher_generation(r), 1);
-    ksasl_token_free(t);
+    ksasl_oauth_token_free(t);
     return r;
 }
 
@@ -285,17 +306,17 @@ static ksasl_refresher *token_refresher(int64_t now, int64_t lifetime_seconds) {
 static void full_flows(void) {
     static const char *const mechs[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512",
                                         "OAUTHBEARER"};
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
     ksasl_refresher *refresher = token_refresher(T0, 3600);
-    ksasl_registry *creg = client_registry(refresher);
+    ksasl_mechanism_registry *creg = client_registry(refresher);
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
-    CHECK_INT(ksasl_registry_mechanism_count(sreg, 1), 4);
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(sreg, 1), 4);
 
     for (size_t i = 0; i < sizeof mechs / sizeof mechs[0]; i++) {
         ksasl_client_config *cc = NULL;
@@ -305,37 +326,53 @@ static void full_flows(void) {
         const char *principal = NULL;
         int started = -1;
 
-        CHECK_OK(ksasl_client_config_new(creg, mechs[i], &cc));
-        CHECK_OK(ksasl_client_config_set_client_id(cc, "c-test"));
-        CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_LIBRDKAFKA));
-        /* ApiVersions v0, v3 (librdkafka), v5 (the newest, with its unset cluster and node)
-         * and v1. */
-        CHECK_OK(ksasl_client_config_set_api_versions_version(cc, (int16_t[]){0, 3, 5, 1}[i]));
-        CHECK_OK(ksasl_server_config_new(sreg, &sc));
-        CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 10000));
-        CHECK_OK(ksasl_server_config_add_api_version(sc, API_METADATA, 0, 12));
+        {
+            ksasl_client_config_builder *b = client_builder(creg, mechs[i]);
+            CHECK_OK(ksasl_client_config_builder_set_client_id(b, "c-test"));
+            CHECK_OK(ksasl_client_config_builder_set_reauth_timing(b, KSASL_REAUTH_LIBRDKAFKA));
+            /* ApiVersions v0, v3 (librdkafka), v5 (the newest, with its unset cluster and node)
+             * and v1. */
+            CHECK_OK(ksasl_client_config_builder_set_api_versions_version(
+                b, (int16_t[]){0, 3, 5, 1}[i]));
+            cc = client_config_done(b);
+        }
+        {
+            ksasl_server_config_builder *b = server_builder(sreg);
+            CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 10000));
+            CHECK_OK(ksasl_server_config_builder_set_api_version(b, API_METADATA, 0, 12));
+            sc = server_config_done(b);
+        }
         pair_init(&p, cc, sc);
 
         /* Initial authentication. */
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         CHECK_INT(request(&p, T0), 0); /* requests wait for authentication */
         pump(&p, T0);
         CHECK_INT(p.authenticated, 1);
         CHECK_INT(p.server_authenticated, 1);
         CHECK_RC(p.client_rc, KSASL_OK);
         CHECK_INT(p.closed, 0);
-        CHECK_INT(ksasl_server_conn_is_ready(p.server), 1);
-        CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+        CHECK_INT(ksasl_server_connection_is_ready(p.server), 1);
+        CHECK_OK(
+            ksasl_server_connection_session(p.server, &principal, NULL, NULL, &lifetime, &expiry));
         CHECK_STR(principal, "User:alice");
         CHECK_INT(lifetime, 10000);
         CHECK_INT(expiry, T0 + 10000);
-        CHECK_OK(ksasl_server_conn_session(p.server, NULL, NULL, NULL));
-        CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, &reauth_at, &expiry));
+        CHECK_OK(ksasl_server_connection_session(p.server, NULL, NULL, NULL, NULL, NULL));
+        /* The session's mechanism and delegation-token flag are readable from C. */
+        {
+            const char *mech = NULL;
+            int token = -1;
+            CHECK_OK(ksasl_server_connection_session(p.server, NULL, &mech, &token, NULL, NULL));
+            CHECK_STR(mech, mechs[i]);
+            CHECK_INT(token, 0);
+        }
+        CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, &reauth_at, &expiry));
         CHECK_INT(lifetime, 10000);
         CHECK_INT(reauth_at, T0 + 9000); /* librdkafka: 90 % */
         CHECK_INT(expiry, T0 + 10000);
-        CHECK_OK(ksasl_client_conn_session(p.client, NULL, NULL, NULL));
-        CHECK_INT(ksasl_client_conn_is_reauthenticating(p.client), 0);
+        CHECK_OK(ksasl_client_connection_session(p.client, NULL, NULL, NULL));
+        CHECK_INT(ksasl_client_connection_is_reauthenticating(p.client), 0);
         CHECK(metric(sc, "successful-authentication-total", T0) == 1);
         CHECK(metric(sc, "successful-reauthentication-total", T0) == 0);
 
@@ -343,49 +380,51 @@ static void full_flows(void) {
         CHECK_INT(request(&p, T0 + 1000), 1);
         pump(&p, T0 + 1000);
         CHECK_INT(p.app_received, 1);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, T0 + 5000), KSASL_GATE_PROCESS);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, T0 + 10000),
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, T0 + 5000),
                   KSASL_GATE_PROCESS);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, T0 + 10001),
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, T0 + 10000),
+                  KSASL_GATE_PROCESS);
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, T0 + 10001),
                   KSASL_GATE_CLOSE_EXPIRED);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_SASL_HANDSHAKE, T0 + 5000),
-                  KSASL_GATE_BEGIN_REAUTH);
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_SASL_HANDSHAKE, T0 + 5000),
+                  KSASL_GATE_BEGIN_REAUTHENTICATION);
         CHECK(metric(sc, "expired-connections-killed-count", T0 + 10001) == 1);
 
         /* Re-authentication at the client's deadline. */
-        deadline = ksasl_client_conn_next_deadline(p.client);
+        deadline = ksasl_client_connection_next_deadline(p.client);
         CHECK_INT(deadline, T0 + 9000);
-        CHECK_INT(ksasl_client_conn_reauth_pending(p.client, deadline - 1), 0);
-        CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline - 1, &started));
+        CHECK_INT(ksasl_client_connection_reauth_pending(p.client, deadline - 1), 0);
+        CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline - 1, &started));
         CHECK_INT(started, 0);
-        CHECK_INT(ksasl_client_conn_reauth_pending(p.client, deadline), 1);
-        CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline, &started));
+        CHECK_INT(ksasl_client_connection_reauth_pending(p.client, deadline), 1);
+        CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline, &started));
         CHECK_INT(started, 1);
-        CHECK_INT(ksasl_client_conn_is_reauthenticating(p.client), 1);
-        CHECK_INT(ksasl_client_conn_next_deadline(p.client), -1);
+        CHECK_INT(ksasl_client_connection_is_reauthenticating(p.client), 1);
+        CHECK_INT(ksasl_client_connection_next_deadline(p.client), -1);
         CHECK_INT(request(&p, deadline), 0); /* held during re-authentication */
         pump(&p, deadline);
         CHECK_INT(p.begin_reauth, 1);
         CHECK_INT(p.reauthenticated, 1);
         CHECK_INT(p.server_reauthenticated, 1);
         CHECK_INT(p.closed, 0);
-        CHECK_INT(ksasl_client_conn_is_reauthenticating(p.client), 0);
+        CHECK_INT(ksasl_client_connection_is_reauthenticating(p.client), 0);
         CHECK(metric(sc, "successful-reauthentication-total", deadline) == 1);
         CHECK(metric(sc, "failed-reauthentication-total", deadline) == 0);
         CHECK(client_metric(cc, "successful-authentication-total", deadline) == 1);
         CHECK(client_metric(cc, "successful-reauthentication-total", deadline) == 1);
         CHECK(client_metric(cc, "failed-reauthentication-total", deadline) == 0);
         CHECK(metric(sc, "failed-authentication-total", deadline) == 0);
-        CHECK_OK(ksasl_server_conn_session(p.server, &principal, &lifetime, &expiry));
+        CHECK_OK(
+            ksasl_server_connection_session(p.server, &principal, NULL, NULL, &lifetime, &expiry));
         CHECK_STR(principal, "User:alice");
         CHECK_INT(lifetime, 10000);
         CHECK_INT(expiry, deadline + 10000);
-        CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, &reauth_at, &expiry));
+        CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, &reauth_at, &expiry));
         CHECK_INT(reauth_at, deadline + 9000);
-        CHECK_INT(ksasl_client_conn_next_deadline(p.client), deadline + 9000);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, deadline + 10000),
+        CHECK_INT(ksasl_client_connection_next_deadline(p.client), deadline + 9000);
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, deadline + 10000),
                   KSASL_GATE_PROCESS);
-        CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, deadline + 10001),
+        CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, deadline + 10001),
                   KSASL_GATE_CLOSE_EXPIRED);
         /* The held request goes out now. */
         CHECK_INT(request(&p, deadline + 1), 1);
@@ -394,10 +433,12 @@ static void full_flows(void) {
 
         /* A re-authentication the host starts (e.g. after a credential refresh); a new
          * SaslHandshake is eligible one second after the last re-authentication began. */
-        CHECK_OK(ksasl_client_conn_start_reauthentication(p.client, deadline + 2000, &started));
+        CHECK_OK(
+            ksasl_client_connection_start_reauthentication(p.client, deadline + 2000, &started));
         CHECK_INT(started, 1);
-        CHECK_RC(ksasl_client_conn_start_reauthentication(p.client, deadline + 2000, &started),
-                 KSASL_WRONG_STATE);
+        CHECK_RC(
+            ksasl_client_connection_start_reauthentication(p.client, deadline + 2000, &started),
+            KSASL_WRONG_STATE);
         pump(&p, deadline + 2000);
         CHECK_INT(p.reauthenticated, 2);
         CHECK_INT(p.begin_reauth, 2);
@@ -405,21 +446,23 @@ static void full_flows(void) {
         CHECK(client_metric(cc, "successful-reauthentication-total", deadline + 2000) == 2);
         /* Asked again within 1.1 s of the last start: deferred to 1.1 s after it. */
         started = -1;
-        CHECK_OK(ksasl_client_conn_start_reauthentication(p.client, deadline + 2100, &started));
+        CHECK_OK(
+            ksasl_client_connection_start_reauthentication(p.client, deadline + 2100, &started));
         CHECK_INT(started, 0);
-        CHECK_INT(ksasl_client_conn_is_reauthenticating(p.client), 0);
-        CHECK_INT(ksasl_client_conn_next_deadline(p.client), deadline + 3100);
-        CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline + 3099, &started));
+        CHECK_INT(ksasl_client_connection_is_reauthenticating(p.client), 0);
+        CHECK_INT(ksasl_client_connection_next_deadline(p.client), deadline + 3100);
+        CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline + 3099, &started));
         CHECK_INT(started, 0);
-        CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline + 3100, &started));
+        CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline + 3100, &started));
         CHECK_INT(started, 1);
         pump(&p, deadline + 3100);
         CHECK_INT(p.reauthenticated, 3);
         CHECK_INT(p.begin_reauth, 3);
 
         /* The broker closes the connection. */
-        CHECK_RC(ksasl_client_conn_closed(p.client, deadline + 4000), KSASL_CONNECTION_CLOSED);
-        CHECK_RC(ksasl_client_conn_start_reauthentication(p.client, deadline + 4000, NULL),
+        CHECK_RC(ksasl_client_connection_closed(p.client, deadline + 4000),
+                 KSASL_CONNECTION_CLOSED);
+        CHECK_RC(ksasl_client_connection_start_reauthentication(p.client, deadline + 4000, NULL),
                  KSASL_WRONG_STATE);
 
         pair_free(&p);
@@ -427,18 +470,18 @@ static void full_flows(void) {
         ksasl_server_config_free(sc);
     }
 
-    ksasl_registry_free(creg);
-    ksasl_registry_free(sreg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_credential_store_free(store);
     ksasl_refresher_free(refresher);
 }
 
 /* Session lifetimes: per mechanism, unset, and bounded by the token's expiry. */
 static void session_lifetimes(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
     ksasl_refresher *refresher = token_refresher(T0, 5);
-    ksasl_registry *creg = client_registry(refresher);
+    ksasl_mechanism_registry *creg = client_registry(refresher);
     ksasl_server_config *sc = NULL;
     static const struct {
         const char *mech;
@@ -446,29 +489,35 @@ static void session_lifetimes(void) {
     } cases[] = {{"PLAIN", 3000}, {"SCRAM-SHA-256", 60000}, {"SCRAM-SHA-512", 0},
                  {"OAUTHBEARER", 5000}};
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 60000));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, "PLAIN", 3000));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, "SCRAM-SHA-512", 0));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 60000));
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, "PLAIN", 3000));
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, "SCRAM-SHA-512", 0));
+        sc = server_config_done(b);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ksasl_client_config *cc = NULL;
         pair p;
         int64_t lifetime = -5, reauth_at = -5, expiry = -5;
-        CHECK_OK(ksasl_client_config_new(creg, cases[i].mech, &cc));
-        CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_KAFKA));
+        {
+            ksasl_client_config_builder *b = client_builder(creg, cases[i].mech);
+            CHECK_OK(ksasl_client_config_builder_set_reauth_timing(b, KSASL_REAUTH_KAFKA));
+            cc = client_config_done(b);
+        }
         pair_init(&p, cc, sc);
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.authenticated, 1);
-        CHECK_OK(ksasl_server_conn_session(p.server, NULL, &lifetime, &expiry));
+        CHECK_OK(ksasl_server_connection_session(p.server, NULL, NULL, NULL, &lifetime, &expiry));
         CHECK_INT(lifetime, cases[i].lifetime);
         CHECK_INT(expiry, cases[i].lifetime ? T0 + cases[i].lifetime : -1);
-        CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, &reauth_at, &expiry));
+        CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, &reauth_at, &expiry));
         CHECK_INT(lifetime, cases[i].lifetime);
         if (cases[i].lifetime > 0) {
             /* Kafka's Java client: a random 85-95 % of the session. */
@@ -479,10 +528,10 @@ static void session_lifetimes(void) {
             /* No lifetime: never re-authenticates, never expires. */
             CHECK_INT(reauth_at, -1);
             CHECK_INT(expiry, -1);
-            CHECK_INT(ksasl_client_conn_next_deadline(p.client), -1);
-            CHECK_INT(ksasl_server_conn_gate(p.server, API_SASL_HANDSHAKE, T0 + 100000000),
+            CHECK_INT(ksasl_client_connection_next_deadline(p.client), -1);
+            CHECK_INT(ksasl_server_connection_gate(p.server, API_SASL_HANDSHAKE, T0 + 100000000),
                       KSASL_GATE_PROCESS);
-            CHECK_INT(ksasl_server_conn_gate(p.server, API_METADATA, INT64_MAX),
+            CHECK_INT(ksasl_server_connection_gate(p.server, API_METADATA, INT64_MAX),
                       KSASL_GATE_PROCESS);
         }
         pair_free(&p);
@@ -490,26 +539,26 @@ static void session_lifetimes(void) {
     }
     CHECK(metric(sc, "successful-authentication-total", T0) == 4);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(creg);
-    ksasl_registry_free(sreg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_credential_store_free(store);
     ksasl_refresher_free(refresher);
 }
 
 /* Failures: a wrong password (FAIL_AT after the delay), then the dead connection. */
 static void failures(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_server_config *sc = NULL;
     static const char *const mechs[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "wrong"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "wrong"));
+    sc = server_config_done(server_builder(sreg));
     for (size_t i = 0; i < 3; i++) {
         ksasl_client_config *cc = NULL;
         pair p;
@@ -517,48 +566,67 @@ static void failures(void) {
         const uint8_t *out = NULL;
         size_t len = 0;
         int send = -1;
-        CHECK_OK(ksasl_client_config_new(creg, mechs[i], &cc));
+        cc = client_config_done(client_builder(creg, mechs[i]));
         pair_init(&p, cc, sc);
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.authenticated, 0);
         CHECK_INT(p.closed, 1);
         CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
         CHECK_INT(p.fail_deadline, T0 + 100); /* connection.failed.authentication.delay.ms */
-        CHECK(strstr(ksasl_server_conn_last_error(p.server), "INVALID_CREDENTIALS") != NULL);
+        CHECK(strstr(ksasl_server_connection_last_error(p.server), "INVALID_CREDENTIALS") != NULL);
         CHECK_RC(p.client_rc, KSASL_SERVER_REJECTED_AUTHENTICATION);
-        CHECK(strstr(ksasl_client_conn_last_error(p.client),
+        CHECK(strstr(ksasl_client_connection_last_error(p.client),
                      i == 0 ? "Invalid username or password" : "invalid credentials") != NULL);
+        /* Why the connection ends, and the text Kafka sent the client, as the client got it. */
+        CHECK_RC(p.reason, KSASL_INVALID_CREDENTIALS);
+        CHECK(strlen(p.reason_message) > 0);
+        {
+            char generic[160];
+            snprintf(generic, sizeof generic,
+                     "Authentication failed during authentication due to invalid credentials "
+                     "with SASL mechanism %s", mechs[i]);
+            CHECK_STR(p.client_text,
+                      i == 0 ? "Authentication failed: Invalid username or password" : generic);
+        }
+        CHECK(strstr(ksasl_client_connection_last_error(p.client), p.client_text) != NULL);
+        /* Error details name their code once ("NAME: message"), never twice. */
+        CHECK_INT(occurrences(ksasl_server_connection_last_error(p.server), "INVALID_CREDENTIALS"),
+                  1);
+        CHECK_INT(occurrences(ksasl_client_connection_last_error(p.client),
+                              "SERVER_REJECTED_AUTHENTICATION"),
+                  1);
         CHECK(metric(sc, "failed-authentication-total", T0) == (double)(i + 1));
         CHECK(client_metric(cc, "failed-authentication-total", T0) == 1);
         /* Both sides refuse to go on. */
-        CHECK_RC(ksasl_client_conn_before_request(p.client, T0, &send), KSASL_STEP_AFTER_FAILURE);
-        CHECK_OK(ksasl_server_conn_handle_frame(p.server, (const uint8_t *)"\0\x11\0\x01\0\0\0\x01",
-                                                8, T0, &act, &out, &len, NULL));
+        CHECK_RC(ksasl_client_connection_before_request(p.client, T0, &send),
+                 KSASL_STEP_AFTER_FAILURE);
+        CHECK_OK(ksasl_server_connection_handle_frame(
+            p.server, (const uint8_t *)"\0\x11\0\x01\0\0\0\x01", 8, T0, &act, &out, &len, NULL));
         CHECK_INT(act, KSASL_SERVER_ACTION_CLOSE_NOW);
         CHECK_INT(len, 0);
-        CHECK_INT(ksasl_server_conn_is_ready(p.server), 0);
+        CHECK_INT(ksasl_server_connection_is_ready(p.server), 0);
         pair_free(&p);
         ksasl_client_config_free(cc);
     }
     /* A broker answering garbage during the exchange: the client fails for good. */
     {
         ksasl_client_config *cc = NULL;
-        ksasl_client_conn *c = NULL;
+        ksasl_client_connection *c = NULL;
         ksasl_client_event ev = 0;
         const uint8_t *out = NULL;
         size_t len = 0;
         static const uint8_t junk[] = {0x12, 0x34, 0x56, 0x78, 0, 0};
-        CHECK_OK(ksasl_client_config_new(creg, "SCRAM-SHA-512", &cc));
-        CHECK_OK(ksasl_client_conn_new(cc, &c));
-        CHECK_OK(ksasl_client_conn_start(c, T0));
-        CHECK_RC(ksasl_client_conn_handle_frame(c, junk, sizeof junk, T0, &ev, &out, &len),
+        cc = client_config_done(client_builder(creg, "SCRAM-SHA-512"));
+        CHECK_OK(ksasl_client_connection_new(cc, &c));
+        CHECK_OK(ksasl_client_connection_start(c, T0));
+        CHECK_RC(ksasl_client_connection_handle_frame(c, junk, sizeof junk, T0, &ev, &out, &len),
                  KSASL_CORRELATION_MISMATCH);
-        CHECK_RC(ksasl_client_conn_handle_frame(c, junk, 2, T0, &ev, &out, &len),
+        CHECK_RC(ksasl_client_connection_handle_frame(c, junk, 2, T0, &ev, &out, &len),
                  KSASL_STEP_AFTER_FAILURE);
-        CHECK_RC(ksasl_client_conn_handle_frame(c, NULL, 0, T0, &ev, &out, &len),
+        CHECK_RC(ksasl_client_connection_handle_frame(c, NULL, 0, T0, &ev, &out, &len),
                  KSASL_STEP_AFTER_FAILURE);
-        ksasl_client_conn_free(c);
+        ksasl_client_connection_free(c);
         ksasl_client_config_free(cc);
     }
     /* No delay: FAIL_AT now. */
@@ -566,11 +634,14 @@ static void failures(void) {
         ksasl_server_config *now_sc = NULL;
         ksasl_client_config *cc = NULL;
         pair p;
-        CHECK_OK(ksasl_server_config_new(sreg, &now_sc));
-        CHECK_OK(ksasl_server_config_set_failed_auth_delay_ms(now_sc, 0));
-        CHECK_OK(ksasl_client_config_new(creg, "PLAIN", &cc));
+        {
+            ksasl_server_config_builder *b = server_builder(sreg);
+            CHECK_OK(ksasl_server_config_builder_set_failed_authentication_delay_ms(b, 0));
+            now_sc = server_config_done(b);
+        }
+        cc = client_config_done(client_builder(creg, "PLAIN"));
         pair_init(&p, cc, now_sc);
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
         CHECK_INT(p.fail_deadline, T0);
@@ -580,77 +651,87 @@ static void failures(void) {
     }
     /* A client asking for a mechanism the broker does not enable. */
     {
-        ksasl_registry *oreg = NULL, *only_plain = NULL;
+        ksasl_mechanism_registry *oreg = NULL, *only_plain = NULL;
         ksasl_refresher *refresher = token_refresher(T0, 3600);
         ksasl_client_config *cc = NULL;
         ksasl_server_config *psc = NULL;
         pair p;
-        CHECK_OK(ksasl_registry_new(&oreg));
-        CHECK_OK(ksasl_registry_add_oauthbearer_client(oreg, refresher));
-        CHECK_OK(ksasl_registry_new(&only_plain));
-        CHECK_OK(ksasl_registry_add_password_servers(only_plain, store));
-        CHECK_OK(ksasl_server_config_new(only_plain, &psc));
-        CHECK_OK(ksasl_client_config_new(oreg, "OAUTHBEARER", &cc));
+        CHECK_OK(ksasl_mechanism_registry_new(&oreg));
+        CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_client(oreg, refresher));
+        CHECK_OK(ksasl_mechanism_registry_new(&only_plain));
+        CHECK_OK(ksasl_mechanism_registry_add_password_servers(only_plain, store));
+        psc = server_config_done(server_builder(only_plain));
+        cc = client_config_done(client_builder(oreg, "OAUTHBEARER"));
         pair_init(&p, cc, psc);
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.authenticated, 0);
         CHECK_INT(p.closed, 1);
         CHECK(p.client_rc != KSASL_OK);
-        CHECK(strstr(ksasl_client_conn_last_error(p.client), "PLAIN") != NULL);
+        CHECK(strstr(ksasl_client_connection_last_error(p.client), "PLAIN") != NULL);
         pair_free(&p);
         ksasl_client_config_free(cc);
         ksasl_server_config_free(psc);
-        ksasl_registry_free(oreg);
-        ksasl_registry_free(only_plain);
+        ksasl_mechanism_registry_free(oreg);
+        ksasl_mechanism_registry_free(only_plain);
         ksasl_refresher_free(refresher);
     }
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_credential_store_free(store);
 }
 
 /* A failed re-authentication with the retry policy on both sides: the session holds. */
 static void failed_reauthentication(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_server_config *sc = NULL;
     ksasl_client_config *cc = NULL;
     pair p;
     int started = 0;
     int64_t deadline, reauth_at = 0;
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "alice-secret"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 60000));
-    CHECK_OK(ksasl_server_config_set_reauth_retry(sc, 2000));
-    CHECK_OK(ksasl_client_config_new(creg, "SCRAM-SHA-256", &cc));
-    CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_LIBRDKAFKA));
-    CHECK_OK(ksasl_client_config_set_reauth_retry(cc, 2000));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "alice-secret"));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 60000));
+        CHECK_OK(ksasl_server_config_builder_set_reauth_retry_ms(b, 2000));
+        sc = server_config_done(b);
+    }
+    {
+        ksasl_client_config_builder *b = client_builder(creg, "SCRAM-SHA-256");
+        CHECK_OK(ksasl_client_config_builder_set_reauth_timing(b, KSASL_REAUTH_LIBRDKAFKA));
+        CHECK_OK(ksasl_client_config_builder_set_reauth_retry_ms(b, 2000));
+        cc = client_config_done(b);
+    }
     pair_init(&p, cc, sc);
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    CHECK_OK(ksasl_client_connection_start(p.client, T0));
     pump(&p, T0);
     CHECK_INT(p.authenticated, 1);
 
     /* The password changes on the broker. */
-    CHECK_OK(ksasl_store_add_user(store, "alice", "rotated", 4096));
-    deadline = ksasl_client_conn_next_deadline(p.client);
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "rotated", 4096));
+    deadline = ksasl_client_connection_next_deadline(p.client);
     CHECK_INT(deadline, T0 + 54000);
-    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline, &started));
+    CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline, &started));
     CHECK_INT(started, 1);
     pump(&p, deadline);
     CHECK_INT(p.reauth_failed, 1);
     CHECK_INT(p.server_reauth_failed, 1);
     CHECK_INT(p.closed, 0);
-    CHECK_INT(ksasl_server_conn_is_ready(p.server), 1);
+    CHECK_INT(ksasl_server_connection_is_ready(p.server), 1);
+    /* Why the re-authentication failed, and what the client was told. */
+    CHECK_RC(p.reason, KSASL_INVALID_CREDENTIALS);
+    CHECK_STR(p.client_text, "Authentication failed during re-authentication due to invalid "
+                             "credentials with SASL mechanism SCRAM-SHA-256");
     CHECK(metric(sc, "failed-reauthentication-total", deadline) == 1);
-    CHECK_OK(ksasl_client_conn_session(p.client, NULL, &reauth_at, NULL));
+    CHECK_OK(ksasl_client_connection_session(p.client, NULL, &reauth_at, NULL));
     CHECK_INT(reauth_at, deadline + 2000);
     /* The old session still serves requests. */
     CHECK_INT(request(&p, deadline + 10), 1);
@@ -658,9 +739,9 @@ static void failed_reauthentication(void) {
     CHECK_INT(p.app_received, 1);
 
     /* The password comes back: the retry succeeds. */
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_INT(ksasl_client_conn_next_deadline(p.client), deadline + 2000);
-    CHECK_OK(ksasl_client_conn_handle_timeout(p.client, deadline + 2000, &started));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_INT(ksasl_client_connection_next_deadline(p.client), deadline + 2000);
+    CHECK_OK(ksasl_client_connection_handle_timeout(p.client, deadline + 2000, &started));
     CHECK_INT(started, 1);
     pump(&p, deadline + 2000);
     CHECK_INT(p.reauthenticated, 1);
@@ -669,37 +750,43 @@ static void failed_reauthentication(void) {
     pair_free(&p);
     ksasl_client_config_free(cc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_credential_store_free(store);
 }
 
 /* Without client re-authentication the session expires and the gate closes it. */
 static void expiry_without_reauth(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_server_config *sc = NULL;
     ksasl_client_config *cc = NULL;
     pair p;
     int64_t reauth_at = 0;
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "alice-secret"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 10000));
-    CHECK_OK(ksasl_client_config_new(creg, "PLAIN", &cc));
-    CHECK_OK(ksasl_client_config_set_reauth_timing(cc, KSASL_REAUTH_DISABLED));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "alice-secret"));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 10000));
+        sc = server_config_done(b);
+    }
+    {
+        ksasl_client_config_builder *b = client_builder(creg, "PLAIN");
+        CHECK_OK(ksasl_client_config_builder_set_reauth_timing(b, KSASL_REAUTH_DISABLED));
+        cc = client_config_done(b);
+    }
     pair_init(&p, cc, sc);
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    CHECK_OK(ksasl_client_connection_start(p.client, T0));
     pump(&p, T0);
     CHECK_INT(p.authenticated, 1);
-    CHECK_OK(ksasl_client_conn_session(p.client, NULL, &reauth_at, NULL));
+    CHECK_OK(ksasl_client_connection_session(p.client, NULL, &reauth_at, NULL));
     CHECK_INT(reauth_at, -1);
-    CHECK_INT(ksasl_client_conn_next_deadline(p.client), -1);
+    CHECK_INT(ksasl_client_connection_next_deadline(p.client), -1);
     CHECK_INT(request(&p, T0 + 10000), 1);
     pump(&p, T0 + 10000);
     CHECK_INT(p.app_received, 1);
@@ -712,55 +799,57 @@ static void expiry_without_reauth(void) {
     pair_free(&p);
     ksasl_client_config_free(cc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_credential_store_free(store);
 }
 
 /* The pull form over Kafka framing: KSASL_SERVER_ACTION_NEED_CREDENTIAL. */
 static void pull_form_conn(void) {
-    ksasl_registry *sreg = NULL, *alice = NULL, *user = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *alice = NULL, *user = NULL;
     ksasl_server_config *sc = NULL;
     pull_answer pull;
     static const struct {
         const char *mech;
-        ksasl_credential_kind kind;
+        ksasl_credential_answer_kind kind;
         const char *value;
         int ok;
         int user_pencil;
     } cases[] = {
-        {"PLAIN", KSASL_CREDENTIAL_PASSWORD, "alice-secret", 1, 0},
-        {"SCRAM-SHA-256", KSASL_CREDENTIAL_PASSWORD, "alice-secret", 1, 0},
-        {"SCRAM-SHA-512", KSASL_CREDENTIAL_PASSWORD, "alice-secret", 1, 0},
-        {"SCRAM-SHA-256", KSASL_CREDENTIAL_SCRAM, NULL /* RFC 7677 */, 1, 1},
-        {"PLAIN", KSASL_CREDENTIAL_PASSWORD, "wrong", 0, 0},
-        {"SCRAM-SHA-512", KSASL_CREDENTIAL_UNKNOWN, NULL, 0, 0},
-        {"PLAIN", KSASL_CREDENTIAL_UNAVAILABLE, "store offline", 0, 0},
-        {"SCRAM-SHA-256", KSASL_CREDENTIAL_UNAVAILABLE, NULL, 0, 0},
+        {"PLAIN", KSASL_CREDENTIAL_ANSWER_PASSWORD, "alice-secret", 1, 0},
+        {"SCRAM-SHA-256", KSASL_CREDENTIAL_ANSWER_PASSWORD, "alice-secret", 1, 0},
+        {"SCRAM-SHA-512", KSASL_CREDENTIAL_ANSWER_PASSWORD, "alice-secret", 1, 0},
+        {"SCRAM-SHA-256", KSASL_CREDENTIAL_ANSWER_SCRAM, NULL /* RFC 7677 */, 1, 1},
+        {"PLAIN", KSASL_CREDENTIAL_ANSWER_PASSWORD, "wrong", 0, 0},
+        {"SCRAM-SHA-512", KSASL_CREDENTIAL_ANSWER_UNKNOWN, NULL, 0, 0},
+        {"PLAIN", KSASL_CREDENTIAL_ANSWER_UNAVAILABLE, "store offline", 0, 0},
+        {"SCRAM-SHA-256", KSASL_CREDENTIAL_ANSWER_UNAVAILABLE, NULL, 0, 0},
     };
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, NULL));
-    CHECK_OK(ksasl_registry_new(&alice));
-    CHECK_OK(ksasl_registry_add_password_clients(alice, "alice", "alice-secret"));
-    CHECK_OK(ksasl_registry_new(&user));
-    CHECK_OK(ksasl_registry_add_password_clients(user, "user", "pencil"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 60000));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, NULL));
+    CHECK_OK(ksasl_mechanism_registry_new(&alice));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(alice, "alice", "alice-secret"));
+    CHECK_OK(ksasl_mechanism_registry_new(&user));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(user, "user", "pencil"));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 60000));
+        sc = server_config_done(b);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ksasl_client_config *cc = NULL;
         pair p;
         const char *principal = NULL;
-        CHECK_OK(ksasl_client_config_new(cases[i].user_pencil ? user : alice, cases[i].mech,
-                                         &cc));
+        cc = client_config_done(client_builder(cases[i].user_pencil ? user : alice, cases[i].mech));
         pair_init(&p, cc, sc);
         memset(&pull, 0, sizeof pull);
         pull.kind = cases[i].kind;
-        pull.value = cases[i].kind == KSASL_CREDENTIAL_SCRAM ? RFC7677_KAFKA_CREDENTIAL
+        pull.value = cases[i].kind == KSASL_CREDENTIAL_ANSWER_SCRAM ? RFC7677_KAFKA_CREDENTIAL
                                                              : cases[i].value;
         pull.expiry_ms = -1;
         p.pull = &pull;
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(pull.pulls, 1);
         CHECK_STR(pull.mechanism, cases[i].mech);
@@ -769,16 +858,16 @@ static void pull_form_conn(void) {
         CHECK_INT(p.authenticated, cases[i].ok);
         CHECK_INT(p.server_authenticated, cases[i].ok);
         if (cases[i].ok) {
-            CHECK_OK(ksasl_server_conn_session(p.server, &principal, NULL, NULL));
+            CHECK_OK(ksasl_server_connection_session(p.server, &principal, NULL, NULL, NULL, NULL));
             CHECK_STR(principal, cases[i].user_pencil ? "User:user" : "User:alice");
         } else {
             CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
             CHECK(p.client_rc != KSASL_OK);
-            if (cases[i].kind == KSASL_CREDENTIAL_UNAVAILABLE && cases[i].value != NULL) {
-                CHECK(strstr(ksasl_server_conn_last_error(p.server), cases[i].value) != NULL);
-                CHECK(strstr(ksasl_client_conn_last_error(p.client), "could not be verified") !=
-                      NULL);
-                CHECK(strstr(ksasl_client_conn_last_error(p.client), cases[i].value) == NULL);
+            if (cases[i].kind == KSASL_CREDENTIAL_ANSWER_UNAVAILABLE && cases[i].value != NULL) {
+                CHECK(strstr(ksasl_server_connection_last_error(p.server), cases[i].value) != NULL);
+                CHECK(strstr(ksasl_client_connection_last_error(p.client),
+                             "could not be verified") != NULL);
+                CHECK(strstr(ksasl_client_connection_last_error(p.client), cases[i].value) == NULL);
             }
         }
         pair_free(&p);
@@ -797,70 +886,71 @@ static void pull_form_conn(void) {
         int64_t dl = 0;
         const char *m = NULL, *u = NULL;
         int ta = 0;
-        CHECK_OK(ksasl_client_config_new(alice, "PLAIN", &cc));
+        cc = client_config_done(client_builder(alice, "PLAIN"));
         pair_init(&p, cc, sc);
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         /* ApiVersions, SaslHandshake and the first SaslAuthenticate, by hand. */
         for (int k = 0; k < 3 && act != KSASL_SERVER_ACTION_NEED_CREDENTIAL; k++) {
-            CHECK_OK(ksasl_client_conn_transmit(p.client, &out, &len));
+            CHECK_OK(ksasl_client_connection_transmit(p.client, &out, &len));
             buf_append(&p.to_server, out, len);
             while (buf_take_frame(&p.to_server, &p.frame)) {
-                CHECK_OK(ksasl_server_conn_handle_frame(p.server, p.frame.data, p.frame.len, T0,
-                                                        &act, &out, &len, &dl));
+                CHECK_OK(ksasl_server_connection_handle_frame(p.server, p.frame.data, p.frame.len,
+                                                              T0, &act, &out, &len, &dl));
                 buf_append(&p.to_client, out, len);
             }
             client_read(&p, T0);
         }
         CHECK_INT(act, KSASL_SERVER_ACTION_NEED_CREDENTIAL);
-        CHECK_OK(ksasl_server_conn_credential_request(p.server, &m, &u, &ta));
+        CHECK_OK(ksasl_server_connection_credential_request(p.server, &m, &u, &ta));
         CHECK_STR(m, "PLAIN");
         CHECK_STR(u, "alice");
         CHECK_INT(ta, 0);
         if (frame_while_pending) {
-            CHECK_OK(ksasl_server_conn_handle_frame(p.server,
-                                                    (const uint8_t *)"\0\x24\0\x01\0\0\0\x01", 8,
-                                                    T0, &act, &out, &len, &dl));
+            CHECK_OK(ksasl_server_connection_handle_frame(
+                p.server, (const uint8_t *)"\0\x24\0\x01\0\0\0\x01", 8, T0, &act, &out, &len, &dl));
             CHECK_INT(act, KSASL_SERVER_ACTION_CLOSE_NOW);
             CHECK_INT(len, 0);
-            CHECK(strstr(ksasl_server_conn_last_error(p.server), "credential") != NULL);
+            CHECK(strstr(ksasl_server_connection_last_error(p.server), "credential") != NULL);
         } else {
-            CHECK_RC(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_LATER, NULL,
-                                                          -1, NULL, T0, &act, &out, &len, &dl),
+            CHECK_RC(ksasl_server_connection_provide_credential(
+                         p.server, KSASL_CREDENTIAL_ANSWER_LATER, NULL, -1, NULL, T0, &act, &out,
+                         &len, &dl),
                      KSASL_INVALID_ARGUMENT);
-            CHECK_RC(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_PASSWORD,
-                                                          NULL, -1, NULL, T0, &act, &out, &len,
-                                                          &dl),
+            CHECK_RC(ksasl_server_connection_provide_credential(
+                         p.server, KSASL_CREDENTIAL_ANSWER_PASSWORD, NULL, -1, NULL, T0, &act, &out,
+                         &len, &dl),
                      KSASL_NULL_ARGUMENT);
-            CHECK_RC(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_PASSWORD,
-                                                          "\xff\xfe", -1, NULL, T0, &act, &out,
-                                                          &len, &dl),
+            CHECK_RC(ksasl_server_connection_provide_credential(
+                         p.server, KSASL_CREDENTIAL_ANSWER_PASSWORD, "\xff\xfe", -1, NULL, T0, &act,
+                         &out, &len, &dl),
                      KSASL_INVALID_ARGUMENT);
-            CHECK_RC(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_PASSWORD,
-                                                          "alice-secret", -1, "\xff\xfe", T0,
-                                                          &act, &out, &len, &dl),
+            CHECK_RC(ksasl_server_connection_provide_credential(
+                         p.server, KSASL_CREDENTIAL_ANSWER_PASSWORD, "alice-secret", -1, "\xff\xfe",
+                         T0, &act, &out, &len, &dl),
                      KSASL_INVALID_ARGUMENT);
-            CHECK_RC(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_SCRAM,
-                                                          "nonsense", -1, NULL, T0, &act, &out,
-                                                          &len, &dl),
+            CHECK_RC(ksasl_server_connection_provide_credential(
+                         p.server, KSASL_CREDENTIAL_ANSWER_SCRAM, "nonsense", -1, NULL, T0, &act,
+                         &out, &len, &dl),
                      KSASL_INVALID_CREDENTIAL_FORMAT);
-            CHECK_OK(ksasl_server_conn_credential_request(p.server, &m, &u, &ta));
-            CHECK_OK(ksasl_server_conn_provide_credential(p.server, KSASL_CREDENTIAL_PASSWORD,
-                                                          "alice-secret", T0 + 30000, NULL, T0,
-                                                          &act, &out, &len, NULL));
+            CHECK_OK(ksasl_server_connection_credential_request(p.server, &m, &u, &ta));
+            CHECK_OK(ksasl_server_connection_provide_credential(
+                p.server, KSASL_CREDENTIAL_ANSWER_PASSWORD, "alice-secret", T0 + 30000, NULL, T0,
+                &act, &out, &len, NULL));
             CHECK_INT(act, KSASL_SERVER_ACTION_AUTHENTICATED);
             CHECK(len > 0);
             buf_append(&p.to_client, out, len);
             client_read(&p, T0);
             CHECK_INT(p.authenticated, 1);
-            CHECK_RC(ksasl_server_conn_credential_request(p.server, &m, &u, &ta),
+            CHECK_RC(ksasl_server_connection_credential_request(p.server, &m, &u, &ta),
                      KSASL_WRONG_STATE);
             /* The credential's expiry (30 s) bounds the session (60 s max reauth here). */
             {
                 int64_t lifetime = 0, expiry = 0;
-                CHECK_OK(ksasl_server_conn_session(p.server, NULL, &lifetime, &expiry));
+                CHECK_OK(ksasl_server_connection_session(p.server, NULL, NULL, NULL, &lifetime,
+                                                         &expiry));
                 CHECK_INT(lifetime, 30000);
                 CHECK_INT(expiry, T0 + 30000);
-                CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, NULL, &expiry));
+                CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, NULL, &expiry));
                 CHECK_INT(lifetime, 30000);
                 CHECK_INT(expiry, T0 + 30000);
             }
@@ -870,13 +960,13 @@ static void pull_form_conn(void) {
     }
 
     /* With no store and no callback every login asked (later_conn: a callback answering
-     * KSASL_CREDENTIAL_LATER). */
+     * KSASL_CREDENTIAL_ANSWER_LATER). */
     CHECK(metric(sc, "successful-authentication-total", T0) == 5);
     CHECK(metric(sc, "failed-authentication-total", T0) >= 4);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(alice);
-    ksasl_registry_free(user);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(alice);
+    ksasl_mechanism_registry_free(user);
 }
 
 /* Credential callback answering LATER on a connection: the pull form surfaces. */
@@ -885,32 +975,32 @@ static int later_cb(void *userdata, const ksasl_credential_request *request,
     counter *c = userdata;
     c->calls++;
     (void)request;
-    CHECK_OK(ksasl_credential_answer_set(answer, KSASL_CREDENTIAL_LATER, NULL, -1, NULL));
+    CHECK_OK(ksasl_credential_answer_set(answer, KSASL_CREDENTIAL_ANSWER_LATER, NULL, -1, NULL));
     return 0;
 }
 
 static void later_conn(void) {
-    ksasl_registry *sreg = NULL, *alice = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *alice = NULL;
     ksasl_server_config *sc = NULL;
     ksasl_client_config *cc = NULL;
     counter cnt = {0, 0};
     pull_answer pull;
     pair p;
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, NULL));
-    CHECK_OK(ksasl_registry_set_credential_callback(sreg, later_cb, &cnt, counter_free));
-    CHECK_OK(ksasl_registry_new(&alice));
-    CHECK_OK(ksasl_registry_add_password_clients(alice, "alice", "alice-secret"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_client_config_new(alice, "SCRAM-SHA-512", &cc));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, NULL));
+    CHECK_OK(ksasl_mechanism_registry_set_credential_callback(sreg, later_cb, &cnt, counter_free));
+    CHECK_OK(ksasl_mechanism_registry_new(&alice));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(alice, "alice", "alice-secret"));
+    sc = server_config_done(server_builder(sreg));
+    cc = client_config_done(client_builder(alice, "SCRAM-SHA-512"));
     pair_init(&p, cc, sc);
     memset(&pull, 0, sizeof pull);
-    pull.kind = KSASL_CREDENTIAL_PASSWORD;
+    pull.kind = KSASL_CREDENTIAL_ANSWER_PASSWORD;
     pull.value = "alice-secret";
     pull.expiry_ms = -1;
     p.pull = &pull;
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    CHECK_OK(ksasl_client_connection_start(p.client, T0));
     pump(&p, T0);
     CHECK_INT(cnt.calls, 1);
     CHECK_INT(pull.pulls, 1);
@@ -918,15 +1008,15 @@ static void later_conn(void) {
     pair_free(&p);
     ksasl_client_config_free(cc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(alice);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(alice);
     CHECK_INT(cnt.frees, 1);
 }
 
 /* A tracker drives re-authentication after token refreshes; a refresh to another principal
  * is refused by the broker (the principal of a connection never changes). */
 static void tracker_driven_reauth(void) {
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_refresher *refresher = token_refresher(T0, 3600);
     ksasl_tracker *tracker = NULL;
     ksasl_server_config *sc = NULL;
@@ -936,60 +1026,65 @@ static void tracker_driven_reauth(void) {
     const uint64_t *ids = NULL;
     size_t n = 0;
     int64_t lifetime = 0, reauth_at = 0, expiry = 0;
-    ksasl_token *t = NULL;
+    ksasl_oauth_token *t = NULL;
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_oauthbearer_client(creg, refresher));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 600000));
-    CHECK_OK(ksasl_client_config_new(creg, "OAUTHBEARER", &cc));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_client(creg, refresher));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 600000));
+        sc = server_config_done(b);
+    }
+    cc = client_config_done(client_builder(creg, "OAUTHBEARER"));
     CHECK_OK(ksasl_tracker_new(refresher, 0, &tracker));
     pair_init(&p, cc, sc);
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    CHECK_OK(ksasl_client_connection_start(p.client, T0));
     pump(&p, T0);
     CHECK_INT(p.authenticated, 1);
-    CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, &reauth_at, &expiry));
+    CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, &reauth_at, &expiry));
     CHECK_OK(ksasl_tracker_authenticated(tracker, 7, ksasl_refresher_generation(refresher),
                                          lifetime, reauth_at, expiry));
 
     /* A new token (generation 2): the tracker asks connection 7 to re-authenticate. */
-    CHECK_OK(ksasl_token_new_unsecured("alice", 3600, NULL, T0 + 5000, &t));
-    CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_token_value(t), ksasl_token_expiry_ms(t),
-                                       "alice", NULL, NULL, 0, T0 + 5000));
-    ksasl_token_free(t);
+    CHECK_OK(ksasl_oauth_token_new_unsecured("alice", 3600, NULL, T0 + 5000, &t));
+    CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_oauth_token_value(t),
+                                       ksasl_oauth_token_expiry_ms(t), "alice", NULL, NULL, 0,
+                                       T0 + 5000));
+    ksasl_oauth_token_free(t);
     t = NULL;
     CHECK_OK(ksasl_tracker_poll(tracker, T0 + 5000, &refresh, &ids, &n));
     CHECK_INT(n, 1);
     if (n == 1) {
         CHECK_INT(ids[0], 7);
     }
-    CHECK_OK(ksasl_client_conn_start_reauthentication(p.client, T0 + 5000, &started));
+    CHECK_OK(ksasl_client_connection_start_reauthentication(p.client, T0 + 5000, &started));
     CHECK_INT(started, 1);
     pump(&p, T0 + 5000);
     CHECK_INT(p.reauthenticated, 1);
-    CHECK_OK(ksasl_server_conn_session(p.server, NULL, NULL, &expiry));
+    CHECK_OK(ksasl_server_connection_session(p.server, NULL, NULL, NULL, NULL, &expiry));
     CHECK_INT(expiry, T0 + 5000 + 600000);
-    CHECK_OK(ksasl_client_conn_session(p.client, &lifetime, &reauth_at, &expiry));
+    CHECK_OK(ksasl_client_connection_session(p.client, &lifetime, &reauth_at, &expiry));
     CHECK_OK(ksasl_tracker_authenticated(tracker, 7, 2, lifetime, reauth_at, expiry));
     CHECK_OK(ksasl_tracker_poll(tracker, T0 + 5001, &refresh, &ids, &n));
     CHECK_INT(n, 0);
 
     /* A token for another principal: the re-authentication fails and, with Kafka's policy,
      * the connection closes. */
-    CHECK_OK(ksasl_token_new_unsecured("mallory", 3600, NULL, T0 + 10000, &t));
-    CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_token_value(t), ksasl_token_expiry_ms(t),
-                                       "mallory", NULL, NULL, 0, T0 + 10000));
-    ksasl_token_free(t);
+    CHECK_OK(ksasl_oauth_token_new_unsecured("mallory", 3600, NULL, T0 + 10000, &t));
+    CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_oauth_token_value(t),
+                                       ksasl_oauth_token_expiry_ms(t), "mallory", NULL, NULL, 0,
+                                       T0 + 10000));
+    ksasl_oauth_token_free(t);
     CHECK_OK(ksasl_tracker_poll(tracker, T0 + 10000, &refresh, &ids, &n));
     CHECK_INT(n, 1);
-    CHECK_OK(ksasl_client_conn_start_reauthentication(p.client, T0 + 10000, &started));
+    CHECK_OK(ksasl_client_connection_start_reauthentication(p.client, T0 + 10000, &started));
     CHECK_INT(started, 1);
     pump(&p, T0 + 10000);
     CHECK_INT(p.reauthenticated, 1);
     CHECK_INT(p.closed, 1);
-    CHECK(strstr(ksasl_server_conn_last_error(p.server), "PRINCIPAL_CHANGED") != NULL);
+    CHECK(strstr(ksasl_server_connection_last_error(p.server), "PRINCIPAL_CHANGED") != NULL);
     CHECK(p.client_rc != KSASL_OK);
     CHECK(metric(sc, "failed-reauthentication-total", T0 + 10000) == 1);
     CHECK_OK(ksasl_tracker_forget(tracker, 7));
@@ -998,15 +1093,15 @@ static void tracker_driven_reauth(void) {
     ksasl_tracker_free(tracker);
     ksasl_client_config_free(cc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
     ksasl_refresher_free(refresher);
 }
 
 /* Application frames need app_frame/app_len; without them the call fails and can be
  * repeated with them (the driver keeps no state for application frames). */
 static void application_frames(void) {
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_server_config *sc = NULL;
     ksasl_client_config *cc = NULL;
     pair p;
@@ -1016,66 +1111,73 @@ static void application_frames(void) {
     const uint8_t *app = NULL;
     size_t app_len = 0;
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, NULL));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "alice-secret"));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_client_config_new(creg, "PLAIN", &cc));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, NULL));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "alice-secret"));
+    sc = server_config_done(server_builder(sreg));
+    cc = client_config_done(client_builder(creg, "PLAIN"));
     pair_init(&p, cc, sc);
     memset(&pull, 0, sizeof pull);
-    pull.kind = KSASL_CREDENTIAL_PASSWORD;
+    pull.kind = KSASL_CREDENTIAL_ANSWER_PASSWORD;
     pull.value = "alice-secret";
     pull.expiry_ms = -1;
     p.pull = &pull;
-    CHECK_OK(ksasl_client_conn_start(p.client, T0));
+    CHECK_OK(ksasl_client_connection_start(p.client, T0));
     pump(&p, T0);
     CHECK_INT(p.authenticated, 1);
-    CHECK_RC(ksasl_client_conn_handle_frame(p.client, resp, sizeof resp, T0, &ev, NULL, &app_len),
+    CHECK_RC(
+        ksasl_client_connection_handle_frame(p.client, resp, sizeof resp, T0, &ev, NULL, &app_len),
+        KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_client_connection_handle_frame(p.client, resp, sizeof resp, T0, &ev, &app, NULL),
              KSASL_NULL_ARGUMENT);
-    CHECK_RC(ksasl_client_conn_handle_frame(p.client, resp, sizeof resp, T0, &ev, &app, NULL),
-             KSASL_NULL_ARGUMENT);
-    CHECK_OK(ksasl_client_conn_handle_frame(p.client, resp, sizeof resp, T0, &ev, &app,
-                                            &app_len));
-    CHECK_INT(ev, KSASL_CLIENT_APPLICATION);
+    CHECK_OK(ksasl_client_connection_handle_frame(p.client, resp, sizeof resp, T0, &ev, &app,
+                                                  &app_len));
+    CHECK_INT(ev, KSASL_CLIENT_EVENT_APPLICATION);
     CHECK(app_len == sizeof resp && memcmp(app, resp, sizeof resp) == 0);
     /* No lifetime: the client never has a deadline; a re-authentication can still be
      * started by the host, and the broker (no session expiry) does not allow it. */
-    CHECK_INT(ksasl_client_conn_next_deadline(p.client), -1);
-    CHECK_INT(ksasl_server_conn_gate(p.server, API_SASL_HANDSHAKE, T0 + 5000),
+    CHECK_INT(ksasl_client_connection_next_deadline(p.client), -1);
+    CHECK_INT(ksasl_server_connection_gate(p.server, API_SASL_HANDSHAKE, T0 + 5000),
               KSASL_GATE_PROCESS);
     pair_free(&p);
     ksasl_client_config_free(cc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
 }
 
 /* Configurations keep what they need: the registries, the store and the refresher handle
  * are freed before any connection exists, and connections outlive their configurations. */
 static void ownership(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
     ksasl_refresher *refresher = token_refresher(T0, 3600);
-    ksasl_registry *creg = client_registry(refresher);
+    ksasl_mechanism_registry *creg = client_registry(refresher);
     ksasl_server_config *sc = NULL;
     ksasl_client_config *cc[2] = {NULL, NULL};
     static const char *const mechs[2] = {"SCRAM-SHA-512", "OAUTHBEARER"};
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
-    CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, 10000));
-    for (int i = 0; i < 2; i++) {
-        CHECK_OK(ksasl_client_config_new(creg, mechs[i], &cc[i]));
-        CHECK_OK(ksasl_client_config_set_reauth_timing(cc[i], KSASL_REAUTH_LIBRDKAFKA));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 10000));
+        sc = server_config_done(b);
     }
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
-    ksasl_store_free(store);
+    for (int i = 0; i < 2; i++) {
+        {
+            ksasl_client_config_builder *b = client_builder(creg, mechs[i]);
+            CHECK_OK(ksasl_client_config_builder_set_reauth_timing(b, KSASL_REAUTH_LIBRDKAFKA));
+            cc[i] = client_config_done(b);
+        }
+    }
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_credential_store_free(store);
     ksasl_refresher_free(refresher);
 
     for (int i = 0; i < 2; i++) {
@@ -1084,17 +1186,17 @@ static void ownership(void) {
         pair_init(&p, cc[i], sc);
         ksasl_client_config_free(cc[i]);
         cc[i] = NULL;
-        CHECK_OK(ksasl_client_conn_start(p.client, T0));
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.authenticated, 1);
-        CHECK_OK(ksasl_client_conn_handle_timeout(p.client, T0 + 9000, &started));
+        CHECK_OK(ksasl_client_connection_handle_timeout(p.client, T0 + 9000, &started));
         CHECK_INT(started, 1);
         pump(&p, T0 + 9000);
         CHECK_INT(p.reauthenticated, 1);
         if (i == 1) {
             ksasl_server_config_free(sc); /* the server connection keeps it */
             sc = NULL;
-            CHECK_OK(ksasl_client_conn_handle_timeout(p.client, T0 + 18000, &started));
+            CHECK_OK(ksasl_client_connection_handle_timeout(p.client, T0 + 18000, &started));
             CHECK_INT(started, 1);
             pump(&p, T0 + 18000);
             CHECK_INT(p.reauthenticated, 2);
@@ -1107,17 +1209,27 @@ static void ownership(void) {
  * (a panic is caught at the boundary, but it poisons the lock of the shared object it
  * happened in, which then stays broken). */
 static void extremes(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL;
-    static const int64_t max_reauth[] = {INT64_MAX, INT64_MAX / 2, -1, INT64_MIN};
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
+    static const int64_t max_reauth[] = {INT64_MAX, INT64_MAX / 2, 1, 0};
     static const int64_t nows[] = {T0, INT64_MAX - 5, 0, -T0};
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "alice-secret"));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "alice-secret"));
+    /* A negative connections.max.reauth.ms is refused (as Kafka's config does). */
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        ksasl_server_config *sc = NULL;
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, INT64_MIN));
+        CHECK_RC(ksasl_server_config_builder_build(b, &sc), KSASL_INVALID_CONFIG);
+        CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, -1));
+        CHECK_RC(ksasl_server_config_builder_build(b, &sc), KSASL_INVALID_CONFIG);
+        ksasl_server_config_builder_free(b);
+    }
     for (size_t i = 0; i < sizeof max_reauth / sizeof max_reauth[0]; i++) {
         for (size_t j = 0; j < sizeof nows / sizeof nows[0]; j++) {
             ksasl_server_config *sc = NULL;
@@ -1125,20 +1237,27 @@ static void extremes(void) {
             pair p;
             int started = 0;
             int64_t now = nows[j];
-            CHECK_OK(ksasl_server_config_new(sreg, &sc));
-            CHECK_OK(ksasl_server_config_set_max_reauth_ms(sc, NULL, max_reauth[i]));
-            CHECK_OK(ksasl_server_config_set_failed_auth_delay_ms(sc, INT64_MAX));
-            CHECK_OK(ksasl_server_config_set_reauth_retry(sc, INT64_MAX));
-            CHECK_OK(ksasl_client_config_new(creg, "PLAIN", &cc));
-            CHECK_OK(ksasl_client_config_set_reauth_retry(cc, INT64_MAX));
+            {
+                ksasl_server_config_builder *b = server_builder(sreg);
+                CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, max_reauth[i]));
+                CHECK_OK(
+                    ksasl_server_config_builder_set_failed_authentication_delay_ms(b, INT64_MAX));
+                CHECK_OK(ksasl_server_config_builder_set_reauth_retry_ms(b, INT64_MAX));
+                sc = server_config_done(b);
+            }
+            {
+                ksasl_client_config_builder *b = client_builder(creg, "PLAIN");
+                CHECK_OK(ksasl_client_config_builder_set_reauth_retry_ms(b, INT64_MAX));
+                cc = client_config_done(b);
+            }
             pair_init(&p, cc, sc);
-            CHECK_OK(ksasl_client_conn_start(p.client, now));
+            CHECK_OK(ksasl_client_connection_start(p.client, now));
             pump(&p, now);
             CHECK_INT(p.authenticated, 1);
-            CHECK_OK(ksasl_client_conn_handle_timeout(p.client, INT64_MAX, &started));
-            CHECK(ksasl_server_conn_gate(p.server, API_METADATA, INT64_MAX) <=
+            CHECK_OK(ksasl_client_connection_handle_timeout(p.client, INT64_MAX, &started));
+            CHECK(ksasl_server_connection_gate(p.server, API_METADATA, INT64_MAX) <=
                   KSASL_GATE_CLOSE_EXPIRED);
-            CHECK(ksasl_server_conn_gate(p.server, API_SASL_HANDSHAKE, INT64_MIN) <=
+            CHECK(ksasl_server_connection_gate(p.server, API_SASL_HANDSHAKE, INT64_MIN) <=
                   KSASL_GATE_CLOSE_EXPIRED);
             pair_free(&p);
             ksasl_client_config_free(cc);
@@ -1146,29 +1265,23 @@ static void extremes(void) {
         }
     }
 
-    /* LIBRARY BUG (reported): metrics read at an extreme time after events were recorded
-     * overflow in src/session/mod.rs (`s.start_ms + 2 * WINDOW_MS` in Sampled::live,
-     * `now_ms - oldest` in Sampled::rate): KSASL_PANIC in debug builds, wrapped values in
-     * release builds. Expected: KSASL_OK with a value (saturating arithmetic). */
+    /* Metrics read at an extreme time after events were recorded give a value (the windows
+     * of src/session/mod.rs saturate). */
     {
         ksasl_server_config *sc = NULL;
         ksasl_client_config *cc = NULL;
         pair p;
         double v = -1;
-        ksasl_result rc_max, rc_min;
-        CHECK_OK(ksasl_server_config_new(sreg, &sc));
-        CHECK_OK(ksasl_client_config_new(creg, "PLAIN", &cc));
+        sc = server_config_done(server_builder(sreg));
+        cc = client_config_done(client_builder(creg, "PLAIN"));
         pair_init(&p, cc, sc);
-        CHECK_OK(ksasl_client_conn_start(p.client, INT64_MAX - 5));
+        CHECK_OK(ksasl_client_connection_start(p.client, INT64_MAX - 5));
         pump(&p, INT64_MAX - 5);
         CHECK_INT(p.authenticated, 1);
-        rc_max = ksasl_server_config_metric(sc, "successful-authentication-rate", INT64_MAX, &v);
-        rc_min = ksasl_server_config_metric(sc, "successful-authentication-rate", INT64_MIN, &v);
-        if (rc_max != KSASL_OK || rc_min != KSASL_OK) {
-            KNOWN_BUG_NOTE("metrics at an extreme now_ms overflow (src/session/mod.rs)");
-        }
-        CHECK_OK(rc_max);
-        CHECK_OK(rc_min);
+        CHECK_OK(ksasl_server_config_metric(sc, "successful-authentication-rate", INT64_MAX, &v));
+        CHECK(v >= 0);
+        CHECK_OK(ksasl_server_config_metric(sc, "successful-authentication-rate", INT64_MIN, &v));
+        CHECK(v >= 0);
         /* ... and the metrics still work afterwards. */
         CHECK_OK(ksasl_server_config_metric(sc, "successful-authentication-total", T0, &v));
         CHECK(v == 1);
@@ -1178,9 +1291,9 @@ static void extremes(void) {
         ksasl_server_config_free(sc);
     }
 
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_credential_store_free(store);
 }
 
 void test_kafka(void) {

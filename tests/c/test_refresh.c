@@ -11,12 +11,12 @@
 
 static ksasl_result install_token(ksasl_refresher *r, const char *principal, int64_t lifetime_s,
                                   int64_t now) {
-    ksasl_token *t = NULL;
+    ksasl_oauth_token *t = NULL;
     ksasl_result rc;
-    CHECK_OK(ksasl_token_new_unsecured(principal, lifetime_s, NULL, now, &t));
-    rc = ksasl_refresher_set_token(r, ksasl_token_value(t), ksasl_token_expiry_ms(t), principal,
-                                   NULL, NULL, 0, now);
-    ksasl_token_free(t);
+    CHECK_OK(ksasl_oauth_token_new_unsecured(principal, lifetime_s, NULL, now, &t));
+    rc = ksasl_refresher_set_token(r, ksasl_oauth_token_value(t), ksasl_oauth_token_expiry_ms(t),
+                                   principal, NULL, NULL, 0, now);
+    ksasl_oauth_token_free(t);
     return rc;
 }
 
@@ -24,7 +24,7 @@ static void pull_form(void) {
     ksasl_refresher *r = NULL;
     int64_t d;
 
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_INT(ksasl_refresher_generation(r), 0);
     CHECK_INT(ksasl_refresher_next_deadline(r), 0); /* due at once */
     CHECK_INT(ksasl_refresher_poll(r, NOW), 1);
@@ -60,11 +60,12 @@ static void pull_form(void) {
     {
         static const char *const names[] = {"traceId", "logicalCluster"};
         static const char *const vals[] = {"abc", "lkc-1"};
-        ksasl_token *t = NULL;
-        CHECK_OK(ksasl_token_new_unsecured("alice", 3600, NULL, NOW + 10000, &t));
-        CHECK_OK(ksasl_refresher_set_token(r, ksasl_token_value(t), ksasl_token_expiry_ms(t),
-                                           "alice", names, vals, 2, NOW + 10000));
-        ksasl_token_free(t);
+        ksasl_oauth_token *t = NULL;
+        CHECK_OK(ksasl_oauth_token_new_unsecured("alice", 3600, NULL, NOW + 10000, &t));
+        CHECK_OK(ksasl_refresher_set_token(r, ksasl_oauth_token_value(t),
+                                           ksasl_oauth_token_expiry_ms(t), "alice", names, vals, 2,
+                                           NOW + 10000));
+        ksasl_oauth_token_free(t);
     }
     CHECK_INT(ksasl_refresher_generation(r), 1);
     d = ksasl_refresher_next_deadline(r);
@@ -75,13 +76,33 @@ static void pull_form(void) {
     CHECK_INT(ksasl_refresher_generation(r), 2);
     ksasl_refresher_free(r);
 
-    /* Out-of-range configurations, with Kafka's messages. */
-    r = NULL;
-    CHECK_RC(ksasl_refresher_new(0.8, 0.5, 60, 300, &r), KSASL_INVALID_CONFIG);
-    CHECK(strstr(ksasl_last_constructor_error(), "sasl.login.refresh.window.jitter") != NULL);
-    CHECK_RC(ksasl_refresher_new(0.8, 0.05, 1000, 300, &r), KSASL_INVALID_CONFIG);
-    CHECK_RC(ksasl_refresher_new(0.8, 0.05, 60, -1, &r), KSASL_INVALID_CONFIG);
-    CHECK(r == NULL);
+    /* Out-of-range configurations, with Kafka's messages; a failed build leaves the builder
+     * usable, and its configuration makes a refresher. */
+    {
+        ksasl_refresher_config_builder *b = NULL;
+        ksasl_refresher_config *c = NULL;
+        CHECK_OK(ksasl_refresher_config_builder_new(&b));
+        CHECK_OK(ksasl_refresher_config_builder_set_window_jitter(b, 0.5));
+        CHECK_RC(ksasl_refresher_config_builder_build(b, &c), KSASL_INVALID_CONFIG);
+        CHECK(strstr(ksasl_refresher_config_builder_last_error(b),
+                     "sasl.login.refresh.window.jitter") != NULL);
+        CHECK_OK(ksasl_refresher_config_builder_set_window_jitter(b, 0.05));
+        CHECK_OK(ksasl_refresher_config_builder_set_min_period_seconds(b, 1000));
+        CHECK_RC(ksasl_refresher_config_builder_build(b, &c), KSASL_INVALID_CONFIG);
+        CHECK_OK(ksasl_refresher_config_builder_set_min_period_seconds(b, 60));
+        CHECK_OK(ksasl_refresher_config_builder_set_buffer_seconds(b, -1));
+        CHECK_RC(ksasl_refresher_config_builder_build(b, &c), KSASL_INVALID_CONFIG);
+        CHECK(c == NULL);
+        CHECK_OK(ksasl_refresher_config_builder_set_buffer_seconds(b, 300));
+        CHECK_OK(ksasl_refresher_config_builder_set_window_factor(b, 0.5));
+        CHECK_OK(ksasl_refresher_config_builder_build(b, &c));
+        r = NULL;
+        CHECK_OK(ksasl_refresher_new(c, &r));
+        CHECK_INT(ksasl_refresher_next_deadline(r), 0);
+        ksasl_refresher_free(r);
+        ksasl_refresher_config_free(c);
+        ksasl_refresher_config_builder_free(b);
+    }
 }
 
 /* The callback form. */
@@ -119,7 +140,7 @@ static void callback_form(void) {
 
     memset(&s, 0, sizeof s);
     memset(&old, 0, sizeof old);
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     /* Replacing a callback frees the old userdata. */
     CHECK_OK(ksasl_refresher_set_refresh_callback(r, refresh_cb, &old, refresh_state_free));
     CHECK_OK(ksasl_refresher_set_refresh_callback(r, refresh_cb, &s, refresh_state_free));
@@ -168,30 +189,30 @@ static void callback_form(void) {
      * userdata) at once, while the registry keeps presenting the current token. */
     {
         refresh_state s2;
-        ksasl_registry *creg = NULL, *sreg = NULL;
+        ksasl_mechanism_registry *creg = NULL, *sreg = NULL;
         exchange x;
         memset(&s2, 0, sizeof s2);
-        CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+        CHECK_OK(ksasl_refresher_new(NULL, &r));
         CHECK_OK(ksasl_refresher_set_refresh_callback(r, refresh_cb, &s2, refresh_state_free));
         CHECK_OK(ksasl_refresher_run_due(r, NOW, &ran));
         CHECK_INT(ran, 1);
-        CHECK_OK(ksasl_registry_new(&creg));
-        CHECK_OK(ksasl_registry_add_oauthbearer_client(creg, r));
-        CHECK_OK(ksasl_registry_new(&sreg));
-        CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+        CHECK_OK(ksasl_mechanism_registry_new(&creg));
+        CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_client(creg, r));
+        CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+        CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
         ksasl_refresher_free(r);
         CHECK_INT(s2.count.frees, 1);
         exchange_run(&x, creg, sreg, "OAUTHBEARER", NULL, NOW + 1000);
         CHECK(exchange_ok(&x));
         exchange_free(&x);
-        ksasl_registry_free(creg);
-        ksasl_registry_free(sreg);
+        ksasl_mechanism_registry_free(creg);
+        ksasl_mechanism_registry_free(sreg);
         CHECK_INT(s2.count.frees, 1);
         CHECK_INT(s2.count.calls, 1);
     }
 
     /* Without a callback, run_due and invoke_callback answer a due refresh as a failure. */
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_OK(ksasl_refresher_run_due(r, NOW, &ran));
     CHECK_INT(ran, 0);
     CHECK_INT(ksasl_refresher_next_deadline(r), NOW + 10000);
@@ -212,7 +233,7 @@ static void tracker(void) {
     const uint64_t *ids = NULL;
     size_t n = 99;
 
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_INT(ksasl_refresher_poll(r, NOW), 1);
     CHECK_OK(install_token(r, "alice", 3600, NOW));
     CHECK_INT(ksasl_refresher_generation(r), 1);
@@ -252,7 +273,7 @@ static void tracker(void) {
     {
         refresh_state s;
         memset(&s, 0, sizeof s);
-        CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+        CHECK_OK(ksasl_refresher_new(NULL, &r));
         CHECK_OK(ksasl_refresher_set_refresh_callback(r, refresh_cb, &s, refresh_state_free));
         CHECK_OK(ksasl_tracker_new(r, 0, &t));
         CHECK_INT(ksasl_tracker_next_deadline(t), 0);
@@ -270,7 +291,7 @@ static void tracker(void) {
     }
 
     /* A fan-out after a refresh: connections on the old generation re-authenticate. */
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_INT(ksasl_refresher_poll(r, NOW), 1);
     CHECK_OK(install_token(r, "alice", 3600, NOW));
     CHECK_OK(ksasl_tracker_new(r, 0, &t));
@@ -327,60 +348,43 @@ static void tracker(void) {
     ksasl_refresher_free(r);
 }
 
-/* Extreme but representable times and windows must not panic: a panic inside the refresher
- * or the tracker poisons its lock and breaks it for good. */
+/* Extreme but representable times and windows must not panic (a panic inside the refresher
+ * or the tracker would poison its lock and break it for good): the schedule and the tracker's
+ * fan-out saturate. */
 static void extremes(void) {
     ksasl_refresher *r = NULL;
     ksasl_tracker *t = NULL;
-    ksasl_result rc;
     int refresh = 0;
     const uint64_t *ids = NULL;
     size_t n = 0;
 
-    /* LIBRARY BUG (reported): ksasl_refresher_set_token with now_ms near INT64_MAX (a valid
-     * expiry after it) overflows in next_refresh (src/refresh/mod.rs, `now_ms + p + b`):
-     * KSASL_PANIC, and the refresher's mutex is poisoned, so every later call fails with
-     * KSASL_INTERNAL. Expected: KSASL_OK (saturating arithmetic), refresher still usable. */
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
-    rc = ksasl_refresher_set_token(r, "tok", INT64_MAX, "alice", NULL, NULL, 0, INT64_MAX - 1);
-    if (rc == KSASL_PANIC) {
-        KNOWN_BUG_NOTE("refresher set_token overflows near INT64_MAX (src/refresh/mod.rs)");
-    }
-    CHECK_OK(rc);
+    /* A token installed just before the end of time, expiring at it. */
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
+    CHECK_OK(ksasl_refresher_set_token(r, "tok", INT64_MAX, "alice", NULL, NULL, 0,
+                                       INT64_MAX - 1));
+    CHECK_INT(ksasl_refresher_generation(r), 1);
     CHECK_OK(install_token(r, "alice", 3600, NOW));
     CHECK_OK(ksasl_refresher_set_token_failure(r, NULL, NOW));
-    /* Saturating already: a failure at the end of time, run_due at both ends. */
+    /* A failure at the end of time, run_due at both ends. */
     CHECK_OK(ksasl_refresher_set_token_failure(r, NULL, INT64_MAX));
     CHECK_OK(ksasl_refresher_run_due(r, INT64_MIN, NULL));
     ksasl_refresher_free(r);
     r = NULL;
 
-    /* LIBRARY BUG (reported): a tracker whose spread window is large (here INT64_MAX / 2)
-     * overflows when it fans out to 4 or more connections (src/refresh/tracker.rs fan_out,
-     * `window * k as i64 / n`): ksasl_tracker_poll returns KSASL_PANIC, the tracker's mutex
-     * is poisoned, and from then on every poll silently reports nothing to do. Expected:
-     * KSASL_OK, the first connection due now and the others spread up to the window's end
-     * (or ksasl_tracker_new refusing such a window with KSASL_INVALID_CONFIG). */
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &r));
+    /* A tracker with a huge spread window (INT64_MAX / 2) fanning out to 4 connections after
+     * a refresh: the first is due at once, the others spread up to the window's end. */
+    CHECK_OK(ksasl_refresher_new(NULL, &r));
     CHECK_OK(install_token(r, "alice", 3600, NOW));
-    rc = ksasl_tracker_new(r, INT64_MAX / 2, &t);
-    CHECK(rc == KSASL_OK || rc == KSASL_INVALID_CONFIG);
-    if (rc == KSASL_OK) {
-        for (uint64_t id = 1; id <= 4; id++) {
-            CHECK_OK(ksasl_tracker_authenticated(t, id, 1, HOUR, NOW + HOUR * 9 / 10, NOW + HOUR));
-        }
-        CHECK_OK(install_token(r, "alice", 3600, NOW + 1000));
-        rc = ksasl_tracker_poll(t, NOW + 1000, &refresh, &ids, &n);
-        if (rc == KSASL_PANIC) {
-            KNOWN_BUG_NOTE("tracker fan-out overflows with a large spread window "
-                           "(src/refresh/tracker.rs)");
-        }
-        CHECK_OK(rc);
-        CHECK_INT(n, 1);
-        CHECK_OK(ksasl_tracker_poll(t, INT64_MAX, &refresh, &ids, &n));
-        CHECK_INT(n, 3);
-        ksasl_tracker_free(t);
+    CHECK_OK(ksasl_tracker_new(r, INT64_MAX / 2, &t));
+    for (uint64_t id = 1; id <= 4; id++) {
+        CHECK_OK(ksasl_tracker_authenticated(t, id, 1, HOUR, NOW + HOUR * 9 / 10, NOW + HOUR));
     }
+    CHECK_OK(install_token(r, "alice", 3600, NOW + 1000));
+    CHECK_OK(ksasl_tracker_poll(t, NOW + 1000, &refresh, &ids, &n));
+    CHECK_INT(n, 1);
+    CHECK_OK(ksasl_tracker_poll(t, INT64_MAX, &refresh, &ids, &n));
+    CHECK_INT(n, 3);
+    ksasl_tracker_free(t);
     ksasl_refresher_free(r);
 }
 

@@ -14,9 +14,9 @@
 #define NOW ((int64_t)1700000000000)
 
 typedef struct {
-    ksasl_store *store;
-    ksasl_registry *sreg;
-    ksasl_registry *creg;
+    ksasl_credential_store *store;
+    ksasl_mechanism_registry *sreg;
+    ksasl_mechanism_registry *creg;
     ksasl_refresher *refresher;
     int index;
     int ok;
@@ -38,51 +38,51 @@ static int worker(void *arg) {
                 fprintf(stderr, "%s:%d: thread %d: %s failed: client %s, server %s (%s)\n",
                         __FILE__, __LINE__, s->index, mechs[m],
                         ksasl_result_name(x.client_rc), ksasl_result_name(x.server_rc),
-                        x.server ? ksasl_server_last_error(x.server) : "");
+                        x.server ? ksasl_server_exchange_last_error(x.server) : "");
             }
             exchange_free(&x);
         }
         /* Writers and readers of the store at the same time. */
         snprintf(user, sizeof user, "user-%d-%d", s->index, round);
-        CHECK_OK(ksasl_store_add_user(s->store, user, "pw", 4096));
-        CHECK_OK(ksasl_store_remove_user(s->store, user, NULL));
+        CHECK_OK(ksasl_credential_store_add_user(s->store, user, "pw", 4096));
+        CHECK_OK(ksasl_credential_store_remove_user(s->store, user, NULL));
         /* New tokens while other threads present the current one. */
         {
-            ksasl_token *t = NULL;
-            CHECK_OK(ksasl_token_new_unsecured("alice", 3600, NULL, NOW, &t));
-            CHECK_OK(ksasl_refresher_set_token(s->refresher, ksasl_token_value(t),
-                                               ksasl_token_expiry_ms(t), "alice", NULL, NULL, 0,
-                                               NOW));
-            ksasl_token_free(t);
+            ksasl_oauth_token *t = NULL;
+            CHECK_OK(ksasl_oauth_token_new_unsecured("alice", 3600, NULL, NOW, &t));
+            CHECK_OK(ksasl_refresher_set_token(s->refresher, ksasl_oauth_token_value(t),
+                                               ksasl_oauth_token_expiry_ms(t), "alice", NULL, NULL,
+                                               0, NOW));
+            ksasl_oauth_token_free(t);
         }
     }
     return 0;
 }
 
 void test_threads(void) {
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
     ksasl_refresher *refresher = NULL;
     shared s[THREADS];
     thrd_t th[THREADS];
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(sreg, NULL, 0));
+    CHECK_OK(ksasl_refresher_new(NULL, &refresher));
     {
-        ksasl_token *t = NULL;
-        CHECK_OK(ksasl_token_new_unsecured("alice", 3600, NULL, NOW, &t));
-        CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_token_value(t),
-                                           ksasl_token_expiry_ms(t), "alice", NULL, NULL, 0,
+        ksasl_oauth_token *t = NULL;
+        CHECK_OK(ksasl_oauth_token_new_unsecured("alice", 3600, NULL, NOW, &t));
+        CHECK_OK(ksasl_refresher_set_token(refresher, ksasl_oauth_token_value(t),
+                                           ksasl_oauth_token_expiry_ms(t), "alice", NULL, NULL, 0,
                                            NOW));
-        ksasl_token_free(t);
+        ksasl_oauth_token_free(t);
     }
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_password_clients(creg, "alice", "alice-secret"));
-    CHECK_OK(ksasl_registry_add_oauthbearer_client(creg, refresher));
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, "alice", "alice-secret"));
+    CHECK_OK(ksasl_mechanism_registry_add_oauthbearer_client(creg, refresher));
 
     for (int i = 0; i < THREADS; i++) {
         s[i].store = store;
@@ -101,8 +101,8 @@ void test_threads(void) {
     }
     CHECK_INT(ksasl_refresher_generation(refresher), 1 + THREADS * ROUNDS);
 
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(creg);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(creg);
     ksasl_refresher_free(refresher);
-    ksasl_store_free(store);
+    ksasl_credential_store_free(store);
 }

@@ -52,12 +52,25 @@ static int32_t rd32(const uint8_t *p) {
                      (uint32_t)p[3]);
 }
 
+/* Kafka's defaults (delegation.token.max.lifetime.ms, .expiry.time.ms and
+ * .expiry.check.interval.ms): what ksasl_token_authority_new takes for a negative value. */
+#define DEFAULT_MAX_LIFETIME_MS (7LL * 24 * 3600 * 1000)
+#define DEFAULT_EXPIRY_TIME_MS (24LL * 3600 * 1000)
+#define DEFAULT_CHECK_INTERVAL_MS (3600LL * 1000)
+
+/* An authority with Kafka's sweep interval (-1 for a value takes Kafka's default). */
 static ksasl_token_authority *authority(const char *key, int64_t max_lifetime,
                                         int64_t expiry_time) {
     ksasl_token_authority *a = NULL;
-    CHECK_OK(ksasl_token_authority_new(key, max_lifetime, expiry_time,
-                                       KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS, &a));
+    CHECK_OK(ksasl_token_authority_new(key, max_lifetime, expiry_time, -1, &a));
     return a;
+}
+
+/* The password servers with delegation-token logins answered by `a`. */
+static ksasl_result with_tokens(ksasl_mechanism_registry *r, const ksasl_credential_store *s,
+                                const ksasl_token_authority *a) {
+    ksasl_result rc = ksasl_mechanism_registry_add_password_servers(r, s);
+    return rc != KSASL_OK ? rc : ksasl_mechanism_registry_set_token_authority(r, a);
 }
 
 static int token_hmac_equals(const ksasl_delegation_token *t, const uint8_t *h, size_t n) {
@@ -76,8 +89,8 @@ static void reference_vector(void) {
     const uint8_t *h = NULL;
     size_t n = 0;
     ksasl_delegation_token *t = NULL;
-    ksasl_token_authority *a = authority("secret", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
-                                         KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
+    ksasl_token_authority *a = authority("secret", DEFAULT_MAX_LIFETIME_MS,
+                                         DEFAULT_EXPIRY_TIME_MS);
 
     CHECK_INT(b64_decode(REF_HMAC_B64, expected, sizeof expected), 64);
     CHECK_OK(ksasl_token_authority_hmac(a, REF_ID, &h, &n));
@@ -99,8 +112,8 @@ static void reference_vector(void) {
 
     /* Another key gives another HMAC; the HMAC is a function of the id. */
     {
-        ksasl_token_authority *b = authority("Secret", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
-                                             KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
+        ksasl_token_authority *b = authority("Secret", DEFAULT_MAX_LIFETIME_MS,
+                                             DEFAULT_EXPIRY_TIME_MS);
         CHECK_OK(ksasl_token_authority_hmac(b, REF_ID, &h, &n));
         CHECK(n == 64 && memcmp(h, expected, 64) != 0);
         CHECK_OK(ksasl_token_authority_hmac(b, "", &h, &n));
@@ -144,23 +157,24 @@ static void configuration(void) {
     CHECK(strstr(ksasl_last_constructor_error(), "delegation.token.max.lifetime.ms") != NULL);
     CHECK_RC(ksasl_token_authority_new("k", 1, 0, 1, &a), KSASL_INVALID_CONFIG);
     CHECK(strstr(ksasl_last_constructor_error(), "delegation.token.expiry.time.ms") != NULL);
-    CHECK_RC(ksasl_token_authority_new("k", 1, 1, -5, &a), KSASL_INVALID_CONFIG);
+    CHECK_RC(ksasl_token_authority_new("k", 1, 1, 0, &a), KSASL_INVALID_CONFIG);
     CHECK(strstr(ksasl_last_constructor_error(), "delegation.token.expiry.check.interval.ms") !=
           NULL);
     CHECK(a == before);
-    CHECK_INT(KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS, 7LL * 24 * 3600 * 1000);
-    CHECK_INT(KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS, 24LL * 3600 * 1000);
-    CHECK_INT(KSASL_TOKEN_DEFAULT_EXPIRY_CHECK_INTERVAL_MS, 3600LL * 1000);
 
-    /* Kafka's defaults: a token lives 1 day, renewable up to 7 days. */
+    /* Kafka's defaults (a negative value): a token lives 1 day, renewable up to 7 days, and
+     * the sweep runs every hour. */
     {
         ksasl_delegation_token *t = NULL;
-        a = authority("k", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
-                      KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
+        size_t n = 0;
+        a = authority("k", -1, -1);
+        CHECK_OK(ksasl_token_authority_sweep(a, T0, NULL, &n));
+        CHECK_INT(ksasl_token_authority_next_sweep_ms(a), T0 + DEFAULT_CHECK_INTERVAL_MS);
+
         CHECK_STR(ksasl_token_authority_last_error(a), "");
         CHECK_OK(ksasl_token_authority_create(a, "User:alice", NULL, NULL, 0, 0, T0, &t));
-        CHECK_INT(ksasl_delegation_token_expiry_ms(t), T0 + KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
-        CHECK_INT(ksasl_delegation_token_max_ms(t), T0 + KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS);
+        CHECK_INT(ksasl_delegation_token_expiry_ms(t), T0 + DEFAULT_EXPIRY_TIME_MS);
+        CHECK_INT(ksasl_delegation_token_max_ms(t), T0 + DEFAULT_MAX_LIFETIME_MS);
         ksasl_delegation_token_free(t);
         ksasl_token_authority_free(a);
     }
@@ -535,8 +549,8 @@ static void records(void) {
 /* ---- logins ---- */
 
 typedef struct {
-    ksasl_client_conn *client;
-    ksasl_server_conn *server;
+    ksasl_client_connection *client;
+    ksasl_server_connection *server;
     const char *password; /* answers a NEED_CREDENTIAL (NULL: unexpected) */
     int pulls, pulled_token_auth;
     int client_authenticated, server_authenticated;
@@ -551,31 +565,32 @@ static void login_run(login *l, const ksasl_client_config *cc, const ksasl_serve
     buf to_server = {0}, to_client = {0}, frame = {0};
     memset(l, 0, sizeof *l);
     l->password = password;
-    CHECK_OK(ksasl_client_conn_new(cc, &l->client));
-    CHECK_OK(ksasl_server_conn_new(sc, &l->server));
-    CHECK_OK(ksasl_client_conn_start(l->client, now));
+    CHECK_OK(ksasl_client_connection_new(cc, &l->client));
+    CHECK_OK(ksasl_server_connection_new(sc, &l->server));
+    CHECK_OK(ksasl_client_connection_start(l->client, now));
     for (int round = 0; round < 32; round++) {
         const uint8_t *out = NULL;
         size_t len = 0;
         int moved = 0;
-        CHECK_OK(ksasl_client_conn_transmit(l->client, &out, &len));
+        CHECK_OK(ksasl_client_connection_transmit(l->client, &out, &len));
         buf_append(&to_server, out, len);
         while (buf_take_frame(&to_server, &frame)) {
             ksasl_server_action act = 99;
             int64_t dl = 0;
             moved = 1;
-            CHECK_OK(ksasl_server_conn_handle_frame(l->server, frame.data, frame.len, now, &act,
-                                                    &out, &len, &dl));
+            CHECK_OK(ksasl_server_connection_handle_frame(l->server, frame.data, frame.len, now,
+                                                          &act, &out, &len, &dl));
             while (act == KSASL_SERVER_ACTION_NEED_CREDENTIAL) {
                 const char *m = NULL, *u = NULL;
                 int ta = -1;
                 l->pulls++;
                 CHECK(l->password != NULL);
-                CHECK_OK(ksasl_server_conn_credential_request(l->server, &m, &u, &ta));
+                CHECK_OK(ksasl_server_connection_credential_request(l->server, &m, &u, &ta));
                 l->pulled_token_auth = ta;
-                CHECK_OK(ksasl_server_conn_provide_credential(
+                CHECK_OK(ksasl_server_connection_provide_credential(
                     l->server,
-                    l->password ? KSASL_CREDENTIAL_PASSWORD : KSASL_CREDENTIAL_UNKNOWN,
+                    l->password ? KSASL_CREDENTIAL_ANSWER_PASSWORD
+                                : KSASL_CREDENTIAL_ANSWER_UNKNOWN,
                     l->password, -1, NULL, now, &act, &out, &len, &dl));
             }
             buf_append(&to_client, out, len);
@@ -591,13 +606,13 @@ static void login_run(login *l, const ksasl_client_config *cc, const ksasl_serve
             size_t app_len = 0;
             ksasl_result rc;
             moved = 1;
-            rc = ksasl_client_conn_handle_frame(l->client, frame.data, frame.len, now, &ev, &app,
-                                                &app_len);
+            rc = ksasl_client_connection_handle_frame(l->client, frame.data, frame.len, now, &ev,
+                                                      &app, &app_len);
             if (rc != KSASL_OK) {
                 l->client_rc = rc;
                 goto done;
             }
-            if (ev == KSASL_CLIENT_AUTHENTICATED) {
+            if (ev == KSASL_CLIENT_EVENT_AUTHENTICATED) {
                 l->client_authenticated++;
             }
         }
@@ -612,28 +627,29 @@ done:
 }
 
 static void login_free(login *l) {
-    ksasl_client_conn_free(l->client);
-    ksasl_server_conn_free(l->server);
+    ksasl_client_connection_free(l->client);
+    ksasl_server_connection_free(l->server);
 }
 
-static ksasl_server_config *server_config(const ksasl_registry *sreg) {
+static ksasl_server_config *server_config(const ksasl_mechanism_registry *sreg) {
     ksasl_server_config *sc = NULL;
-    CHECK_OK(ksasl_server_config_new(sreg, &sc));
+    sc = server_config_done(server_builder(sreg));
     return sc;
 }
 
-static ksasl_client_config *client_config(const ksasl_registry *creg, const char *mechanism) {
+static ksasl_client_config *client_config(const ksasl_mechanism_registry *creg,
+                                          const char *mechanism) {
     ksasl_client_config *cc = NULL;
-    CHECK_OK(ksasl_client_config_new(creg, mechanism, &cc));
+    cc = client_config_done(client_builder(creg, mechanism));
     return cc;
 }
 
 /* A token login through the drivers with the token in a refresher: the session is capped by
  * the token's expiry, and the refresher wants a renewed token before it. */
 static void refresher_login(void) {
-    ksasl_token_authority *a = authority("k", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS, 10000);
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *creg = NULL, *ureg = NULL;
+    ksasl_token_authority *a = authority("k", DEFAULT_MAX_LIFETIME_MS, 10000);
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *creg = NULL, *ureg = NULL;
     ksasl_server_config *sc;
     ksasl_refresher *refresher = NULL;
     ksasl_delegation_token *t = NULL, *renewed = NULL;
@@ -641,23 +657,23 @@ static void refresher_login(void) {
     int64_t lifetime = 0, expiry = 0, reauth_at = 0, deadline;
     login l;
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers_with_tokens(sreg, store, a));
-    CHECK_INT(ksasl_registry_mechanism_count(sreg, 1), 3);
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(with_tokens(sreg, store, a));
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(sreg, 1), 3);
     sc = server_config(sreg);
     /* The registry and the configuration keep the authority alive. */
     CHECK_OK(ksasl_token_authority_create(a, "User:alice", NULL, NULL, 0, 0, T0, &t));
-    ksasl_registry_free(sreg);
+    ksasl_mechanism_registry_free(sreg);
 
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher));
+    CHECK_OK(ksasl_refresher_new(NULL, &refresher));
     CHECK_INT(ksasl_refresher_poll(refresher, T0), 1);
     CHECK_OK(ksasl_refresher_set_delegation_token(refresher, t, T0));
     CHECK_INT(ksasl_refresher_generation(refresher), 1);
-    CHECK_OK(ksasl_registry_new(&creg));
-    CHECK_OK(ksasl_registry_add_refreshing_password_clients(creg, refresher));
-    CHECK_INT(ksasl_registry_mechanism_count(creg, 0), 3);
+    CHECK_OK(ksasl_mechanism_registry_new(&creg));
+    CHECK_OK(ksasl_mechanism_registry_add_refreshing_password_clients(creg, refresher));
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(creg, 0), 3);
 
     for (int m = 0; m < 2; m++) {
         const char *mech = m == 0 ? "SCRAM-SHA-512" : "SCRAM-SHA-256";
@@ -667,12 +683,13 @@ static void refresher_login(void) {
         CHECK_INT(l.client_authenticated, 1);
         CHECK_INT(l.server_authenticated, 1);
         CHECK_INT(l.pulls, 0);
-        CHECK_OK(ksasl_server_conn_session(l.server, &principal, &lifetime, &expiry));
+        CHECK_OK(
+            ksasl_server_connection_session(l.server, &principal, NULL, NULL, &lifetime, &expiry));
         CHECK_STR(principal, "User:alice");
         CHECK_INT(lifetime, 10000); /* capped by the token */
         CHECK_INT(expiry, T0 + 10000);
-        CHECK_INT(ksasl_server_conn_token_authenticated(l.server), 1);
-        CHECK_OK(ksasl_client_conn_session(l.client, &lifetime, &reauth_at, &expiry));
+        CHECK_INT(conn_token_authenticated(l.server), 1);
+        CHECK_OK(ksasl_client_connection_session(l.client, &lifetime, &reauth_at, &expiry));
         CHECK_INT(lifetime, 10000);
         CHECK(reauth_at > T0 && reauth_at < T0 + 10000);
         login_free(&l);
@@ -711,7 +728,7 @@ static void refresher_login(void) {
         CHECK_INT(ksasl_refresher_generation(refresher), 2);
         login_run(&l, cc, sc, NULL, deadline);
         CHECK_INT(l.server_authenticated, 1);
-        CHECK_OK(ksasl_server_conn_session(l.server, NULL, &lifetime, &expiry));
+        CHECK_OK(ksasl_server_connection_session(l.server, NULL, NULL, NULL, &lifetime, &expiry));
         CHECK_INT(lifetime, 10000);
         CHECK_INT(expiry, deadline + 10000);
         login_free(&l);
@@ -737,30 +754,31 @@ static void refresher_login(void) {
     CHECK_INT(ksasl_refresher_generation(refresher), 2);
 
     /* Users still log in from the store on the same listener, not token-authenticated. */
-    CHECK_OK(ksasl_registry_new(&ureg));
-    CHECK_OK(ksasl_registry_add_password_clients(ureg, "alice", "alice-secret"));
+    CHECK_OK(ksasl_mechanism_registry_new(&ureg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(ureg, "alice", "alice-secret"));
     for (int m = 0; m < 3; m++) {
         static const char *const mechs[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
         ksasl_client_config *cc = client_config(ureg, mechs[m]);
         login_run(&l, cc, sc, NULL, T0);
         CHECK_INT(l.server_authenticated, 1);
-        CHECK_OK(ksasl_server_conn_session(l.server, &principal, &lifetime, &expiry));
+        CHECK_OK(
+            ksasl_server_connection_session(l.server, &principal, NULL, NULL, &lifetime, &expiry));
         CHECK_STR(principal, "User:alice");
         CHECK_INT(lifetime, 0);
         CHECK_INT(expiry, -1);
-        CHECK_INT(ksasl_server_conn_token_authenticated(l.server), 0);
+        CHECK_INT(conn_token_authenticated(l.server), 0);
         login_free(&l);
         ksasl_client_config_free(cc);
     }
-    CHECK_INT(ksasl_server_conn_token_authenticated(NULL), 0);
+    CHECK_INT(conn_token_authenticated(NULL), 0);
 
     ksasl_delegation_token_free(t);
     ksasl_delegation_token_free(renewed);
-    ksasl_registry_free(creg);
-    ksasl_registry_free(ureg);
+    ksasl_mechanism_registry_free(creg);
+    ksasl_mechanism_registry_free(ureg);
     ksasl_refresher_free(refresher);
     ksasl_server_config_free(sc);
-    ksasl_store_free(store);
+    ksasl_credential_store_free(store);
     ksasl_token_authority_free(a);
 }
 
@@ -768,16 +786,16 @@ static int user_cb(void *userdata, const ksasl_credential_request *request,
                    ksasl_credential_answer *answer) {
     counter *c = userdata;
     c->calls++;
-    CHECK_INT(ksasl_credential_request_token_auth(request), 0);
-    return (int)ksasl_credential_answer_set(answer, KSASL_CREDENTIAL_PASSWORD, "cb-secret", -1,
-                                            NULL);
+    CHECK_INT(ksasl_credential_request_token_authenticated(request), 0);
+    return (int)ksasl_credential_answer_set(answer, KSASL_CREDENTIAL_ANSWER_PASSWORD, "cb-secret",
+                                            -1, NULL);
 }
 
 /* Tokens from an authority with users from the pull form or a callback; tokens made with
- * ksasl_registry_add_token_clients; unknown, swept and expired tokens. */
+ * ksasl_mechanism_registry_add_token_clients; unknown, swept and expired tokens. */
 static void authority_logins(void) {
     ksasl_token_authority *a = authority("k", 100000, 10000);
-    ksasl_registry *sreg = NULL, *treg = NULL, *ureg = NULL, *plain = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *treg = NULL, *ureg = NULL, *plain = NULL;
     ksasl_server_config *sc;
     ksasl_delegation_token *t = NULL;
     counter cnt = {0, 0};
@@ -786,13 +804,13 @@ static void authority_logins(void) {
     login l;
 
     CHECK_OK(ksasl_token_authority_create(a, "User:alice", NULL, NULL, 0, 0, T0, &t));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers_with_tokens(sreg, NULL, a));
-    CHECK_OK(ksasl_registry_new(&treg));
-    CHECK_OK(ksasl_registry_add_token_clients(treg, ksasl_delegation_token_id(t),
-                                              ksasl_delegation_token_hmac_base64(t)));
-    CHECK_OK(ksasl_registry_new(&ureg));
-    CHECK_OK(ksasl_registry_add_password_clients(ureg, "bob", "pulled-secret"));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(with_tokens(sreg, NULL, a));
+    CHECK_OK(ksasl_mechanism_registry_new(&treg));
+    CHECK_OK(ksasl_mechanism_registry_add_token_clients(treg, ksasl_delegation_token_id(t),
+                                                        ksasl_delegation_token_hmac_base64(t)));
+    CHECK_OK(ksasl_mechanism_registry_new(&ureg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(ureg, "bob", "pulled-secret"));
 
     /* Pull form for users, the authority for tokens (no pull). */
     sc = server_config(sreg);
@@ -802,7 +820,8 @@ static void authority_logins(void) {
         login_run(&l, cc, sc, NULL, T0 + 1000);
         CHECK_INT(l.server_authenticated, 1);
         CHECK_INT(l.pulls, 0);
-        CHECK_OK(ksasl_server_conn_session(l.server, &principal, &lifetime, &expiry));
+        CHECK_OK(
+            ksasl_server_connection_session(l.server, &principal, NULL, NULL, &lifetime, &expiry));
         CHECK_STR(principal, "User:alice");
         CHECK_INT(lifetime, 9000);
         CHECK_INT(expiry, T0 + 10000);
@@ -811,9 +830,9 @@ static void authority_logins(void) {
         CHECK_INT(l.server_authenticated, 1);
         CHECK_INT(l.pulls, 1);
         CHECK_INT(l.pulled_token_auth, 0);
-        CHECK_OK(ksasl_server_conn_session(l.server, &principal, NULL, NULL));
+        CHECK_OK(ksasl_server_connection_session(l.server, &principal, NULL, NULL, NULL, NULL));
         CHECK_STR(principal, "User:bob");
-        CHECK_INT(ksasl_server_conn_token_authenticated(l.server), 0);
+        CHECK_INT(conn_token_authenticated(l.server), 0);
         login_free(&l);
         ksasl_client_config_free(cc);
         ksasl_client_config_free(uc);
@@ -821,15 +840,15 @@ static void authority_logins(void) {
     ksasl_server_config_free(sc);
 
     /* A callback set afterwards answers users; the authority still answers tokens. */
-    CHECK_OK(ksasl_registry_set_credential_callback(sreg, user_cb, &cnt, counter_free));
-    CHECK_OK(ksasl_registry_add_password_clients(ureg, "bob", "cb-secret"));
+    CHECK_OK(ksasl_mechanism_registry_set_credential_callback(sreg, user_cb, &cnt, counter_free));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(ureg, "bob", "cb-secret"));
     sc = server_config(sreg);
     {
         ksasl_client_config *cc = client_config(treg, "SCRAM-SHA-512");
         ksasl_client_config *uc = client_config(ureg, "PLAIN");
         login_run(&l, cc, sc, NULL, T0);
         CHECK_INT(l.server_authenticated, 1);
-        CHECK_INT(ksasl_server_conn_token_authenticated(l.server), 1);
+        CHECK_INT(conn_token_authenticated(l.server), 1);
         login_free(&l);
         CHECK_INT(cnt.calls, 0);
         login_run(&l, uc, sc, NULL, T0);
@@ -841,18 +860,18 @@ static void authority_logins(void) {
     }
     ksasl_server_config_free(sc);
 
-    /* The same with ksasl_client / ksasl_server exchanges (no Kafka framing). */
+    /* The same with ksasl_client_exchange / ksasl_server_exchange exchanges (no Kafka framing). */
     {
         exchange x;
         ksasl_delegation_token *wrong = NULL;
-        ksasl_registry *wreg = NULL;
+        ksasl_mechanism_registry *wreg = NULL;
         exchange_run(&x, treg, sreg, "SCRAM-SHA-256", NULL, T0);
         CHECK(exchange_ok(&x));
         {
             const char *p = NULL, *n = NULL, *m = NULL;
             int64_t ce = 0;
             int ta = -1;
-            CHECK_OK(ksasl_server_outcome(x.server, &p, &n, &m, &ce, &ta));
+            CHECK_OK(ksasl_server_exchange_outcome(x.server, &p, &n, &m, &ce, &ta, NULL, NULL));
             CHECK_STR(p, "User:alice");
             CHECK_STR(n, "alice");
             CHECK_INT(ce, T0 + 10000);
@@ -863,14 +882,14 @@ static void authority_logins(void) {
         CHECK_OK(ksasl_delegation_token_new(ksasl_delegation_token_id(t), "User:alice", NULL,
                                             (const uint8_t *)"not the hmac", 12, T0, T0 + 10000,
                                             T0 + 100000, &wrong));
-        CHECK_OK(ksasl_registry_new(&wreg));
-        CHECK_OK(ksasl_registry_add_token_clients(wreg, ksasl_delegation_token_id(wrong),
-                                                  ksasl_delegation_token_hmac_base64(wrong)));
+        CHECK_OK(ksasl_mechanism_registry_new(&wreg));
+        CHECK_OK(ksasl_mechanism_registry_add_token_clients(
+            wreg, ksasl_delegation_token_id(wrong), ksasl_delegation_token_hmac_base64(wrong)));
         exchange_run(&x, wreg, sreg, "SCRAM-SHA-512", NULL, T0);
         CHECK(!exchange_ok(&x));
         CHECK_RC(x.server_rc, KSASL_INVALID_CREDENTIALS);
         exchange_free(&x);
-        ksasl_registry_free(wreg);
+        ksasl_mechanism_registry_free(wreg);
         ksasl_delegation_token_free(wrong);
     }
 
@@ -886,7 +905,8 @@ static void authority_logins(void) {
         CHECK(exchange_ok(&x));
         {
             int64_t ce = 0;
-            CHECK_OK(ksasl_server_outcome(x.server, NULL, NULL, NULL, &ce, NULL));
+            CHECK_OK(
+                ksasl_server_exchange_outcome(x.server, NULL, NULL, NULL, &ce, NULL, NULL, NULL));
             CHECK_INT(ce, T0 + 10000);
         }
         exchange_free(&x);
@@ -908,60 +928,61 @@ static void authority_logins(void) {
 
     /* A registry without an authority knows no tokens (the store has none). */
     {
-        ksasl_store *store = NULL;
+        ksasl_credential_store *store = NULL;
         exchange x;
-        CHECK_OK(ksasl_store_new(&store));
-        CHECK_OK(ksasl_registry_new(&plain));
-        CHECK_OK(ksasl_registry_add_password_servers(plain, store));
+        CHECK_OK(ksasl_credential_store_new(&store));
+        CHECK_OK(ksasl_mechanism_registry_new(&plain));
+        CHECK_OK(ksasl_mechanism_registry_add_password_servers(plain, store));
         exchange_run(&x, treg, plain, "SCRAM-SHA-256", NULL, T0);
         CHECK(!exchange_ok(&x));
         exchange_free(&x);
         /* Adding the authority afterwards keeps the store for users. */
-        CHECK_OK(ksasl_store_add_user(store, "carol", "carol-secret", 4096));
+        CHECK_OK(ksasl_credential_store_add_user(store, "carol", "carol-secret", 4096));
         CHECK_OK(ksasl_token_authority_import_records(
             a,
             "[{\"tokenId\":\"AAECAwQFBgcICQoLDA0ODw\",\"owner\":\"User:dave\",\"requester\":"
             "\"User:dave\",\"renewers\":[],\"issueTimestamp\":1,\"maxTimestamp\":"
             "4000000000000,\"expirationTimestamp\":4000000000000}]",
             NULL));
-        CHECK_OK(ksasl_registry_add_password_servers_with_tokens(plain, NULL, a));
+        CHECK_OK(with_tokens(plain, NULL, a));
         {
-            ksasl_registry *c1 = NULL, *c2 = NULL;
+            ksasl_mechanism_registry *c1 = NULL, *c2 = NULL;
             const uint8_t *h = NULL;
             size_t hn = 0;
             ksasl_delegation_token *ref = NULL;
-            CHECK_OK(ksasl_registry_new(&c1));
-            CHECK_OK(ksasl_registry_add_password_clients(c1, "carol", "carol-secret"));
+            CHECK_OK(ksasl_mechanism_registry_new(&c1));
+            CHECK_OK(ksasl_mechanism_registry_add_password_clients(c1, "carol", "carol-secret"));
             exchange_run(&x, c1, plain, "SCRAM-SHA-256", NULL, T0);
             CHECK(exchange_ok(&x));
             exchange_free(&x);
             CHECK_OK(ksasl_token_authority_hmac(a, REF_ID, &h, &hn));
             CHECK_OK(ksasl_delegation_token_new(REF_ID, "User:dave", NULL, h, hn, 1,
                                                 4000000000000, 4000000000000, &ref));
-            CHECK_OK(ksasl_registry_new(&c2));
-            CHECK_OK(ksasl_registry_add_token_clients(c2, REF_ID,
-                                                      ksasl_delegation_token_hmac_base64(ref)));
+            CHECK_OK(ksasl_mechanism_registry_new(&c2));
+            CHECK_OK(ksasl_mechanism_registry_add_token_clients(
+                c2, REF_ID, ksasl_delegation_token_hmac_base64(ref)));
             exchange_run(&x, c2, plain, "SCRAM-SHA-512", NULL, T0);
             CHECK(exchange_ok(&x));
             {
                 const char *p = NULL;
-                CHECK_OK(ksasl_server_outcome(x.server, &p, NULL, NULL, NULL, NULL));
+                CHECK_OK(ksasl_server_exchange_outcome(x.server, &p, NULL, NULL, NULL, NULL, NULL,
+                                                       NULL));
                 CHECK_STR(p, "User:dave");
             }
             exchange_free(&x);
             ksasl_delegation_token_free(ref);
-            ksasl_registry_free(c1);
-            ksasl_registry_free(c2);
+            ksasl_mechanism_registry_free(c1);
+            ksasl_mechanism_registry_free(c2);
         }
-        ksasl_store_free(store);
+        ksasl_credential_store_free(store);
     }
 
     CHECK_INT(cnt.frees, 0);
-    ksasl_registry_free(sreg);
+    ksasl_mechanism_registry_free(sreg);
     CHECK_INT(cnt.frees, 1);
-    ksasl_registry_free(treg);
-    ksasl_registry_free(ureg);
-    ksasl_registry_free(plain);
+    ksasl_mechanism_registry_free(treg);
+    ksasl_mechanism_registry_free(ureg);
+    ksasl_mechanism_registry_free(plain);
     ksasl_delegation_token_free(t);
     ksasl_token_authority_free(a);
 }
@@ -991,9 +1012,9 @@ static void codec(void) {
     static const char *const bob[] = {"User:bob"};
     static const char *const alice[] = {"User:alice"};
     static const char *const group[] = {"Group:ops"};
-    ksasl_token_authority *a = authority("k", KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS,
-                                         KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
-    ksasl_token_codec *c = NULL;
+    ksasl_token_authority *a = authority("k", DEFAULT_MAX_LIFETIME_MS,
+                                         DEFAULT_EXPIRY_TIME_MS);
+    ksasl_delegation_token_codec *c = NULL;
     ksasl_delegation_token *t = NULL, *t2 = NULL;
     ksasl_delegation_token_list *l = NULL;
     const uint8_t *req = NULL, *h = NULL, *ah = NULL;
@@ -1001,56 +1022,57 @@ static void codec(void) {
     int64_t e = 0;
     buf resp = {0};
 
-    CHECK_OK(ksasl_token_codec_new(&c));
-    CHECK_STR(ksasl_token_codec_last_error(c), "");
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 0);
+    CHECK_OK(ksasl_delegation_token_codec_new(&c));
+    CHECK_STR(ksasl_delegation_token_codec_last_error(c), "");
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 0);
 
     /* Create (v3) for the caller, renewable by bob. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 3, 5, "c-test", NULL, bob, 1, -1, &req,
-                                              &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 3, 5, "c-test", NULL, bob, 1, -1, &req,
+                                                         &req_len));
     CHECK(req != NULL && req_len > 12);
     CHECK(bytes_contain(req, req_len, "c-test") && bytes_contain(req, req_len, "bob"));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t));
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 0);
+    CHECK_OK(ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t));
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 0);
     CHECK_STR(ksasl_delegation_token_owner(t), "User:alice");
     CHECK_STR(ksasl_delegation_token_requester(t), "User:alice");
     CHECK_INT(ksasl_delegation_token_renewer_count(t), 0); /* not in the response */
     CHECK_INT(ksasl_delegation_token_issue_ms(t), T0);
-    CHECK_INT(ksasl_delegation_token_expiry_ms(t), T0 + KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
-    CHECK_INT(ksasl_delegation_token_max_ms(t), T0 + KSASL_TOKEN_DEFAULT_MAX_LIFETIME_MS);
+    CHECK_INT(ksasl_delegation_token_expiry_ms(t), T0 + DEFAULT_EXPIRY_TIME_MS);
+    CHECK_INT(ksasl_delegation_token_max_ms(t), T0 + DEFAULT_MAX_LIFETIME_MS);
     CHECK_OK(ksasl_delegation_token_hmac(t, &h, &hn));
     CHECK_OK(ksasl_token_authority_hmac(a, ksasl_delegation_token_id(t), &ah, &ahn));
     CHECK(hn == 64 && ahn == 64 && memcmp(h, ah, 64) == 0);
 
     /* Renew (v2) by the renewer, with a period. */
-    CHECK_OK(ksasl_token_codec_renew_request(c, 2, 6, NULL, h, hn, 1000, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_renew_request(c, 2, 6, NULL, h, hn, 1000, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:bob", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e));
+    CHECK_OK(ksasl_delegation_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e));
     CHECK_INT(e, T0 + 1000);
     /* v0 and v1 too (classic encoding). */
-    CHECK_OK(ksasl_token_codec_renew_request(c, 0, 60, "id", h, hn, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_renew_request(c, 0, 60, "id", h, hn, -1, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0 + 1, &resp));
-    CHECK_OK(ksasl_token_codec_parse_expiry_response(c, 0, resp.data, resp.len, &e));
-    CHECK_INT(e, T0 + 1 + KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
+    CHECK_OK(ksasl_delegation_token_codec_parse_expiry_response(c, 0, resp.data, resp.len, &e));
+    CHECK_INT(e, T0 + 1 + DEFAULT_EXPIRY_TIME_MS);
     /* By someone else: 63. */
     e = 7;
-    CHECK_OK(ksasl_token_codec_renew_request(c, 1, 61, NULL, h, hn, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_renew_request(c, 1, 61, NULL, h, hn, -1, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:carol", 0, T0 + 2, &resp));
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e),
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e),
              KSASL_DELEGATION_TOKEN_OWNER_MISMATCH);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 63);
-    CHECK(strstr(ksasl_token_codec_last_error(c), "63") != NULL);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 63);
+    CHECK(strstr(ksasl_delegation_token_codec_last_error(c), "63") != NULL);
     CHECK_INT(e, 7);
 
     /* Describe (v3 and v0): the token with its renewers and requester. */
     for (int v = 0; v <= 3; v++) {
-        CHECK_OK(ksasl_token_codec_describe_request(c, (int16_t)v, 7, "c", alice, 1, &req,
-                                                    &req_len));
+        CHECK_OK(ksasl_delegation_token_codec_describe_request(c, (int16_t)v, 7, "c", alice, 1,
+                                                               &req, &req_len));
         CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-        CHECK_OK(
-            ksasl_token_codec_parse_describe_response(c, (int16_t)v, resp.data, resp.len, &l));
-        CHECK_INT(ksasl_token_codec_kafka_error(c), 0);
+        CHECK_OK(ksasl_delegation_token_codec_parse_describe_response(c, (int16_t)v, resp.data,
+                                                                      resp.len, &l));
+        CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 0);
         CHECK_INT(ksasl_delegation_token_list_count(l), 1);
         {
             const ksasl_delegation_token *d = ksasl_delegation_token_list_get(l, 0);
@@ -1061,97 +1083,106 @@ static void codec(void) {
             CHECK_STR(ksasl_delegation_token_renewer(d, 0), "User:bob");
             CHECK(token_hmac_equals(d, h, hn));
             CHECK_INT(ksasl_delegation_token_expiry_ms(d),
-                      T0 + 1 + KSASL_TOKEN_DEFAULT_EXPIRY_TIME_MS);
+                      T0 + 1 + DEFAULT_EXPIRY_TIME_MS);
         }
         ksasl_delegation_token_list_free(l);
         l = NULL;
     }
     /* Every owner (NULL) and no owner (an empty list). */
-    CHECK_OK(ksasl_token_codec_describe_request(c, 2, 8, NULL, NULL, 0, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_describe_request(c, 2, 8, NULL, NULL, 0, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:zed", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_describe_response(c, 2, resp.data, resp.len, &l));
+    CHECK_OK(ksasl_delegation_token_codec_parse_describe_response(c, 2, resp.data, resp.len, &l));
     CHECK_INT(ksasl_delegation_token_list_count(l), 1);
     ksasl_delegation_token_list_free(l);
-    CHECK_OK(ksasl_token_codec_describe_request(c, 1, 9, NULL, alice, 0, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_describe_request(c, 1, 9, NULL, alice, 0, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_describe_response(c, 1, resp.data, resp.len, &l));
+    CHECK_OK(ksasl_delegation_token_codec_parse_describe_response(c, 1, resp.data, resp.len, &l));
     CHECK_INT(ksasl_delegation_token_list_count(l), 0);
     ksasl_delegation_token_list_free(l);
     l = NULL;
 
     /* Create for someone else (v3 owner) with a shorter lifetime. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 3, 10, NULL, "carol", NULL, 0, 60000, &req,
-                                              &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 3, 10, NULL, "carol", NULL, 0, 60000,
+                                                         &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:admin", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
+    CHECK_OK(ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
     CHECK_STR(ksasl_delegation_token_owner(t2), "User:carol");
     CHECK_STR(ksasl_delegation_token_requester(t2), "User:admin");
     CHECK_INT(ksasl_delegation_token_max_ms(t2), T0 + 60000);
     ksasl_delegation_token_free(t2);
     t2 = NULL;
     /* v1 has no requester: it reads as the owner. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 1, 11, NULL, NULL, NULL, 0, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 1, 11, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len));
     CHECK_OK(serve(a, req, req_len, "erin", 0, T0, &resp)); /* a bare name: User:erin */
-    CHECK_OK(ksasl_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2));
+    CHECK_OK(ksasl_delegation_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2));
     CHECK_STR(ksasl_delegation_token_owner(t2), "User:erin");
     CHECK_STR(ksasl_delegation_token_requester(t2), "User:erin");
     ksasl_delegation_token_free(t2);
     t2 = NULL;
 
     /* A Group renewer: 67. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 2, 12, NULL, NULL, group, 1, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 2, 12, NULL, NULL, group, 1, -1, &req,
+                                                         &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-    CHECK_RC(ksasl_token_codec_parse_create_response(c, 2, resp.data, resp.len, &t2),
+    CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 2, resp.data, resp.len, &t2),
              KSASL_INVALID_PRINCIPAL_TYPE);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 67);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 67);
     CHECK(t2 == NULL);
 
     /* Connections that logged in with a token may not ask (64), whatever the API. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 1, 13, NULL, NULL, NULL, 0, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 1, 13, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 1, T0, &resp));
-    CHECK_RC(ksasl_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2),
+    CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2),
              KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 64);
-    CHECK(strstr(ksasl_token_codec_last_error(c), "64") != NULL);
-    CHECK(strstr(ksasl_token_codec_last_error(c), "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED") != NULL);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 64);
+    CHECK(strstr(ksasl_delegation_token_codec_last_error(c), "64") != NULL);
+    CHECK(strstr(ksasl_delegation_token_codec_last_error(c),
+                 "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED") != NULL);
     CHECK(t2 == NULL);
     CHECK_STR(ksasl_result_name(KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED),
               "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED");
-    CHECK_OK(ksasl_token_codec_renew_request(c, 2, 14, NULL, h, hn, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_renew_request(c, 2, 14, NULL, h, hn, -1, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 1, T0, &resp));
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e),
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e),
              KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
-    CHECK_OK(ksasl_token_codec_describe_request(c, 3, 15, NULL, NULL, 0, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_describe_request(c, 3, 15, NULL, NULL, 0, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 1, T0, &resp));
-    CHECK_RC(ksasl_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l),
+    CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l),
              KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 64);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 64);
     CHECK(l == NULL);
 
     /* Expire (v1) now, then again: 62. */
-    CHECK_OK(ksasl_token_codec_expire_request(c, 1, 16, NULL, h, hn, -1, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_expire_request(c, 1, 16, NULL, h, hn, -1, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0 + 5, &resp));
-    CHECK_OK(ksasl_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e));
+    CHECK_OK(ksasl_delegation_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e));
     CHECK_INT(e, T0 + 5);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 0);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 0);
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0 + 6, &resp));
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e),
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 1, resp.data, resp.len, &e),
              KSASL_DELEGATION_TOKEN_NOT_FOUND);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 62);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 62);
     /* Expire with a period (v2), on a new token; then renew after its expiry: 66. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 3, 17, NULL, NULL, NULL, 0, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 3, 17, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
+    CHECK_OK(ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
     CHECK_OK(ksasl_delegation_token_hmac(t2, &h, &hn));
-    CHECK_OK(ksasl_token_codec_expire_request(c, 2, 18, "x", h, hn, 500, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_expire_request(c, 2, 18, "x", h, hn, 500, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
-    CHECK_OK(ksasl_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e));
+    CHECK_OK(ksasl_delegation_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e));
     CHECK_INT(e, T0 + 500);
-    CHECK_OK(ksasl_token_codec_renew_request(c, 2, 19, NULL, h, hn, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_renew_request(c, 2, 19, NULL, h, hn, -1, &req, &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0 + 501, &resp));
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e),
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 2, resp.data, resp.len, &e),
              KSASL_DELEGATION_TOKEN_EXPIRED);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 66);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 66);
     ksasl_delegation_token_free(t2);
     t2 = NULL;
     CHECK_OK(ksasl_delegation_token_hmac(t, &h, &hn)); /* h pointed into t2 */
@@ -1180,58 +1211,66 @@ static void codec(void) {
             f[5] = (uint8_t)map[i].kafka;
             f[13] = 42; /* expiry 42 */
             e = 7;
-            CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 0, f, sizeof f, &e), map[i].want);
-            CHECK_INT(ksasl_token_codec_kafka_error(c), map[i].kafka);
+            CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 0, f, sizeof f, &e),
+                     map[i].want);
+            CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), map[i].kafka);
             CHECK_INT(e, map[i].kafka == 0 ? 42 : 7);
         }
     }
 
     /* Versions and fields the codec refuses. */
     req = NULL;
-    CHECK_RC(ksasl_token_codec_create_request(c, 4, 1, NULL, NULL, NULL, 0, -1, &req, &req_len),
+    CHECK_RC(ksasl_delegation_token_codec_create_request(c, 4, 1, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_create_request(c, -1, 1, NULL, NULL, NULL, 0, -1, &req, &req_len),
+    CHECK_RC(ksasl_delegation_token_codec_create_request(c, -1, 1, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_create_request(c, 2, 1, NULL, "User:carol", NULL, 0, -1, &req,
-                                              &req_len),
+    CHECK_RC(ksasl_delegation_token_codec_create_request(c, 2, 1, NULL, "User:carol", NULL, 0, -1,
+                                                         &req, &req_len),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK(strstr(ksasl_token_codec_last_error(c), "owner") != NULL);
-    CHECK_RC(ksasl_token_codec_renew_request(c, 3, 1, NULL, h, hn, -1, &req, &req_len),
+    CHECK(strstr(ksasl_delegation_token_codec_last_error(c), "owner") != NULL);
+    CHECK_RC(ksasl_delegation_token_codec_renew_request(c, 3, 1, NULL, h, hn, -1, &req, &req_len),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_expire_request(c, 3, 1, NULL, h, hn, -1, &req, &req_len),
+    CHECK_RC(ksasl_delegation_token_codec_expire_request(c, 3, 1, NULL, h, hn, -1, &req, &req_len),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_describe_request(c, 4, 1, NULL, NULL, 0, &req, &req_len),
+    CHECK_RC(ksasl_delegation_token_codec_describe_request(c, 4, 1, NULL, NULL, 0, &req, &req_len),
              KSASL_UNSUPPORTED_VERSION);
     CHECK(req == NULL);
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 3, resp.data, resp.len, &e),
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 3, resp.data, resp.len, &e),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_parse_create_response(c, 4, resp.data, resp.len, &t2),
+    CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 4, resp.data, resp.len, &t2),
              KSASL_UNSUPPORTED_VERSION);
-    CHECK_RC(ksasl_token_codec_parse_describe_response(c, 4, resp.data, resp.len, &l),
+    CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 4, resp.data, resp.len, &l),
              KSASL_UNSUPPORTED_VERSION);
 
     /* Malformed responses: truncated, trailing bytes, empty; the Kafka error resets. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 3, 20, NULL, NULL, NULL, 0, -1, &req, &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 3, 20, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len));
     CHECK_OK(serve(a, req, req_len, "User:alice", 0, T0, &resp));
     for (size_t cut = 0; cut < resp.len; cut += 7) {
-        CHECK_RC(ksasl_token_codec_parse_create_response(c, 3, resp.data, cut, &t2),
+        CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, cut, &t2),
                  KSASL_INVALID_REQUEST);
-        CHECK_INT(ksasl_token_codec_kafka_error(c), 0);
+        CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 0);
     }
     {
         uint8_t *longer = malloc(resp.len + 1);
         memcpy(longer, resp.data, resp.len);
         longer[resp.len] = 0;
-        CHECK_RC(ksasl_token_codec_parse_create_response(c, 3, longer, resp.len + 1, &t2),
-                 KSASL_INVALID_REQUEST);
+        CHECK_RC(
+            ksasl_delegation_token_codec_parse_create_response(c, 3, longer, resp.len + 1, &t2),
+            KSASL_INVALID_REQUEST);
         free(longer);
     }
-    CHECK(strlen(ksasl_token_codec_last_error(c)) > 0);
-    CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 2, NULL, 0, &e), KSASL_INVALID_REQUEST);
-    CHECK_RC(ksasl_token_codec_parse_describe_response(c, 3, NULL, 0, &l), KSASL_INVALID_REQUEST);
+    CHECK(strlen(ksasl_delegation_token_codec_last_error(c)) > 0);
+    CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 2, NULL, 0, &e),
+             KSASL_INVALID_REQUEST);
+    CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 3, NULL, 0, &l),
+             KSASL_INVALID_REQUEST);
     CHECK(t2 == NULL && l == NULL);
     /* A create response for the wrong version does not parse as a token. */
-    CHECK(ksasl_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2) != KSASL_OK);
+    CHECK(ksasl_delegation_token_codec_parse_create_response(c, 1, resp.data, resp.len, &t2) !=
+          KSASL_OK);
     CHECK(t2 == NULL);
 
     /* Requests the authority cannot serve: garbage, a non-token API, a truncated frame. */
@@ -1247,7 +1286,8 @@ static void codec(void) {
                                                       0, T0, &out, &out_len),
                  KSASL_INVALID_ARGUMENT);
         CHECK(out == NULL && out_len == 0);
-        CHECK_OK(ksasl_token_codec_renew_request(c, 2, 21, NULL, h, hn, -1, &req, &req_len));
+        CHECK_OK(
+            ksasl_delegation_token_codec_renew_request(c, 2, 21, NULL, h, hn, -1, &req, &req_len));
         CHECK_RC(ksasl_token_authority_handle_request(a, req + 4, req_len - 5, "User:alice", 0,
                                                       T0, &out, &out_len),
                  KSASL_INVALID_REQUEST);
@@ -1259,35 +1299,37 @@ static void codec(void) {
 
     /* A token from a create response logs in (the codec's token is a real token). */
     {
-        ksasl_registry *sreg = NULL, *creg = NULL;
+        ksasl_mechanism_registry *sreg = NULL, *creg = NULL;
         exchange x;
-        CHECK_OK(ksasl_registry_new(&sreg));
-        CHECK_OK(ksasl_registry_add_password_servers_with_tokens(sreg, NULL, a));
-        CHECK_OK(ksasl_token_codec_create_request(c, 3, 22, NULL, NULL, NULL, 0, -1, &req,
-                                                  &req_len));
+        CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+        CHECK_OK(with_tokens(sreg, NULL, a));
+        CHECK_OK(ksasl_delegation_token_codec_create_request(c, 3, 22, NULL, NULL, NULL, 0, -1,
+                                                             &req, &req_len));
         CHECK_OK(serve(a, req, req_len, "User:frank", 0, T0, &resp));
-        CHECK_OK(ksasl_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
-        CHECK_OK(ksasl_registry_new(&creg));
-        CHECK_OK(ksasl_registry_add_token_clients(creg, ksasl_delegation_token_id(t2),
-                                                  ksasl_delegation_token_hmac_base64(t2)));
+        CHECK_OK(
+            ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t2));
+        CHECK_OK(ksasl_mechanism_registry_new(&creg));
+        CHECK_OK(ksasl_mechanism_registry_add_token_clients(
+            creg, ksasl_delegation_token_id(t2), ksasl_delegation_token_hmac_base64(t2)));
         exchange_run(&x, creg, sreg, "SCRAM-SHA-512", NULL, T0 + 1);
         CHECK(exchange_ok(&x));
         {
             const char *p = NULL;
             int ta = 0;
-            CHECK_OK(ksasl_server_outcome(x.server, &p, NULL, NULL, NULL, &ta));
+            CHECK_OK(
+                ksasl_server_exchange_outcome(x.server, &p, NULL, NULL, NULL, &ta, NULL, NULL));
             CHECK_STR(p, "User:frank");
             CHECK_INT(ta, 1);
         }
         exchange_free(&x);
-        ksasl_registry_free(sreg);
-        ksasl_registry_free(creg);
+        ksasl_mechanism_registry_free(sreg);
+        ksasl_mechanism_registry_free(creg);
         ksasl_delegation_token_free(t2);
     }
 
     buf_free(&resp);
     ksasl_delegation_token_free(t);
-    ksasl_token_codec_free(c);
+    ksasl_delegation_token_codec_free(c);
     ksasl_token_authority_free(a);
 }
 
@@ -1303,19 +1345,19 @@ static void request_over(login *l, ksasl_token_authority *a, const uint8_t *req,
     size_t out_len = 0, app_len = 0;
     ksasl_client_event ev = 99;
     buf_clear(resp);
-    CHECK_OK(ksasl_client_conn_before_request(l->client, now, &send));
+    CHECK_OK(ksasl_client_connection_before_request(l->client, now, &send));
     CHECK_INT(send, 1);
     CHECK(req_len > 8);
-    CHECK_INT(ksasl_server_conn_gate(l->server, (int16_t)((req[4] << 8) | req[5]), now),
+    CHECK_INT(ksasl_server_connection_gate(l->server, (int16_t)((req[4] << 8) | req[5]), now),
               KSASL_GATE_PROCESS);
-    CHECK_OK(ksasl_server_conn_session(l->server, &principal, NULL, NULL));
+    CHECK_OK(ksasl_server_connection_session(l->server, &principal, NULL, NULL, NULL, NULL));
     CHECK_OK(ksasl_token_authority_handle_request(
-        a, req + 4, req_len - 4, principal, ksasl_server_conn_token_authenticated(l->server), now,
+        a, req + 4, req_len - 4, principal, conn_token_authenticated(l->server), now,
         &out, &out_len));
     CHECK(out_len > 4);
-    CHECK_OK(ksasl_client_conn_handle_frame(l->client, out + 4, out_len - 4, now, &ev, &app,
-                                            &app_len));
-    CHECK_INT(ev, KSASL_CLIENT_APPLICATION);
+    CHECK_OK(ksasl_client_connection_handle_frame(l->client, out + 4, out_len - 4, now, &ev, &app,
+                                                  &app_len));
+    CHECK_INT(ev, KSASL_CLIENT_EVENT_APPLICATION);
     buf_append(resp, app, app_len);
 }
 
@@ -1323,11 +1365,11 @@ static void request_over(login *l, ksasl_token_authority *a, const uint8_t *req,
  * not ask for tokens there. */
 static void over_connections(void) {
     ksasl_token_authority *a = authority("k", 100000, 10000);
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *ureg = NULL, *treg = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *ureg = NULL, *treg = NULL;
     ksasl_server_config *sc;
     ksasl_client_config *uc, *tc;
-    ksasl_token_codec *c = NULL;
+    ksasl_delegation_token_codec *c = NULL;
     ksasl_delegation_token *t = NULL, *refused = NULL;
     ksasl_delegation_token_list *l = NULL;
     const uint8_t *req = NULL;
@@ -1335,55 +1377,59 @@ static void over_connections(void) {
     buf resp = {0};
     login user, tok;
 
-    CHECK_OK(ksasl_store_new(&store));
-    CHECK_OK(ksasl_store_add_user(store, "alice", "alice-secret", 4096));
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers_with_tokens(sreg, store, a));
-    sc = server_config(sreg);
-    CHECK_OK(ksasl_server_config_add_token_api_versions(sc, 1));
-    CHECK_OK(ksasl_registry_new(&ureg));
-    CHECK_OK(ksasl_registry_add_password_clients(ureg, "alice", "alice-secret"));
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(with_tokens(sreg, store, a));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_add_token_api_versions(b, 1));
+        sc = server_config_done(b);
+    }
+    CHECK_OK(ksasl_mechanism_registry_new(&ureg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_clients(ureg, "alice", "alice-secret"));
     uc = client_config(ureg, "SCRAM-SHA-256");
-    CHECK_OK(ksasl_token_codec_new(&c));
+    CHECK_OK(ksasl_delegation_token_codec_new(&c));
 
     login_run(&user, uc, sc, NULL, T0);
     CHECK_INT(user.client_authenticated, 1);
-    CHECK_OK(ksasl_token_codec_create_request(c, 3, 100, "c-test", NULL,
-                                              (const char *const[]){"User:bob"}, 1, -1, &req,
-                                              &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(
+        c, 3, 100, "c-test", NULL, (const char *const[]){"User:bob"}, 1, -1, &req, &req_len));
     request_over(&user, a, req, req_len, T0, &resp);
-    CHECK_OK(ksasl_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t));
+    CHECK_OK(ksasl_delegation_token_codec_parse_create_response(c, 3, resp.data, resp.len, &t));
     CHECK_STR(ksasl_delegation_token_owner(t), "User:alice");
     CHECK_INT(ksasl_delegation_token_expiry_ms(t), T0 + 10000);
 
     /* Log in with the new token (SCRAM-SHA-512, tokenauth). */
-    CHECK_OK(ksasl_registry_new(&treg));
-    CHECK_OK(ksasl_registry_add_token_clients(treg, ksasl_delegation_token_id(t),
-                                              ksasl_delegation_token_hmac_base64(t)));
+    CHECK_OK(ksasl_mechanism_registry_new(&treg));
+    CHECK_OK(ksasl_mechanism_registry_add_token_clients(treg, ksasl_delegation_token_id(t),
+                                                        ksasl_delegation_token_hmac_base64(t)));
     tc = client_config(treg, "SCRAM-SHA-512");
     login_run(&tok, tc, sc, NULL, T0 + 1000);
     CHECK_INT(tok.client_authenticated, 1);
-    CHECK_INT(ksasl_server_conn_token_authenticated(tok.server), 1);
+    CHECK_INT(conn_token_authenticated(tok.server), 1);
     {
         int64_t lifetime = 0;
-        CHECK_OK(ksasl_client_conn_session(tok.client, &lifetime, NULL, NULL));
+        CHECK_OK(ksasl_client_connection_session(tok.client, &lifetime, NULL, NULL));
         CHECK_INT(lifetime, 9000);
     }
     /* On the token connection: 64 for every token API. */
-    CHECK_OK(ksasl_token_codec_create_request(c, 1, 101, NULL, NULL, NULL, 0, -1, &req,
-                                              &req_len));
+    CHECK_OK(ksasl_delegation_token_codec_create_request(c, 1, 101, NULL, NULL, NULL, 0, -1, &req,
+                                                         &req_len));
     request_over(&tok, a, req, req_len, T0 + 1000, &resp);
-    CHECK_RC(ksasl_token_codec_parse_create_response(c, 1, resp.data, resp.len, &refused),
-             KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
-    CHECK_INT(ksasl_token_codec_kafka_error(c), 64);
+    CHECK_RC(
+        ksasl_delegation_token_codec_parse_create_response(c, 1, resp.data, resp.len, &refused),
+        KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(c), 64);
     CHECK(refused == NULL);
-    CHECK_OK(ksasl_token_codec_describe_request(c, 3, 102, NULL, NULL, 0, &req, &req_len));
+    CHECK_OK(
+        ksasl_delegation_token_codec_describe_request(c, 3, 102, NULL, NULL, 0, &req, &req_len));
     request_over(&tok, a, req, req_len, T0 + 1000, &resp);
-    CHECK_RC(ksasl_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l),
+    CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l),
              KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED);
     /* The user's connection may: describe shows the token. */
     request_over(&user, a, req, req_len, T0 + 1000, &resp);
-    CHECK_OK(ksasl_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l));
+    CHECK_OK(ksasl_delegation_token_codec_parse_describe_response(c, 3, resp.data, resp.len, &l));
     CHECK_INT(ksasl_delegation_token_list_count(l), 1);
     CHECK_STR(ksasl_delegation_token_renewer(ksasl_delegation_token_list_get(l, 0), 0),
               "User:bob");
@@ -1393,28 +1439,28 @@ static void over_connections(void) {
     login_free(&tok);
     buf_free(&resp);
     ksasl_delegation_token_free(t);
-    ksasl_token_codec_free(c);
+    ksasl_delegation_token_codec_free(c);
     ksasl_client_config_free(uc);
     ksasl_client_config_free(tc);
     ksasl_server_config_free(sc);
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(ureg);
-    ksasl_registry_free(treg);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(ureg);
+    ksasl_mechanism_registry_free(treg);
+    ksasl_credential_store_free(store);
     ksasl_token_authority_free(a);
 }
 
 /* What a listener's ApiVersions (v0) response advertises for `key`: 1 and the range, or 0. */
 static int advertised(const ksasl_server_config *sc, int16_t key, int *min, int *max) {
     static const uint8_t api_versions_v0[] = {0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
-    ksasl_server_conn *conn = NULL;
+    ksasl_server_connection *conn = NULL;
     ksasl_server_action act = 99;
     const uint8_t *out = NULL;
     size_t len = 0;
     int found = 0;
-    CHECK_OK(ksasl_server_conn_new(sc, &conn));
-    CHECK_OK(ksasl_server_conn_handle_frame(conn, api_versions_v0, sizeof api_versions_v0, T0,
-                                            &act, &out, &len, NULL));
+    CHECK_OK(ksasl_server_connection_new(sc, &conn));
+    CHECK_OK(ksasl_server_connection_handle_frame(conn, api_versions_v0, sizeof api_versions_v0, T0,
+                                                  &act, &out, &len, NULL));
     CHECK_INT(act, KSASL_SERVER_ACTION_CONTINUE);
     CHECK(len >= 14 && (size_t)rd32(out) == len - 4 && rd32(out + 4) == 1);
     if (len >= 14) {
@@ -1429,7 +1475,7 @@ static int advertised(const ksasl_server_config *sc, int16_t key, int *min, int 
             }
         }
     }
-    ksasl_server_conn_free(conn);
+    ksasl_server_connection_free(conn);
     return found;
 }
 
@@ -1439,18 +1485,23 @@ static void api_versions(void) {
         int16_t key;
         int max;
     } apis[] = {{38, 3}, {39, 2}, {40, 2}, {41, 3}};
-    ksasl_registry *sreg = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
     ksasl_server_config *plain, *all, *kafka4;
     int min = -1, max = -1;
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, NULL));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, NULL));
     plain = server_config(sreg);
-    all = server_config(sreg);
-    kafka4 = server_config(sreg);
-    CHECK_OK(ksasl_server_config_add_token_api_versions(all, 0));
-    CHECK_OK(ksasl_server_config_add_token_api_versions(kafka4, 1));
-    CHECK_OK(ksasl_server_config_add_token_api_versions(kafka4, 7)); /* any non-zero: Kafka 4 */
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_add_token_api_versions(b, 0));
+        all = server_config_done(b);
+        b = server_builder(sreg);
+        CHECK_OK(ksasl_server_config_builder_add_token_api_versions(b, 1));
+        CHECK_OK(
+            ksasl_server_config_builder_add_token_api_versions(b, 7)); /* any non-zero: Kafka 4 */
+        kafka4 = server_config_done(b);
+    }
     for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++) {
         CHECK_INT(advertised(plain, apis[i].key, &min, &max), 0);
         CHECK_INT(advertised(all, apis[i].key, &min, &max), 1);
@@ -1462,19 +1513,11 @@ static void api_versions(void) {
     }
     /* The SASL APIs are still there. */
     CHECK_INT(advertised(all, 17, &min, &max), 1);
-    /* Configure before creating connections. */
-    {
-        ksasl_server_conn *conn = NULL;
-        CHECK_OK(ksasl_server_conn_new(plain, &conn));
-        CHECK_RC(ksasl_server_config_add_token_api_versions(plain, 0), KSASL_WRONG_STATE);
-        CHECK(strlen(ksasl_server_config_last_error(plain)) > 0);
-        ksasl_server_conn_free(conn);
-    }
-    CHECK_RC(ksasl_server_config_add_token_api_versions(NULL, 0), KSASL_NULL_ARGUMENT);
+    CHECK_RC(ksasl_server_config_builder_add_token_api_versions(NULL, 0), KSASL_NULL_ARGUMENT);
     ksasl_server_config_free(plain);
     ksasl_server_config_free(all);
     ksasl_server_config_free(kafka4);
-    ksasl_registry_free(sreg);
+    ksasl_mechanism_registry_free(sreg);
 }
 
 /* ---- threads ---- */
@@ -1483,7 +1526,7 @@ static void api_versions(void) {
 
 typedef struct {
     ksasl_token_authority *a; /* this thread's handle */
-    const ksasl_registry *sreg;
+    const ksasl_mechanism_registry *sreg;
     int index;
     int ok;
 } token_worker_arg;
@@ -1494,7 +1537,7 @@ static int token_worker(void *arg) {
     snprintf(owner, sizeof owner, "User:w%d", w->index);
     for (int i = 0; i < 4; i++) {
         ksasl_delegation_token *t = NULL;
-        ksasl_registry *creg = NULL;
+        ksasl_mechanism_registry *creg = NULL;
         const uint8_t *h = NULL;
         size_t hn = 0;
         int64_t e = 0;
@@ -1505,15 +1548,15 @@ static int token_worker(void *arg) {
         CHECK_OK(ksasl_delegation_token_hmac(t, &h, &hn));
         CHECK_OK(ksasl_token_authority_renew(w->a, h, hn, owner, 1000, T0 + i, &e));
         CHECK_INT(e, T0 + i + 1000);
-        CHECK_OK(ksasl_registry_new(&creg));
-        CHECK_OK(ksasl_registry_add_token_clients(creg, ksasl_delegation_token_id(t),
-                                                  ksasl_delegation_token_hmac_base64(t)));
+        CHECK_OK(ksasl_mechanism_registry_new(&creg));
+        CHECK_OK(ksasl_mechanism_registry_add_token_clients(creg, ksasl_delegation_token_id(t),
+                                                            ksasl_delegation_token_hmac_base64(t)));
         exchange_run(&x, creg, w->sreg, "SCRAM-SHA-256", NULL, T0 + i);
         if (exchange_ok(&x)) {
             w->ok++;
         }
         exchange_free(&x);
-        ksasl_registry_free(creg);
+        ksasl_mechanism_registry_free(creg);
         ksasl_delegation_token_free(t);
     }
     return 0;
@@ -1521,13 +1564,13 @@ static int token_worker(void *arg) {
 
 static void threads(void) {
     ksasl_token_authority *a = authority("k", 100000, 10000);
-    ksasl_registry *sreg = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
     ksasl_delegation_token_list *l = NULL;
     thrd_t th[TOKEN_THREADS];
     token_worker_arg args[TOKEN_THREADS];
 
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers_with_tokens(sreg, NULL, a));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(with_tokens(sreg, NULL, a));
     for (int i = 0; i < TOKEN_THREADS; i++) {
         args[i].a = NULL;
         CHECK_OK(ksasl_token_authority_share(a, &args[i].a));
@@ -1544,7 +1587,7 @@ static void threads(void) {
     CHECK_OK(ksasl_token_authority_describe(a, NULL, 0, &l));
     CHECK_INT(ksasl_delegation_token_list_count(l), TOKEN_THREADS * 4);
     ksasl_delegation_token_list_free(l);
-    ksasl_registry_free(sreg);
+    ksasl_mechanism_registry_free(sreg);
     ksasl_token_authority_free(a);
 }
 
@@ -1555,8 +1598,8 @@ static void null_arguments(void) {
     static const char *const bad_utf8[] = {BAD_UTF8};
     static const uint8_t hmac[4] = {1, 2, 3, 4};
     ksasl_token_authority *a = authority("k", 100000, 10000);
-    ksasl_token_codec *c = NULL;
-    ksasl_registry *reg = NULL;
+    ksasl_delegation_token_codec *c = NULL;
+    ksasl_mechanism_registry *reg = NULL;
     ksasl_refresher *refresher = NULL;
     ksasl_delegation_token *t = NULL;
     static char sentinel;
@@ -1724,121 +1767,138 @@ static void null_arguments(void) {
     }
 
     /* Registries and refreshers. */
-    CHECK_OK(ksasl_registry_new(&reg));
-    CHECK_OK(ksasl_refresher_new(0.8, 0.05, 60, 300, &refresher));
-    CHECK_RC(ksasl_registry_add_password_servers_with_tokens(NULL, NULL, a), KSASL_NULL_ARGUMENT);
-    CHECK_RC(ksasl_registry_add_password_servers_with_tokens(reg, NULL, NULL),
+    CHECK_OK(ksasl_mechanism_registry_new(&reg));
+    CHECK_OK(ksasl_refresher_new(NULL, &refresher));
+    CHECK_RC(ksasl_mechanism_registry_set_token_authority(NULL, a), KSASL_NULL_ARGUMENT);
+    /* A NULL authority sends token logins back to the user lookup; it adds no mechanism. */
+    CHECK_OK(ksasl_mechanism_registry_set_token_authority(reg, NULL));
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(reg, 1), 0);
+    CHECK_RC(ksasl_mechanism_registry_add_refreshing_password_clients(NULL, refresher),
              KSASL_NULL_ARGUMENT);
-    CHECK(strstr(ksasl_registry_last_error(reg), "authority") != NULL);
-    CHECK_INT(ksasl_registry_mechanism_count(reg, 1), 0); /* nothing added on failure */
-    CHECK_RC(ksasl_registry_add_refreshing_password_clients(NULL, refresher),
+    CHECK_RC(ksasl_mechanism_registry_add_refreshing_password_clients(reg, NULL),
              KSASL_NULL_ARGUMENT);
-    CHECK_RC(ksasl_registry_add_refreshing_password_clients(reg, NULL), KSASL_NULL_ARGUMENT);
-    CHECK(strstr(ksasl_registry_last_error(reg), "refresher") != NULL);
-    CHECK_INT(ksasl_registry_mechanism_count(reg, 0), 0);
+    CHECK(strstr(ksasl_mechanism_registry_last_error(reg), "refresher") != NULL);
+    CHECK_INT(ksasl_mechanism_registry_mechanism_count(reg, 0), 0);
     CHECK_RC(ksasl_refresher_set_delegation_token(NULL, t, T0), KSASL_NULL_ARGUMENT);
     CHECK_RC(ksasl_refresher_set_delegation_token(refresher, NULL, T0), KSASL_NULL_ARGUMENT);
     CHECK(strstr(ksasl_refresher_last_error(refresher), "token") != NULL);
     CHECK_INT(ksasl_refresher_generation(refresher), 0);
     /* A refreshing client with nothing installed yet cannot start. */
-    CHECK_OK(ksasl_registry_add_refreshing_password_clients(reg, refresher));
+    CHECK_OK(ksasl_mechanism_registry_add_refreshing_password_clients(reg, refresher));
     {
-        ksasl_client *cl = NULL;
-        CHECK_RC(ksasl_client_new(reg, "SCRAM-SHA-256", &cl), KSASL_NO_VALID_CREDENTIAL);
+        ksasl_client_exchange *cl = NULL;
+        CHECK_RC(ksasl_client_exchange_new(reg, "SCRAM-SHA-256", &cl), KSASL_NO_VALID_CREDENTIAL);
         CHECK(cl == NULL);
     }
-    CHECK_INT(ksasl_server_conn_token_authenticated(NULL), 0);
+    CHECK_INT(conn_token_authenticated(NULL), 0);
 
     /* The codec. */
-    CHECK_RC(ksasl_token_codec_new(NULL), KSASL_NULL_ARGUMENT);
-    ksasl_token_codec_free(NULL);
-    CHECK_STR(ksasl_token_codec_last_error(NULL), "");
-    CHECK_INT(ksasl_token_codec_kafka_error(NULL), 0);
-    CHECK_OK(ksasl_token_codec_new(&c));
+    CHECK_RC(ksasl_delegation_token_codec_new(NULL), KSASL_NULL_ARGUMENT);
+    ksasl_delegation_token_codec_free(NULL);
+    CHECK_STR(ksasl_delegation_token_codec_last_error(NULL), "");
+    CHECK_INT(ksasl_delegation_token_codec_kafka_error(NULL), 0);
+    CHECK_OK(ksasl_delegation_token_codec_new(&c));
     {
         size_t len = 77;
         p = (const uint8_t *)&sentinel;
-        CHECK_RC(ksasl_token_codec_create_request(NULL, 3, 1, NULL, NULL, NULL, 0, -1, &p, &len),
+        CHECK_RC(ksasl_delegation_token_codec_create_request(NULL, 3, 1, NULL, NULL, NULL, 0, -1,
+                                                             &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 0, -1, NULL, &len),
+        CHECK_RC(ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 0, -1, NULL,
+                                                             &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 0, -1, &p, NULL),
+        CHECK_RC(
+            ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 0, -1, &p, NULL),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(
+            ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 2, -1, &p, &len),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, NULL, with_null, 2, -1,
+                                                             &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, NULL, NULL, 2, -1, &p, &len),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, NULL, with_null, 2, -1, &p,
-                                                  &len),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, BAD_UTF8, NULL, NULL, 0, -1, &p, &len),
+        CHECK_RC(ksasl_delegation_token_codec_create_request(c, 3, 1, BAD_UTF8, NULL, NULL, 0, -1,
+                                                             &p, &len),
                  KSASL_INVALID_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, BAD_UTF8, NULL, 0, -1, &p, &len),
+        CHECK_RC(ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, BAD_UTF8, NULL, 0, -1,
+                                                             &p, &len),
                  KSASL_INVALID_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, "", NULL, 0, -1, &p, &len),
-                 KSASL_INVALID_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_create_request(c, 3, 1, NULL, NULL, bad_utf8, 1, -1, &p, &len),
-                 KSASL_INVALID_ARGUMENT);
-
-        CHECK_RC(ksasl_token_codec_renew_request(NULL, 2, 1, NULL, hmac, 4, -1, &p, &len),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_renew_request(c, 2, 1, NULL, NULL, 4, -1, &p, &len),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_renew_request(c, 2, 1, NULL, hmac, 4, -1, NULL, &len),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_renew_request(c, 2, 1, NULL, hmac, 4, -1, &p, NULL),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_renew_request(c, 2, 1, BAD_UTF8, hmac, 4, -1, &p, &len),
+        CHECK_RC(
+            ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, "", NULL, 0, -1, &p, &len),
+            KSASL_INVALID_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_create_request(c, 3, 1, NULL, NULL, bad_utf8, 1, -1,
+                                                             &p, &len),
                  KSASL_INVALID_ARGUMENT);
 
-        CHECK_RC(ksasl_token_codec_expire_request(NULL, 2, 1, NULL, hmac, 4, -1, &p, &len),
+        CHECK_RC(
+            ksasl_delegation_token_codec_renew_request(NULL, 2, 1, NULL, hmac, 4, -1, &p, &len),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_renew_request(c, 2, 1, NULL, NULL, 4, -1, &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_expire_request(c, 2, 1, NULL, NULL, 4, -1, &p, &len),
+        CHECK_RC(ksasl_delegation_token_codec_renew_request(c, 2, 1, NULL, hmac, 4, -1, NULL, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_expire_request(c, 2, 1, NULL, hmac, 4, -1, NULL, &len),
+        CHECK_RC(ksasl_delegation_token_codec_renew_request(c, 2, 1, NULL, hmac, 4, -1, &p, NULL),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_expire_request(c, 2, 1, NULL, hmac, 4, -1, &p, NULL),
-                 KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_expire_request(c, 2, 1, BAD_UTF8, hmac, 4, -1, &p, &len),
-                 KSASL_INVALID_ARGUMENT);
+        CHECK_RC(
+            ksasl_delegation_token_codec_renew_request(c, 2, 1, BAD_UTF8, hmac, 4, -1, &p, &len),
+            KSASL_INVALID_ARGUMENT);
 
-        CHECK_RC(ksasl_token_codec_describe_request(NULL, 3, 1, NULL, NULL, 0, &p, &len),
+        CHECK_RC(
+            ksasl_delegation_token_codec_expire_request(NULL, 2, 1, NULL, hmac, 4, -1, &p, &len),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_expire_request(c, 2, 1, NULL, NULL, 4, -1, &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, NULL, NULL, 1, &p, &len),
+        CHECK_RC(
+            ksasl_delegation_token_codec_expire_request(c, 2, 1, NULL, hmac, 4, -1, NULL, &len),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_expire_request(c, 2, 1, NULL, hmac, 4, -1, &p, NULL),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, NULL, with_null, 2, &p, &len),
+        CHECK_RC(
+            ksasl_delegation_token_codec_expire_request(c, 2, 1, BAD_UTF8, hmac, 4, -1, &p, &len),
+            KSASL_INVALID_ARGUMENT);
+
+        CHECK_RC(ksasl_delegation_token_codec_describe_request(NULL, 3, 1, NULL, NULL, 0, &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, NULL, NULL, 0, NULL, &len),
+        CHECK_RC(ksasl_delegation_token_codec_describe_request(c, 3, 1, NULL, NULL, 1, &p, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, NULL, NULL, 0, &p, NULL),
+        CHECK_RC(
+            ksasl_delegation_token_codec_describe_request(c, 3, 1, NULL, with_null, 2, &p, &len),
+            KSASL_NULL_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_describe_request(c, 3, 1, NULL, NULL, 0, NULL, &len),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, BAD_UTF8, NULL, 0, &p, &len),
-                 KSASL_INVALID_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_describe_request(c, 3, 1, NULL, bad_utf8, 1, &p, &len),
-                 KSASL_INVALID_ARGUMENT);
+        CHECK_RC(ksasl_delegation_token_codec_describe_request(c, 3, 1, NULL, NULL, 0, &p, NULL),
+                 KSASL_NULL_ARGUMENT);
+        CHECK_RC(
+            ksasl_delegation_token_codec_describe_request(c, 3, 1, BAD_UTF8, NULL, 0, &p, &len),
+            KSASL_INVALID_ARGUMENT);
+        CHECK_RC(
+            ksasl_delegation_token_codec_describe_request(c, 3, 1, NULL, bad_utf8, 1, &p, &len),
+            KSASL_INVALID_ARGUMENT);
         CHECK(p == (const uint8_t *)&sentinel && len == 77);
 
-        CHECK_RC(ksasl_token_codec_parse_create_response(NULL, 3, hmac, 4, &out_t),
+        CHECK_RC(ksasl_delegation_token_codec_parse_create_response(NULL, 3, hmac, 4, &out_t),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_create_response(c, 3, NULL, 4, &out_t),
+        CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 3, NULL, 4, &out_t),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_create_response(c, 3, hmac, 4, NULL),
+        CHECK_RC(ksasl_delegation_token_codec_parse_create_response(c, 3, hmac, 4, NULL),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_expiry_response(NULL, 2, hmac, 4, &e),
+        CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(NULL, 2, hmac, 4, &e),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 2, NULL, 4, &e), KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_expiry_response(c, 2, hmac, 4, NULL),
+        CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 2, NULL, 4, &e),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_describe_response(NULL, 3, hmac, 4, &out_l),
+        CHECK_RC(ksasl_delegation_token_codec_parse_expiry_response(c, 2, hmac, 4, NULL),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_describe_response(c, 3, NULL, 4, &out_l),
+        CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(NULL, 3, hmac, 4, &out_l),
                  KSASL_NULL_ARGUMENT);
-        CHECK_RC(ksasl_token_codec_parse_describe_response(c, 3, hmac, 4, NULL),
+        CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 3, NULL, 4, &out_l),
                  KSASL_NULL_ARGUMENT);
-        CHECK(strstr(ksasl_token_codec_last_error(c), "list") != NULL);
+        CHECK_RC(ksasl_delegation_token_codec_parse_describe_response(c, 3, hmac, 4, NULL),
+                 KSASL_NULL_ARGUMENT);
+        CHECK(strstr(ksasl_delegation_token_codec_last_error(c), "list") != NULL);
         CHECK(out_t == tok_before && out_l == list_before && e == 77);
     }
 
-    ksasl_token_codec_free(c);
-    ksasl_registry_free(reg);
+    ksasl_delegation_token_codec_free(c);
+    ksasl_mechanism_registry_free(reg);
     ksasl_refresher_free(refresher);
     ksasl_delegation_token_free(t);
     ksasl_token_authority_free(a);

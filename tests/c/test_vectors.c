@@ -3,12 +3,11 @@
  *
  * The C API has no fixed-nonce option, so the client messages cannot be reproduced byte for
  * byte. Instead each vector's credential (salt, StoredKey, ServerKey, 4096 iterations) is
- * stored with ksasl_store_set_scram / ksasl_store_set_token in Kafka's text form, and a
- * ksasl client with the vector's password authenticates against it end to end: that only
- * succeeds if the published keys are the ones the password derives. The server-first
- * message is checked against the vector (client nonce prefix, salt, iterations), the client
- * is fed the vector's client-first message to check the server's parsing, and a wrong
- * password must fail.
+ * stored with ksasl_credential_store_set_scram / ksasl_credential_store_set_token in Kafka's text
+ * form, and a ksasl client with the vector's password authenticates against it end to end: that
+ * only succeeds if the published keys are the ones the password derives. The server-first message
+ * is checked against the vector (client nonce prefix, salt, iterations), the client is fed the
+ * vector's client-first message to check the server's parsing, and a wrong password must fail.
  *
  * Values copied from tests/vectors/scram.json.
  */
@@ -84,8 +83,8 @@ static const scram_vector VECTORS[] = {
 static void replay(const scram_vector *v) {
     char cred[512];
     char prefix[128];
-    ksasl_store *store = NULL;
-    ksasl_registry *sreg = NULL, *good = NULL, *bad = NULL;
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL, *good = NULL, *bad = NULL;
     exchange x;
 
     if (v->kafka_credential != NULL) {
@@ -95,22 +94,23 @@ static void replay(const scram_vector *v) {
                  v->salt_b64, v->stored_key_b64, v->server_key_b64);
     }
 
-    CHECK_OK(ksasl_store_new(&store));
+    CHECK_OK(ksasl_credential_store_new(&store));
     if (v->token_auth) {
-        CHECK_OK(ksasl_store_set_token(store, v->username, v->mechanism, cred, "owner", -1));
+        CHECK_OK(
+            ksasl_credential_store_set_token(store, v->username, v->mechanism, cred, "owner", -1));
     } else {
-        CHECK_OK(ksasl_store_set_scram(store, v->username, v->mechanism, cred));
+        CHECK_OK(ksasl_credential_store_set_scram(store, v->username, v->mechanism, cred));
     }
-    CHECK_OK(ksasl_registry_new(&sreg));
-    CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-    CHECK_OK(ksasl_registry_new(&good));
-    CHECK_OK(ksasl_registry_new(&bad));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    CHECK_OK(ksasl_mechanism_registry_new(&good));
+    CHECK_OK(ksasl_mechanism_registry_new(&bad));
     if (v->token_auth) {
-        CHECK_OK(ksasl_registry_add_token_clients(good, v->username, v->password));
-        CHECK_OK(ksasl_registry_add_token_clients(bad, v->username, "pencil2"));
+        CHECK_OK(ksasl_mechanism_registry_add_token_clients(good, v->username, v->password));
+        CHECK_OK(ksasl_mechanism_registry_add_token_clients(bad, v->username, "pencil2"));
     } else {
-        CHECK_OK(ksasl_registry_add_password_clients(good, v->username, v->password));
-        CHECK_OK(ksasl_registry_add_password_clients(bad, v->username, "pencil2"));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(good, v->username, v->password));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(bad, v->username, "pencil2"));
     }
 
     /* End to end with the vector's password. */
@@ -119,7 +119,7 @@ static void replay(const scram_vector *v) {
     {
         const char *p = NULL, *m = NULL;
         int token = -1;
-        CHECK_OK(ksasl_server_outcome(x.server, &p, NULL, &m, NULL, &token));
+        CHECK_OK(ksasl_server_exchange_outcome(x.server, &p, NULL, &m, NULL, &token, NULL, NULL));
         CHECK_STR(p, v->token_auth ? "User:owner" : "User:user");
         CHECK_STR(m, v->mechanism);
         CHECK_INT(token, v->token_auth);
@@ -138,21 +138,21 @@ static void replay(const scram_vector *v) {
                  "Authentication failed during authentication due to invalid credentials with "
                  "SASL mechanism %s",
                  v->mechanism);
-        CHECK_STR(ksasl_server_client_message(x.server), generic);
+        CHECK_STR(ksasl_server_exchange_client_message(x.server), generic);
     }
     exchange_free(&x);
 
     /* The vector's client-first message: the server answers with the client nonce plus its
      * own, the salt and the iterations (r=<client nonce><server nonce>,s=...,i=4096). */
     {
-        ksasl_server *s = NULL;
-        ksasl_server_status st = 0;
+        ksasl_server_exchange *s = NULL;
+        ksasl_server_step_kind st = 0;
         const uint8_t *out = NULL;
         size_t len = 0;
-        CHECK_OK(ksasl_server_new(sreg, v->mechanism, &s));
-        CHECK_OK(ksasl_server_step(s, (const uint8_t *)v->client_first, strlen(v->client_first),
-                                   1000, &st, &out, &len));
-        CHECK_INT(st, KSASL_SERVER_CHALLENGE);
+        CHECK_OK(ksasl_server_exchange_new(sreg, v->mechanism, &s));
+        CHECK_OK(ksasl_server_exchange_step(s, (const uint8_t *)v->client_first,
+                                            strlen(v->client_first), 1000, &st, &out, &len));
+        CHECK_INT(st, KSASL_SERVER_STEP_CHALLENGE);
         snprintf(prefix, sizeof prefix, "r=%s", v->client_nonce);
         CHECK(out != NULL && len > strlen(prefix) &&
               memcmp(out, prefix, strlen(prefix)) == 0);
@@ -164,16 +164,16 @@ static void replay(const scram_vector *v) {
             static const char final256[] =
                 "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
                 "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
-            CHECK(ksasl_server_step(s, (const uint8_t *)final256, strlen(final256), 1000, &st,
-                                    &out, &len) != KSASL_OK);
+            CHECK(ksasl_server_exchange_step(s, (const uint8_t *)final256, strlen(final256), 1000,
+                                             &st, &out, &len) != KSASL_OK);
         }
-        ksasl_server_free(s);
+        ksasl_server_exchange_free(s);
     }
 
-    ksasl_registry_free(sreg);
-    ksasl_registry_free(good);
-    ksasl_registry_free(bad);
-    ksasl_store_free(store);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_mechanism_registry_free(good);
+    ksasl_mechanism_registry_free(bad);
+    ksasl_credential_store_free(store);
 }
 
 void test_vectors(void) {
@@ -183,67 +183,69 @@ void test_vectors(void) {
     /* PLAIN against a store holding only SCRAM credentials (either hash): the password is
      * checked against the SCRAM keys. */
     for (int k = 0; k < 2; k++) {
-        ksasl_store *store = NULL;
-        ksasl_registry *sreg = NULL, *good = NULL, *bad = NULL;
+        ksasl_credential_store *store = NULL;
+        ksasl_mechanism_registry *sreg = NULL, *good = NULL, *bad = NULL;
         exchange x;
-        CHECK_OK(ksasl_store_new(&store));
-        CHECK_OK(ksasl_store_set_scram(store, "user", k ? "SCRAM-SHA-512" : "SCRAM-SHA-256",
-                                       k ? SHA512_KAFKA_CREDENTIAL : RFC7677_KAFKA_CREDENTIAL));
-        CHECK_OK(ksasl_registry_new(&sreg));
-        CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-        CHECK_OK(ksasl_registry_new(&good));
-        CHECK_OK(ksasl_registry_add_password_clients(good, "user", "pencil"));
-        CHECK_OK(ksasl_registry_new(&bad));
-        CHECK_OK(ksasl_registry_add_password_clients(bad, "user", "pencil2"));
+        CHECK_OK(ksasl_credential_store_new(&store));
+        CHECK_OK(ksasl_credential_store_set_scram(
+            store, "user", k ? "SCRAM-SHA-512" : "SCRAM-SHA-256",
+            k ? SHA512_KAFKA_CREDENTIAL : RFC7677_KAFKA_CREDENTIAL));
+        CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+        CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+        CHECK_OK(ksasl_mechanism_registry_new(&good));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(good, "user", "pencil"));
+        CHECK_OK(ksasl_mechanism_registry_new(&bad));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(bad, "user", "pencil2"));
         exchange_run(&x, good, sreg, "PLAIN", NULL, 1000);
         CHECK(exchange_ok(&x));
         exchange_free(&x);
         exchange_run(&x, bad, sreg, "PLAIN", NULL, 1000);
         CHECK_RC(x.server_rc, KSASL_INVALID_CREDENTIALS);
         exchange_free(&x);
-        ksasl_registry_free(sreg);
-        ksasl_registry_free(good);
-        ksasl_registry_free(bad);
-        ksasl_store_free(store);
+        ksasl_mechanism_registry_free(sreg);
+        ksasl_mechanism_registry_free(good);
+        ksasl_mechanism_registry_free(bad);
+        ksasl_credential_store_free(store);
     }
     /* A stored credential with fewer than 4096 iterations is refused at login. */
     {
-        ksasl_store *store = NULL;
-        ksasl_registry *sreg = NULL, *good = NULL;
+        ksasl_credential_store *store = NULL;
+        ksasl_mechanism_registry *sreg = NULL, *good = NULL;
         exchange x;
-        CHECK_OK(ksasl_store_new(&store));
-        CHECK_OK(ksasl_store_set_scram(
+        CHECK_OK(ksasl_credential_store_new(&store));
+        CHECK_OK(ksasl_credential_store_set_scram(
             store, "user", "SCRAM-SHA-256",
             "salt=W22ZaJ0SNY7soEsUEjb6gQ==,stored_key=WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=,"
             "server_key=wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=,iterations=1000"));
-        CHECK_OK(ksasl_registry_new(&sreg));
-        CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-        CHECK_OK(ksasl_registry_new(&good));
-        CHECK_OK(ksasl_registry_add_password_clients(good, "user", "pencil"));
+        CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+        CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+        CHECK_OK(ksasl_mechanism_registry_new(&good));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(good, "user", "pencil"));
         exchange_run(&x, good, sreg, "SCRAM-SHA-256", NULL, 1000);
         CHECK_RC(x.server_rc, KSASL_CREDENTIAL_ITERATIONS_TOO_LOW);
         exchange_free(&x);
-        ksasl_registry_free(sreg);
-        ksasl_registry_free(good);
-        ksasl_store_free(store);
+        ksasl_mechanism_registry_free(sreg);
+        ksasl_mechanism_registry_free(good);
+        ksasl_credential_store_free(store);
     }
     /* The credential of one mechanism does not serve the other. */
     {
-        ksasl_store *store = NULL;
-        ksasl_registry *sreg = NULL, *good = NULL;
+        ksasl_credential_store *store = NULL;
+        ksasl_mechanism_registry *sreg = NULL, *good = NULL;
         exchange x;
-        CHECK_OK(ksasl_store_new(&store));
-        CHECK_OK(ksasl_store_set_scram(store, "user", "SCRAM-SHA-256", RFC7677_KAFKA_CREDENTIAL));
-        CHECK_OK(ksasl_registry_new(&sreg));
-        CHECK_OK(ksasl_registry_add_password_servers(sreg, store));
-        CHECK_OK(ksasl_registry_new(&good));
-        CHECK_OK(ksasl_registry_add_password_clients(good, "user", "pencil"));
+        CHECK_OK(ksasl_credential_store_new(&store));
+        CHECK_OK(ksasl_credential_store_set_scram(store, "user", "SCRAM-SHA-256",
+                                                  RFC7677_KAFKA_CREDENTIAL));
+        CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+        CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+        CHECK_OK(ksasl_mechanism_registry_new(&good));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(good, "user", "pencil"));
         exchange_run(&x, good, sreg, "SCRAM-SHA-512", NULL, 1000);
         CHECK(!exchange_ok(&x));
         CHECK(x.server_rc != KSASL_OK);
         exchange_free(&x);
-        ksasl_registry_free(sreg);
-        ksasl_registry_free(good);
-        ksasl_store_free(store);
+        ksasl_mechanism_registry_free(sreg);
+        ksasl_mechanism_registry_free(good);
+        ksasl_credential_store_free(store);
     }
 }
