@@ -39,11 +39,7 @@ fn token_for(now: i64, lifetime_ms: i64) -> (String, i64) {
 fn one_hour_token_is_refreshed_at_48_to_51_minutes() {
     for (r, expected) in [(0.0, 2_880_000), (0.5, 2_970_000), (0.999_999, 3_059_999)] {
         let rf = refresher(RefreshConfig::default(), r);
-        assert_eq!(
-            rf.next_deadline(),
-            Some(0),
-            "nothing held: due at once"
-        );
+        assert_eq!(rf.next_deadline(), Some(0), "nothing held: due at once");
         assert!(rf.poll(T));
         assert!(!rf.poll(T), "one outstanding request at a time");
         assert_eq!(rf.next_deadline(), None);
