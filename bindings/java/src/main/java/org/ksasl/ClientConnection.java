@@ -23,8 +23,6 @@ import java.util.function.LongSupplier;
  * re-authentication still come back as {@link ClientEvent.Kind#APPLICATION}.
  */
 public final class ClientConnection extends NativeHandle {
-    private static final ClientEvent.Kind[] EVENTS = ClientEvent.Kind.values();
-
     public ClientConnection(ClientConfig config) {
         super(create(config), Native::clientConnFree);
     }
@@ -51,23 +49,9 @@ public final class ClientConnection extends NativeHandle {
      *
      * @throws KsaslException when authentication failed; close the connection
      */
-    public synchronized ClientEvent handleFrame(byte[] frame, long nowMs) throws KsaslException {
+    public ClientEvent handleFrame(byte[] frame, long nowMs) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
-        int[] event = new int[1];
-        long[] times = new long[1];
-        Object[] err = new Object[1];
-        run(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
-        return event(frame, event, times, err);
-    }
-
-    /** The event; an application response is {@code frame} itself, neither copied nor kept. */
-    private ClientEvent event(byte[] frame, int[] event, long[] times, Object[] err) {
-        ClientEvent.Kind kind = EVENTS[event[0]];
-        byte[] app = kind == ClientEvent.Kind.APPLICATION ? frame : null;
-        ClientSession session = kind == ClientEvent.Kind.AUTHENTICATED || kind == ClientEvent.Kind.REAUTHENTICATED
-                ? session() : null;
-        return new ClientEvent(kind, app, session, (KsaslException) err[0],
-                kind == ClientEvent.Kind.REAUTH_FAILED ? Time.opt(times[0]) : OptionalLong.empty());
+        return with(h -> Native.clientConnHandleFrame(h, frame, nowMs));
     }
 
     /**
@@ -92,7 +76,7 @@ public final class ClientConnection extends NativeHandle {
      * @throws KsaslException when authentication failed; close the connection
      * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
      */
-    public synchronized ClientEvent resume(byte[] message, long nowMs) throws KsaslException {
+    public ClientEvent resume(byte[] message, long nowMs) throws KsaslException {
         return resume(message, null, nowMs);
     }
 
@@ -110,17 +94,13 @@ public final class ClientConnection extends NativeHandle {
      * @throws KsaslException when authentication failed; close the connection
      * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
      */
-    public synchronized ClientEvent resumeWithError(Throwable error, long nowMs) throws KsaslException {
+    public ClientEvent resumeWithError(Throwable error, long nowMs) throws KsaslException {
         Objects.requireNonNull(error, "error");
         return resume(null, error, nowMs);
     }
 
     private ClientEvent resume(byte[] message, Throwable error, long nowMs) throws KsaslException {
-        int[] event = new int[1];
-        long[] times = new long[1];
-        Object[] err = new Object[1];
-        run(h -> Native.clientConnResume(h, message, error, nowMs, event, times, err));
-        return event(null, event, times, err);
+        return with(h -> Native.clientConnResume(h, message, error, nowMs));
     }
 
     /**
@@ -204,7 +184,7 @@ public final class ClientConnection extends NativeHandle {
 
     /** The current session, or {@code null} before authentication. */
     public ClientSession session() {
-        return ClientSession.of(with(Native::clientConnSession));
+        return with(Native::clientConnSession);
     }
 
     /** Whether a re-authentication is in progress. */

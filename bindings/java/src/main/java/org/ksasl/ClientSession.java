@@ -11,7 +11,8 @@ import java.util.OptionalLong;
  * @param latencyMs how long the (re-)authentication took
  */
 public record ClientSession(long lifetimeMs, OptionalLong reauthAtMs, OptionalLong expiryMs, long latencyMs) {
-    static ClientSession of(long[] s) {
-        return s == null ? null : new ClientSession(s[0], Time.opt(s[1]), Time.opt(s[2]), s[3]);
+    /** Called by native code ({@link Native#NONE} for absent times). */
+    static ClientSession of(long lifetimeMs, long reauthAtMs, long expiryMs, long latencyMs) {
+        return new ClientSession(lifetimeMs, Time.opt(reauthAtMs), Time.opt(expiryMs), latencyMs);
     }
 }

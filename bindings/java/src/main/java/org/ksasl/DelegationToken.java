@@ -1,14 +1,13 @@
 package org.ksasl;
 
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * A delegation token (KIP-48) with its HMAC: what {@link TokenAuthority#create} and
  * {@link TokenAuthority#describe} hand out, and what a CreateDelegationToken or
- * DescribeDelegationToken response carries ({@link TokenRequests}). A client logs in with SCRAM,
+ * DescribeDelegationToken response carries ({@link DelegationTokenCodec}). A client logs in with SCRAM,
  * username {@link #tokenId()}, password {@link #hmacBase64()} and {@code tokenauth=true}
  * ({@link MechanismRegistry#addTokenClients}, or {@link Refresher#setDelegationToken} with
  * {@link MechanismRegistry#addRefreshingPasswordClients}).
@@ -40,19 +39,11 @@ public final class DelegationToken {
         this.maxMs = maxMs;
     }
 
-    /** From the native form {@code {tokenId, hmac, hmacBase64, owner, requester, renewers, {issue, expiry, max}}}. */
-    static DelegationToken decode(Object[] t) {
-        long[] times = (long[]) t[6];
-        return new DelegationToken((String) t[0], (byte[]) t[1], (String) t[2], (String) t[3], (String) t[4],
-                List.of((String[]) t[5]), times[0], times[1], times[2]);
-    }
-
-    static List<DelegationToken> decodeAll(Object[] tokens) {
-        List<DelegationToken> out = new ArrayList<>(tokens.length);
-        for (Object t : tokens) {
-            out.add(decode((Object[]) t));
-        }
-        return List.copyOf(out);
+    /** Called by native code. */
+    static DelegationToken of(String tokenId, byte[] hmac, String hmacBase64, String owner, String requester,
+            String[] renewers, long issueMs, long expiryMs, long maxMs) {
+        return new DelegationToken(tokenId, hmac, hmacBase64, owner, requester, List.of(renewers), issueMs, expiryMs,
+                maxMs);
     }
 
     /**
@@ -69,8 +60,8 @@ public final class DelegationToken {
         Objects.requireNonNull(hmac, "hmac");
         Objects.requireNonNull(owner, "owner");
         Native.init();
-        return decode(Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
-                renewers == null ? List.of() : renewers), new long[] {issueMs, expiryMs, maxMs}));
+        return Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
+                renewers == null ? List.of() : renewers), new long[] {issueMs, expiryMs, maxMs});
     }
 
     private static String[] principals(String owner, String requester, List<String> renewers) {

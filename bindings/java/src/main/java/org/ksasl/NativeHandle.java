@@ -2,6 +2,7 @@ package org.ksasl;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,11 +32,17 @@ abstract class NativeHandle implements AutoCloseable {
 
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Cleaner.Cleanable cleanable;
+    private final Releaser releaser;
     private long handle;
+
+    /** How many native objects the Cleaner freed (objects that were never closed). */
+    private static final AtomicLong CLEANED = new AtomicLong();
 
     private static final class Releaser implements Runnable {
         private final long handle;
         private final Free free;
+        /** Set by close() before it runs the release itself. */
+        private volatile boolean closing;
 
         Releaser(long handle, Free free) {
             this.handle = handle;
@@ -45,7 +52,15 @@ abstract class NativeHandle implements AutoCloseable {
         @Override
         public void run() {
             free.free(handle);
+            if (!closing) {
+                CLEANED.incrementAndGet();
+            }
         }
+    }
+
+    /** How many native objects the Cleaner has freed so far (for tests). */
+    static long cleanedCount() {
+        return CLEANED.get();
     }
 
     NativeHandle(long handle, Free free) {
@@ -53,7 +68,8 @@ abstract class NativeHandle implements AutoCloseable {
             throw new IllegalStateException("the native object could not be created");
         }
         this.handle = handle;
-        this.cleanable = CLEANER.register(this, new Releaser(handle, free));
+        this.releaser = new Releaser(handle, free);
+        this.cleanable = CLEANER.register(this, releaser);
     }
 
     /** Runs {@code call} with the live handle; fails if the object is closed. */
@@ -99,6 +115,7 @@ abstract class NativeHandle implements AutoCloseable {
         try {
             if (handle != 0) {
                 handle = 0;
+                releaser.closing = true;
                 cleanable.clean();
             }
         } finally {

@@ -13,28 +13,32 @@ import java.util.Map;
  * @param extensions SASL extensions sent with it
  * @param generation the refresher's generation of this token (0 when not from a refresher)
  */
-public record OAuthToken(String value, long expiryMs, String principal, Map<String, String> extensions,
+public record OAuthBearerToken(String value, long expiryMs, String principal, Map<String, String> extensions,
         long generation) {
-    public OAuthToken {
+    public OAuthBearerToken {
         extensions = Map.copyOf(extensions);
+    }
+
+    /** Called by native code: {@code extensions} alternates names and values. */
+    static OAuthBearerToken of(String value, long expiryMs, String principal, String[] extensions, long generation) {
+        return new OAuthBearerToken(value, expiryMs, principal, Decode.pairs(extensions), generation);
     }
 
     /**
      * An unsecured ({@code alg: none}) token as Kafka's development login module makes them,
      * for tests and for brokers running Kafka's unsecured validator.
      */
-    public static OAuthToken unsecured(String principal, long lifetimeSeconds, List<String> scope, long nowMs)
+    public static OAuthBearerToken unsecured(String principal, long lifetimeSeconds, List<String> scope, long nowMs)
             throws KsaslException {
         java.util.Objects.requireNonNull(principal, "principal");
         Native.init();
-        Object[] t = Native.unsecuredToken(principal, lifetimeSeconds, scope == null ? null : scope.toArray(new String[0]),
+        return Native.unsecuredToken(principal, lifetimeSeconds, scope == null ? null : scope.toArray(new String[0]),
                 nowMs);
-        return new OAuthToken((String) t[0], (Long) t[1], (String) t[2], Map.of(), 0);
     }
 
     @Override
     public String toString() {
-        return "OAuthToken[<redacted>, expiryMs=" + expiryMs + ", principal=" + principal + ", extensions="
+        return "OAuthBearerToken[<redacted>, expiryMs=" + expiryMs + ", principal=" + principal + ", extensions="
                 + extensions + ", generation=" + generation + "]";
     }
 }

@@ -3,13 +3,20 @@ package org.ksasl;
 import java.util.OptionalLong;
 
 /**
- * The session of an authenticated server connection.
+ * The KIP-368 session of an authenticated server connection or of a successful
+ * {@link ServerExchange}.
  *
  * @param outcome who authenticated, how, and the credential's expiry
- * @param lifetimeMs the session lifetime sent to the client (0: none)
+ * @param lifetimeMs the session lifetime sent to the client (0: none), by Kafka's formula over
+ *     the credential's expiry and {@code connections.max.reauth.ms}
  * @param expiryMs when the server stops accepting the connection's requests (empty: never)
  */
-public record ServerSession(AuthenticationOutcome outcome, long lifetimeMs, OptionalLong expiryMs) {
+public record ServerSession(AuthOutcome outcome, long lifetimeMs, OptionalLong expiryMs) {
+    /** Called by native code ({@link Native#NONE}: no expiry). */
+    static ServerSession of(AuthOutcome outcome, long lifetimeMs, long expiryMs) {
+        return new ServerSession(outcome, lifetimeMs, Time.opt(expiryMs));
+    }
+
     public String principal() {
         return outcome.principal();
     }

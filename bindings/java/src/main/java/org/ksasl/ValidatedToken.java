@@ -18,4 +18,9 @@ public record ValidatedToken(String principal, long expiryMs, List<String> scope
     public ValidatedToken(String principal, long expiryMs) {
         this(principal, expiryMs, List.of());
     }
+
+    /** Called by native code. */
+    static ValidatedToken of(String principal, long expiryMs, String[] scope) {
+        return new ValidatedToken(principal, expiryMs, List.of(scope));
+    }
 }
