@@ -14,11 +14,12 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>a {@code long h} (or a parameter named after an object) is a handle: an opaque pointer
  *       owned by a {@link NativeHandle} subclass, live for the duration of the call;
- *   <li>{@link #NONE} is "no value" in a {@code long} time (an expiry, a deadline);
+ *   <li>{@link #NONE} is "no value" for a time (an expiry, a deadline) passed as a long;
  *   <li>an enum crosses as its stable number from the core's wire table ({@link WireEnum}),
  *       never as an ordinal;
- *   <li>a credential answer crosses as (kind number, value, expiry or {@link #NONE}, token
- *       owner), see {@link CredentialAnswer};
+ *   <li>a credential answer crosses as the parameters {@code kind} (the kind's stable number),
+ *       {@code value}, {@code expiryMs} ({@link #NONE}: none) and {@code owner} (the token
+ *       owner, or null), see {@link CredentialAnswer};
  *   <li>a failure is thrown as the exception {@link Errors#create} makes for the core's error;
  *       an exception thrown by a Java callback is rethrown unchanged.
  * </ul>
