@@ -24,16 +24,14 @@ public final class BenchProbe {
         return Native.serverConnGate(handle, apiKey, nowMs);
     }
 
-    /** {@link ServerConnection#gate} without {@code synchronized} and {@code Gate.values()}: read lock + lambda + JNI. */
+    /** {@link ServerConnection#gate} without the number-to-enum lookup: the handle's guard + lambda + JNI. */
     public static int gateViaWith(ServerConnection c, short apiKey, long nowMs) {
         return c.with(h -> Native.serverConnGate(h, apiKey, nowMs));
     }
 
-    /** The JNI entry point of {@link ClientConnection#handleFrame} alone (out-arrays supplied by the caller). */
-    public static int nativeClientHandleFrame(long handle, byte[] frame, long nowMs, int[] event, long[] times,
-            Object[] err) throws KsaslException {
-        Native.clientConnHandleFrame(handle, frame, nowMs, event, times, err);
-        return event[0];
+    /** The JNI entry point of {@link ClientConnection#handleFrame} alone. */
+    public static ClientEvent nativeClientHandleFrame(long handle, byte[] frame, long nowMs) throws KsaslException {
+        return Native.clientConnHandleFrame(handle, frame, nowMs);
     }
 
     /**
