@@ -9,7 +9,7 @@
 //! - a ksasl error is thrown as the exception `Errors.create` makes for it; an exception thrown
 //!   by a Java callback (a credential lookup, a token validator) is rethrown unchanged.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -244,16 +244,24 @@ fn internal(message: &str) -> Fail {
     Fail::Core(Error::new(ErrorCode::Internal, message))
 }
 
-thread_local! {
-    /// How many entry points are running on this thread (a host mechanism's helper calls back
-    /// into native code while its entry point runs).
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+/// What one thread keeps while its entry points run (one thread-local, reached once when an
+/// entry point starts and once when it returns).
+struct CallState {
+    /// How many entry points run on this thread (a host mechanism's helper calls back into
+    /// native code while its entry point runs).
+    depth: Cell<u32>,
     /// The exception a Java callback threw during the current call, cleared from the JNI
     /// environment and kept until the call returns, then rethrown unchanged.
-    static CALLBACK_EXCEPTION: RefCell<Option<GlobalRef>> = const { RefCell::new(None) };
+    callback: Cell<Option<GlobalRef>>,
     /// The exception a host mechanism threw, with the code and text of the failure it became:
     /// the exception thrown for that error gets it as its cause.
-    static HOST_CAUSE: RefCell<Option<HostCause>> = const { RefCell::new(None) };
+    cause: Cell<Option<HostCause>>,
+}
+
+thread_local! {
+    static STATE: CallState = const {
+        CallState { depth: Cell::new(0), callback: Cell::new(None), cause: Cell::new(None) }
+    };
 }
 
 /// A host mechanism's exception with the code and text of the failure it became.
@@ -262,17 +270,12 @@ pub(crate) type HostCause = (ErrorCode, String, GlobalRef);
 /// Takes the host exception recorded during this call (to keep it with an output that is
 /// turned into Java objects in a later call; see [`restore_host_cause`]).
 pub(crate) fn keep_host_cause() -> Option<HostCause> {
-    HOST_CAUSE.with(|c| c.borrow_mut().take())
+    STATE.with(|s| s.cause.take())
 }
 
 /// Puts back a host exception kept by [`keep_host_cause`].
 pub(crate) fn restore_host_cause(cause: HostCause) {
-    HOST_CAUSE.with(|c| *c.borrow_mut() = Some(cause));
-}
-
-fn reset_thread_state() {
-    drop(CALLBACK_EXCEPTION.with(|c| c.borrow_mut().take()));
-    drop(HOST_CAUSE.with(|c| c.borrow_mut().take()));
+    STATE.with(|s| s.cause.set(Some(cause)));
 }
 
 /// Records the exception behind a host mechanism's failure (`code`, `text`).
@@ -281,15 +284,12 @@ pub(crate) fn set_host_cause(code: ErrorCode, text: &str, cause: GlobalRef) {
 }
 
 fn take_host_cause(e: &Error) -> Option<GlobalRef> {
-    HOST_CAUSE.with(|c| {
-        let mut c = c.borrow_mut();
-        match c.as_ref() {
-            Some((code, text, _)) if *code == e.code() && e.message().ends_with(text.as_str()) => {
-                c.take().map(|(_, _, g)| g)
-            }
-            _ => None,
-        }
-    })
+    let (code, text, g) = keep_host_cause()?;
+    if code == e.code() && e.message().ends_with(text.as_str()) {
+        return Some(g);
+    }
+    restore_host_cause((code, text, g));
+    None
 }
 
 /// Runs one entry point: panics become `KsaslInternalException` (PANIC), errors their
@@ -299,19 +299,21 @@ pub(crate) fn entry<'l, T: IntoJni>(
     env: &mut JNIEnv<'l>,
     f: impl FnOnce(&mut JNIEnv<'l>) -> JResult<T>,
 ) -> T::Raw {
-    let outer = DEPTH.with(|d| {
-        d.set(d.get() + 1);
-        d.get() == 1
+    let outer = STATE.with(|s| {
+        s.depth.set(s.depth.get() + 1);
+        s.depth.get() == 1
     });
-    if outer {
-        reset_thread_state();
-    }
     let r = catch_unwind(AssertUnwindSafe(|| f(env)));
-    let callback_exception = if outer {
-        CALLBACK_EXCEPTION.with(|c| c.borrow_mut().take())
-    } else {
-        None
-    };
+    let (callback_exception, cause) = STATE.with(|s| {
+        s.depth.set(s.depth.get() - 1);
+        match outer {
+            true => (s.callback.take(), s.cause.take()),
+            false => (None, None),
+        }
+    });
+    if let Some(cause) = cause.filter(|_| matches!(r, Ok(Err(Fail::Core(_))))) {
+        restore_host_cause(cause);
+    }
     let out = match (callback_exception, r) {
         (Some(ex), _) => {
             if !env.exception_check().unwrap_or(true) {
@@ -335,9 +337,8 @@ pub(crate) fn entry<'l, T: IntoJni>(
             T::fail()
         }
     };
-    DEPTH.with(|d| d.set(d.get() - 1));
     if outer {
-        reset_thread_state();
+        drop(keep_host_cause());
     }
     out
 }
@@ -420,7 +421,7 @@ pub(crate) fn call_host<T>(
             let _ = env.exception_clear();
             if keep {
                 if let Ok(g) = env.new_global_ref(&ex) {
-                    CALLBACK_EXCEPTION.with(|c| *c.borrow_mut() = Some(g));
+                    STATE.with(|s| s.callback.set(Some(g)));
                 }
             }
         }
