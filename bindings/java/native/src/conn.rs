@@ -1,6 +1,6 @@
 //! The Kafka connection drivers: configuration builders, configurations and connections.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use jni::objects::{JByteArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jshort};
@@ -13,16 +13,24 @@ use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
 
 use crate::glue::{
-    bytes, exception, free, get, get_mut, int, into_handle, jbytes, jstrings, keep_host_cause,
-    lock, long, natives, obj, opt_string, raw, restore_host_cause, string, strings, up, HostCause,
-    JResult, Up,
+    bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, lock, long,
+    natives, obj, opt_string, raw, restore_host_cause, string, strings, up, HostCause, JResult,
+    Rec, Up,
 };
 use crate::hostmech;
 use crate::objects::{answer, registry, request, session};
 
 type ClientCfg = Arc<ClientConfig>;
 type ServerCfg = Arc<ServerConfig>;
-type ClientConn = Mutex<ClientConnection>;
+
+/// A client connection, and the failure of its last re-authentication (with the host
+/// exception behind it) until Java reads it.
+struct ClientConn {
+    conn: ClientConnection,
+    failure: Option<(Error, Option<i64>, Option<HostCause>)>,
+}
+
+type ClientConnHandle = Mutex<ClientConn>;
 
 /// A server connection, and the output an asynchronous host is settling (`hold`) with the
 /// host exception behind its failure, if any.
@@ -36,63 +44,31 @@ type ServerConnHandle = Mutex<ServerConn>;
 
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
     let snap = m.snapshot(now);
-    let names = jstrings(env, snap.keys())?;
-    let values: Vec<f64> = snap.values().copied().collect();
-    let v = env.new_double_array(values.len() as i32)?;
-    env.set_double_array_region(&v, 0, &values)?;
-    up(env, Up::Metrics, &[obj(&names), obj(&v)])
+    let r = Rec::default().strs(snap.keys());
+    snap.values().fold(r, |r, v| r.f64(*v)).done(env)
 }
 
+/// A `ClientSession` record: lifetime, re-authentication time, expiry, latency.
 fn client_session<'l>(env: &mut JNIEnv<'l>, s: Option<&ClientSession>) -> JResult<JObject<'l>> {
     let Some(s) = s else {
         return Ok(JObject::null());
     };
-    let args = [
-        long(s.lifetime_ms),
-        long(raw(s.reauth_at_ms)),
-        long(raw(s.expiry_ms)),
-        long(s.latency_ms),
-    ];
-    up(env, Up::ClientSession, &args)
+    let r = Rec::default().i64(s.lifetime_ms).i64(raw(s.reauth_at_ms)).i64(raw(s.expiry_ms));
+    r.i64(s.latency_ms).done(env)
 }
 
-/// The `ClientEvent` object; a failure is thrown. An application response is the frame the
-/// caller passed in (not copied).
-fn client_event<'l>(
-    env: &mut JNIEnv<'l>,
-    ev: ClientEvent,
-    frame: &JObject<'_>,
-) -> JResult<JObject<'l>> {
+/// The event's kind number; a failure is thrown, a failed re-authentication kept for
+/// `clientConnReauthFailure`.
+fn client_event(c: &mut ClientConn, ev: ClientEvent) -> JResult<i32> {
     let kind = ev.kind().as_u32() as i32;
-    let (session, error, retry) = match ev {
-        ClientEvent::Failed(e) => return Err(e.into()),
-        ClientEvent::Authenticated(s) | ClientEvent::Reauthenticated(s) => (Some(s), None, None),
+    match ev {
+        ClientEvent::Failed(e) => Err(e.into()),
         ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
-            (None, Some(error), retry_at_ms)
+            c.failure = Some((error, retry_at_ms, keep_host_cause()));
+            Ok(kind)
         }
-        _ => (None, None, None),
-    };
-    let session = client_session(env, session.as_ref())?;
-    let error = error.map_or(Ok(JObject::null()), |e| exception(env, &e))?;
-    let frame = match ev_is_application(kind) {
-        true => env.new_local_ref(frame)?,
-        false => JObject::null(),
-    };
-    up(
-        env,
-        Up::ClientEvent,
-        &[
-            int(kind),
-            obj(&frame),
-            obj(&session),
-            obj(&error),
-            long(raw(retry)),
-        ],
-    )
-}
-
-fn ev_is_application(kind: i32) -> bool {
-    kind == ClientEvent::Application.kind().as_u32() as i32
+        _ => Ok(kind),
+    }
 }
 
 /// The `ServerOutput` object. An output that refuses a call (a misuse: a frame for a failed
@@ -100,10 +76,7 @@ fn ev_is_application(kind: i32) -> bool {
 fn server_output<'l>(env: &mut JNIEnv<'l>, o: ServerOutput) -> JResult<JObject<'l>> {
     refuse_misuse(&o)?;
     let frames = jbytes(env, &o.frames)?;
-    let error = o
-        .action
-        .error()
-        .map_or(Ok(JObject::null()), |e| exception(env, e))?;
+    let error = o.action.error().map_or(Ok(JObject::null()), |e| exception(env, e))?;
     let args = [
         int(o.action.kind().as_u32() as i32),
         obj(&frames),
@@ -139,6 +112,14 @@ fn deliver<'l>(
     };
     s.held_cause = keep_host_cause();
     Ok(JObject::null())
+}
+
+fn client<'a>(h: jlong) -> MutexGuard<'a, ClientConn> {
+    lock(get::<ClientConnHandle>(h))
+}
+
+fn server<'a>(h: jlong) -> MutexGuard<'a, ServerConn> {
+    lock(get::<ServerConnHandle>(h))
 }
 
 fn client_builder<'a>(b: jlong) -> &'a mut ClientConfigBuilder {
@@ -215,84 +196,94 @@ natives! {
     // --- client connection
 
     fn Java_org_ksasl_Native_clientConnNew(_env, config: jlong) -> i64 {
-        let c = get::<ClientCfg>(config).clone();
-        Ok(into_handle::<ClientConn>(Mutex::new(ClientConnection::new(c))))
+        let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
+        Ok(into_handle::<ClientConnHandle>(Mutex::new(ClientConn { conn, failure: None })))
     }
 
-    fn Java_org_ksasl_Native_clientConnFree(_env, h: jlong) -> () { free::<ClientConn>(h) }
+    fn Java_org_ksasl_Native_clientConnFree(_env, h: jlong) -> () { free::<ClientConnHandle>(h) }
 
     fn Java_org_ksasl_Native_clientConnStart(_env, h: jlong, now: jlong) -> () {
-        Ok(lock(get::<ClientConn>(h)).start(now)?)
+        Ok(client(h).conn.start(now)?)
     }
 
     fn Java_org_ksasl_Native_clientConnTransmit(env, h: jlong) -> JObject<'l> {
-        let out = lock(get::<ClientConn>(h)).poll_transmit().unwrap_or_default();
+        let out = client(h).conn.poll_transmit().unwrap_or_default();
         jbytes(env, &out)
     }
 
-    fn Java_org_ksasl_Native_clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> JObject<'l> {
-        let mut c = lock(get::<ClientConn>(h));
+    fn Java_org_ksasl_Native_clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
+        let mut c = client(h);
         // While the connection is ready the core answers Application without reading the
         // frame (ClientConnection::is_ready): its bytes need not cross into Rust.
-        let ev = match c.is_ready() {
+        let ev = match c.conn.is_ready() {
             true => ClientEvent::Application,
             false => {
                 let f = bytes(env, &frame, "frame")?;
-                c.handle_frame(&f, now)
+                c.conn.handle_frame(&f, now)
             }
         };
-        client_event(env, ev, &frame)
+        client_event(&mut c, ev)
+    }
+
+    fn Java_org_ksasl_Native_clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
+        let failure = client(h).failure.take();
+        let (e, retry, cause) = failure.ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
+        if let Some(cause) = cause {
+            restore_host_cause(cause);
+        }
+        let e = exception(env, &e)?;
+        up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
     }
 
     fn Java_org_ksasl_Native_clientConnPendingWork(env, h: jlong) -> JObject<'l> {
-        let c = lock(get::<ClientConn>(h));
-        hostmech::stage(env, c.pending_work())
+        let c = client(h);
+        hostmech::stage(env, c.conn.pending_work())
     }
 
-    fn Java_org_ksasl_Native_clientConnResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
-        let mut c = lock(get::<ClientConn>(h));
-        let work = c.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
+    fn Java_org_ksasl_Native_clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
+        let mut c = client(h);
+        let work = c.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
-        let ev = c.resume(step, now);
-        client_event(env, ev, &JObject::null())
+        let ev = c.conn.resume(step, now);
+        client_event(&mut c, ev)
     }
 
     fn Java_org_ksasl_Native_clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
-        let e = lock(get::<ClientConn>(h)).connection_closed(now);
+        let e = client(h).conn.connection_closed(now);
         exception(env, &e)
     }
 
     fn Java_org_ksasl_Native_clientConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(lock(get::<ClientConn>(h)).next_deadline()))
+        Ok(raw(client(h).conn.next_deadline()))
     }
 
     fn Java_org_ksasl_Native_clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).handle_timeout(now)?)
+        Ok(client(h).conn.handle_timeout(now)?)
     }
 
     fn Java_org_ksasl_Native_clientConnReauthPending(_env, h: jlong, now: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).reauth_pending(now))
+        Ok(client(h).conn.reauth_pending(now))
     }
 
     fn Java_org_ksasl_Native_clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).before_request(now)?)
+        Ok(client(h).conn.before_request(now)?)
     }
 
     fn Java_org_ksasl_Native_clientConnStartReauth(_env, h: jlong, now: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).start_reauthentication(now)?)
+        Ok(client(h).conn.start_reauthentication(now)?)
     }
 
     fn Java_org_ksasl_Native_clientConnSession(env, h: jlong) -> JObject<'l> {
-        let s = lock(get::<ClientConn>(h)).session().copied();
-        client_session(env, s.as_ref())
+        let c = client(h);
+        client_session(env, c.conn.session())
     }
 
     fn Java_org_ksasl_Native_clientConnReauthenticating(_env, h: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).is_reauthenticating())
+        Ok(client(h).conn.is_reauthenticating())
     }
 
     fn Java_org_ksasl_Native_clientConnReady(_env, h: jlong) -> bool {
-        Ok(lock(get::<ClientConn>(h)).is_ready())
+        Ok(client(h).conn.is_ready())
     }
 
     // --- server configuration
@@ -367,13 +358,13 @@ natives! {
 
     fn Java_org_ksasl_Native_serverConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
-        let mut s = lock(get::<ServerConnHandle>(h));
+        let mut s = server(h);
         let o = s.conn.handle_frame(&frame, now);
         deliver(env, &mut s, o, hold, true)
     }
 
     fn Java_org_ksasl_Native_serverConnProvide(env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
-        let mut s = lock(get::<ServerConnHandle>(h));
+        let mut s = server(h);
         let Some(request) = s.conn.pending_request().cloned() else {
             return Err(Error::new(ErrorCode::WrongState, "no credential was requested").into());
         };
@@ -383,7 +374,7 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverConnResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
-        let mut s = lock(get::<ServerConnHandle>(h));
+        let mut s = server(h);
         let work = s.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
         let o = s.conn.resume(r, now);
@@ -391,7 +382,7 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverConnHostTask(env, h: jlong) -> JObject<'l> {
-        let s = lock(get::<ServerConnHandle>(h));
+        let s = server(h);
         match s.conn.host_task() {
             Some(HostTask::Credential(r)) => request(env, r),
             Some(HostTask::Mechanism(w)) => hostmech::stage(env, Some(w)),
@@ -400,7 +391,7 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
-        let mut s = lock(get::<ServerConnHandle>(h));
+        let mut s = server(h);
         if let Some(cause) = s.held_cause.take() {
             restore_host_cause(cause);
         }
@@ -409,17 +400,17 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
-        let r = lock(get::<ServerConnHandle>(h)).conn.pending_request().cloned();
-        r.map_or(Ok(JObject::null()), |r| request(env, &r))
+        let s = server(h);
+        s.conn.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
     fn Java_org_ksasl_Native_serverConnPendingWork(env, h: jlong) -> JObject<'l> {
-        let s = lock(get::<ServerConnHandle>(h));
+        let s = server(h);
         hostmech::stage(env, s.conn.pending_work())
     }
 
     fn Java_org_ksasl_Native_serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {
-        Ok(lock(get::<ServerConnHandle>(h)).conn.gate(api_key, now).as_u32() as i32)
+        Ok(server(h).conn.gate(api_key, now).as_u32() as i32)
     }
 
     fn Java_org_ksasl_Native_serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
@@ -428,15 +419,15 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverConnReady(_env, h: jlong) -> bool {
-        Ok(lock(get::<ServerConnHandle>(h)).conn.is_ready())
+        Ok(server(h).conn.is_ready())
     }
 
     fn Java_org_ksasl_Native_serverConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(lock(get::<ServerConnHandle>(h)).conn.next_deadline()))
+        Ok(raw(server(h).conn.next_deadline()))
     }
 
     fn Java_org_ksasl_Native_serverConnSession(env, h: jlong) -> JObject<'l> {
-        let s = lock(get::<ServerConnHandle>(h)).conn.session().cloned();
-        s.map_or(Ok(JObject::null()), |s| session(env, &s))
+        let s = server(h);
+        s.conn.session().map_or(Ok(JObject::null()), |s| session(env, s))
     }
 }

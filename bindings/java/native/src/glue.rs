@@ -114,18 +114,8 @@ macro_rules! upcalls {
 
 upcalls! {
     Error = "org/ksasl/Errors" "create" "(ILjava/lang/String;Ljava/lang/String;ZLjava/lang/String;Ljava/lang/String;[Ljava/lang/String;Ljava/lang/Throwable;)Ljava/lang/Throwable;";
-    ClientStep = "org/ksasl/ClientStep" "of" "([BZZ)Lorg/ksasl/ClientStep;";
-    ServerStep = "org/ksasl/ServerStep" "of" "(I[B)Lorg/ksasl/ServerStep;";
-    Request = "org/ksasl/CredentialRequest" "of" "(Ljava/lang/String;Ljava/lang/String;Z)Lorg/ksasl/CredentialRequest;";
-    Outcome = "org/ksasl/AuthOutcome" "of" "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;J[Ljava/lang/String;Z)Lorg/ksasl/AuthOutcome;";
-    ServerSession = "org/ksasl/ServerSession" "of" "(Lorg/ksasl/AuthOutcome;JJ)Lorg/ksasl/ServerSession;";
-    ClientSession = "org/ksasl/ClientSession" "of" "(JJJJ)Lorg/ksasl/ClientSession;";
-    ClientEvent = "org/ksasl/ClientEvent" "of" "(I[BLorg/ksasl/ClientSession;Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
+    ReauthFailed = "org/ksasl/ClientEvent" "reauthFailed" "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
     ServerOutput = "org/ksasl/ServerOutput" "of" "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
-    Metrics = "org/ksasl/Decode" "metrics" "([Ljava/lang/String;[D)Ljava/util/Map;";
-    Validated = "org/ksasl/ValidatedToken" "of" "(Ljava/lang/String;J[Ljava/lang/String;)Lorg/ksasl/ValidatedToken;";
-    OAuthToken = "org/ksasl/OAuthBearerToken" "of" "(Ljava/lang/String;JLjava/lang/String;[Ljava/lang/String;J)Lorg/ksasl/OAuthBearerToken;";
-    Token = "org/ksasl/DelegationToken" "of" "(Ljava/lang/String;[BLjava/lang/String;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;JJJ)Lorg/ksasl/DelegationToken;";
     CallLookup = "org/ksasl/Native" "callLookup" "(Lorg/ksasl/CredentialLookup;Ljava/lang/String;Ljava/lang/String;ZJ)Ljava/lang/Object;";
     CallValidate = "org/ksasl/Native" "callValidate" "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
     HostCreate = "org/ksasl/Native" "hostCreate" "(Ljava/util/function/Supplier;J)Ljava/lang/Object;";
@@ -146,9 +136,7 @@ static VM: OnceLock<JavaVM> = OnceLock::new();
 static CACHE: OnceLock<Cache> = OnceLock::new();
 
 fn cache() -> JResult<&'static Cache> {
-    CACHE
-        .get()
-        .ok_or_else(|| internal("JNI_OnLoad did not run"))
+    CACHE.get().ok_or_else(|| internal("JNI_OnLoad did not run"))
 }
 
 /// Looks up the classes and methods native code uses, once.
@@ -188,11 +176,6 @@ pub(crate) fn up<'l>(env: &mut JNIEnv<'l>, which: Up, args: &[jvalue]) -> JResul
         )
     }?;
     Ok(v.l()?)
-}
-
-/// The class of an [`Up`] method (to make arrays of its objects).
-pub(crate) fn class_of(which: Up) -> JResult<&'static JClass<'static>> {
-    Ok(<&JClass>::from(cache()?.methods[which as usize].0.as_obj()))
 }
 
 pub(crate) fn obj(o: &JObject<'_>) -> jvalue {
@@ -329,10 +312,8 @@ pub(crate) fn entry<'l, T: IntoJni>(
             T::fail()
         }
         (None, Err(_)) => {
-            let e = Error::new(
-                ErrorCode::Panic,
-                "a panic inside ksasl was caught at the JNI boundary",
-            );
+            let e =
+                Error::new(ErrorCode::Panic, "a panic inside ksasl was caught at the JNI boundary");
             throw(env, Fail::Core(e));
             T::fail()
         }
@@ -397,24 +378,16 @@ pub(crate) fn call_host<T>(
     keep: bool,
     f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
 ) -> Result<T, Error> {
-    let vm = VM
-        .get()
-        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    let vm = VM.get().ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
     let mut env = match vm.get_env() {
         Ok(env) => env,
         Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("cannot attach the thread: {e}"),
-            )
+            Error::new(ErrorCode::Internal, format!("cannot attach the thread: {e}"))
         })?,
     };
     let r = env.with_local_frame(16, |env| f(env));
     let failed = |what: &str| {
-        Error::new(
-            ErrorCode::CredentialLookupFailed,
-            format!("the Java {what} threw an exception"),
-        )
+        Error::new(ErrorCode::CredentialLookupFailed, format!("the Java {what} threw an exception"))
     };
     if env.exception_check().unwrap_or(false) {
         if let Ok(ex) = env.exception_occurred() {
@@ -437,10 +410,7 @@ pub(crate) fn call_host<T>(
 // --- conversions -----------------------------------------------------------------------------
 
 pub(crate) fn null_argument(what: &str) -> Fail {
-    Fail::Core(Error::new(
-        ErrorCode::NullArgument,
-        format!("{what} must not be null"),
-    ))
+    Fail::Core(Error::new(ErrorCode::NullArgument, format!("{what} must not be null")))
 }
 
 pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResult<String> {
@@ -516,10 +486,7 @@ pub(crate) fn strings(env: &mut JNIEnv<'_>, a: &JObjectArray<'_>) -> JResult<Vec
 /// `(key, value)` pairs from a `String[]` of alternating keys and values.
 pub(crate) fn pairs(env: &mut JNIEnv<'_>, a: &JObjectArray<'_>) -> JResult<Vec<(String, String)>> {
     let flat = strings(env, a)?;
-    Ok(flat
-        .chunks_exact(2)
-        .map(|c| (c[0].clone(), c[1].clone()))
-        .collect())
+    Ok(flat.chunks_exact(2).map(|c| (c[0].clone(), c[1].clone())).collect())
 }
 
 pub(crate) fn opt(v: i64) -> Option<i64> {
@@ -528,6 +495,69 @@ pub(crate) fn opt(v: i64) -> Option<i64> {
 
 pub(crate) fn raw(v: Option<i64>) -> i64 {
     v.unwrap_or(NONE)
+}
+
+/// The fields of one result for Java in one `byte[]` (`Fields.java` reads them in the same
+/// order), instead of a JNI call per string and an upcall per object: little-endian numbers,
+/// and byte strings (UTF-8 for text) as an `i32` length (-1: null) and the bytes.
+pub(crate) struct Rec(Vec<u8>);
+
+impl Default for Rec {
+    fn default() -> Self {
+        Rec(Vec::with_capacity(256))
+    }
+}
+
+impl Rec {
+    pub(crate) fn u8(mut self, v: u8) -> Self {
+        self.0.push(v);
+        self
+    }
+
+    pub(crate) fn i32(mut self, v: i32) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    pub(crate) fn i64(mut self, v: i64) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    pub(crate) fn f64(self, v: f64) -> Self {
+        self.i64(v.to_bits() as i64)
+    }
+
+    pub(crate) fn bytes(self, b: Option<&[u8]>) -> Self {
+        let Some(b) = b else { return self.i32(-1) };
+        let mut r = self.i32(b.len() as i32);
+        r.0.extend_from_slice(b);
+        r
+    }
+
+    pub(crate) fn str(self, s: &str) -> Self {
+        self.bytes(Some(s.as_bytes()))
+    }
+
+    /// One string made of `parts` (a principal's `TYPE:NAME`, without formatting it first).
+    pub(crate) fn joined(self, parts: &[&str]) -> Self {
+        let mut r = self.i32(parts.iter().map(|p| p.len()).sum::<usize>() as i32);
+        parts.iter().for_each(|p| r.0.extend_from_slice(p.as_bytes()));
+        r
+    }
+
+    /// A count, then the strings.
+    pub(crate) fn strs<S: AsRef<str>>(self, items: impl IntoIterator<Item = S>) -> Self {
+        let at = self.0.len();
+        let (mut r, n) =
+            items.into_iter().fold((self.i32(0), 0i32), |(r, n), s| (r.str(s.as_ref()), n + 1));
+        r.0[at..at + 4].copy_from_slice(&n.to_le_bytes());
+        r
+    }
+
+    pub(crate) fn done<'l>(self, env: &mut JNIEnv<'l>) -> JResult<JObject<'l>> {
+        jbytes(env, &self.0)
+    }
 }
 
 // --- handles ---------------------------------------------------------------------------------
@@ -593,9 +623,6 @@ natives! {
 fn table(env: &mut JNIEnv<'_>, name: &JString<'_>) -> JResult<&'static [(u32, &'static str)]> {
     let name = string(env, name, "name")?;
     ksasl::wire::table(&name).ok_or_else(|| {
-        Fail::Core(Error::new(
-            ErrorCode::InvalidArgument,
-            format!("no wire enum {name}"),
-        ))
+        Fail::Core(Error::new(ErrorCode::InvalidArgument, format!("no wire enum {name}")))
     })
 }

@@ -47,10 +47,7 @@ fn call(
         Ok(())
     });
     if let Err(e) = r {
-        out.set_error(
-            None,
-            &format!("the binding could not call it: {}", e.message()),
-        );
+        out.set_error(None, &format!("the binding could not call it: {}", e.message()));
     }
 }
 
@@ -73,11 +70,7 @@ struct JavaClient {
 
 impl HostClientCalls for JavaClient {
     fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        let helper = if self.asynchronous {
-            Up::HostAsyncClient
-        } else {
-            Up::HostClient
-        };
+        let helper = if self.asynchronous { Up::HostAsyncClient } else { Up::HostClient };
         let m = &self.mechanism;
         call(
             out,
@@ -149,10 +142,7 @@ pub(crate) fn register_client(
     let n = name.to_string();
     r.register_host_client(name, move || {
         let mechanism = create(&n, &f, false)?;
-        Ok(Box::new(JavaClient {
-            mechanism,
-            asynchronous,
-        }) as Box<dyn HostClientCalls>)
+        Ok(Box::new(JavaClient { mechanism, asynchronous }) as Box<dyn HostClientCalls>)
     })?;
     Ok(())
 }
@@ -189,9 +179,7 @@ pub(crate) fn resume_client(
     error: &JObject<'_>,
 ) -> Result<Result<ClientStep>> {
     let mut out = HostOutput::new(false);
-    let mechanism = work
-        .downcast_ref::<Stage>()
-        .and_then(|s| s.mechanism.as_ref());
+    let mechanism = work.downcast_ref::<Stage>().and_then(|s| s.mechanism.as_ref());
     match (error.is_null(), mechanism) {
         (false, _) => fail(&mut out, error),
         (true, Some(m)) => call(
@@ -220,12 +208,7 @@ pub(crate) fn resume_server(
     let mut out = HostOutput::new(true);
     match error.is_null() {
         false => fail(&mut out, error),
-        true => call(
-            &mut out,
-            Up::HostServerAnswer,
-            |env| Ok(vec![local(env, step)?]),
-            None,
-        ),
+        true => call(&mut out, Up::HostServerAnswer, |env| Ok(vec![local(env, step)?]), None),
     }
     out.late_server_step(work, 0)
 }

@@ -15,8 +15,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    call_host, free, get, get_mut, into_handle, jstr, jstrings, long, natives, obj, opt,
-    opt_strings, pairs, raw, string, strings, up, JResult, Up,
+    call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings, pairs,
+    raw, string, strings, up, JResult, Rec, Up,
 };
 use crate::objects::registry_mut;
 
@@ -30,41 +30,29 @@ fn java_validator(
     validator: &JObject<'_>,
 ) -> JResult<Arc<dyn TokenValidator>> {
     let v = env.new_global_ref(validator)?;
-    Ok(Arc::new(HostTokenValidator(
-        move |token: &str, now_ms: i64| {
-            let mut accepted: Option<(String, i64)> = None;
-            let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
-            call_host("token validator", true, |env| {
-                let t = jstr(env, token)?;
-                up(
-                    env,
-                    Up::CallValidate,
-                    &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)],
-                )?;
-                Ok(())
-            })?;
-            Ok(accepted)
-        },
-    )))
+    Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
+        let mut accepted: Option<(String, i64)> = None;
+        let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
+        call_host("token validator", true, |env| {
+            let t = jstr(env, token)?;
+            up(env, Up::CallValidate, &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)])?;
+            Ok(())
+        })?;
+        Ok(accepted)
+    })))
 }
 
+/// An `OAuthBearerToken` record: value, expiry, principal, extensions (names and values),
+/// generation.
 fn token<'l>(
     env: &mut JNIEnv<'l>,
     t: &OAuthBearerToken,
     ext: &[(&String, &String)],
     generation: u64,
 ) -> JResult<JObject<'l>> {
-    let value = jstr(env, t.value())?;
-    let principal = jstr(env, t.principal())?;
-    let ext = jstrings(env, ext.iter().flat_map(|(k, v)| [*k, *v]))?;
-    let args = [
-        obj(&value),
-        long(t.expiry_ms()),
-        obj(&principal),
-        obj(&ext),
-        long(generation as i64),
-    ];
-    up(env, Up::OAuthToken, &args)
+    let r = Rec::default().str(t.value()).i64(t.expiry_ms()).str(t.principal());
+    let r = r.strs(ext.iter().flat_map(|(k, v)| [*k, *v]));
+    r.i64(generation as i64).done(env)
 }
 
 /// A deadline for Java: the core's `i64::MIN` ("now") is NONE there, and any past time
@@ -206,9 +194,7 @@ natives! {
         let v = get::<Jwks>(h)
             .validate(&token, now)
             .map_err(|r| Error::new(r.code, r.reason).with_detail("status", r.status))?;
-        let p = jstr(env, &v.principal)?;
-        let scope = jstrings(env, &v.scope)?;
-        up(env, Up::Validated, &[obj(&p), long(v.expiry_ms), obj(&scope)])
+        Rec::default().str(&v.principal).i64(v.expiry_ms).strs(&v.scope).done(env)
     }
 
     fn Java_org_ksasl_Native_unsecuredToken(env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong) -> JObject<'l> {

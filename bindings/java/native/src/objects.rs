@@ -16,8 +16,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    boolean, bytes, call_host, free, get, int, into_handle, jbytes, jstr, jstrings, lock, long,
-    natives, obj, opt, opt_string, raw, string, up, JResult, Up,
+    boolean, bytes, call_host, free, get, into_handle, jstr, jstrings, lock, long, natives, obj,
+    opt, opt_string, raw, string, up, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -31,17 +31,12 @@ pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
 }
 
 pub(crate) fn registry_mut<'a>(h: jlong) -> RwLockWriteGuard<'a, MechanismRegistry> {
-    get::<Registry>(h)
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
+    get::<Registry>(h).write().unwrap_or_else(|p| p.into_inner())
 }
 
 fn scram_mechanism(name: &str) -> Result<ScramMechanism, Error> {
     ScramMechanism::from_name(name).ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!("{name} is not a SCRAM mechanism"),
-        )
+        Error::new(ErrorCode::InvalidArgument, format!("{name} is not a SCRAM mechanism"))
     })
 }
 
@@ -57,24 +52,13 @@ pub(crate) fn answer(
     let kind = CredentialAnswerKind::try_from_u32(kind as u32)?;
     let value = opt_string(env, value)?;
     let owner = opt_string(env, owner)?;
-    Ok(CredentialAnswer::decode(
-        request,
-        kind,
-        value.as_deref(),
-        opt(expiry),
-        owner.as_deref(),
-    )?)
+    Ok(CredentialAnswer::decode(request, kind, value.as_deref(), opt(expiry), owner.as_deref())?)
 }
 
-/// A `CredentialRequest` object.
+/// A `CredentialRequest` record: mechanism, username, token flag.
 pub(crate) fn request<'l>(env: &mut JNIEnv<'l>, r: &CredentialRequest) -> JResult<JObject<'l>> {
-    let m = jstr(env, &r.mechanism)?;
-    let u = jstr(env, &r.username)?;
-    up(
-        env,
-        Up::Request,
-        &[obj(&m), obj(&u), boolean(r.token_authenticated)],
-    )
+    let rec = Rec::default().str(&r.mechanism).str(&r.username);
+    rec.u8(r.token_authenticated.into()).done(env)
 }
 
 /// Where `Native.callLookup` hands the Java lookup's answer (`Native.lookupAnswer`).
@@ -87,10 +71,7 @@ struct LookupSlot<'a> {
 fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn CredentialLookup>> {
     let lookup = env.new_global_ref(lookup)?;
     Ok(Arc::new(HostLookup(move |request: &CredentialRequest| {
-        let mut slot = LookupSlot {
-            request,
-            answer: None,
-        };
+        let mut slot = LookupSlot { request, answer: None };
         let ptr = &mut slot as *mut LookupSlot as jlong;
         call_host("credential lookup", true, |env| {
             let m = jstr(env, &request.mechanism)?;
@@ -116,60 +97,45 @@ fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn Cr
     })))
 }
 
-/// A credential outcome object.
-pub(crate) fn outcome<'l>(env: &mut JNIEnv<'l>, o: &AuthOutcome) -> JResult<JObject<'l>> {
-    let p = jstr(env, &o.principal.to_string())?;
-    let n = jstr(env, &o.principal.name)?;
-    let m = jstr(env, &o.mechanism)?;
-    let ext = match o.extensions.is_empty() {
-        true => JObject::null(),
-        false => jstrings(env, o.extensions.iter().flat_map(|(k, v)| [k, v]))?,
-    };
-    let args = [
-        obj(&p),
-        obj(&n),
-        obj(&m),
-        long(raw(o.credential_expiry_ms)),
-        obj(&ext),
-        boolean(o.principal.token_authenticated),
-    ];
-    up(env, Up::Outcome, &args)
+/// The fields of an `AuthOutcome`: principal, name, mechanism, credential expiry, token flag,
+/// extensions (alternating names and values).
+fn outcome_fields(r: Rec, o: &AuthOutcome) -> Rec {
+    let p = &o.principal;
+    let r = r.joined(&[&p.principal_type, ":", &p.name]).str(&p.name).str(&o.mechanism);
+    let r = r.i64(raw(o.credential_expiry_ms)).u8(o.principal.token_authenticated.into());
+    r.strs(o.extensions.iter().flat_map(|(k, v)| [k, v]))
 }
 
-/// A `ServerSession` object.
+/// An `AuthOutcome` record.
+fn outcome<'l>(env: &mut JNIEnv<'l>, o: &AuthOutcome) -> JResult<JObject<'l>> {
+    outcome_fields(Rec::default(), o).done(env)
+}
+
+/// A `ServerSession` record: the outcome's fields, the lifetime and the expiry.
 pub(crate) fn session<'l>(env: &mut JNIEnv<'l>, s: &ServerSession) -> JResult<JObject<'l>> {
-    let o = outcome(env, &s.outcome)?;
-    up(
-        env,
-        Up::ServerSession,
-        &[obj(&o), long(s.lifetime_ms), long(raw(s.expiry_ms))],
-    )
+    let r = outcome_fields(Rec::default(), &s.outcome);
+    r.i64(s.lifetime_ms).i64(raw(s.expiry_ms)).done(env)
 }
 
+/// A `ClientStep` record: done, pending, message.
 fn client_step<'l>(env: &mut JNIEnv<'l>, step: ClientStep) -> JResult<JObject<'l>> {
     let (message, done, pending) = match step {
         ClientStep::Send(m) => (Some(m), false, false),
         ClientStep::Done(m) => (m, true, false),
         ClientStep::Pending(_) => (None, false, true),
     };
-    let m = message.map_or(Ok(JObject::null()), |m| jbytes(env, &m))?;
-    up(
-        env,
-        Up::ClientStep,
-        &[obj(&m), boolean(done), boolean(pending)],
-    )
+    let r = Rec::default().u8(done.into()).u8(pending.into());
+    r.bytes(message.as_deref()).done(env)
 }
 
+/// A `ServerStep` record: the kind's number, the message.
 fn server_step<'l>(env: &mut JNIEnv<'l>, step: ServerStep) -> JResult<JObject<'l>> {
-    let kind = step.kind().as_u32() as i32;
-    let m = match step {
-        ServerStep::Challenge(m)
-        | ServerStep::Done {
-            message: Some(m), ..
-        } => jbytes(env, &m)?,
-        _ => JObject::null(),
-    };
-    up(env, Up::ServerStep, &[int(kind), obj(&m)])
+    let r = Rec::default().u8(step.kind().as_u32() as u8);
+    match step {
+        ServerStep::Challenge(m) | ServerStep::Done { message: Some(m), .. } => r.bytes(Some(&m)),
+        _ => r.bytes(None),
+    }
+    .done(env)
 }
 
 natives! {
@@ -355,8 +321,8 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
-        let r = lock(get::<ServerEx>(h)).pending_request().cloned();
-        r.map_or(Ok(JObject::null()), |r| request(env, &r))
+        let ex = lock(get::<ServerEx>(h));
+        ex.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
     fn Java_org_ksasl_Native_serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
@@ -373,13 +339,13 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_serverExchangeOutcome(env, h: jlong) -> JObject<'l> {
-        let o = lock(get::<ServerEx>(h)).outcome().cloned();
-        o.map_or(Ok(JObject::null()), |o| outcome(env, &o))
+        let ex = lock(get::<ServerEx>(h));
+        ex.outcome().map_or(Ok(JObject::null()), |o| outcome(env, o))
     }
 
     fn Java_org_ksasl_Native_serverExchangeSession(env, h: jlong) -> JObject<'l> {
-        let s = lock(get::<ServerEx>(h)).session().cloned();
-        s.map_or(Ok(JObject::null()), |s| session(env, &s))
+        let ex = lock(get::<ServerEx>(h));
+        ex.session().map_or(Ok(JObject::null()), |s| session(env, s))
     }
 
     fn Java_org_ksasl_Native_serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {

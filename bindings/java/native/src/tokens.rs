@@ -22,8 +22,8 @@ use ksasl::token::{
 use ksasl::{Error, ErrorCode, Secret, SharedRandom};
 
 use crate::glue::{
-    bytes, class_of, free, get, into_handle, jbytes, jstr, jstrings, long, natives, obj,
-    opt_string, opt_strings, string, strings, up, JResult, Up,
+    bytes, free, get, into_handle, jbytes, jstr, jstrings, natives, opt_string, opt_strings,
+    string, strings, JResult, Rec,
 };
 use crate::oauth::Refr;
 use crate::objects::registry_mut;
@@ -38,39 +38,25 @@ fn wire_names(names: &[String]) -> Result<Vec<PrincipalName>, Error> {
     Ok(principals(names)?.iter().map(PrincipalName::from).collect())
 }
 
-/// The `DelegationToken` object, made in its own local frame (a list of many tokens must not
-/// pile up local references).
-fn token_object<'l>(env: &mut JNIEnv<'l>, t: &DelegationToken) -> JResult<JObject<'l>> {
-    env.with_local_frame_returning_local(16, |env| -> JResult<JObject<'_>> {
-        let id = jstr(env, &t.info.token_id)?;
-        let hmac = jbytes(env, t.hmac())?;
-        let base64 = jstr(env, &String::from_utf8_lossy(t.hmac_base64().expose()))?;
-        let owner = jstr(env, &t.info.owner.to_string())?;
-        let requester = jstr(env, &t.info.requester.to_string())?;
-        let renewers = jstrings(env, t.info.renewers.iter().map(|r| r.to_string()))?;
-        let args = [
-            obj(&id),
-            obj(&hmac),
-            obj(&base64),
-            obj(&owner),
-            obj(&requester),
-            obj(&renewers),
-            long(t.info.issue_ms),
-            long(t.info.expiry_ms),
-            long(t.info.max_ms),
-        ];
-        up(env, Up::Token, &args)
-    })
+/// A `DelegationToken`'s fields: id, HMAC, its base64, owner, requester, renewers, issue,
+/// expiry and maximum times.
+fn token_fields(r: Rec, t: &DelegationToken) -> Rec {
+    let r = r.str(&t.info.token_id).bytes(Some(t.hmac()));
+    let r = r.bytes(Some(t.hmac_base64().expose()));
+    let r = r.str(&t.info.owner.to_string()).str(&t.info.requester.to_string());
+    let r = r.strs(t.info.renewers.iter().map(|p| p.to_string()));
+    r.i64(t.info.issue_ms).i64(t.info.expiry_ms).i64(t.info.max_ms)
 }
 
+/// A `DelegationToken` record.
+fn token_object<'l>(env: &mut JNIEnv<'l>, t: &DelegationToken) -> JResult<JObject<'l>> {
+    token_fields(Rec::default(), t).done(env)
+}
+
+/// A record of a count, then the tokens.
 fn token_array<'l>(env: &mut JNIEnv<'l>, tokens: &[DelegationToken]) -> JResult<JObject<'l>> {
-    let arr = env.new_object_array(tokens.len() as i32, class_of(Up::Token)?, JObject::null())?;
-    for (i, t) in tokens.iter().enumerate() {
-        let o = token_object(env, t)?;
-        env.set_object_array_element(&arr, i as i32, &o)?;
-        env.delete_local_ref(o)?;
-    }
-    Ok(arr.into())
+    let r = Rec::default().i32(tokens.len() as i32);
+    tokens.iter().fold(r, token_fields).done(env)
 }
 
 /// A core token from its Java form.

@@ -19,11 +19,18 @@ public record AuthOutcome(String principal, String principalName, String mechani
         extensions = Map.copyOf(extensions);
     }
 
-    /** Called by native code: {@code extensions} alternates names and values (null: none). */
-    static AuthOutcome of(String principal, String principalName, String mechanism, long credentialExpiryMs,
-            String[] extensions, boolean tokenAuthenticated) {
-        Map<String, String> ext = extensions == null ? Map.of() : Decode.pairs(extensions);
-        return new AuthOutcome(principal, principalName, mechanism, Time.opt(credentialExpiryMs), ext,
-                tokenAuthenticated);
+    /** From the native record, or null. */
+    static AuthOutcome of(byte[] record) {
+        return record == null ? null : read(new Fields(record));
+    }
+
+    /** Principal, name, mechanism, credential expiry, token flag, extensions. */
+    static AuthOutcome read(Fields f) {
+        String principal = f.str();
+        String name = f.str();
+        String mechanism = f.str();
+        OptionalLong expiry = f.time();
+        boolean token = f.bool();
+        return new AuthOutcome(principal, name, mechanism, expiry, f.pairs(), token);
     }
 }

@@ -20,7 +20,7 @@ public final class ClientConfig extends NativeHandle {
 
     /** Kafka's SASL client metrics (names as Kafka's) over every connection of this configuration. */
     public Map<String, Double> metrics(long nowMs) {
-        return with(h -> Native.clientConfigMetrics(h, nowMs));
+        return Decode.metrics(with(h -> Native.clientConfigMetrics(h, nowMs)));
     }
 
     /**

@@ -51,7 +51,22 @@ public final class ClientConnection extends NativeHandle {
      */
     public ClientEvent handleFrame(byte[] frame, long nowMs) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
-        return with(h -> Native.clientConnHandleFrame(h, frame, nowMs));
+        return event(with(h -> Native.clientConnHandleFrame(h, frame, nowMs)), frame);
+    }
+
+    /**
+     * The event of kind number {@code kind}: an application response is {@code frame} itself;
+     * a new session and a failed re-authentication's error are read from the connection.
+     */
+    private ClientEvent event(int kind, byte[] frame) {
+        ClientEvent.Kind k = ClientEvent.Kind.fromNumber(kind);
+        switch (k) {
+            case APPLICATION: return new ClientEvent(k, frame, null, null, OptionalLong.empty());
+            case AUTHENTICATED:
+            case REAUTHENTICATED: return new ClientEvent(k, null, session(), null, OptionalLong.empty());
+            case REAUTH_FAILED: return with(Native::clientConnReauthFailure);
+            default: return new ClientEvent(k, null, null, null, OptionalLong.empty());
+        }
     }
 
     /**
@@ -100,7 +115,7 @@ public final class ClientConnection extends NativeHandle {
     }
 
     private ClientEvent resume(byte[] message, Throwable error, long nowMs) throws KsaslException {
-        return with(h -> Native.clientConnResume(h, message, error, nowMs));
+        return event(with(h -> Native.clientConnResume(h, message, error, nowMs)), null);
     }
 
     /**
@@ -184,7 +199,7 @@ public final class ClientConnection extends NativeHandle {
 
     /** The current session, or {@code null} before authentication. */
     public ClientSession session() {
-        return with(Native::clientConnSession);
+        return ClientSession.of(with(Native::clientConnSession));
     }
 
     /** Whether a re-authentication is in progress. */

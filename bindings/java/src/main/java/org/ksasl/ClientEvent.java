@@ -32,11 +32,15 @@ public record ClientEvent(Kind kind, byte[] frame, ClientSession session, KsaslE
         PENDING;
 
         private static final WireEnum<Kind> WIRE = WireEnum.of(Kind.class, "ClientEventKind");
+
+        static Kind fromNumber(int n) {
+            return WIRE.of(n);
+        }
     }
 
-    /** Called by native code: {@code retryAtMs} is {@link Native#NONE} when absent. */
-    static ClientEvent of(int kind, byte[] frame, ClientSession session, Throwable error, long retryAtMs) {
-        return new ClientEvent(Kind.WIRE.of(kind), frame, session, (KsaslException) error, Time.opt(retryAtMs));
+    /** Called by native code: a failed re-authentication ({@code retryAtMs} {@link Native#NONE}: none). */
+    static ClientEvent reauthFailed(Throwable error, long retryAtMs) {
+        return new ClientEvent(Kind.REAUTH_FAILED, null, null, (KsaslException) error, Time.opt(retryAtMs));
     }
 
     @Override

@@ -27,13 +27,13 @@ public final class ClientExchange extends NativeHandle {
 
     /** The first message. */
     public ClientStep start(long nowMs) throws KsaslException {
-        return with(h -> Native.clientExchangeStart(h, nowMs));
+        return ClientStep.of(with(h -> Native.clientExchangeStart(h, nowMs)));
     }
 
     /** Evaluates a server challenge. */
     public ClientStep step(byte[] challenge, long nowMs) throws KsaslException {
         Objects.requireNonNull(challenge, "challenge");
-        return with(h -> Native.clientExchangeStep(h, challenge, nowMs));
+        return ClientStep.of(with(h -> Native.clientExchangeStep(h, challenge, nowMs)));
     }
 
     /**
@@ -81,7 +81,7 @@ public final class ClientExchange extends NativeHandle {
     }
 
     private ClientStep resume(byte[] message, Throwable error) throws KsaslException {
-        return with(h -> Native.clientExchangeResume(h, message, error));
+        return ClientStep.of(with(h -> Native.clientExchangeResume(h, message, error)));
     }
 
     /**

@@ -11,8 +11,12 @@ import java.util.OptionalLong;
  * @param latencyMs how long the (re-)authentication took
  */
 public record ClientSession(long lifetimeMs, OptionalLong reauthAtMs, OptionalLong expiryMs, long latencyMs) {
-    /** Called by native code ({@link Native#NONE} for absent times). */
-    static ClientSession of(long lifetimeMs, long reauthAtMs, long expiryMs, long latencyMs) {
-        return new ClientSession(lifetimeMs, Time.opt(reauthAtMs), Time.opt(expiryMs), latencyMs);
+    /** From the native record (lifetime, re-authentication time, expiry, latency), or null. */
+    static ClientSession of(byte[] record) {
+        if (record == null) {
+            return null;
+        }
+        Fields f = new Fields(record);
+        return new ClientSession(f.i64(), f.time(), f.time(), f.i64());
     }
 }

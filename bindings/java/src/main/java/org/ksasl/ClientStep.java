@@ -19,9 +19,12 @@ public record ClientStep(byte[] message, boolean done, boolean pending) {
         this(message, done, false);
     }
 
-    /** Called by native code. */
-    static ClientStep of(byte[] message, boolean done, boolean pending) {
-        return new ClientStep(message, done, pending);
+    /** From the native record: done, pending, the message. */
+    static ClientStep of(byte[] record) {
+        Fields f = new Fields(record);
+        boolean done = f.bool();
+        boolean pending = f.bool();
+        return new ClientStep(f.bytes(), done, pending);
     }
 
     @Override

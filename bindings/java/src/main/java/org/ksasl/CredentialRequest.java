@@ -8,8 +8,12 @@ package org.ksasl;
  * @param tokenAuthenticated whether the client logs in with a delegation token ({@code tokenauth=true})
  */
 public record CredentialRequest(String mechanism, String username, boolean tokenAuthenticated) {
-    /** Called by native code. */
-    static CredentialRequest of(String mechanism, String username, boolean tokenAuthenticated) {
-        return new CredentialRequest(mechanism, username, tokenAuthenticated);
+    /** From the native record (mechanism, username, token flag), or null. */
+    static CredentialRequest of(byte[] record) {
+        if (record == null) {
+            return null;
+        }
+        Fields f = new Fields(record);
+        return new CredentialRequest(f.str(), f.str(), f.bool());
     }
 }

@@ -25,11 +25,12 @@ final class Decode {
         return kv;
     }
 
-    /** Called by native code: metrics by name. */
-    static Map<String, Double> metrics(String[] names, double[] values) {
+    /** Metrics by name, from the native record (the names, then the values). */
+    static Map<String, Double> metrics(byte[] record) {
+        Fields f = new Fields(record);
         Map<String, Double> out = new LinkedHashMap<>();
-        for (int i = 0; i < names.length; i++) {
-            out.put(names[i], values[i]);
+        for (String name : f.strs()) {
+            out.put(name, f.f64());
         }
         return out;
     }

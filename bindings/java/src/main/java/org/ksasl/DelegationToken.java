@@ -1,6 +1,7 @@
 package org.ksasl;
 
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -39,11 +40,31 @@ public final class DelegationToken {
         this.maxMs = maxMs;
     }
 
-    /** Called by native code. */
-    static DelegationToken of(String tokenId, byte[] hmac, String hmacBase64, String owner, String requester,
-            String[] renewers, long issueMs, long expiryMs, long maxMs) {
-        return new DelegationToken(tokenId, hmac, hmacBase64, owner, requester, List.of(renewers), issueMs, expiryMs,
-                maxMs);
+    /** From the native record of one token. */
+    static DelegationToken of(byte[] record) {
+        return read(new Fields(record));
+    }
+
+    /** From the native record of a count and the tokens. */
+    static List<DelegationToken> all(byte[] record) {
+        Fields f = new Fields(record);
+        int n = f.i32();
+        List<DelegationToken> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(read(f));
+        }
+        return List.copyOf(out);
+    }
+
+    /** Id, HMAC, its base64, owner, requester, renewers, issue, expiry and maximum times. */
+    private static DelegationToken read(Fields f) {
+        String id = f.str();
+        byte[] hmac = f.bytes();
+        String base64 = new String(f.bytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        String owner = f.str();
+        String requester = f.str();
+        List<String> renewers = f.strs();
+        return new DelegationToken(id, hmac, base64, owner, requester, renewers, f.i64(), f.i64(), f.i64());
     }
 
     /**
@@ -60,8 +81,8 @@ public final class DelegationToken {
         Objects.requireNonNull(hmac, "hmac");
         Objects.requireNonNull(owner, "owner");
         Native.init();
-        return Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
-                renewers == null ? List.of() : renewers), new long[] {issueMs, expiryMs, maxMs});
+        return of(Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
+                renewers == null ? List.of() : renewers), new long[] {issueMs, expiryMs, maxMs}));
     }
 
     private static String[] principals(String owner, String requester, List<String> renewers) {

@@ -91,7 +91,7 @@ public final class DelegationTokenCodec {
     public static DelegationToken parseCreateResponse(int version, byte[] frame) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
         Native.init();
-        return Native.tokenParseCreateResponse(version, frame);
+        return DelegationToken.of(Native.tokenParseCreateResponse(version, frame));
     }
 
     /** The new expiry of a RenewDelegationToken or ExpireDelegationToken response (frame without its length). */
@@ -105,6 +105,6 @@ public final class DelegationTokenCodec {
     public static List<DelegationToken> parseDescribeResponse(int version, byte[] frame) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
         Native.init();
-        return List.of(Native.tokenParseDescribeResponse(version, frame));
+        return DelegationToken.all(Native.tokenParseDescribeResponse(version, frame));
     }
 }

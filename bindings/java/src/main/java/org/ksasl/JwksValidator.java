@@ -74,7 +74,7 @@ public final class JwksValidator extends NativeHandle {
      */
     public ValidatedToken validate(String token, long nowMs) throws KsaslException {
         Objects.requireNonNull(token, "token");
-        return with(h -> Native.jwksValidate(h, token, nowMs));
+        return ValidatedToken.of(with(h -> Native.jwksValidate(h, token, nowMs)));
     }
 
     /**

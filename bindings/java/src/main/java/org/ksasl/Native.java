@@ -20,6 +20,8 @@ import java.util.function.Supplier;
  *   <li>a credential answer crosses as the parameters {@code kind} (the kind's stable number),
  *       {@code value}, {@code expiryMs} ({@link #NONE}: none) and {@code owner} (the token
  *       owner, or null), see {@link CredentialAnswer};
+ *   <li>a result with several fields comes back as one {@code byte[]} record that
+ *       {@link Fields} reads (the record classes' {@code of(byte[])} name the fields);
  *   <li>a failure is thrown as the exception {@link Errors#create} makes for the core's error;
  *       an exception thrown by a Java callback is rethrown unchanged.
  * </ul>
@@ -136,17 +138,17 @@ final class Native {
     /** Frees a client exchange. */
     static native void clientExchangeFree(long h);
 
-    /** The first message. */
-    static native ClientStep clientExchangeStart(long h, long nowMs) throws KsaslException;
+    /** The first message, as a {@link ClientStep} record. */
+    static native byte[] clientExchangeStart(long h, long nowMs) throws KsaslException;
 
-    /** The answer to a server challenge. */
-    static native ClientStep clientExchangeStep(long h, byte[] challenge, long nowMs) throws KsaslException;
+    /** The answer to a server challenge, as a {@link ClientStep} record. */
+    static native byte[] clientExchangeStep(long h, byte[] challenge, long nowMs) throws KsaslException;
 
     /** The stage of the mechanism's pending work, or null. */
     static native Object clientExchangePendingWork(long h);
 
-    /** Continues with the stage's message ({@code error} null) or the exception it completed with. */
-    static native ClientStep clientExchangeResume(long h, byte[] message, Throwable error) throws KsaslException;
+    /** Continues with the stage's message ({@code error} null) or its exception: a {@link ClientStep} record. */
+    static native byte[] clientExchangeResume(long h, byte[] message, Throwable error) throws KsaslException;
 
     /** Records the server's failure (with its text, or null) and throws the resulting exception. */
     static native void clientExchangeServerFailed(long h, String serverMessage) throws KsaslException;
@@ -168,28 +170,28 @@ final class Native {
     /** Sets {@code connections.max.reauth.ms} for the exchange's session. */
     static native void serverExchangeSetMaxReauthMs(long h, long ms);
 
-    /** Evaluates one client message. */
-    static native ServerStep serverExchangeStep(long h, byte[] response, long nowMs) throws KsaslException;
+    /** Evaluates one client message: a {@link ServerStep} record. */
+    static native byte[] serverExchangeStep(long h, byte[] response, long nowMs) throws KsaslException;
 
-    /** Answers the pending credential request with (kind number, value, expiry or NONE, owner). */
-    static native ServerStep serverExchangeProvide(long h, int kind, String value, long expiryMs, String owner,
+    /** Answers the pending credential request ({@code kind} number, {@code value}, {@code expiryMs}, {@code owner}): a {@link ServerStep} record. */
+    static native byte[] serverExchangeProvide(long h, int kind, String value, long expiryMs, String owner,
             long nowMs) throws KsaslException;
 
-    /** The pending credential request, or null. */
-    static native CredentialRequest serverExchangePendingRequest(long h);
+    /** The pending credential request (a {@link CredentialRequest} record), or null. */
+    static native byte[] serverExchangePendingRequest(long h);
 
     /** The stage of the mechanism's pending work, or null. */
     static native Object serverExchangePendingWork(long h);
 
-    /** Continues with the stage's step ({@code error} null) or the exception it completed with. */
-    static native ServerStep serverExchangeResume(long h, HostServerStep step, Throwable error, long nowMs)
+    /** Continues with the stage's step ({@code error} null) or its exception: a {@link ServerStep} record. */
+    static native byte[] serverExchangeResume(long h, HostServerStep step, Throwable error, long nowMs)
             throws KsaslException;
 
-    /** Who authenticated, or null. */
-    static native AuthOutcome serverExchangeOutcome(long h);
+    /** Who authenticated (an {@link AuthOutcome} record), or null. */
+    static native byte[] serverExchangeOutcome(long h);
 
-    /** The KIP-368 session of a successful exchange, or null. */
-    static native ServerSession serverExchangeSession(long h);
+    /** The KIP-368 session of a successful exchange (a {@link ServerSession} record), or null. */
+    static native byte[] serverExchangeSession(long h);
 
     /** After a failure: the text a Kafka broker sends the client; null before. */
     static native String serverExchangeClientMessage(long h);
@@ -232,8 +234,8 @@ final class Native {
     /** Frees a configuration (its connections keep their reference). */
     static native void clientConfigFree(long h);
 
-    /** Kafka's client metrics by name. */
-    static native java.util.Map<String, Double> clientConfigMetrics(long h, long nowMs);
+    /** Kafka's client metrics: a record of the names, then the values. */
+    static native byte[] clientConfigMetrics(long h, long nowMs);
 
     // --- ClientConnection -------------------------------------------------------------------
 
@@ -249,14 +251,17 @@ final class Native {
     /** The bytes to write (empty when none). */
     static native byte[] clientConnTransmit(long h);
 
-    /** What a received frame meant (an application response is {@code frame} itself); a failure is thrown. */
-    static native ClientEvent clientConnHandleFrame(long h, byte[] frame, long nowMs) throws KsaslException;
+    /** The number of the event a received frame means (the frame is not read once ready); a failure is thrown. */
+    static native int clientConnHandleFrame(long h, byte[] frame, long nowMs) throws KsaslException;
+
+    /** The REAUTH_FAILED event of the last call (its error and retry time), once. */
+    static native ClientEvent clientConnReauthFailure(long h);
 
     /** The stage of the mechanism's pending work, or null. */
     static native Object clientConnPendingWork(long h);
 
-    /** As {@link #clientConnHandleFrame}, for the stage's message ({@code error} null) or its exception. */
-    static native ClientEvent clientConnResume(long h, byte[] message, Throwable error, long nowMs)
+    /** As {@link #clientConnHandleFrame}, for the stage's {@code message} ({@code error} null) or its exception. */
+    static native int clientConnResume(long h, byte[] message, Throwable error, long nowMs)
             throws KsaslException;
 
     /** The broker closed the connection: the exception that explains it (not thrown). */
@@ -277,8 +282,8 @@ final class Native {
     /** Starts a re-authentication now (false: deferred). */
     static native boolean clientConnStartReauth(long h, long nowMs) throws KsaslException;
 
-    /** The session, or null before authentication. */
-    static native ClientSession clientConnSession(long h);
+    /** The session (a {@link ClientSession} record), or null before authentication. */
+    static native byte[] clientConnSession(long h);
 
     /** Whether a re-authentication is in progress. */
     static native boolean clientConnReauthenticating(long h);
@@ -321,8 +326,8 @@ final class Native {
     /** Frees a configuration (its connections keep their reference). */
     static native void serverConfigFree(long h);
 
-    /** Kafka's broker metrics by name. */
-    static native java.util.Map<String, Double> serverConfigMetrics(long h, long nowMs);
+    /** Kafka's broker metrics: a record of the names, then the values. */
+    static native byte[] serverConfigMetrics(long h, long nowMs);
 
     /** The answer to an ApiVersions request frame, length-prefixed. */
     static native byte[] serverConfigApiVersionsResponse(long h, byte[] frame) throws KsaslException;
@@ -349,14 +354,14 @@ final class Native {
     static native ServerOutput serverConnResume(long h, HostServerStep step, Throwable error, long nowMs,
             boolean hold);
 
-    /** What the connection waits for: a CredentialRequest, the stage of pending work, or null. */
+    /** What the connection waits for: a {@link CredentialRequest} record, the stage of pending work, or null. */
     static native Object serverConnHostTask(long h);
 
     /** The held output (and forgets it). */
     static native ServerOutput serverConnTakeHeld(long h);
 
-    /** The pending credential request, or null. */
-    static native CredentialRequest serverConnPendingRequest(long h);
+    /** The pending credential request (a {@link CredentialRequest} record), or null. */
+    static native byte[] serverConnPendingRequest(long h);
 
     /** The stage of the mechanism's pending work, or null. */
     static native Object serverConnPendingWork(long h);
@@ -373,8 +378,8 @@ final class Native {
     /** When the session expires, or NONE. */
     static native long serverConnNextDeadline(long h);
 
-    /** The session, or null before authentication. */
-    static native ServerSession serverConnSession(long h);
+    /** The session (a {@link ServerSession} record), or null before authentication. */
+    static native byte[] serverConnSession(long h);
 
     // --- OAUTHBEARER ------------------------------------------------------------------------
 
@@ -429,11 +434,11 @@ final class Native {
     /** When to fetch the JWKS again. */
     static native long jwksNextRefresh(long h);
 
-    /** Validates a token (a rejection is thrown with its {@code status} detail). */
-    static native ValidatedToken jwksValidate(long h, String token, long nowMs) throws KsaslException;
+    /** Validates a token: a {@link ValidatedToken} record (a rejection is thrown with its {@code status} detail). */
+    static native byte[] jwksValidate(long h, String token, long nowMs) throws KsaslException;
 
-    /** An unsecured token for {@code principal} with a lifetime and an optional scope. */
-    static native OAuthBearerToken unsecuredToken(String principal, long lifetimeSeconds, String[] scope, long nowMs)
+    /** An unsecured token for {@code principal} with a lifetime and an optional scope: an {@link OAuthBearerToken} record. */
+    static native byte[] unsecuredToken(String principal, long lifetimeSeconds, String[] scope, long nowMs)
             throws KsaslException;
 
     // --- Refresher and Tracker --------------------------------------------------------------
@@ -487,8 +492,8 @@ final class Native {
     /** The current credential's generation (0: none). */
     static native long refresherGeneration(long h);
 
-    /** The current token. */
-    static native OAuthBearerToken refresherCurrent(long h, long nowMs) throws KsaslException;
+    /** The current token (an {@link OAuthBearerToken} record). */
+    static native byte[] refresherCurrent(long h, long nowMs) throws KsaslException;
 
     /** Installs a delegation token (see tokenNew for the form); its generation. */
     static native long refresherSetDelegationToken(long h, String tokenId, byte[] hmac, String[] principals,
@@ -515,7 +520,7 @@ final class Native {
 
     // --- Delegation tokens ------------------------------------------------------------------
     // A token goes in as (tokenId, hmac, String[] {owner, requester, renewers...},
-    // long[] {issue, expiry, max}) and comes back as a DelegationToken. An API version outside
+    // long[] {issue, expiry, max}) and comes back as a record. An API version outside
     // 0..32767 is refused by the core as an unsupported version.
 
     /** The core's defaults: {max lifetime, expiry time, expiry check interval}. */
@@ -527,8 +532,8 @@ final class Native {
     /** Frees an authority (registries using it keep their reference). */
     static native void tokenAuthorityFree(long h);
 
-    /** Creates a token ({@code requester} null: the owner). */
-    static native DelegationToken tokenAuthorityCreate(long h, String owner, String requester, String[] renewers,
+    /** Creates a token ({@code requester} null: the owner): a {@link DelegationToken} record. */
+    static native byte[] tokenAuthorityCreate(long h, String owner, String requester, String[] renewers,
             long maxLifetimeMs, long nowMs) throws KsaslException;
 
     /** Renews the token with this HMAC; the new expiry. */
@@ -539,8 +544,8 @@ final class Native {
     static native long tokenAuthorityExpire(long h, byte[] hmac, String caller, long periodMs, long nowMs)
             throws KsaslException;
 
-    /** The tokens of {@code owners} (null: every token). */
-    static native DelegationToken[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
+    /** The tokens of {@code owners} (null: every token): a record of their count and the tokens. */
+    static native byte[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
 
     /** Removes expired tokens; their ids. */
     static native String[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
@@ -561,8 +566,8 @@ final class Native {
     static native byte[] tokenAuthorityHandleRequest(long h, byte[] frame, String principal,
             boolean tokenAuthenticated, long nowMs) throws KsaslException;
 
-    /** A token from its parts (checked by the core). */
-    static native DelegationToken tokenNew(String tokenId, byte[] hmac, String[] principals, long[] times)
+    /** A token from its parts (checked by the core): a {@link DelegationToken} record. */
+    static native byte[] tokenNew(String tokenId, byte[] hmac, String[] principals, long[] times)
             throws KsaslException;
 
     /** A CreateDelegationToken request, length-prefixed. */
@@ -577,14 +582,14 @@ final class Native {
     static native byte[] tokenDescribeRequest(int version, int correlationId, String[] owners, String clientId)
             throws KsaslException;
 
-    /** The token of a CreateDelegationToken response frame. */
-    static native DelegationToken tokenParseCreateResponse(int version, byte[] frame) throws KsaslException;
+    /** The token of a CreateDelegationToken response frame: a {@link DelegationToken} record. */
+    static native byte[] tokenParseCreateResponse(int version, byte[] frame) throws KsaslException;
 
     /** The expiry of a Renew/ExpireDelegationToken response frame. */
     static native long tokenParseExpiryResponse(int version, byte[] frame) throws KsaslException;
 
-    /** The tokens of a DescribeDelegationToken response frame. */
-    static native DelegationToken[] tokenParseDescribeResponse(int version, byte[] frame) throws KsaslException;
+    /** The tokens of a DescribeDelegationToken response frame: a record of their count and the tokens. */
+    static native byte[] tokenParseDescribeResponse(int version, byte[] frame) throws KsaslException;
 
     /** Whether {@code apiKey} is one of the four delegation-token APIs. */
     static native boolean tokenIsTokenApi(short apiKey);

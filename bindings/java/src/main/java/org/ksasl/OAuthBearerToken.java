@@ -19,9 +19,10 @@ public record OAuthBearerToken(String value, long expiryMs, String principal, Ma
         extensions = Map.copyOf(extensions);
     }
 
-    /** Called by native code: {@code extensions} alternates names and values. */
-    static OAuthBearerToken of(String value, long expiryMs, String principal, String[] extensions, long generation) {
-        return new OAuthBearerToken(value, expiryMs, principal, Decode.pairs(extensions), generation);
+    /** From the native record: value, expiry, principal, extensions, generation. */
+    static OAuthBearerToken of(byte[] record) {
+        Fields f = new Fields(record);
+        return new OAuthBearerToken(f.str(), f.i64(), f.str(), f.pairs(), f.i64());
     }
 
     /**
@@ -32,8 +33,8 @@ public record OAuthBearerToken(String value, long expiryMs, String principal, Ma
             throws KsaslException {
         java.util.Objects.requireNonNull(principal, "principal");
         Native.init();
-        return Native.unsecuredToken(principal, lifetimeSeconds, scope == null ? null : scope.toArray(new String[0]),
-                nowMs);
+        return of(Native.unsecuredToken(principal, lifetimeSeconds,
+                scope == null ? null : scope.toArray(new String[0]), nowMs));
     }
 
     @Override

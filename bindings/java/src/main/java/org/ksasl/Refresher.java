@@ -100,7 +100,7 @@ public final class Refresher extends NativeHandle {
      * @throws KsaslCredentialException when no valid token is installed
      */
     public OAuthBearerToken current(long nowMs) throws KsaslException {
-        return with(h -> Native.refresherCurrent(h, nowMs));
+        return OAuthBearerToken.of(with(h -> Native.refresherCurrent(h, nowMs)));
     }
 
     /**

@@ -21,7 +21,7 @@ public final class ServerConfig extends NativeHandle {
 
     /** Kafka's broker SASL metrics (names as Kafka's) over every connection of this listener. */
     public Map<String, Double> metrics(long nowMs) {
-        return with(h -> Native.serverConfigMetrics(h, nowMs));
+        return Decode.metrics(with(h -> Native.serverConfigMetrics(h, nowMs)));
     }
 
     /**

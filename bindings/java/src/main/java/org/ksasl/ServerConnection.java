@@ -53,7 +53,7 @@ public final class ServerConnection extends NativeHandle {
 
     /** The pending credential request, or {@code null}. */
     public CredentialRequest credentialRequest() {
-        return with(Native::serverConnPendingRequest);
+        return CredentialRequest.of(with(Native::serverConnPendingRequest));
     }
 
     /** Answers the pending credential request. */
@@ -168,8 +168,8 @@ public final class ServerConnection extends NativeHandle {
                 return settle(lookup, clock);
             });
         }
-        if (task instanceof CredentialRequest && lookup != null) {
-            return lookup.lookup((CredentialRequest) task).toCompletableFuture().thenCompose(answer -> {
+        if (task instanceof byte[] && lookup != null) {
+            return lookup.lookup(CredentialRequest.of((byte[]) task)).toCompletableFuture().thenCompose(answer -> {
                 try {
                     provide(answer, clock.getAsLong(), true);
                 } catch (KsaslException e) {
@@ -213,6 +213,6 @@ public final class ServerConnection extends NativeHandle {
 
     /** The session, or {@code null} before authentication. */
     public ServerSession session() {
-        return with(Native::serverConnSession);
+        return ServerSession.of(with(Native::serverConnSession));
     }
 }

@@ -25,19 +25,19 @@ public final class ServerExchange extends NativeHandle {
     /** Evaluates one client message. */
     public ServerStep step(byte[] response, long nowMs) throws KsaslException {
         Objects.requireNonNull(response, "response");
-        return with(h -> Native.serverExchangeStep(h, response, nowMs));
+        return ServerStep.of(with(h -> Native.serverExchangeStep(h, response, nowMs)));
     }
 
     /** The pending credential request, or {@code null}. */
     public CredentialRequest credentialRequest() {
-        return with(Native::serverExchangePendingRequest);
+        return CredentialRequest.of(with(Native::serverExchangePendingRequest));
     }
 
     /** Answers the pending credential request. */
     public ServerStep provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
         Objects.requireNonNull(answer, "answer");
-        return with(h -> Native.serverExchangeProvide(h, answer.kind().number(), answer.value(), answer.expiryMs(),
-                answer.tokenOwner(), nowMs));
+        return ServerStep.of(with(h -> Native.serverExchangeProvide(h, answer.kind().number(), answer.value(),
+                answer.expiryMs(), answer.tokenOwner(), nowMs)));
     }
 
     /**
@@ -88,7 +88,7 @@ public final class ServerExchange extends NativeHandle {
     }
 
     private ServerStep resume(HostServerStep step, Throwable error, long nowMs) throws KsaslException {
-        return with(h -> Native.serverExchangeResume(h, step, error, nowMs));
+        return ServerStep.of(with(h -> Native.serverExchangeResume(h, step, error, nowMs)));
     }
 
     /**
@@ -104,7 +104,7 @@ public final class ServerExchange extends NativeHandle {
 
     /** After {@link ServerStep.Kind#DONE}: who authenticated; otherwise {@code null}. */
     public AuthOutcome outcome() {
-        return with(Native::serverExchangeOutcome);
+        return AuthOutcome.of(with(Native::serverExchangeOutcome));
     }
 
     /**
@@ -116,7 +116,7 @@ public final class ServerExchange extends NativeHandle {
      * @return the session, or {@code null}
      */
     public ServerSession session() {
-        return with(Native::serverExchangeSession);
+        return ServerSession.of(with(Native::serverExchangeSession));
     }
 
     /**

@@ -12,9 +12,14 @@ import java.util.OptionalLong;
  * @param expiryMs when the server stops accepting the connection's requests (empty: never)
  */
 public record ServerSession(AuthOutcome outcome, long lifetimeMs, OptionalLong expiryMs) {
-    /** Called by native code ({@link Native#NONE}: no expiry). */
-    static ServerSession of(AuthOutcome outcome, long lifetimeMs, long expiryMs) {
-        return new ServerSession(outcome, lifetimeMs, Time.opt(expiryMs));
+    /** From the native record (the outcome's fields, lifetime, expiry), or null. */
+    static ServerSession of(byte[] record) {
+        if (record == null) {
+            return null;
+        }
+        Fields f = new Fields(record);
+        AuthOutcome outcome = AuthOutcome.read(f);
+        return new ServerSession(outcome, f.i64(), f.time());
     }
 
     public String principal() {

@@ -24,9 +24,10 @@ public record ServerStep(Kind kind, byte[] message) {
         private static final WireEnum<Kind> WIRE = WireEnum.of(Kind.class, "ServerStepKind");
     }
 
-    /** Called by native code. */
-    static ServerStep of(int kind, byte[] message) {
-        return new ServerStep(Kind.WIRE.of(kind), message);
+    /** From the native record: the kind's number, the message. */
+    static ServerStep of(byte[] record) {
+        Fields f = new Fields(record);
+        return new ServerStep(Kind.WIRE.of(f.u8()), f.bytes());
     }
 
     @Override

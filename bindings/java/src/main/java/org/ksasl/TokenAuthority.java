@@ -85,7 +85,7 @@ public final class TokenAuthority extends NativeHandle {
             long nowMs) throws KsaslException {
         Objects.requireNonNull(owner, "owner");
         String[] r = renewers == null ? new String[0] : renewers.toArray(new String[0]);
-        return with(h -> Native.tokenAuthorityCreate(h, owner, requester, r, maxLifetimeMs, nowMs));
+        return DelegationToken.of(with(h -> Native.tokenAuthorityCreate(h, owner, requester, r, maxLifetimeMs, nowMs)));
     }
 
     /**
@@ -123,7 +123,7 @@ public final class TokenAuthority extends NativeHandle {
      */
     public List<DelegationToken> describe(List<String> owners) throws KsaslException {
         String[] o = owners == null ? null : owners.toArray(new String[0]);
-        return List.of(with(h -> Native.tokenAuthorityDescribe(h, o)));
+        return DelegationToken.all(with(h -> Native.tokenAuthorityDescribe(h, o)));
     }
 
     /** Removes every expired token; returns their ids. Call at {@link #nextSweepMs()}. */

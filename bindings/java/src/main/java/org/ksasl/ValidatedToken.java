@@ -19,8 +19,9 @@ public record ValidatedToken(String principal, long expiryMs, List<String> scope
         this(principal, expiryMs, List.of());
     }
 
-    /** Called by native code. */
-    static ValidatedToken of(String principal, long expiryMs, String[] scope) {
-        return new ValidatedToken(principal, expiryMs, List.of(scope));
+    /** From the native record: principal, expiry, scope. */
+    static ValidatedToken of(byte[] record) {
+        Fields f = new Fields(record);
+        return new ValidatedToken(f.str(), f.i64(), f.strs());
     }
 }
