@@ -45,7 +45,7 @@ type ServerConnHandle = Mutex<ServerConn>;
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
     let snap = m.snapshot(now);
     let r = Rec::default().strs(snap.keys());
-    snap.values().fold(r, |r, v| r.f64(*v)).done(env)
+    snap.values().fold(r, |r, v| r.i64(v.to_bits() as i64)).done(env)
 }
 
 /// A `ClientSession` record: lifetime, re-authentication time, expiry, latency.

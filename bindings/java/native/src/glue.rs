@@ -1,11 +1,12 @@
-//! The JNI plumbing every entry point shares: the entry wrapper and the `jni!` macro that
+//! The JNI plumbing every entry point shares: the entry wrapper and the `natives!` macro that
 //! declares `Java_org_ksasl_Native_*` functions with it, the Java methods native code calls
-//! (looked up once), exceptions, conversions and handles. Nothing here knows a ksasl rule.
+//! (looked up once), exceptions, conversions, records and handles. No ksasl rule is here.
 //!
 //! Conventions shared with `org/ksasl/Native.java`:
 //! - a handle is a `Box` turned into a `jlong`; the Java object that owns it guarantees that it
 //!   is live and of the right type for every call, and frees it exactly once;
 //! - [`NONE`] (`Long.MIN_VALUE`) stands for "no value" in `long` times;
+//! - a result with several fields is one `byte[]` record ([`Rec`], read by `Fields.java`);
 //! - a ksasl error is thrown as the exception `Errors.create` makes for it; an exception thrown
 //!   by a Java callback (a credential lookup, a token validator) is rethrown unchanged.
 
@@ -14,9 +15,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use jni::objects::{
-    GlobalRef, JByteArray, JClass, JIntArray, JObject, JObjectArray, JStaticMethodID, JString,
-    JThrowable, JValue,
+    GlobalRef, JByteArray, JClass, JObject, JObjectArray, JStaticMethodID, JString,
 };
+use jni::objects::{JThrowable, JValue};
 use jni::signature::ReturnType;
 use jni::sys::{jboolean, jint, jlong, jobject, jvalue, JNI_VERSION_1_8};
 use jni::{JNIEnv, JavaVM};
@@ -27,8 +28,7 @@ pub(crate) const NONE: i64 = i64::MIN;
 
 /// Declares JNI entry points: `fn Java_org_ksasl_Native_x(env, a: T, ...) -> R { body }`
 /// becomes the exported function, its body run by [`entry`] with `env` bound to the
-/// `&mut JNIEnv` and returning `JResult<R>` (`R` is `()`, `i32`, `i64`, `bool`, `f64` or a
-/// local reference).
+/// `&mut JNIEnv` and returning `JResult<R>` (`R`: `()`, `i32`, `i64`, `bool` or `JObject`).
 macro_rules! natives {
     ($(fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block)*) => {$(
         #[no_mangle]
@@ -53,106 +53,67 @@ pub(crate) trait IntoJni {
     fn fail() -> Self::Raw;
 }
 
-macro_rules! plain_into_jni {
+macro_rules! into_jni {
     ($($t:ty => $raw:ty, $conv:expr, $fail:expr;)*) => {$(
         impl IntoJni for $t {
             type Raw = $raw;
-            fn raw(self) -> $raw {
-                $conv(self)
-            }
-            fn fail() -> $raw {
-                $fail
-            }
+            fn raw(self) -> $raw { $conv(self) }
+            fn fail() -> $raw { $fail }
         }
     )*};
 }
 
-plain_into_jni! {
+into_jni! {
     () => (), |_| (), ();
     i32 => jint, |v| v, 0;
     i64 => jlong, |v| v, 0;
-    f64 => f64, |v| v, 0.0;
     bool => jboolean, |v: bool| v as jboolean, 0;
+    JObject<'_> => jobject, |v: JObject<'_>| v.into_raw(), std::ptr::null_mut();
 }
-
-macro_rules! object_into_jni {
-    ($($t:ident),*) => {$(
-        impl<'l> IntoJni for jni::objects::$t<'l> {
-            type Raw = jobject;
-            fn raw(self) -> jobject {
-                JObject::from(self).into_raw()
-            }
-            fn fail() -> jobject {
-                std::ptr::null_mut()
-            }
-        }
-    )*};
-}
-
-object_into_jni!(
-    JObject,
-    JString,
-    JByteArray,
-    JObjectArray,
-    JLongArray,
-    JIntArray,
-    JShortArray,
-    JThrowable
-);
 
 // --- the Java methods native code calls ------------------------------------------------------
 
 macro_rules! upcalls {
-    ($($id:ident = $class:literal $name:literal $sig:literal;)*) => {
-        /// A static Java method called from native code (factories of the binding's records,
-        /// and the helpers that run host code). Each returns an object (or null).
+    ($($id:ident = $name:literal $sig:literal;)*) => {
+        /// A static method of `Native` (a helper that runs host code) or of a record class,
+        /// called from native code. Each returns an object (or null).
         #[derive(Clone, Copy)]
         pub(crate) enum Up { $($id),* }
-        const UPCALLS: &[(&str, &str, &str)] = &[$(($class, $name, $sig)),*];
+        const UPCALLS: &[(&str, &str)] = &[$(($name, $sig)),*];
     };
 }
 
 upcalls! {
-    Error = "org/ksasl/Errors" "create" "(ILjava/lang/String;Ljava/lang/String;ZLjava/lang/String;Ljava/lang/String;[Ljava/lang/String;Ljava/lang/Throwable;)Ljava/lang/Throwable;";
-    ReauthFailed = "org/ksasl/ClientEvent" "reauthFailed" "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
-    ServerOutput = "org/ksasl/ServerOutput" "of" "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
-    CallLookup = "org/ksasl/Native" "callLookup" "(Lorg/ksasl/CredentialLookup;Ljava/lang/String;Ljava/lang/String;ZJ)Ljava/lang/Object;";
-    CallValidate = "org/ksasl/Native" "callValidate" "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
-    HostCreate = "org/ksasl/Native" "hostCreate" "(Ljava/util/function/Supplier;J)Ljava/lang/Object;";
-    HostClient = "org/ksasl/Native" "hostClientCall" "(Lorg/ksasl/HostClientMechanism;[BJJ)Ljava/lang/Object;";
-    HostAsyncClient = "org/ksasl/Native" "hostAsyncClientCall" "(Lorg/ksasl/AsyncHostClientMechanism;[BJJ)Ljava/lang/Object;";
-    HostServer = "org/ksasl/Native" "hostServerCall" "(Lorg/ksasl/HostServerMechanism;[BJJ)Ljava/lang/Object;";
-    HostClientAnswer = "org/ksasl/Native" "hostAsyncClientAnswer" "(Lorg/ksasl/AsyncHostClientMechanism;[BJ)Ljava/lang/Object;";
-    HostServerAnswer = "org/ksasl/Native" "hostServerAnswer" "(Lorg/ksasl/HostServerStep;J)Ljava/lang/Object;";
-    HostFail = "org/ksasl/Native" "hostFail" "(Ljava/lang/Throwable;J)Ljava/lang/Object;";
-}
-
-struct Cache {
-    methods: Vec<(GlobalRef, JStaticMethodID)>,
-    string: GlobalRef,
+    Error = "org/ksasl/Errors.create" "(IZ[BLjava/lang/Throwable;)Ljava/lang/Throwable;";
+    ReauthFailed = "org/ksasl/ClientEvent.reauthFailed" "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
+    ServerOutput = "org/ksasl/ServerOutput.of" "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
+    CallLookup = "org/ksasl/Native.callLookup" "(Lorg/ksasl/CredentialLookup;Ljava/lang/String;Ljava/lang/String;ZJ)Ljava/lang/Object;";
+    CallValidate = "org/ksasl/Native.callValidate" "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
+    HostCreate = "org/ksasl/Native.hostCreate" "(Ljava/util/function/Supplier;J)Ljava/lang/Object;";
+    HostClient = "org/ksasl/Native.hostClientCall" "(Lorg/ksasl/HostClientMechanism;[BJJ)Ljava/lang/Object;";
+    HostAsyncClient = "org/ksasl/Native.hostAsyncClientCall" "(Lorg/ksasl/AsyncHostClientMechanism;[BJJ)Ljava/lang/Object;";
+    HostServer = "org/ksasl/Native.hostServerCall" "(Lorg/ksasl/HostServerMechanism;[BJJ)Ljava/lang/Object;";
+    HostClientAnswer = "org/ksasl/Native.hostAsyncClientAnswer" "(Lorg/ksasl/AsyncHostClientMechanism;[BJ)Ljava/lang/Object;";
+    HostServerAnswer = "org/ksasl/Native.hostServerAnswer" "(Lorg/ksasl/HostServerStep;J)Ljava/lang/Object;";
+    HostFail = "org/ksasl/Native.hostFail" "(Ljava/lang/Throwable;J)Ljava/lang/Object;";
 }
 
 static VM: OnceLock<JavaVM> = OnceLock::new();
-static CACHE: OnceLock<Cache> = OnceLock::new();
+static METHODS: OnceLock<Vec<(GlobalRef, JStaticMethodID)>> = OnceLock::new();
 
-fn cache() -> JResult<&'static Cache> {
-    CACHE.get().ok_or_else(|| internal("JNI_OnLoad did not run"))
-}
-
-/// Looks up the classes and methods native code uses, once.
+/// Looks up the classes and methods native code calls, once.
 #[no_mangle]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) -> jint {
     let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
         let mut env = vm.get_env()?;
         let mut methods = Vec::with_capacity(UPCALLS.len());
-        for (class, name, sig) in UPCALLS {
+        for (name, sig) in UPCALLS {
+            let (class, method) = name.rsplit_once('.').expect("Class.method");
             let c = env.find_class(class)?;
-            let id = env.get_static_method_id(&c, name, sig)?;
+            let id = env.get_static_method_id(&c, method, sig)?;
             methods.push((env.new_global_ref(c)?, id));
         }
-        let string = env.find_class("java/lang/String")?;
-        let string = env.new_global_ref(string)?;
-        let _ = CACHE.set(Cache { methods, string });
+        let _ = METHODS.set(methods);
         Ok(())
     }));
     if !matches!(r, Ok(Ok(()))) {
@@ -164,18 +125,12 @@ pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) 
 
 /// Calls a Java method of [`Up`] with `args` (as [`JValue::as_jni`] gives them).
 pub(crate) fn up<'l>(env: &mut JNIEnv<'l>, which: Up, args: &[jvalue]) -> JResult<JObject<'l>> {
-    let (class, id) = &cache()?.methods[which as usize];
+    let methods = METHODS.get().ok_or_else(|| internal("JNI_OnLoad did not run"))?;
+    let (class, id) = &methods[which as usize];
     // SAFETY: the method id belongs to the class, and every call site passes the arguments
     // its signature (in the table above) names.
-    let v = unsafe {
-        env.call_static_method_unchecked(
-            <&JClass>::from(class.as_obj()),
-            *id,
-            ReturnType::Object,
-            args,
-        )
-    }?;
-    Ok(v.l()?)
+    let class = <&JClass>::from(class.as_obj());
+    Ok(unsafe { env.call_static_method_unchecked(class, *id, ReturnType::Object, args) }?.l()?)
 }
 
 pub(crate) fn obj(o: &JObject<'_>) -> jvalue {
@@ -227,17 +182,17 @@ fn internal(message: &str) -> Fail {
     Fail::Core(Error::new(ErrorCode::Internal, message))
 }
 
-/// What one thread keeps while its entry points run (one thread-local, reached once when an
-/// entry point starts and once when it returns).
+/// A host mechanism's exception with the code and text of the failure it became.
+pub(crate) type HostCause = (ErrorCode, String, GlobalRef);
+
+/// What a thread keeps while its entry points run: how many run (a host mechanism's helper
+/// calls back into native code while its entry point runs), the exception a Java callback
+/// threw (rethrown unchanged when the call returns), and the exception a host mechanism
+/// threw (the cause of the exception thrown for the failure it became). One thread-local,
+/// reached once when an entry point starts and once when it returns.
 struct CallState {
-    /// How many entry points run on this thread (a host mechanism's helper calls back into
-    /// native code while its entry point runs).
     depth: Cell<u32>,
-    /// The exception a Java callback threw during the current call, cleared from the JNI
-    /// environment and kept until the call returns, then rethrown unchanged.
     callback: Cell<Option<GlobalRef>>,
-    /// The exception a host mechanism threw, with the code and text of the failure it became:
-    /// the exception thrown for that error gets it as its cause.
     cause: Cell<Option<HostCause>>,
 }
 
@@ -247,23 +202,15 @@ thread_local! {
     };
 }
 
-/// A host mechanism's exception with the code and text of the failure it became.
-pub(crate) type HostCause = (ErrorCode, String, GlobalRef);
-
-/// Takes the host exception recorded during this call (to keep it with an output that is
-/// turned into Java objects in a later call; see [`restore_host_cause`]).
+/// Takes the host exception recorded during this call (to keep it with a result that becomes
+/// Java objects in a later call; see [`restore_host_cause`]).
 pub(crate) fn keep_host_cause() -> Option<HostCause> {
     STATE.with(|s| s.cause.take())
 }
 
-/// Puts back a host exception kept by [`keep_host_cause`].
+/// Puts back (or records) the host exception behind a failure.
 pub(crate) fn restore_host_cause(cause: HostCause) {
     STATE.with(|s| s.cause.set(Some(cause)));
-}
-
-/// Records the exception behind a host mechanism's failure (`code`, `text`).
-pub(crate) fn set_host_cause(code: ErrorCode, text: &str, cause: GlobalRef) {
-    restore_host_cause((code, text.to_string(), cause));
 }
 
 fn take_host_cause(e: &Error) -> Option<GlobalRef> {
@@ -282,46 +229,40 @@ pub(crate) fn entry<'l, T: IntoJni>(
     env: &mut JNIEnv<'l>,
     f: impl FnOnce(&mut JNIEnv<'l>) -> JResult<T>,
 ) -> T::Raw {
-    let outer = STATE.with(|s| {
-        s.depth.set(s.depth.get() + 1);
-        s.depth.get() == 1
-    });
+    let outer = STATE.with(|s| s.depth.replace(s.depth.get() + 1) == 0);
     let r = catch_unwind(AssertUnwindSafe(|| f(env)));
-    let (callback_exception, cause) = STATE.with(|s| {
+    let (callback, cause) = STATE.with(|s| {
         s.depth.set(s.depth.get() - 1);
-        match outer {
-            true => (s.callback.take(), s.cause.take()),
-            false => (None, None),
+        if outer {
+            (s.callback.take(), s.cause.take())
+        } else {
+            (None, None)
         }
     });
-    if let Some(cause) = cause.filter(|_| matches!(r, Ok(Err(Fail::Core(_))))) {
-        restore_host_cause(cause);
-    }
-    let out = match (callback_exception, r) {
+    let fail = match (callback, r) {
         (Some(ex), _) => {
             if !env.exception_check().unwrap_or(true) {
                 if let Ok(local) = env.new_local_ref(ex.as_obj()) {
                     let _ = env.throw(JThrowable::from(local));
                 }
             }
-            T::fail()
+            return T::fail();
         }
-        (None, Ok(Ok(v))) => v.raw(),
-        (None, Ok(Err(fail))) => {
-            throw(env, fail);
-            T::fail()
-        }
+        (None, Ok(Ok(v))) => return v.raw(),
+        (None, Ok(Err(fail))) => fail,
         (None, Err(_)) => {
-            let e =
-                Error::new(ErrorCode::Panic, "a panic inside ksasl was caught at the JNI boundary");
-            throw(env, Fail::Core(e));
-            T::fail()
+            let text = "a panic inside ksasl was caught at the JNI boundary";
+            Fail::Core(Error::new(ErrorCode::Panic, text))
         }
     };
+    if let Some(cause) = cause {
+        restore_host_cause(cause);
+    }
+    throw(env, fail);
     if outer {
         drop(keep_host_cause());
     }
-    out
+    T::fail()
 }
 
 fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
@@ -334,40 +275,27 @@ fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
         Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure: {j}")),
     };
     match exception(env, &e) {
-        Ok(obj) => {
-            let _ = env.throw(JThrowable::from(obj));
+        Ok(obj) => drop(env.throw(JThrowable::from(obj))),
+        Err(_) if !env.exception_check().unwrap_or(true) => {
+            drop(env.throw_new("java/lang/IllegalStateException", e.to_string()))
         }
-        Err(_) => {
-            if !env.exception_check().unwrap_or(true) {
-                let _ = env.throw_new("java/lang/IllegalStateException", e.to_string());
-            }
-        }
+        Err(_) => {}
     }
 }
 
-/// The Java exception for a ksasl error (not thrown): the class of its code, its message,
-/// details and client text, and the host's exception behind it as its cause.
+/// The Java exception for a ksasl error (not thrown): the class of its code and kind, a
+/// record of its name, kind, message, client text and details, and the host's exception
+/// behind it as its cause.
 pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<'l>> {
-    let name = env.new_string(e.code().name())?;
-    let kind = env.new_string(e.kind().name())?;
-    let message = env.new_string(e.message())?;
-    let client = opt_jstr(env, e.client_text())?;
-    let details = jstrings(env, e.details().iter().flat_map(|(k, v)| [k, v]))?;
+    let r = Rec::default().str(e.code().name()).str(e.kind().name()).str(e.message());
+    let r = r.bytes(e.client_text().map(str::as_bytes));
+    let fields = r.strs(e.details().iter().flat_map(|(k, v)| [k, v])).done(env)?;
     let cause = match take_host_cause(e) {
         Some(g) => env.new_local_ref(g.as_obj())?,
         None => JObject::null(),
     };
-    let args = [
-        int(e.code().as_u32() as i32),
-        obj(&name),
-        obj(&kind),
-        boolean(e.code().is_state_misuse()),
-        obj(&message),
-        obj(&client),
-        obj(&details),
-        obj(&cause),
-    ];
-    up(env, Up::Error, &args)
+    let code = int(e.code().as_u32() as i32);
+    up(env, Up::Error, &[code, boolean(e.code().is_state_misuse()), obj(&fields), obj(&cause)])
 }
 
 /// Runs host code (a lookup, a validator, a host mechanism) on the current thread, attaching
@@ -386,28 +314,26 @@ pub(crate) fn call_host<T>(
         })?,
     };
     let r = env.with_local_frame(16, |env| f(env));
-    let failed = |what: &str| {
+    let threw = || {
         Error::new(ErrorCode::CredentialLookupFailed, format!("the Java {what} threw an exception"))
     };
     if env.exception_check().unwrap_or(false) {
         if let Ok(ex) = env.exception_occurred() {
             let _ = env.exception_clear();
-            if keep {
-                if let Ok(g) = env.new_global_ref(&ex) {
-                    STATE.with(|s| s.callback.set(Some(g)));
-                }
+            if let (true, Ok(g)) = (keep, env.new_global_ref(&ex)) {
+                STATE.with(|s| s.callback.set(Some(g)));
             }
         }
-        return Err(failed(what));
+        return Err(threw());
     }
     r.map_err(|f| match f {
         Fail::Core(e) => e,
-        Fail::Java => failed(what),
+        Fail::Java => threw(),
         Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure in {what}: {j}")),
     })
 }
 
-// --- conversions -----------------------------------------------------------------------------
+// --- conversions and records -----------------------------------------------------------------
 
 pub(crate) fn null_argument(what: &str) -> Fail {
     Fail::Core(Error::new(ErrorCode::NullArgument, format!("{what} must not be null")))
@@ -440,26 +366,6 @@ pub(crate) fn jstr<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
     Ok(env.new_string(s)?.into())
 }
 
-pub(crate) fn opt_jstr<'l>(env: &mut JNIEnv<'l>, s: Option<&str>) -> JResult<JObject<'l>> {
-    s.map_or(Ok(JObject::null()), |s| jstr(env, s))
-}
-
-/// A `String[]`.
-pub(crate) fn jstrings<'l, S: AsRef<str>>(
-    env: &mut JNIEnv<'l>,
-    items: impl IntoIterator<Item = S>,
-) -> JResult<JObject<'l>> {
-    let items: Vec<S> = items.into_iter().collect();
-    let class = <&JClass>::from(cache()?.string.as_obj());
-    let arr = env.new_object_array(items.len() as i32, class, JObject::null())?;
-    for (i, s) in items.iter().enumerate() {
-        let js = env.new_string(s.as_ref())?;
-        env.set_object_array_element(&arr, i as i32, &js)?;
-        env.delete_local_ref(js)?;
-    }
-    Ok(arr.into())
-}
-
 /// The strings of a `String[]`; `None` for null.
 pub(crate) fn opt_strings(
     env: &mut JNIEnv<'_>,
@@ -481,12 +387,6 @@ pub(crate) fn opt_strings(
 /// The strings of a `String[]` (null: none).
 pub(crate) fn strings(env: &mut JNIEnv<'_>, a: &JObjectArray<'_>) -> JResult<Vec<String>> {
     Ok(opt_strings(env, a)?.unwrap_or_default())
-}
-
-/// `(key, value)` pairs from a `String[]` of alternating keys and values.
-pub(crate) fn pairs(env: &mut JNIEnv<'_>, a: &JObjectArray<'_>) -> JResult<Vec<(String, String)>> {
-    let flat = strings(env, a)?;
-    Ok(flat.chunks_exact(2).map(|c| (c[0].clone(), c[1].clone())).collect())
 }
 
 pub(crate) fn opt(v: i64) -> Option<i64> {
@@ -524,10 +424,6 @@ impl Rec {
         self
     }
 
-    pub(crate) fn f64(self, v: f64) -> Self {
-        self.i64(v.to_bits() as i64)
-    }
-
     pub(crate) fn bytes(self, b: Option<&[u8]>) -> Self {
         let Some(b) = b else { return self.i32(-1) };
         let mut r = self.i32(b.len() as i32);
@@ -550,8 +446,8 @@ impl Rec {
     pub(crate) fn strs<S: AsRef<str>>(self, items: impl IntoIterator<Item = S>) -> Self {
         let at = self.0.len();
         let (mut r, n) =
-            items.into_iter().fold((self.i32(0), 0i32), |(r, n), s| (r.str(s.as_ref()), n + 1));
-        r.0[at..at + 4].copy_from_slice(&n.to_le_bytes());
+            items.into_iter().fold((self.i32(0), 0), |(r, n), s| (r.str(s.as_ref()), n + 1));
+        r.0[at..at + 4].copy_from_slice(&i32::to_le_bytes(n));
         r
     }
 
@@ -595,20 +491,14 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 natives! {
-    fn Java_org_ksasl_Native_version(env) -> JString<'l> {
-        Ok(env.new_string(ksasl::VERSION)?)
-    }
+    fn Java_org_ksasl_Native_version(env) -> JObject<'l> { jstr(env, ksasl::VERSION) }
 
-    fn Java_org_ksasl_Native_wireNumbers(env, name: JString<'l>) -> JIntArray<'l> {
-        let numbers: Vec<i32> = table(env, &name)?.iter().map(|(n, _)| *n as i32).collect();
-        let a = env.new_int_array(numbers.len() as i32)?;
-        env.set_int_array_region(&a, 0, &numbers)?;
-        Ok(a)
-    }
-
-    fn Java_org_ksasl_Native_wireNames(env, name: JString<'l>) -> JObject<'l> {
-        let t = table(env, &name)?;
-        jstrings(env, t.iter().map(|(_, n)| *n))
+    fn Java_org_ksasl_Native_wireTable(env, name: JString<'l>) -> JObject<'l> {
+        let name = string(env, &name, "name")?;
+        let table = ksasl::wire::table(&name).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidArgument, format!("no wire enum {name}"))
+        })?;
+        table.iter().fold(Rec::default().i32(table.len() as i32), |r, (n, s)| r.i32(*n as i32).str(s)).done(env)
     }
 
     fn Java_org_ksasl_Native_errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
@@ -618,11 +508,4 @@ natives! {
         })?;
         exception(env, &Error::new(code, message))
     }
-}
-
-fn table(env: &mut JNIEnv<'_>, name: &JString<'_>) -> JResult<&'static [(u32, &'static str)]> {
-    let name = string(env, name, "name")?;
-    ksasl::wire::table(&name).ok_or_else(|| {
-        Fail::Core(Error::new(ErrorCode::InvalidArgument, format!("no wire enum {name}")))
-    })
 }

@@ -18,7 +18,8 @@ use ksasl::mech::{
 use ksasl::{Error, ErrorCode, Result};
 
 use crate::glue::{
-    bytes, call_host, long, natives, obj, opt, opt_string, set_host_cause, string, up, JResult, Up,
+    bytes, call_host, long, natives, obj, opt, opt_string, restore_host_cause, string, up, JResult,
+    Up,
 };
 
 /// The pending work of a Java mechanism: the stage it returned and, for an asynchronous client,
@@ -264,7 +265,7 @@ natives! {
         }
         if !cause.is_null() {
             let code = known.unwrap_or(ErrorCode::HostMechanismFailed);
-            set_host_cause(code, &text, env.new_global_ref(cause)?);
+            restore_host_cause((code, text, env.new_global_ref(cause)?));
         }
         Ok(())
     }

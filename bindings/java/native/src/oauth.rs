@@ -15,8 +15,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings, pairs,
-    raw, string, strings, up, JResult, Rec, Up,
+    call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings, raw,
+    string, strings, up, JResult, Rec, Up,
 };
 use crate::objects::registry_mut;
 
@@ -264,8 +264,8 @@ natives! {
     fn Java_org_ksasl_Native_refresherSetToken(env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>, extensions: JObjectArray<'l>, now: jlong) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
-        let ext = pairs(env, &extensions)?;
-        let ext: Vec<(&str, &str)> = ext.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let ext = strings(env, &extensions)?;
+        let ext: Vec<(&str, &str)> = ext.chunks_exact(2).map(|c| (c[0].as_str(), c[1].as_str())).collect();
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
 

@@ -16,8 +16,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    boolean, bytes, call_host, free, get, into_handle, jstr, jstrings, lock, long, natives, obj,
-    opt, opt_string, raw, string, up, JResult, Rec, Up,
+    boolean, bytes, call_host, free, get, into_handle, jstr, lock, long, natives, obj, opt,
+    opt_string, raw, string, up, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -232,13 +232,11 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_registryClientMechanisms(env, h: jlong) -> JObject<'l> {
-        let names = registry(h).client_mechanisms();
-        jstrings(env, names)
+        Rec::default().strs(registry(h).client_mechanisms()).done(env)
     }
 
     fn Java_org_ksasl_Native_registryServerMechanisms(env, h: jlong) -> JObject<'l> {
-        let names = registry(h).server_mechanisms();
-        jstrings(env, names)
+        Rec::default().strs(registry(h).server_mechanisms()).done(env)
     }
 
     // --- ClientExchange
@@ -350,6 +348,6 @@ natives! {
 
     fn Java_org_ksasl_Native_serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {
         let m = lock(get::<ServerEx>(h)).client_message();
-        crate::glue::opt_jstr(env, m.as_deref())
+        m.map_or(Ok(JObject::null()), |m| jstr(env, &m))
     }
 }

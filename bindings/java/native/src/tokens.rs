@@ -22,8 +22,8 @@ use ksasl::token::{
 use ksasl::{Error, ErrorCode, Secret, SharedRandom};
 
 use crate::glue::{
-    bytes, free, get, into_handle, jbytes, jstr, jstrings, natives, opt_string, opt_strings,
-    string, strings, JResult, Rec,
+    bytes, free, get, into_handle, jbytes, jstr, natives, opt_string, opt_strings, string, strings,
+    JResult, Rec,
 };
 use crate::oauth::Refr;
 use crate::objects::registry_mut;
@@ -104,11 +104,11 @@ fn authority<'a>(h: jlong) -> &'a TokenAuthority {
 natives! {
     // --- TokenAuthority
 
-    fn Java_org_ksasl_Native_tokenAuthorityDefaults(env) -> JLongArray<'l> {
+    fn Java_org_ksasl_Native_tokenAuthorityDefaults(env) -> JObject<'l> {
         let c = TokenConfig::new("");
         let a = env.new_long_array(3)?;
         env.set_long_array_region(&a, 0, &[c.max_lifetime_ms, c.expiry_time_ms, c.expiry_check_interval_ms])?;
-        Ok(a)
+        Ok(a.into())
     }
 
     fn Java_org_ksasl_Native_tokenAuthorityNew(env, key: JString<'l>, settings: JLongArray<'l>) -> i64 {
@@ -154,8 +154,7 @@ natives! {
     }
 
     fn Java_org_ksasl_Native_tokenAuthoritySweep(env, h: jlong, now: jlong) -> JObject<'l> {
-        let ids = authority(h).sweep(now)?;
-        jstrings(env, ids)
+        Rec::default().strs(authority(h).sweep(now)?).done(env)
     }
 
     fn Java_org_ksasl_Native_tokenAuthorityNextSweep(_env, h: jlong) -> i64 {

@@ -1,6 +1,5 @@
 package org.ksasl;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Builds the Java exception for a core error; called by the native code. */
@@ -8,20 +7,22 @@ final class Errors {
     private Errors() {}
 
     /**
-     * The exception for a core error: the class of its kind ({@code kindName}), and for misuse
+     * The exception for a core error: the class of its kind, and for misuse
      * {@link KsaslStateException} when the core classifies the code as state misuse
      * ({@code ErrorCode::is_state_misuse}), else {@link KsaslArgumentException}.
-     * {@code details} alternates keys and values; {@code clientMessage} is the core's client
-     * text (or null); {@code cause} is the host's exception behind the error (or null).
+     * {@code fields} is a record of the code's name, the kind's name, the message, the client
+     * text (or null) and the details (alternating keys and values); {@code cause} is the host's
+     * exception behind the error (or null). Called by native code.
      */
-    static Throwable create(int code, String codeName, String kindName, boolean stateMisuse, String message,
-            String clientMessage, String[] details, Throwable cause) {
-        Map<String, String> d = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < details.length; i += 2) {
-            d.put(details[i], details[i + 1]);
-        }
+    static Throwable create(int code, boolean stateMisuse, byte[] fields, Throwable cause) {
+        Fields f = new Fields(fields);
+        String codeName = f.str();
+        ErrorKind kind = ErrorKind.fromName(f.str());
+        String message = f.str();
+        String clientMessage = f.str();
+        Map<String, String> d = f.pairs();
         Throwable t;
-        switch (ErrorKind.fromName(kindName)) {
+        switch (kind) {
             case MISUSE:
                 t = stateMisuse ? new KsaslStateException(code, codeName, message, d)
                         : new KsaslArgumentException(code, codeName, message, d);

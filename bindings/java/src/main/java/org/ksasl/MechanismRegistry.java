@@ -202,11 +202,11 @@ public final class MechanismRegistry extends NativeHandle {
 
     /** The client mechanism names. */
     public List<String> clientMechanisms() {
-        return List.of(with(Native::registryClientMechanisms));
+        return new Fields(with(Native::registryClientMechanisms)).strs();
     }
 
     /** The server mechanism names. */
     public List<String> serverMechanisms() {
-        return List.of(with(Native::registryServerMechanisms));
+        return new Fields(with(Native::registryServerMechanisms)).strs();
     }
 }

@@ -43,11 +43,11 @@ final class Native {
     /** The native library's version (Cargo's), which must equal the Java classes'. */
     static native String version();
 
-    /** The stable numbers of the core's wire enum {@code enumName} (e.g. {@code "Gate"}), in table order. */
-    static native int[] wireNumbers(String enumName);
-
-    /** The names of the same entries (e.g. {@code "close_expired"}), in the same order. */
-    static native String[] wireNames(String enumName);
+    /**
+     * The core's wire enum {@code enumName} (e.g. {@code "Gate"}): a record of the count, then
+     * each entry's stable number and name (e.g. 2, {@code "close_expired"}), in table order.
+     */
+    static native byte[] wireTable(String enumName);
 
     /** The exception (not thrown) for ksasl code {@code code} with a host's message. */
     static native Throwable errorNew(int code, String message);
@@ -124,11 +124,11 @@ final class Native {
     /** Adds a server mechanism written in Java: {@code factory} supplies HostServerMechanisms. */
     static native void registryAddHostServer(long h, String name, Supplier<?> factory);
 
-    /** The client mechanism names, sorted. */
-    static native String[] registryClientMechanisms(long h);
+    /** The client mechanism names, sorted: a record of strings. */
+    static native byte[] registryClientMechanisms(long h);
 
-    /** The server mechanism names, sorted. */
-    static native String[] registryServerMechanisms(long h);
+    /** The server mechanism names, sorted: a record of strings. */
+    static native byte[] registryServerMechanisms(long h);
 
     // --- ClientExchange ---------------------------------------------------------------------
 
@@ -547,8 +547,8 @@ final class Native {
     /** The tokens of {@code owners} (null: every token): a record of their count and the tokens. */
     static native byte[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
 
-    /** Removes expired tokens; their ids. */
-    static native String[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
+    /** Removes expired tokens; their ids, as a record of strings. */
+    static native byte[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
 
     /** When the next sweep is due. */
     static native long tokenAuthorityNextSweep(long h);

@@ -128,7 +128,7 @@ public final class TokenAuthority extends NativeHandle {
 
     /** Removes every expired token; returns their ids. Call at {@link #nextSweepMs()}. */
     public List<String> sweep(long nowMs) throws KsaslException {
-        return List.of(with(h -> Native.tokenAuthoritySweep(h, nowMs)));
+        return new Fields(with(h -> Native.tokenAuthoritySweep(h, nowMs))).strs();
     }
 
     /**

@@ -17,8 +17,13 @@ final class WireEnum<E extends Enum<E>> {
 
     private WireEnum(Class<E> type, String table) {
         Native.init();
-        int[] n = Native.wireNumbers(table);
-        String[] names = Native.wireNames(table);
+        Fields f = new Fields(Native.wireTable(table));
+        int[] n = new int[f.i32()];
+        String[] names = new String[n.length];
+        for (int i = 0; i < n.length; i++) {
+            n[i] = f.i32();
+            names[i] = f.str();
+        }
         numbers = new EnumMap<>(type);
         int max = 0;
         for (int v : n) {

@@ -16,6 +16,21 @@ import org.junit.jupiter.api.Test;
 class ErrorsAndRetryTest {
     static final long T0 = Wire.T0;
 
+    /** A record as the native side writes it for {@link Fields}: strings (null allowed) and counts (ints). */
+    static byte[] fields(Object... items) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.nio.ByteBuffer n = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (Object o : items) {
+            byte[] b = o == null ? null : o instanceof Integer ? null : o.toString().getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8);
+            out.writeBytes(n.putInt(0, o instanceof Integer ? (Integer) o : b == null ? -1 : b.length).array());
+            if (b != null) {
+                out.writeBytes(b);
+            }
+        }
+        return out.toByteArray();
+    }
+
     @Test
     void everyKindMapsToItsClass() {
         record Case(int code, String name, ErrorKind kind, Class<?> type) {}
@@ -37,7 +52,7 @@ class ErrorsAndRetryTest {
             assertEquals(Map.of(), e.details());
             assertEquals("message", t.getMessage());
         }
-        Throwable t = Errors.create(301, "UNKNOWN_USER", "authentication", false, "m", "shown", new String[] {"status", "x"},
+        Throwable t = Errors.create(301, false, fields("UNKNOWN_USER", "authentication", "m", "shown", 2, "status", "x"),
                 null);
         assertEquals(Map.of("status", "x"), ((KsaslError) t).details());
         assertEquals("shown", ((KsaslException) t).clientMessage());
@@ -59,9 +74,9 @@ class ErrorsAndRetryTest {
         }
         // The names alone decide nothing: WRONG_STATE without the core's flag is an argument misuse.
         assertInstanceOf(KsaslArgumentException.class,
-                Errors.create(103, "WRONG_STATE", "misuse", false, "m", null, new String[0], null));
+                Errors.create(103, false, fields("WRONG_STATE", "misuse", "m", null, 0), null));
         assertInstanceOf(KsaslStateException.class,
-                Errors.create(100, "INVALID_ARGUMENT", "misuse", true, "m", null, new String[0], null));
+                Errors.create(100, true, fields("INVALID_ARGUMENT", "misuse", "m", null, 0), null));
     }
 
     @Test
