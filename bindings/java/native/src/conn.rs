@@ -14,8 +14,8 @@ use ksasl::{Error, ErrorCode, ErrorKind};
 
 use crate::glue::{
     bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, lock, long,
-    natives, obj, opt_string, raw, restore_host_cause, string, strings, up, HostCause, JResult,
-    Rec, Up,
+    natives, obj, opt_string, raw, restore_host_cause, setters, string, strings, up, HostCause,
+    JResult, Rec, Up,
 };
 use crate::hostmech;
 use crate::objects::{answer, registry, request, session};
@@ -122,96 +122,62 @@ fn server<'a>(h: jlong) -> MutexGuard<'a, ServerConn> {
     lock(get::<ServerConnHandle>(h))
 }
 
-fn client_builder<'a>(b: jlong) -> &'a mut ClientConfigBuilder {
-    get_mut::<ClientConfigBuilder>(b)
-}
-
-fn server_builder<'a>(b: jlong) -> &'a mut ServerConfigBuilder {
-    get_mut::<ServerConfigBuilder>(b)
-}
-
 natives! {
     // --- client configuration
 
-    fn Java_org_ksasl_Native_clientConfigBuilderNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
+    fn clientConfigBuilderNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
         Ok(into_handle(ClientConfig::builder(registry(registry_h).clone(), &m)))
     }
 
-    fn Java_org_ksasl_Native_clientConfigBuilderFree(_env, b: jlong) -> () { free::<ClientConfigBuilder>(b) }
+    fn clientConfigBuilderFree(_env, b: jlong) -> () { free::<ClientConfigBuilder>(b) }
 
-    fn Java_org_ksasl_Native_clientConfigBuilderSetClientId(env, b: jlong, id: JString<'l>) -> () {
-        let id = opt_string(env, &id)?;
-        client_builder(b).set_client_id(id.as_deref());
-        Ok(())
+}
+
+setters! { ClientConfigBuilder:
+    clientConfigBuilderSetClientId(env, id: JString<'l>)
+        |b| b.set_client_id(opt_string(env, &id)?.as_deref());
+    clientConfigBuilderSetApiVersionsVersion(_env, v: jlong) |b| b.set_api_versions_version(v);
+    clientConfigBuilderSetKnownVersions(_env, hs: jlong, auth: jlong, legacy: jboolean)
+        |b| b.set_known_versions(hs, (legacy == 0).then_some(auth));
+    clientConfigBuilderSetSoftware(env, name: JString<'l>, version: JString<'l>)
+        |b| b.set_software(&string(env, &name, "name")?, &string(env, &version, "version")?);
+    clientConfigBuilderSetReauthTiming(_env, timing: jint)
+        |b| b.set_reauth_timing(ReauthTiming::try_from_u32(timing as u32)?);
+    clientConfigBuilderSetReauthMinDelayMs(_env, ms: jlong) |b| b.set_reauth_min_delay_ms(ms);
+    clientConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
+    clientConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
+}
+
+natives! {
+
+    fn clientConfigBuilderBuild(_env, b: jlong) -> i64 {
+        Ok(into_handle::<ClientCfg>(get_mut::<ClientConfigBuilder>(b).build()?))
     }
 
-    fn Java_org_ksasl_Native_clientConfigBuilderSetApiVersionsVersion(_env, b: jlong, v: jlong) -> () {
-        client_builder(b).set_api_versions_version(v);
-        Ok(())
-    }
+    fn clientConfigFree(_env, h: jlong) -> () { free::<ClientCfg>(h) }
 
-    fn Java_org_ksasl_Native_clientConfigBuilderSetKnownVersions(_env, b: jlong, handshake: jlong, authenticate: jlong, legacy: jboolean) -> () {
-        client_builder(b).set_known_versions(handshake, (legacy == 0).then_some(authenticate));
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderSetSoftware(env, b: jlong, name: JString<'l>, version: JString<'l>) -> () {
-        let name = string(env, &name, "name")?;
-        let version = string(env, &version, "version")?;
-        client_builder(b).set_software(&name, &version);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderSetReauthTiming(_env, b: jlong, timing: jint) -> () {
-        client_builder(b).set_reauth_timing(ReauthTiming::try_from_u32(timing as u32)?);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderSetReauthMinDelayMs(_env, b: jlong, ms: jlong) -> () {
-        client_builder(b).set_reauth_min_delay_ms(ms);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderSetReauthRetryMs(_env, b: jlong, ms: jlong) -> () {
-        client_builder(b).set_reauth_retry_ms(ms);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderSetMaxReceiveSize(_env, b: jlong, bytes: jlong) -> () {
-        client_builder(b).set_max_receive_size(bytes);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_clientConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ClientCfg>(client_builder(b).build()?))
-    }
-
-    fn Java_org_ksasl_Native_clientConfigFree(_env, h: jlong) -> () { free::<ClientCfg>(h) }
-
-    fn Java_org_ksasl_Native_clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
         metrics(env, get::<ClientCfg>(h).metrics(), now)
     }
 
     // --- client connection
 
-    fn Java_org_ksasl_Native_clientConnNew(_env, config: jlong) -> i64 {
+    fn clientConnNew(_env, config: jlong) -> i64 {
         let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
         Ok(into_handle::<ClientConnHandle>(Mutex::new(ClientConn { conn, failure: None })))
     }
 
-    fn Java_org_ksasl_Native_clientConnFree(_env, h: jlong) -> () { free::<ClientConnHandle>(h) }
+    fn clientConnFree(_env, h: jlong) -> () { free::<ClientConnHandle>(h) }
 
-    fn Java_org_ksasl_Native_clientConnStart(_env, h: jlong, now: jlong) -> () {
-        Ok(client(h).conn.start(now)?)
-    }
+    fn clientConnStart(_env, h: jlong, now: jlong) -> () { Ok(client(h).conn.start(now)?) }
 
-    fn Java_org_ksasl_Native_clientConnTransmit(env, h: jlong) -> JObject<'l> {
+    fn clientConnTransmit(env, h: jlong) -> JObject<'l> {
         let out = client(h).conn.poll_transmit().unwrap_or_default();
         jbytes(env, &out)
     }
 
-    fn Java_org_ksasl_Native_clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
+    fn clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
         let mut c = client(h);
         // While the connection is ready the core answers Application without reading the
         // frame (ClientConnection::is_ready): its bytes need not cross into Rust.
@@ -225,7 +191,7 @@ natives! {
         client_event(&mut c, ev)
     }
 
-    fn Java_org_ksasl_Native_clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
+    fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
         let failure = client(h).failure.take();
         let (e, retry, cause) = failure.ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
         if let Some(cause) = cause {
@@ -235,12 +201,12 @@ natives! {
         up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
     }
 
-    fn Java_org_ksasl_Native_clientConnPendingWork(env, h: jlong) -> JObject<'l> {
+    fn clientConnPendingWork(env, h: jlong) -> JObject<'l> {
         let c = client(h);
         hostmech::stage(env, c.conn.pending_work())
     }
 
-    fn Java_org_ksasl_Native_clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
+    fn clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
         let mut c = client(h);
         let work = c.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
@@ -248,100 +214,74 @@ natives! {
         client_event(&mut c, ev)
     }
 
-    fn Java_org_ksasl_Native_clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
         let e = client(h).conn.connection_closed(now);
         exception(env, &e)
     }
 
-    fn Java_org_ksasl_Native_clientConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(client(h).conn.next_deadline()))
-    }
+    fn clientConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(client(h).conn.next_deadline())) }
 
-    fn Java_org_ksasl_Native_clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
+    fn clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
         Ok(client(h).conn.handle_timeout(now)?)
     }
 
-    fn Java_org_ksasl_Native_clientConnReauthPending(_env, h: jlong, now: jlong) -> bool {
+    fn clientConnReauthPending(_env, h: jlong, now: jlong) -> bool {
         Ok(client(h).conn.reauth_pending(now))
     }
 
-    fn Java_org_ksasl_Native_clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool {
+    fn clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool {
         Ok(client(h).conn.before_request(now)?)
     }
 
-    fn Java_org_ksasl_Native_clientConnStartReauth(_env, h: jlong, now: jlong) -> bool {
+    fn clientConnStartReauth(_env, h: jlong, now: jlong) -> bool {
         Ok(client(h).conn.start_reauthentication(now)?)
     }
 
-    fn Java_org_ksasl_Native_clientConnSession(env, h: jlong) -> JObject<'l> {
+    fn clientConnSession(env, h: jlong) -> JObject<'l> {
         let c = client(h);
         client_session(env, c.conn.session())
     }
 
-    fn Java_org_ksasl_Native_clientConnReauthenticating(_env, h: jlong) -> bool {
-        Ok(client(h).conn.is_reauthenticating())
-    }
+    fn clientConnReauthenticating(_env, h: jlong) -> bool { Ok(client(h).conn.is_reauthenticating()) }
 
-    fn Java_org_ksasl_Native_clientConnReady(_env, h: jlong) -> bool {
-        Ok(client(h).conn.is_ready())
-    }
+    fn clientConnReady(_env, h: jlong) -> bool { Ok(client(h).conn.is_ready()) }
 
     // --- server configuration
 
-    fn Java_org_ksasl_Native_serverConfigBuilderNew(_env, registry_h: jlong) -> i64 {
+    fn serverConfigBuilderNew(_env, registry_h: jlong) -> i64 {
         Ok(into_handle(ServerConfig::builder(registry(registry_h).clone())))
     }
 
-    fn Java_org_ksasl_Native_serverConfigBuilderFree(_env, b: jlong) -> () { free::<ServerConfigBuilder>(b) }
+    fn serverConfigBuilderFree(_env, b: jlong) -> () { free::<ServerConfigBuilder>(b) }
 
-    fn Java_org_ksasl_Native_serverConfigBuilderSetEnabledMechanisms(env, b: jlong, names: JObjectArray<'l>) -> () {
-        let names = strings(env, &names)?;
-        server_builder(b).set_enabled_mechanisms(names);
-        Ok(())
+}
+
+setters! { ServerConfigBuilder:
+    serverConfigBuilderSetEnabledMechanisms(env, names: JObjectArray<'l>)
+        |b| b.set_enabled_mechanisms(strings(env, &names)?);
+    serverConfigBuilderSetMaxReauthMs(_env, ms: jlong) |b| b.set_max_reauth_ms(ms);
+    serverConfigBuilderSetMaxReauthMsFor(env, mechanism: JString<'l>, ms: jlong)
+        |b| b.set_max_reauth_ms_for(&string(env, &mechanism, "mechanism")?, ms);
+    serverConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
+    serverConfigBuilderSetFailedAuthenticationDelayMs(_env, ms: jlong)
+        |b| b.set_failed_authentication_delay_ms(ms);
+    serverConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
+    serverConfigBuilderSetApiVersion(_env, key: jlong, min: jlong, max: jlong)
+        |b| b.set_api_version(key, min, max);
+}
+
+natives! {
+    fn serverConfigBuilderBuild(_env, b: jlong) -> i64 {
+        Ok(into_handle::<ServerCfg>(get_mut::<ServerConfigBuilder>(b).build()?))
     }
 
-    fn Java_org_ksasl_Native_serverConfigBuilderSetMaxReauthMs(_env, b: jlong, ms: jlong) -> () {
-        server_builder(b).set_max_reauth_ms(ms);
-        Ok(())
-    }
+    fn serverConfigFree(_env, h: jlong) -> () { free::<ServerCfg>(h) }
 
-    fn Java_org_ksasl_Native_serverConfigBuilderSetMaxReauthMsFor(env, b: jlong, mechanism: JString<'l>, ms: jlong) -> () {
-        let m = string(env, &mechanism, "mechanism")?;
-        server_builder(b).set_max_reauth_ms_for(&m, ms);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_serverConfigBuilderSetMaxReceiveSize(_env, b: jlong, bytes: jlong) -> () {
-        server_builder(b).set_max_receive_size(bytes);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_serverConfigBuilderSetFailedAuthenticationDelayMs(_env, b: jlong, ms: jlong) -> () {
-        server_builder(b).set_failed_authentication_delay_ms(ms);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_serverConfigBuilderSetReauthRetryMs(_env, b: jlong, ms: jlong) -> () {
-        server_builder(b).set_reauth_retry_ms(ms);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_serverConfigBuilderSetApiVersion(_env, b: jlong, key: jlong, min: jlong, max: jlong) -> () {
-        server_builder(b).set_api_version(key, min, max);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_serverConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ServerCfg>(server_builder(b).build()?))
-    }
-
-    fn Java_org_ksasl_Native_serverConfigFree(_env, h: jlong) -> () { free::<ServerCfg>(h) }
-
-    fn Java_org_ksasl_Native_serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
         metrics(env, get::<ServerCfg>(h).metrics(), now)
     }
 
-    fn Java_org_ksasl_Native_serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
+    fn serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let (answer, _) = get::<ServerCfg>(h).api_versions_response(&frame)?;
         jbytes(env, &answer)
@@ -349,21 +289,26 @@ natives! {
 
     // --- server connection
 
-    fn Java_org_ksasl_Native_serverConnNew(_env, config: jlong) -> i64 {
+    fn serverConnNew(_env, config: jlong) -> i64 {
         let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
         Ok(into_handle::<ServerConnHandle>(Mutex::new(ServerConn { conn, held: None, held_cause: None })))
     }
 
-    fn Java_org_ksasl_Native_serverConnFree(_env, h: jlong) -> () { free::<ServerConnHandle>(h) }
+    fn serverConnFree(_env, h: jlong) -> () { free::<ServerConnHandle>(h) }
 
-    fn Java_org_ksasl_Native_serverConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
+    fn serverConnHandleFrame(
+        env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let mut s = server(h);
         let o = s.conn.handle_frame(&frame, now);
         deliver(env, &mut s, o, hold, true)
     }
 
-    fn Java_org_ksasl_Native_serverConnProvide(env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
+    fn serverConnProvide(
+        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
         let mut s = server(h);
         let Some(request) = s.conn.pending_request().cloned() else {
             return Err(Error::new(ErrorCode::WrongState, "no credential was requested").into());
@@ -373,7 +318,9 @@ natives! {
         deliver(env, &mut s, o, hold, false)
     }
 
-    fn Java_org_ksasl_Native_serverConnResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean) -> JObject<'l> {
+    fn serverConnResume(
+        env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
         let mut s = server(h);
         let work = s.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
@@ -381,7 +328,7 @@ natives! {
         deliver(env, &mut s, o, hold, false)
     }
 
-    fn Java_org_ksasl_Native_serverConnHostTask(env, h: jlong) -> JObject<'l> {
+    fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         match s.conn.host_task() {
             Some(HostTask::Credential(r)) => request(env, r),
@@ -390,7 +337,7 @@ natives! {
         }
     }
 
-    fn Java_org_ksasl_Native_serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
+    fn serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
         let mut s = server(h);
         if let Some(cause) = s.held_cause.take() {
             restore_host_cause(cause);
@@ -399,34 +346,30 @@ natives! {
         server_output(env, o)
     }
 
-    fn Java_org_ksasl_Native_serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
+    fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         s.conn.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
-    fn Java_org_ksasl_Native_serverConnPendingWork(env, h: jlong) -> JObject<'l> {
+    fn serverConnPendingWork(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         hostmech::stage(env, s.conn.pending_work())
     }
 
-    fn Java_org_ksasl_Native_serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {
+    fn serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {
         Ok(server(h).conn.gate(api_key, now).as_u32() as i32)
     }
 
-    fn Java_org_ksasl_Native_serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
+    fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         ServerConnection::illegal_state_response(&frame).map_or(Ok(JObject::null()), |b| jbytes(env, &b))
     }
 
-    fn Java_org_ksasl_Native_serverConnReady(_env, h: jlong) -> bool {
-        Ok(server(h).conn.is_ready())
-    }
+    fn serverConnReady(_env, h: jlong) -> bool { Ok(server(h).conn.is_ready()) }
 
-    fn Java_org_ksasl_Native_serverConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(server(h).conn.next_deadline()))
-    }
+    fn serverConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(server(h).conn.next_deadline())) }
 
-    fn Java_org_ksasl_Native_serverConnSession(env, h: jlong) -> JObject<'l> {
+    fn serverConnSession(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         s.conn.session().map_or(Ok(JObject::null()), |s| session(env, s))
     }

@@ -26,13 +26,14 @@ use ksasl::{Error, ErrorCode};
 /// "No value" for a `long` time on the Java side.
 pub(crate) const NONE: i64 = i64::MIN;
 
-/// Declares JNI entry points: `fn Java_org_ksasl_Native_x(env, a: T, ...) -> R { body }`
-/// becomes the exported function, its body run by [`entry`] with `env` bound to the
-/// `&mut JNIEnv` and returning `JResult<R>` (`R`: `()`, `i32`, `i64`, `bool` or `JObject`).
+/// Declares JNI entry points: `fn x(env, a: T, ...) -> R { body }` becomes the exported
+/// function `Java_org_ksasl_Native_x` (the native method `x` of `Native.java`), its body run by
+/// [`entry`] with `env` bound to the `&mut JNIEnv` and returning `JResult<R>` (`R`: `()`,
+/// `i32`, `i64`, `bool` or `JObject`).
 macro_rules! natives {
     ($(fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block)*) => {$(
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments, unused_mut)]
+        #[export_name = concat!("Java_org_ksasl_Native_", stringify!($name))]
+        #[allow(non_snake_case, clippy::too_many_arguments, unused_mut)]
         pub extern "system" fn $name<'l>(
             mut env: jni::JNIEnv<'l>,
             _class: jni::objects::JClass<'l>,
@@ -45,6 +46,21 @@ macro_rules! natives {
     )*};
 }
 pub(crate) use natives;
+
+/// Declares the entry points that set one value on a native builder (a handle used by one
+/// thread): `x(env, v: T) |b| expr;` runs `expr` with `b` bound to the `&mut` builder.
+macro_rules! setters {
+    ($t:ty: $($name:ident($env:ident $(, $arg:ident: $at:ty)*) |$b:ident| $call:expr;)*) => {
+        $crate::glue::natives! {$(
+            fn $name($env, builder: jni::sys::jlong $(, $arg: $at)*) -> () {
+                let $b: &mut $t = $crate::glue::get_mut(builder);
+                $call;
+                Ok(())
+            }
+        )*}
+    };
+}
+pub(crate) use setters;
 
 /// A value an entry point returns to Java, and what it returns when it throws instead.
 pub(crate) trait IntoJni {
@@ -87,7 +103,7 @@ upcalls! {
     Error = "org/ksasl/Errors.create" "(IZ[BLjava/lang/Throwable;)Ljava/lang/Throwable;";
     ReauthFailed = "org/ksasl/ClientEvent.reauthFailed" "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
     ServerOutput = "org/ksasl/ServerOutput.of" "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
-    CallLookup = "org/ksasl/Native.callLookup" "(Lorg/ksasl/CredentialLookup;Ljava/lang/String;Ljava/lang/String;ZJ)Ljava/lang/Object;";
+    CallLookup = "org/ksasl/Native.callLookup" "(Lorg/ksasl/CredentialLookup;[BJ)Ljava/lang/Object;";
     CallValidate = "org/ksasl/Native.callValidate" "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
     HostCreate = "org/ksasl/Native.hostCreate" "(Ljava/util/function/Supplier;J)Ljava/lang/Object;";
     HostClient = "org/ksasl/Native.hostClientCall" "(Lorg/ksasl/HostClientMechanism;[BJJ)Ljava/lang/Object;";
@@ -491,9 +507,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 natives! {
-    fn Java_org_ksasl_Native_version(env) -> JObject<'l> { jstr(env, ksasl::VERSION) }
+    fn version(env) -> JObject<'l> { jstr(env, ksasl::VERSION) }
 
-    fn Java_org_ksasl_Native_wireTable(env, name: JString<'l>) -> JObject<'l> {
+    fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {
             Error::new(ErrorCode::InvalidArgument, format!("no wire enum {name}"))
@@ -501,7 +517,7 @@ natives! {
         table.iter().fold(Rec::default().i32(table.len() as i32), |r, (n, s)| r.i32(*n as i32).str(s)).done(env)
     }
 
-    fn Java_org_ksasl_Native_errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
+    fn errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
         let message = string(env, &message, "message")?;
         let code = u32::try_from(code).ok().and_then(ErrorCode::from_u32).ok_or_else(|| {
             Error::new(ErrorCode::InvalidArgument, format!("{code} is not a ksasl error code"))

@@ -29,38 +29,30 @@ pub(crate) struct Stage {
     mechanism: Option<GlobalRef>,
 }
 
-/// Calls one Java helper for a host mechanism with the address of `out`; the helper answers
-/// through the setters below. A failure of the JVM itself (the helper could not run) fails
-/// the step.
+/// Calls one Java helper for a host mechanism with `objects` (references of the calling
+/// thread), `message` as a `byte[]` when there is one, the time, and the address of `out`; the
+/// helper answers through the setters below. If the helper cannot run, the step fails.
 fn call(
     out: &mut HostOutput,
     which: Up,
-    args: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<Vec<JObject<'a>>>,
+    objects: &[&JObject<'_>],
+    message: Option<Option<&[u8]>>,
     now: Option<i64>,
 ) {
     let ptr = out as *mut HostOutput as jlong;
     let r = call_host("mechanism", false, |env| {
-        let objects = args(env)?;
-        let mut a: Vec<_> = objects.iter().map(obj).collect();
-        a.extend(now.map(long));
+        let m = match message.flatten() {
+            Some(m) => env.byte_array_from_slice(m)?.into(),
+            None => JObject::null(),
+        };
+        let mut a: Vec<_> = objects.iter().map(|o| obj(o)).collect();
+        a.extend(message.map(|_| obj(&m)).into_iter().chain(now.map(long)));
         a.push(long(ptr));
-        up(env, which, &a)?;
-        Ok(())
+        up(env, which, &a).map(drop)
     });
     if let Err(e) = r {
         out.set_error(None, &format!("the binding could not call it: {}", e.message()));
     }
-}
-
-fn local<'a>(env: &mut JNIEnv<'a>, o: &JObject<'_>) -> JResult<JObject<'a>> {
-    Ok(env.new_local_ref(o)?)
-}
-
-fn message<'a>(env: &mut JNIEnv<'a>, m: Option<&[u8]>) -> JResult<JObject<'a>> {
-    Ok(match m {
-        Some(m) => env.byte_array_from_slice(m)?.into(),
-        None => JObject::null(),
-    })
 }
 
 /// One exchange of a Java client mechanism.
@@ -72,13 +64,7 @@ struct JavaClient {
 impl HostClientCalls for JavaClient {
     fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
         let helper = if self.asynchronous { Up::HostAsyncClient } else { Up::HostClient };
-        let m = &self.mechanism;
-        call(
-            out,
-            helper,
-            |env| Ok(vec![local(env, m.as_obj())?, message(env, challenge)?]),
-            Some(now_ms),
-        );
+        call(out, helper, &[self.mechanism.as_obj()], Some(challenge), Some(now_ms));
         0
     }
 }
@@ -90,13 +76,7 @@ struct JavaServer {
 
 impl HostServerCalls for JavaServer {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        let m = &self.mechanism;
-        call(
-            out,
-            Up::HostServer,
-            |env| Ok(vec![local(env, m.as_obj())?, message(env, Some(response))?]),
-            Some(now_ms),
-        );
+        call(out, Up::HostServer, &[self.mechanism.as_obj()], Some(Some(response)), Some(now_ms));
         0
     }
 }
@@ -107,8 +87,7 @@ fn create(name: &str, factory: &GlobalRef, server: bool) -> Result<GlobalRef> {
     let mut out = HostOutput::new(server);
     let ptr = &mut out as *mut HostOutput as jlong;
     let made = call_host("factory", false, |env| {
-        let f = local(env, factory.as_obj())?;
-        let m = up(env, Up::HostCreate, &[obj(&f), long(ptr)])?;
+        let m = up(env, Up::HostCreate, &[obj(factory.as_obj()), long(ptr)])?;
         Ok((!m.is_null()).then(|| env.new_global_ref(m)).transpose()?)
     })
     .map_err(|e| host_failure(name, "factory", None, e.message()))?;
@@ -123,13 +102,6 @@ fn create(name: &str, factory: &GlobalRef, server: bool) -> Result<GlobalRef> {
     Err(failed.unwrap_or_else(|| host_failure(name, "factory", None, "returned null")))
 }
 
-fn global(env: &mut JNIEnv<'_>, factory: &JObject<'_>) -> JResult<GlobalRef> {
-    if factory.is_null() {
-        return Err(crate::glue::null_argument("factory"));
-    }
-    Ok(env.new_global_ref(factory)?)
-}
-
 /// Registers a Java client mechanism factory (of `AsyncHostClientMechanism`s when
 /// `asynchronous`).
 pub(crate) fn register_client(
@@ -139,7 +111,7 @@ pub(crate) fn register_client(
     factory: &JObject<'_>,
     asynchronous: bool,
 ) -> JResult<()> {
-    let f = global(env, factory)?;
+    let f = env.new_global_ref(factory)?;
     let n = name.to_string();
     r.register_host_client(name, move || {
         let mechanism = create(&n, &f, false)?;
@@ -155,7 +127,7 @@ pub(crate) fn register_server(
     name: &str,
     factory: &JObject<'_>,
 ) -> JResult<()> {
-    let f = global(env, factory)?;
+    let f = env.new_global_ref(factory)?;
     let n = name.to_string();
     r.register_host_server(name, move || {
         let mechanism = create(&n, &f, true)?;
@@ -167,7 +139,7 @@ pub(crate) fn register_server(
 /// The stage of pending work (a new local reference), or null.
 pub(crate) fn stage<'l>(env: &mut JNIEnv<'l>, work: Option<&HostWork>) -> JResult<JObject<'l>> {
     match work.and_then(|w| w.downcast_ref::<Stage>()) {
-        Some(s) => local(env, s.stage.as_obj()),
+        Some(s) => Ok(env.new_local_ref(s.stage.as_obj())?),
         None => Ok(JObject::null()),
     }
 }
@@ -182,18 +154,10 @@ pub(crate) fn resume_client(
     let mut out = HostOutput::new(false);
     let mechanism = work.downcast_ref::<Stage>().and_then(|s| s.mechanism.as_ref());
     match (error.is_null(), mechanism) {
-        (false, _) => fail(&mut out, error),
-        (true, Some(m)) => call(
-            &mut out,
-            Up::HostClientAnswer,
-            |env| Ok(vec![local(env, m.as_obj())?, local(env, message)?]),
-            None,
-        ),
+        (false, _) => call(&mut out, Up::HostFail, &[error], None, None),
+        (true, Some(m)) => call(&mut out, Up::HostClientAnswer, &[m.as_obj(), message], None, None),
         (true, None) => {
-            out.refuse(
-                ErrorCode::HostMechanismFailed,
-                "left work that is not a client mechanism's",
-            );
+            drop(out.refuse(ErrorCode::HostMechanismFailed, "left no client mechanism"))
         }
     }
     out.late_client_step(work, 0)
@@ -208,15 +172,10 @@ pub(crate) fn resume_server(
 ) -> Result<Result<MechServerStep>> {
     let mut out = HostOutput::new(true);
     match error.is_null() {
-        false => fail(&mut out, error),
-        true => call(&mut out, Up::HostServerAnswer, |env| Ok(vec![local(env, step)?]), None),
+        false => call(&mut out, Up::HostFail, &[error], None, None),
+        true => call(&mut out, Up::HostServerAnswer, &[step], None, None),
     }
     out.late_server_step(work, 0)
-}
-
-/// The exception a stage completed with, as the host's failure.
-fn fail(out: &mut HostOutput, error: &JObject<'_>) {
-    call(out, Up::HostFail, |env| Ok(vec![local(env, error)?]), None);
 }
 
 /// The `HostOutput` a Java helper answers into.
@@ -229,31 +188,28 @@ fn output<'a>(out: jlong) -> &'a mut HostOutput {
 // A wrong use of the output is recorded in it by the core (and fails the step), so the
 // setters ignore their results.
 natives! {
-    fn Java_org_ksasl_Native_hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> () {
+    fn hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> () {
         let m = bytes(env, &message, "message")?;
         let _ = output(out).set_message(&m);
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_hostSetDone(_env, out: jlong) -> () {
-        let _ = output(out).set_done();
-        Ok(())
-    }
+    fn hostSetDone(_env, out: jlong) -> () { let _ = output(out).set_done(); Ok(()) }
 
-    fn Java_org_ksasl_Native_hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> () {
+    fn hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> () {
         let id = string(env, &id, "authorizationId")?;
         let _ = output(out).set_authenticated(&id, opt(expiry));
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
+    fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
         let mechanism = (!mechanism.is_null()).then(|| env.new_global_ref(mechanism)).transpose()?;
         let _ = output(out).set_pending(Stage { stage, mechanism });
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_hostSetError(env, out: jlong, code: jint, text: JString<'l>, cause: JObject<'l>) -> () {
+    fn hostSetError(env, out: jlong, code: jint, text: JString<'l>, cause: JObject<'l>) -> () {
         let text = opt_string(env, &text)?.unwrap_or_default();
         let o = output(out);
         let known = u32::try_from(code).ok().and_then(ErrorCode::from_u32);
@@ -270,7 +226,7 @@ natives! {
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_hostRefuse(env, out: jlong, what: JString<'l>) -> () {
+    fn hostRefuse(env, out: jlong, what: JString<'l>) -> () {
         let what = string(env, &what, "what")?;
         output(out).refuse(ErrorCode::HostMechanismFailed, what);
         Ok(())

@@ -15,8 +15,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings, raw,
-    string, strings, up, JResult, Rec, Up,
+    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings,
+    raw, setters, string, strings, up, JResult, Rec, Up,
 };
 use crate::objects::registry_mut;
 
@@ -61,18 +61,12 @@ fn deadline(d: Option<i64>) -> i64 {
     raw(d.map(|d| d.max(0)))
 }
 
-fn jwt<'a>(c: jlong) -> &'a mut JwtValidatorConfig {
-    get_mut::<JwtValidatorConfig>(c)
-}
-
-fn refresh<'a>(c: jlong) -> &'a mut RefreshConfigBuilder {
-    get_mut::<RefreshConfigBuilder>(c)
-}
-
 natives! {
     // --- OAUTHBEARER servers and clients of a registry
 
-    fn Java_org_ksasl_Native_registryAddOAuthUnsecured(env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean) -> () {
+    fn registryAddOAuthUnsecured(
+        env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
+    ) -> () {
         let mut c = UnsecuredValidatorConfig::default();
         if let Some(scope) = opt_strings(env, &scope)? {
             c.required_scope = scope;
@@ -85,26 +79,26 @@ natives! {
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> () {
+    fn registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> () {
         let v = get::<Jwks>(jwks).clone();
         registry_mut(h).register_cached_oauthbearer_server(v);
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> () {
+    fn registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> () {
         let v = java_validator(env, &validator)?;
         registry_mut(h).register_cached_oauthbearer_server(v);
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
+    fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
         // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
         *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> () {
+    fn registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> () {
         let r = get::<Refr>(refresher).clone();
         registry_mut(h).register_oauthbearer_client(r);
         Ok(())
@@ -112,84 +106,48 @@ natives! {
 
     // --- JwksValidator and its configuration
 
-    fn Java_org_ksasl_Native_jwtConfigNew(_env) -> i64 {
-        Ok(into_handle(JwtValidatorConfig::default()))
+    fn jwtConfigNew(_env) -> i64 { Ok(into_handle(JwtValidatorConfig::default())) }
+
+    fn jwtConfigFree(_env, c: jlong) -> () { free::<JwtValidatorConfig>(c) }
+
+}
+
+setters! { JwtValidatorConfig:
+    jwtConfigSetIssuer(env, issuer: JString<'l>)
+        |c| c.expected_issuer = Some(string(env, &issuer, "issuer")?);
+    jwtConfigSetAudiences(env, audiences: JObjectArray<'l>)
+        |c| c.expected_audiences = strings(env, &audiences)?;
+    jwtConfigSetClockSkewMs(_env, ms: jlong) |c| c.clock_skew_ms = ms;
+    jwtConfigSetSubjectClaimName(env, name: JString<'l>)
+        |c| c.subject_claim_name = string(env, &name, "name")?;
+    jwtConfigSetScopeClaimName(env, name: JString<'l>)
+        |c| c.scope_claim_name = string(env, &name, "name")?;
+    jwtConfigSetValidateIat(_env, on: jboolean) |c| c.validate_iat = on != 0;
+    jwtConfigSetAlgorithms(env, names: JObjectArray<'l>)
+        |c| c.set_algorithm_names(&strings(env, &names)?)?;
+    jwtConfigSetHmacSecret(env, secret: JByteArray<'l>)
+        |c| c.hmac_secret = Some(Secret::new(bytes(env, &secret, "secret")?));
+    // A negative size becomes 0, which the core refuses.
+    jwtConfigSetMaxTokenSize(_env, n: jlong) |c| c.max_token_size = usize::try_from(n).unwrap_or(0);
+    jwtConfigSetRefreshPeriodMs(_env, ms: jlong) |c| c.refresh_period_ms = ms;
+    jwtConfigSetUnknownKidIntervalMs(_env, ms: jlong) |c| c.unknown_kid_interval_ms = ms;
+}
+
+natives! {
+    fn jwksNew(_env, c: jlong) -> i64 {
+        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(get_mut::<JwtValidatorConfig>(c).clone())?)))
     }
 
-    fn Java_org_ksasl_Native_jwtConfigFree(_env, c: jlong) -> () { free::<JwtValidatorConfig>(c) }
+    fn jwksFree(_env, h: jlong) -> () { free::<Jwks>(h) }
 
-    fn Java_org_ksasl_Native_jwtConfigSetIssuer(env, c: jlong, issuer: JString<'l>) -> () {
-        jwt(c).expected_issuer = Some(string(env, &issuer, "issuer")?);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetAudiences(env, c: jlong, audiences: JObjectArray<'l>) -> () {
-        jwt(c).expected_audiences = strings(env, &audiences)?;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetClockSkewMs(_env, c: jlong, ms: jlong) -> () {
-        jwt(c).clock_skew_ms = ms;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetSubjectClaimName(env, c: jlong, name: JString<'l>) -> () {
-        jwt(c).subject_claim_name = string(env, &name, "name")?;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetScopeClaimName(env, c: jlong, name: JString<'l>) -> () {
-        jwt(c).scope_claim_name = string(env, &name, "name")?;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetValidateIat(_env, c: jlong, on: jboolean) -> () {
-        jwt(c).validate_iat = on != 0;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetAlgorithms(env, c: jlong, names: JObjectArray<'l>) -> () {
-        let names = strings(env, &names)?;
-        Ok(jwt(c).set_algorithm_names(&names)?)
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetHmacSecret(env, c: jlong, secret: JByteArray<'l>) -> () {
-        jwt(c).hmac_secret = Some(Secret::new(crate::glue::bytes(env, &secret, "secret")?));
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetMaxTokenSize(_env, c: jlong, bytes: jlong) -> () {
-        // A negative size becomes 0, which the core refuses.
-        jwt(c).max_token_size = usize::try_from(bytes).unwrap_or(0);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetRefreshPeriodMs(_env, c: jlong, ms: jlong) -> () {
-        jwt(c).refresh_period_ms = ms;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwtConfigSetUnknownKidIntervalMs(_env, c: jlong, ms: jlong) -> () {
-        jwt(c).unknown_kid_interval_ms = ms;
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_jwksNew(_env, c: jlong) -> i64 {
-        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(jwt(c).clone())?)))
-    }
-
-    fn Java_org_ksasl_Native_jwksFree(_env, h: jlong) -> () { free::<Jwks>(h) }
-
-    fn Java_org_ksasl_Native_jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
+    fn jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
         let json = string(env, &json, "jwksJson")?;
         Ok(get::<Jwks>(h).set_jwks(&json, now)? as i32)
     }
 
-    fn Java_org_ksasl_Native_jwksNextRefresh(_env, h: jlong) -> i64 {
-        Ok(get::<Jwks>(h).next_refresh_ms())
-    }
+    fn jwksNextRefresh(_env, h: jlong) -> i64 { Ok(get::<Jwks>(h).next_refresh_ms()) }
 
-    fn Java_org_ksasl_Native_jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
+    fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
             .validate(&token, now)
@@ -197,7 +155,9 @@ natives! {
         Rec::default().str(&v.principal).i64(v.expiry_ms).strs(&v.scope).done(env)
     }
 
-    fn Java_org_ksasl_Native_unsecuredToken(env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong) -> JObject<'l> {
+    fn unsecuredToken(
+        env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
+    ) -> JObject<'l> {
         let principal = string(env, &principal, "principal")?;
         let mut b = UnsecuredTokenBuilder::for_principal(&principal).lifetime_seconds(lifetime_seconds);
         if let Some(s) = opt_strings(env, &scope)? {
@@ -209,59 +169,36 @@ natives! {
 
     // --- Refresher and its configuration
 
-    fn Java_org_ksasl_Native_refreshConfigNew(_env) -> i64 {
-        Ok(into_handle(RefreshConfig::builder()))
-    }
+    fn refreshConfigNew(_env) -> i64 { Ok(into_handle(RefreshConfig::builder())) }
 
-    fn Java_org_ksasl_Native_refreshConfigFree(_env, c: jlong) -> () { free::<RefreshConfigBuilder>(c) }
+    fn refreshConfigFree(_env, c: jlong) -> () { free::<RefreshConfigBuilder>(c) }
 
-    fn Java_org_ksasl_Native_refreshConfigSetWindowFactor(_env, c: jlong, v: jdouble) -> () {
-        refresh(c).window_factor(v);
-        Ok(())
-    }
+}
 
-    fn Java_org_ksasl_Native_refreshConfigSetWindowJitter(_env, c: jlong, v: jdouble) -> () {
-        refresh(c).window_jitter(v);
-        Ok(())
-    }
+setters! { RefreshConfigBuilder:
+    refreshConfigSetWindowFactor(_env, v: jdouble) |b| b.window_factor(v);
+    refreshConfigSetWindowJitter(_env, v: jdouble) |b| b.window_jitter(v);
+    refreshConfigSetMinPeriodSeconds(_env, v: jlong) |b| b.min_period_seconds(v);
+    refreshConfigSetBufferSeconds(_env, v: jlong) |b| b.buffer_seconds(v);
+    refreshConfigSetReloginAllowedBeforeLogout(_env, v: jboolean) |b| b.relogin_allowed_before_logout(v != 0);
+    refreshConfigSetRetryBackoffMs(_env, v: jlong) |b| b.retry_backoff_ms(v);
+    refreshConfigSetRetryBackoffMaxMs(_env, v: jlong) |b| b.retry_backoff_max_ms(v);
+}
 
-    fn Java_org_ksasl_Native_refreshConfigSetMinPeriodSeconds(_env, c: jlong, v: jlong) -> () {
-        refresh(c).min_period_seconds(v);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_refreshConfigSetBufferSeconds(_env, c: jlong, v: jlong) -> () {
-        refresh(c).buffer_seconds(v);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_refreshConfigSetReloginAllowedBeforeLogout(_env, c: jlong, v: jboolean) -> () {
-        refresh(c).relogin_allowed_before_logout(v != 0);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_refreshConfigSetRetryBackoffMs(_env, c: jlong, v: jlong) -> () {
-        refresh(c).retry_backoff_ms(v);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_refreshConfigSetRetryBackoffMaxMs(_env, c: jlong, v: jlong) -> () {
-        refresh(c).retry_backoff_max_ms(v);
-        Ok(())
-    }
-
-    fn Java_org_ksasl_Native_refresherNew(_env, c: jlong) -> i64 {
-        let config = refresh(c).build()?;
+natives! {
+    fn refresherNew(_env, c: jlong) -> i64 {
+        let config = get_mut::<RefreshConfigBuilder>(c).build()?;
         Ok(into_handle::<Refr>(Arc::new(Refresher::new(config, SharedRandom::default()))))
     }
 
-    fn Java_org_ksasl_Native_refresherFree(_env, h: jlong) -> () { free::<Refr>(h) }
+    fn refresherFree(_env, h: jlong) -> () { free::<Refr>(h) }
 
-    fn Java_org_ksasl_Native_refresherPoll(_env, h: jlong, now: jlong) -> bool {
-        Ok(get::<Refr>(h).poll(now))
-    }
+    fn refresherPoll(_env, h: jlong, now: jlong) -> bool { Ok(get::<Refr>(h).poll(now)) }
 
-    fn Java_org_ksasl_Native_refresherSetToken(env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>, extensions: JObjectArray<'l>, now: jlong) -> i64 {
+    fn refresherSetToken(
+        env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
+        extensions: JObjectArray<'l>, now: jlong,
+    ) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
         let ext = strings(env, &extensions)?;
@@ -269,27 +206,23 @@ natives! {
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
 
-    fn Java_org_ksasl_Native_refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> () {
+    fn refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> () {
         let reason = string(env, &reason, "reason")?;
         Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
     }
 
-    fn Java_org_ksasl_Native_refresherNextDeadline(_env, h: jlong) -> i64 {
-        Ok(deadline(get::<Refr>(h).next_deadline()))
-    }
+    fn refresherNextDeadline(_env, h: jlong) -> i64 { Ok(deadline(get::<Refr>(h).next_deadline())) }
 
-    fn Java_org_ksasl_Native_refresherGeneration(_env, h: jlong) -> i64 {
-        Ok(get::<Refr>(h).generation() as i64)
-    }
+    fn refresherGeneration(_env, h: jlong) -> i64 { Ok(get::<Refr>(h).generation() as i64) }
 
-    fn Java_org_ksasl_Native_refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
         token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
     }
 
     // --- Tracker
 
-    fn Java_org_ksasl_Native_trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
+    fn trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
         let mut c = TrackerConfig::default();
         if spread_set != 0 {
             c.spread_window_ms = spread;
@@ -298,9 +231,12 @@ natives! {
         Ok(into_handle(Tracker::new(r, c)?))
     }
 
-    fn Java_org_ksasl_Native_trackerFree(_env, h: jlong) -> () { free::<Tracker>(h) }
+    fn trackerFree(_env, h: jlong) -> () { free::<Tracker>(h) }
 
-    fn Java_org_ksasl_Native_trackerAuthenticated(_env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong, expiry: jlong) -> () {
+    fn trackerAuthenticated(
+        _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
+        expiry: jlong,
+    ) -> () {
         let (Ok(id), Ok(generation)) = (u64::try_from(id), u64::try_from(generation)) else {
             let e = Error::new(ErrorCode::InvalidArgument, "connection ids and generations are not negative");
             return Err(e.into());
@@ -309,16 +245,11 @@ natives! {
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
     }
 
-    fn Java_org_ksasl_Native_trackerForget(_env, h: jlong, id: jlong) -> () {
-        get::<Tracker>(h).forget(id as u64);
-        Ok(())
-    }
+    fn trackerForget(_env, h: jlong, id: jlong) -> () { get::<Tracker>(h).forget(id as u64); Ok(()) }
 
-    fn Java_org_ksasl_Native_trackerNextDeadline(_env, h: jlong) -> i64 {
-        Ok(deadline(get::<Tracker>(h).next_deadline()))
-    }
+    fn trackerNextDeadline(_env, h: jlong) -> i64 { Ok(deadline(get::<Tracker>(h).next_deadline())) }
 
-    fn Java_org_ksasl_Native_trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);
         let mut v = vec![p.refresh as i64];
         v.extend(p.reauthenticate.iter().map(|id| *id as i64));

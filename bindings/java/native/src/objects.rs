@@ -16,8 +16,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    boolean, bytes, call_host, free, get, into_handle, jstr, lock, long, natives, obj, opt,
-    opt_string, raw, string, up, JResult, Rec, Up,
+    bytes, call_host, free, get, into_handle, jstr, lock, long, natives, obj, opt, opt_string, raw,
+    string, up, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -74,25 +74,15 @@ fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn Cr
         let mut slot = LookupSlot { request, answer: None };
         let ptr = &mut slot as *mut LookupSlot as jlong;
         call_host("credential lookup", true, |env| {
-            let m = jstr(env, &request.mechanism)?;
-            let u = jstr(env, &request.username)?;
-            let args = [
-                obj(lookup.as_obj()),
-                obj(&m),
-                obj(&u),
-                boolean(request.token_authenticated),
-                long(ptr),
-            ];
-            up(env, Up::CallLookup, &args)?;
-            Ok(())
+            let r = self::request(env, request)?;
+            up(env, Up::CallLookup, &[obj(lookup.as_obj()), obj(&r), long(ptr)]).map(drop)
         })?;
         match slot.answer {
             Some(Ok(l)) => Ok(l),
-            Some(Err(crate::glue::Fail::Core(e))) => Err(e),
-            _ => Err(Error::new(
-                ErrorCode::CredentialLookupFailed,
-                "the Java credential lookup gave no answer",
-            )),
+            Some(Err(Fail::Core(e))) => Err(e),
+            _ => {
+                Err(Error::new(ErrorCode::CredentialLookupFailed, "the Java lookup gave no answer"))
+            }
         }
     })))
 }
@@ -141,13 +131,13 @@ fn server_step<'l>(env: &mut JNIEnv<'l>, step: ServerStep) -> JResult<JObject<'l
 natives! {
     // --- CredentialStore
 
-    fn Java_org_ksasl_Native_storeNew(_env) -> i64 {
-        Ok(into_handle::<Store>(Arc::new(CredentialStore::new())))
-    }
+    fn storeNew(_env) -> i64 { Ok(into_handle::<Store>(Arc::new(CredentialStore::new()))) }
 
-    fn Java_org_ksasl_Native_storeFree(_env, h: jlong) -> () { free::<Store>(h) }
+    fn storeFree(_env, h: jlong) -> () { free::<Store>(h) }
 
-    fn Java_org_ksasl_Native_storeAddUser(env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean) -> () {
+    fn storeAddUser(
+        env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean,
+    ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
         // A negative count becomes 0, which the core refuses as too low.
@@ -155,24 +145,29 @@ natives! {
         Ok(get::<Store>(h).add_user(&user, &password, iterations, &OsRandom)?)
     }
 
-    fn Java_org_ksasl_Native_storeSetScram(env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>) -> () {
+    fn storeSetScram(
+        env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
+    ) -> () {
         let user = string(env, &user, "username")?;
         let m = scram_mechanism(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         Ok(get::<Store>(h).set_scram(&user, c)?)
     }
 
-    fn Java_org_ksasl_Native_storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> () {
+    fn storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> () {
         let user = string(env, &user, "username")?;
         Ok(get::<Store>(h).set_user_expiry(&user, opt(expiry))?)
     }
 
-    fn Java_org_ksasl_Native_storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool {
+    fn storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool {
         let user = string(env, &user, "username")?;
         Ok(get::<Store>(h).remove_user(&user)?)
     }
 
-    fn Java_org_ksasl_Native_storeSetToken(env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>, owner: JString<'l>, expiry: jlong) -> () {
+    fn storeSetToken(
+        env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
+        owner: JString<'l>, expiry: jlong,
+    ) -> () {
         let id = string(env, &id, "tokenId")?;
         let m = scram_mechanism(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
@@ -183,13 +178,11 @@ natives! {
 
     // --- MechanismRegistry
 
-    fn Java_org_ksasl_Native_registryNew(_env) -> i64 {
-        Ok(into_handle::<Registry>(RwLock::new(MechanismRegistry::new())))
-    }
+    fn registryNew(_env) -> i64 { Ok(into_handle::<Registry>(RwLock::new(MechanismRegistry::new()))) }
 
-    fn Java_org_ksasl_Native_registryFree(_env, h: jlong) -> () { free::<Registry>(h) }
+    fn registryFree(_env, h: jlong) -> () { free::<Registry>(h) }
 
-    fn Java_org_ksasl_Native_registryAddPasswordServers(env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong) -> () {
+    fn registryAddPasswordServers(env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong) -> () {
         let users: Option<Arc<dyn CredentialLookup>> = match (store, lookup.is_null()) {
             (0, true) => None,
             (0, false) => Some(java_lookup(env, &lookup)?),
@@ -203,14 +196,18 @@ natives! {
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_lookupAnswer(env, slot: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>) -> () {
+    fn lookupAnswer(
+        env, slot: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+    ) -> () {
         // SAFETY: `slot` is the `LookupSlot` of the `java_lookup` call running on this thread.
         let slot = unsafe { &mut *(slot as *mut LookupSlot) };
         slot.answer = Some(answer(env, slot.request, kind, &value, expiry, &owner));
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_registryAddPasswordClients(env, h: jlong, user: JString<'l>, password: JString<'l>, token: jboolean) -> () {
+    fn registryAddPasswordClients(
+        env, h: jlong, user: JString<'l>, password: JString<'l>, token: jboolean,
+    ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
         let c = match token != 0 {
@@ -221,51 +218,53 @@ natives! {
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_registryAddHostClient(env, h: jlong, name: JString<'l>, factory: JObject<'l>, asynchronous: jboolean) -> () {
+    fn registryAddHostClient(
+        env, h: jlong, name: JString<'l>, factory: JObject<'l>, asynchronous: jboolean,
+    ) -> () {
         let name = string(env, &name, "name")?;
         hostmech::register_client(env, &mut registry_mut(h), &name, &factory, asynchronous != 0)
     }
 
-    fn Java_org_ksasl_Native_registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> () {
+    fn registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> () {
         let name = string(env, &name, "name")?;
         hostmech::register_server(env, &mut registry_mut(h), &name, &factory)
     }
 
-    fn Java_org_ksasl_Native_registryClientMechanisms(env, h: jlong) -> JObject<'l> {
+    fn registryClientMechanisms(env, h: jlong) -> JObject<'l> {
         Rec::default().strs(registry(h).client_mechanisms()).done(env)
     }
 
-    fn Java_org_ksasl_Native_registryServerMechanisms(env, h: jlong) -> JObject<'l> {
+    fn registryServerMechanisms(env, h: jlong) -> JObject<'l> {
         Rec::default().strs(registry(h).server_mechanisms()).done(env)
     }
 
     // --- ClientExchange
 
-    fn Java_org_ksasl_Native_clientExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
+    fn clientExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
         let ex = registry(registry_h).client(&m)?;
         Ok(into_handle::<ClientEx>(Mutex::new(ex)))
     }
 
-    fn Java_org_ksasl_Native_clientExchangeFree(_env, h: jlong) -> () { free::<ClientEx>(h) }
+    fn clientExchangeFree(_env, h: jlong) -> () { free::<ClientEx>(h) }
 
-    fn Java_org_ksasl_Native_clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l> {
         let step = lock(get::<ClientEx>(h)).start(now)?;
         client_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
+    fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
         let step = lock(get::<ClientEx>(h)).step(&challenge, now)?;
         client_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_clientExchangePendingWork(env, h: jlong) -> JObject<'l> {
+    fn clientExchangePendingWork(env, h: jlong) -> JObject<'l> {
         let ex = lock(get::<ClientEx>(h));
         hostmech::stage(env, ex.pending_work())
     }
 
-    fn Java_org_ksasl_Native_clientExchangeResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>) -> JObject<'l> {
+    fn clientExchangeResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>) -> JObject<'l> {
         let mut ex = lock(get::<ClientEx>(h));
         let work = ex.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
@@ -273,42 +272,43 @@ natives! {
         client_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> () {
+    fn clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> () {
         let m = opt_string(env, &message)?;
         Err(lock(get::<ClientEx>(h)).server_failed(m.as_deref()).into())
     }
 
-    fn Java_org_ksasl_Native_clientExchangeMechanism(env, h: jlong) -> JObject<'l> {
+    fn clientExchangeMechanism(env, h: jlong) -> JObject<'l> {
         let m = lock(get::<ClientEx>(h)).mechanism().to_string();
         jstr(env, &m)
     }
 
-    fn Java_org_ksasl_Native_clientExchangeComplete(_env, h: jlong) -> bool {
-        Ok(lock(get::<ClientEx>(h)).is_complete())
-    }
+    fn clientExchangeComplete(_env, h: jlong) -> bool { Ok(lock(get::<ClientEx>(h)).is_complete()) }
 
     // --- ServerExchange
 
-    fn Java_org_ksasl_Native_serverExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
+    fn serverExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
         let ex = registry(registry_h).server(&m)?;
         Ok(into_handle::<ServerEx>(Mutex::new(ex)))
     }
 
-    fn Java_org_ksasl_Native_serverExchangeFree(_env, h: jlong) -> () { free::<ServerEx>(h) }
+    fn serverExchangeFree(_env, h: jlong) -> () { free::<ServerEx>(h) }
 
-    fn Java_org_ksasl_Native_serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> () {
+    fn serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> () {
         lock(get::<ServerEx>(h)).set_max_reauth_ms(ms);
         Ok(())
     }
 
-    fn Java_org_ksasl_Native_serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
+    fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
         let step = lock(get::<ServerEx>(h)).step(&response, now)?;
         server_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_serverExchangeProvide(env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>, now: jlong) -> JObject<'l> {
+    fn serverExchangeProvide(
+        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        now: jlong,
+    ) -> JObject<'l> {
         let mut ex = lock(get::<ServerEx>(h));
         let Some(request) = ex.pending_request().cloned() else {
             return Err(Error::new(ErrorCode::WrongState, "no credential has been requested").into());
@@ -318,17 +318,17 @@ natives! {
         server_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
+    fn serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
         let ex = lock(get::<ServerEx>(h));
         ex.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
-    fn Java_org_ksasl_Native_serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
+    fn serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
         let ex = lock(get::<ServerEx>(h));
         hostmech::stage(env, ex.pending_work())
     }
 
-    fn Java_org_ksasl_Native_serverExchangeResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
+    fn serverExchangeResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
         let mut ex = lock(get::<ServerEx>(h));
         let work = ex.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
@@ -336,17 +336,17 @@ natives! {
         server_step(env, step)
     }
 
-    fn Java_org_ksasl_Native_serverExchangeOutcome(env, h: jlong) -> JObject<'l> {
+    fn serverExchangeOutcome(env, h: jlong) -> JObject<'l> {
         let ex = lock(get::<ServerEx>(h));
         ex.outcome().map_or(Ok(JObject::null()), |o| outcome(env, o))
     }
 
-    fn Java_org_ksasl_Native_serverExchangeSession(env, h: jlong) -> JObject<'l> {
+    fn serverExchangeSession(env, h: jlong) -> JObject<'l> {
         let ex = lock(get::<ServerEx>(h));
         ex.session().map_or(Ok(JObject::null()), |s| session(env, s))
     }
 
-    fn Java_org_ksasl_Native_serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {
+    fn serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {
         let m = lock(get::<ServerEx>(h)).client_message();
         m.map_or(Ok(JObject::null()), |m| jstr(env, &m))
     }

@@ -104,14 +104,14 @@ fn authority<'a>(h: jlong) -> &'a TokenAuthority {
 natives! {
     // --- TokenAuthority
 
-    fn Java_org_ksasl_Native_tokenAuthorityDefaults(env) -> JObject<'l> {
+    fn tokenAuthorityDefaults(env) -> JObject<'l> {
         let c = TokenConfig::new("");
         let a = env.new_long_array(3)?;
         env.set_long_array_region(&a, 0, &[c.max_lifetime_ms, c.expiry_time_ms, c.expiry_check_interval_ms])?;
         Ok(a.into())
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityNew(env, key: JString<'l>, settings: JLongArray<'l>) -> i64 {
+    fn tokenAuthorityNew(env, key: JString<'l>, settings: JLongArray<'l>) -> i64 {
         let mut c = TokenConfig::new(string(env, &key, "secretKey")?.as_str());
         if !settings.is_null() {
             let mut s = [0i64; 3];
@@ -122,9 +122,12 @@ natives! {
         Ok(into_handle::<Authority>(Arc::new(a)))
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityFree(_env, h: jlong) -> () { free::<Authority>(h) }
+    fn tokenAuthorityFree(_env, h: jlong) -> () { free::<Authority>(h) }
 
-    fn Java_org_ksasl_Native_tokenAuthorityCreate(env, h: jlong, owner: JString<'l>, requester: JString<'l>, renewers: JObjectArray<'l>, max_lifetime_ms: jlong, now: jlong) -> JObject<'l> {
+    fn tokenAuthorityCreate(
+        env, h: jlong, owner: JString<'l>, requester: JString<'l>, renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong, now: jlong,
+    ) -> JObject<'l> {
         let owner = principal_from_str(&string(env, &owner, "owner")?)?;
         let requester = match opt_string(env, &requester)? {
             Some(r) => principal_from_str(&r)?,
@@ -135,48 +138,53 @@ natives! {
         token_object(env, &t)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityRenew(env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong) -> i64 {
+    fn tokenAuthorityRenew(
+        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
+    ) -> i64 {
         let hmac = bytes(env, &hmac, "hmac")?;
         let caller = principal_from_str(&string(env, &caller, "caller")?)?;
         Ok(authority(h).renew(&hmac, &caller, period_ms, now)?)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityExpire(env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong) -> i64 {
+    fn tokenAuthorityExpire(
+        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
+    ) -> i64 {
         let hmac = bytes(env, &hmac, "hmac")?;
         let caller = principal_from_str(&string(env, &caller, "caller")?)?;
         Ok(authority(h).expire(&hmac, &caller, period_ms, now)?)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityDescribe(env, h: jlong, owners: JObjectArray<'l>) -> JObject<'l> {
+    fn tokenAuthorityDescribe(env, h: jlong, owners: JObjectArray<'l>) -> JObject<'l> {
         let owners = opt_strings(env, &owners)?.map(|o| principals(&o)).transpose()?;
         let tokens = authority(h).describe(owners.as_deref())?;
         token_array(env, &tokens)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthoritySweep(env, h: jlong, now: jlong) -> JObject<'l> {
+    fn tokenAuthoritySweep(env, h: jlong, now: jlong) -> JObject<'l> {
         Rec::default().strs(authority(h).sweep(now)?).done(env)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityNextSweep(_env, h: jlong) -> i64 {
-        Ok(authority(h).next_sweep_ms())
-    }
+    fn tokenAuthorityNextSweep(_env, h: jlong) -> i64 { Ok(authority(h).next_sweep_ms()) }
 
-    fn Java_org_ksasl_Native_tokenAuthorityHmac(env, h: jlong, id: JString<'l>) -> JObject<'l> {
+    fn tokenAuthorityHmac(env, h: jlong, id: JString<'l>) -> JObject<'l> {
         let id = string(env, &id, "tokenId")?;
         jbytes(env, authority(h).hmac(&id).expose())
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityExport(env, h: jlong) -> JObject<'l> {
+    fn tokenAuthorityExport(env, h: jlong) -> JObject<'l> {
         let text = authority(h).export_records()?;
         jstr(env, &text)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityImport(env, h: jlong, records: JString<'l>) -> i32 {
+    fn tokenAuthorityImport(env, h: jlong, records: JString<'l>) -> i32 {
         let text = string(env, &records, "records")?;
         Ok(authority(h).import_records(&text)?.min(i32::MAX as usize) as i32)
     }
 
-    fn Java_org_ksasl_Native_tokenAuthorityHandleRequest(env, h: jlong, frame: JByteArray<'l>, caller: JString<'l>, token_authenticated: jboolean, now: jlong) -> JObject<'l> {
+    fn tokenAuthorityHandleRequest(
+        env, h: jlong, frame: JByteArray<'l>, caller: JString<'l>, token_authenticated: jboolean,
+        now: jlong,
+    ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let mut p = principal_from_str(&string(env, &caller, "principal")?)?;
         p.token_authenticated = token_authenticated != 0;
@@ -186,17 +194,22 @@ natives! {
 
     // --- Tokens in Java, in refreshers and in client registries
 
-    fn Java_org_ksasl_Native_tokenNew(env, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>) -> JObject<'l> {
+    fn tokenNew(
+        env, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>,
+    ) -> JObject<'l> {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         token_object(env, &t)
     }
 
-    fn Java_org_ksasl_Native_refresherSetDelegationToken(env, h: jlong, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>, now: jlong) -> i64 {
+    fn refresherSetDelegationToken(
+        env, h: jlong, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>,
+        times: JLongArray<'l>, now: jlong,
+    ) -> i64 {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         Ok(t.install(get::<Refr>(h), now)? as i64)
     }
 
-    fn Java_org_ksasl_Native_registryAddRefreshingPasswordClients(_env, h: jlong, refresher: jlong) -> () {
+    fn registryAddRefreshingPasswordClients(_env, h: jlong, refresher: jlong) -> () {
         let r = get::<Refr>(refresher).clone();
         registry_mut(h).register_refreshing_password_clients(r);
         Ok(())
@@ -204,7 +217,10 @@ natives! {
 
     // --- The token APIs' codec for clients
 
-    fn Java_org_ksasl_Native_tokenCreateRequest(env, version: jint, correlation_id: jint, renewers: JObjectArray<'l>, max_lifetime_ms: jlong, owner: JString<'l>, client_id: JString<'l>) -> JObject<'l> {
+    fn tokenCreateRequest(
+        env, version: jint, correlation_id: jint, renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong, owner: JString<'l>, client_id: JString<'l>,
+    ) -> JObject<'l> {
         let owner = opt_string(env, &owner)?.map(|o| principal_from_str(&o)).transpose()?;
         let r = CreateTokenRequest {
             owner: owner.as_ref().map(PrincipalName::from),
@@ -215,7 +231,10 @@ natives! {
         jbytes(env, &r.encode_request(v(version), correlation_id, client_id.as_deref())?)
     }
 
-    fn Java_org_ksasl_Native_tokenRenewOrExpireRequest(env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong, expire: jboolean, client_id: JString<'l>) -> JObject<'l> {
+    fn tokenRenewOrExpireRequest(
+        env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong,
+        expire: jboolean, client_id: JString<'l>,
+    ) -> JObject<'l> {
         let hmac = Secret::new(bytes(env, &hmac, "hmac")?);
         let client_id = opt_string(env, &client_id)?;
         let c = client_id.as_deref();
@@ -226,35 +245,35 @@ natives! {
         jbytes(env, &f)
     }
 
-    fn Java_org_ksasl_Native_tokenDescribeRequest(env, version: jint, correlation_id: jint, owners: JObjectArray<'l>, client_id: JString<'l>) -> JObject<'l> {
+    fn tokenDescribeRequest(
+        env, version: jint, correlation_id: jint, owners: JObjectArray<'l>, client_id: JString<'l>,
+    ) -> JObject<'l> {
         let owners = opt_strings(env, &owners)?.map(|o| wire_names(&o)).transpose()?;
         let client_id = opt_string(env, &client_id)?;
         let f = DescribeTokensRequest { owners }.encode_request(v(version), correlation_id, client_id.as_deref())?;
         jbytes(env, &f)
     }
 
-    fn Java_org_ksasl_Native_tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
+    fn tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let t = token_from_create_response(&CreateTokenResponse::parse_response(v(version), &frame)?)?;
         token_object(env, &t)
     }
 
-    fn Java_org_ksasl_Native_tokenParseExpiryResponse(env, version: jint, frame: JByteArray<'l>) -> i64 {
+    fn tokenParseExpiryResponse(env, version: jint, frame: JByteArray<'l>) -> i64 {
         let frame = bytes(env, &frame, "frame")?;
         Ok(expiry_from_response(v(version), &frame)?)
     }
 
-    fn Java_org_ksasl_Native_tokenParseDescribeResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
+    fn tokenParseDescribeResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let tokens = tokens_from_describe_response(v(version), &frame)?;
         token_array(env, &tokens)
     }
 
-    fn Java_org_ksasl_Native_tokenIsTokenApi(_env, api_key: jshort) -> bool {
-        Ok(is_token_api(api_key))
-    }
+    fn tokenIsTokenApi(_env, api_key: jshort) -> bool { Ok(is_token_api(api_key)) }
 
-    fn Java_org_ksasl_Native_tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> {
+    fn tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> {
         let ranges = if kafka4 != 0 { SUPPORTED_KAFKA_4 } else { SUPPORTED };
         let flat: Vec<i16> = ranges.iter().flat_map(|r| [r.api_key, r.min_version, r.max_version]).collect();
         let a = env.new_short_array(flat.len() as i32)?;

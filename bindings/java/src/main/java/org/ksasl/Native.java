@@ -621,10 +621,9 @@ final class Native {
     // Each runs host code and reports through native setters; none throws. They return an
     // Object (null) so that native code calls them all the same way.
 
-    /** A credential lookup's answer, reported through {@link #lookupAnswer}; null is "unknown". */
-    static Object callLookup(CredentialLookup lookup, String mechanism, String username, boolean tokenAuthenticated,
-            long slot) throws Exception {
-        CredentialAnswer a = lookup.lookup(new CredentialRequest(mechanism, username, tokenAuthenticated));
+    /** A credential lookup's answer to a request record, reported through {@link #lookupAnswer}; null is "unknown". */
+    static Object callLookup(CredentialLookup lookup, byte[] request, long slot) throws Exception {
+        CredentialAnswer a = lookup.lookup(CredentialRequest.of(request));
         if (a == null) {
             a = CredentialAnswer.unknown();
         }
