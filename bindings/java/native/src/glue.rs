@@ -363,8 +363,26 @@ pub(crate) fn opt_string(env: &mut JNIEnv<'_>, s: &JString<'_>) -> JResult<Optio
     if s.is_null() {
         return Ok(None);
     }
-    // SAFETY: `s` is a java.lang.String: Native.java declares every such parameter so.
-    Ok(Some(unsafe { env.get_string_unchecked(s) }?.into()))
+    // The (modified) UTF-8 bytes copied straight into the String's buffer: no copy made by the
+    // JVM, no decoding when they are plain UTF-8 (no NUL, no character beyond U+FFFF).
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this thread's JNIEnv and `s` a live java.lang.String (Native.java
+    // declares every such parameter so); the buffer holds the UTF length the JVM reports and
+    // the NUL HotSpot writes after it.
+    let utf8 = unsafe {
+        let (f, s) = (&**raw, s.as_raw());
+        let (units, len) =
+            (f.GetStringLength.unwrap()(raw, s), f.GetStringUTFLength.unwrap()(raw, s));
+        let mut buf = vec![0u8; len.max(0) as usize + 1];
+        f.GetStringUTFRegion.unwrap()(raw, s, 0, units, buf.as_mut_ptr().cast());
+        buf.truncate(len.max(0) as usize);
+        buf
+    };
+    match String::from_utf8(utf8) {
+        Ok(text) => Ok(Some(text)),
+        // SAFETY: as above.
+        Err(_) => Ok(Some(unsafe { env.get_string_unchecked(s) }?.into())),
+    }
 }
 
 pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JResult<Vec<u8>> {

@@ -3,7 +3,7 @@ package org.ksasl;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -68,15 +68,26 @@ final class Fields {
 
     List<String> strs() {
         int n = b.getInt();
-        List<String> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(str());
+        if (n == 0) {
+            return List.of();
         }
-        return List.copyOf(out);
+        String[] out = new String[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = str();
+        }
+        return List.of(out);
     }
 
     /** Strings that alternate names and values. */
     Map<String, String> pairs() {
-        return Decode.pairs(strs().toArray(new String[0]));
+        int n = b.getInt() / 2;
+        if (n == 0) {
+            return Map.of();
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            out.put(str(), str());
+        }
+        return out;
     }
 }
