@@ -7,8 +7,8 @@ use jni::sys::{jboolean, jint, jlong, jshort};
 use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConnection, ClientEvent};
 use ksasl::kafka::config::{ClientConfig, ClientConfigBuilder, ServerConfig, ServerConfigBuilder};
-use ksasl::kafka::server::{ServerConnection, ServerOutput};
-use ksasl::mech::HostTask;
+use ksasl::kafka::server::{ServerAction, ServerConnection};
+use ksasl::mech::{nothing_pending, nothing_requested, HostTask};
 use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
 
@@ -32,11 +32,11 @@ struct ClientConn {
 
 type ClientConnHandle = Mutex<ClientConn>;
 
-/// A server connection, and the output an asynchronous host is settling (`hold`) with the
-/// host exception behind its failure, if any.
+/// A server connection, and the last action of a frame an asynchronous host is settling
+/// (`hold`) with the host exception behind its failure, if any.
 struct ServerConn {
     conn: ServerConnection,
-    held: Option<ServerOutput>,
+    held: Option<ServerAction>,
     held_cause: Option<HostCause>,
 }
 
@@ -71,45 +71,47 @@ fn client_event(c: &mut ClientConn, ev: ClientEvent) -> JResult<i32> {
     }
 }
 
-/// The `ServerOutput` object. An output that refuses a call (a misuse: a frame for a failed
-/// connection, an answer nobody asked for) is thrown instead, as for any call.
-fn server_output<'l>(env: &mut JNIEnv<'l>, o: ServerOutput) -> JResult<JObject<'l>> {
-    refuse_misuse(&o)?;
-    let frames = jbytes(env, &o.frames)?;
-    let error = o.action.error().map_or(Ok(JObject::null()), |e| exception(env, e))?;
+/// The Java `ServerOutput`: the action, with the frames the connection queued for it (its
+/// outbox). An action that refuses a call (a misuse: a frame for a failed connection, an answer
+/// nobody asked for) is thrown instead, as for any call.
+fn server_output<'l>(
+    env: &mut JNIEnv<'l>,
+    s: &mut ServerConn,
+    a: ServerAction,
+) -> JResult<JObject<'l>> {
+    refuse_misuse(&a)?;
+    let frames = jbytes(env, &s.conn.poll_transmit().unwrap_or_default())?;
+    let error = a.error().map_or(Ok(JObject::null()), |e| exception(env, e))?;
     let args = [
-        int(o.action.kind().as_u32() as i32),
+        int(a.kind().as_u32() as i32),
         obj(&frames),
-        long(o.action.deadline_ms().unwrap_or(0)),
+        long(a.deadline_ms().unwrap_or(0)),
         obj(&error),
     ];
     up(env, Up::ServerOutput, &args)
 }
 
-fn refuse_misuse(o: &ServerOutput) -> JResult<()> {
-    match o.action.error() {
+fn refuse_misuse(a: &ServerAction) -> JResult<()> {
+    match a.error() {
         Some(e) if e.kind() == ErrorKind::Misuse => Err(e.clone().into()),
         _ => Ok(()),
     }
 }
 
-/// Returns `o` to Java, or with `hold` keeps it (joined to the output held so far, with the
-/// core's `ServerOutput::then`) and returns null.
+/// Returns the output of `a` to Java, or with `hold` keeps `a` (the frames stay in the
+/// outbox) and returns null: an asynchronous host settling a frame reads the output once, at
+/// the end.
 fn deliver<'l>(
     env: &mut JNIEnv<'l>,
     s: &mut ServerConn,
-    o: ServerOutput,
+    a: ServerAction,
     hold: jboolean,
-    first: bool,
 ) -> JResult<JObject<'l>> {
     if hold == 0 {
-        return server_output(env, o);
+        return server_output(env, s, a);
     }
-    refuse_misuse(&o)?;
-    s.held = match (s.held.take(), first) {
-        (Some(before), false) => Some(before.then(o)),
-        _ => Some(o),
-    };
+    refuse_misuse(&a)?;
+    s.held = Some(a);
     s.held_cause = keep_host_cause();
     Ok(JObject::null())
 }
@@ -208,7 +210,7 @@ natives! {
 
     fn clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
         let mut c = client(h);
-        let work = c.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
+        let work = c.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
         let ev = c.conn.resume(step, now);
         client_event(&mut c, ev)
@@ -301,8 +303,8 @@ natives! {
     ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let mut s = server(h);
-        let o = s.conn.handle_frame(&frame, now);
-        deliver(env, &mut s, o, hold, true)
+        let a = s.conn.handle_frame(&frame, now);
+        deliver(env, &mut s, a, hold)
     }
 
     fn serverConnProvide(
@@ -310,22 +312,20 @@ natives! {
         now: jlong, hold: jboolean,
     ) -> JObject<'l> {
         let mut s = server(h);
-        let Some(request) = s.conn.pending_request().cloned() else {
-            return Err(Error::new(ErrorCode::WrongState, "no credential was requested").into());
-        };
+        let request = s.conn.pending_request().cloned().ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
-        let o = s.conn.provide_credential(a, now);
-        deliver(env, &mut s, o, hold, false)
+        let a = s.conn.provide_credential(a, now);
+        deliver(env, &mut s, a, hold)
     }
 
     fn serverConnResume(
         env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
     ) -> JObject<'l> {
         let mut s = server(h);
-        let work = s.conn.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
+        let work = s.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
-        let o = s.conn.resume(r, now);
-        deliver(env, &mut s, o, hold, false)
+        let a = s.conn.resume(r, now);
+        deliver(env, &mut s, a, hold)
     }
 
     fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
@@ -342,8 +342,8 @@ natives! {
         if let Some(cause) = s.held_cause.take() {
             restore_host_cause(cause);
         }
-        let o = s.held.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
-        server_output(env, o)
+        let a = s.held.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
+        server_output(env, &mut s, a)
     }
 
     fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {

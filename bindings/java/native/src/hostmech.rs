@@ -15,7 +15,7 @@ use ksasl::mech::{
     host_failure, ClientStep, HostClientCalls, HostOutput, HostServerCalls, HostWork,
     MechServerStep, MechanismRegistry,
 };
-use ksasl::{Error, ErrorCode, Result};
+use ksasl::{ErrorCode, Result};
 
 use crate::glue::{
     bytes, call_host, long, natives, obj, opt, opt_string, restore_host_cause, string, up, JResult,
@@ -231,9 +231,4 @@ natives! {
         output(out).refuse(ErrorCode::HostMechanismFailed, what);
         Ok(())
     }
-}
-
-/// The refusal of a resumption when no mechanism work is pending.
-pub(crate) fn nothing_pending() -> Error {
-    ksasl::mech::nothing_pending()
 }

@@ -55,12 +55,6 @@ fn token<'l>(
     r.i64(generation as i64).done(env)
 }
 
-/// A deadline for Java: the core's `i64::MIN` ("now") is NONE there, and any past time
-/// means "now" as well.
-fn deadline(d: Option<i64>) -> i64 {
-    raw(d.map(|d| d.max(0)))
-}
-
 natives! {
     // --- OAUTHBEARER servers and clients of a registry
 
@@ -151,7 +145,7 @@ natives! {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
             .validate(&token, now)
-            .map_err(|r| Error::new(r.code, r.reason).with_detail("status", r.status))?;
+            .map_err(|r| r.into_error())?;
         Rec::default().str(&v.principal).i64(v.expiry_ms).strs(&v.scope).done(env)
     }
 
@@ -211,7 +205,7 @@ natives! {
         Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
     }
 
-    fn refresherNextDeadline(_env, h: jlong) -> i64 { Ok(deadline(get::<Refr>(h).next_deadline())) }
+    fn refresherNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Refr>(h).next_deadline())) }
 
     fn refresherGeneration(_env, h: jlong) -> i64 { Ok(get::<Refr>(h).generation() as i64) }
 
@@ -247,7 +241,7 @@ natives! {
 
     fn trackerForget(_env, h: jlong, id: jlong) -> () { get::<Tracker>(h).forget(id as u64); Ok(()) }
 
-    fn trackerNextDeadline(_env, h: jlong) -> i64 { Ok(deadline(get::<Tracker>(h).next_deadline())) }
+    fn trackerNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Tracker>(h).next_deadline())) }
 
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);

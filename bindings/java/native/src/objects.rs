@@ -8,7 +8,9 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::JNIEnv;
 use ksasl::credential::scram::MIN_ITERATIONS;
 use ksasl::credential::{CredentialAnswerKind, HostLookup};
-use ksasl::mech::{AuthOutcome, ClientStep, ServerSession, ServerStep};
+use ksasl::mech::{
+    nothing_pending, nothing_requested, AuthOutcome, ClientStep, ServerSession, ServerStep,
+};
 use ksasl::{
     ClientExchange, CredentialAnswer, CredentialLookup, CredentialRequest, CredentialStore, Error,
     ErrorCode, Lookup, MechanismRegistry, OsRandom, PasswordCredential, ScramCredential,
@@ -32,12 +34,6 @@ pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
 
 pub(crate) fn registry_mut<'a>(h: jlong) -> RwLockWriteGuard<'a, MechanismRegistry> {
     get::<Registry>(h).write().unwrap_or_else(|p| p.into_inner())
-}
-
-fn scram_mechanism(name: &str) -> Result<ScramMechanism, Error> {
-    ScramMechanism::from_name(name).ok_or_else(|| {
-        Error::new(ErrorCode::InvalidArgument, format!("{name} is not a SCRAM mechanism"))
-    })
 }
 
 /// A host's answer to `request` in the Java form (kind number, value, expiry or NONE, owner).
@@ -149,7 +145,7 @@ natives! {
         env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
     ) -> () {
         let user = string(env, &user, "username")?;
-        let m = scram_mechanism(&string(env, &mechanism, "mechanism")?)?;
+        let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         Ok(get::<Store>(h).set_scram(&user, c)?)
     }
@@ -169,7 +165,7 @@ natives! {
         owner: JString<'l>, expiry: jlong,
     ) -> () {
         let id = string(env, &id, "tokenId")?;
-        let m = scram_mechanism(&string(env, &mechanism, "mechanism")?)?;
+        let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         let owner = string(env, &owner, "owner")?;
         let c = ServerCredential::scram(c).with_token_owner(owner).with_expiry(opt(expiry));
@@ -266,7 +262,7 @@ natives! {
 
     fn clientExchangeResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>) -> JObject<'l> {
         let mut ex = lock(get::<ClientEx>(h));
-        let work = ex.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
+        let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
         let step = ex.resume(step)?;
         client_step(env, step)
@@ -310,9 +306,7 @@ natives! {
         now: jlong,
     ) -> JObject<'l> {
         let mut ex = lock(get::<ServerEx>(h));
-        let Some(request) = ex.pending_request().cloned() else {
-            return Err(Error::new(ErrorCode::WrongState, "no credential has been requested").into());
-        };
+        let request = ex.pending_request().cloned().ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let step = ex.provide_credential(a, now)?;
         server_step(env, step)
@@ -330,7 +324,7 @@ natives! {
 
     fn serverExchangeResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
         let mut ex = lock(get::<ServerEx>(h));
-        let work = ex.pending_work().cloned().ok_or_else(hostmech::nothing_pending)?;
+        let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
         let step = ex.resume(r, now)?;
         server_step(env, step)

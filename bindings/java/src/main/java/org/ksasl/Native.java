@@ -341,12 +341,13 @@ final class Native {
     static native void serverConnFree(long h);
 
     /**
-     * Handles one frame. With {@code hold} the output is kept (replacing any held one) and null
-     * is returned; an output that refuses the call (a misuse) is thrown either way.
+     * Handles one frame: the action with the frames queued for it. With {@code hold} the action
+     * is kept (replacing any held one), the frames stay queued and null is returned; an action
+     * that refuses the call (a misuse) is thrown either way.
      */
     static native ServerOutput serverConnHandleFrame(long h, byte[] frame, long nowMs, boolean hold);
 
-    /** Answers the pending credential request; with {@code hold} the output joins the held one. */
+    /** Answers the pending credential request; {@code hold} as for handleFrame. */
     static native ServerOutput serverConnProvide(long h, int kind, String value, long expiryMs, String owner,
             long nowMs, boolean hold) throws KsaslException;
 
@@ -357,7 +358,7 @@ final class Native {
     /** What the connection waits for: a {@link CredentialRequest} record, the stage of pending work, or null. */
     static native Object serverConnHostTask(long h);
 
-    /** The held output (and forgets it). */
+    /** The held action (forgotten) with every frame queued since the last output. */
     static native ServerOutput serverConnTakeHeld(long h);
 
     /** The pending credential request (a {@link CredentialRequest} record), or null. */

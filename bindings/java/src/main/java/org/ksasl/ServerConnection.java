@@ -119,8 +119,8 @@ public final class ServerConnection extends NativeHandle {
      * Handles a frame and continues without blocking for as long as the exchange waits for the
      * host (the core's {@code host_task}): a credential request is answered by {@code lookup},
      * a mechanism's pending work is awaited and resumed with its result. The output's frames are
-     * those of every step, in order, and its action the last (the core joins them with
-     * {@code ServerOutput::then}). The future fails with the lookup's exception if the lookup
+     * those of every step, in order (the connection's outbox, read once at the end), and its
+     * action the last. The future fails with the lookup's exception if the lookup
      * fails. Failures of the exchange are outputs ({@code FAIL_AT}, {@code CLOSE_NOW}); a frame
      * that {@link #handleFrame} refuses with an exception is refused the same way, by this call.
      * {@code clock} gives the time of each step.
