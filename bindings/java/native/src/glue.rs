@@ -10,7 +10,7 @@
 //! - a ksasl error is thrown as the exception `Errors.create` makes for it; an exception thrown
 //!   by a Java callback (a credential lookup, a token validator) is rethrown unchanged.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -202,20 +202,53 @@ fn internal(message: &str) -> Fail {
 pub(crate) type HostCause = (ErrorCode, String, GlobalRef);
 
 /// What a thread keeps while its entry points run: how many run (a host mechanism's helper
-/// calls back into native code while its entry point runs), the exception a Java callback
-/// threw (rethrown unchanged when the call returns), and the exception a host mechanism
-/// threw (the cause of the exception thrown for the failure it became). One thread-local,
-/// reached once when an entry point starts and once when it returns.
+/// calls back into native code), the exception a Java callback threw (rethrown unchanged when
+/// the call returns), the exception a host mechanism threw (the cause of the exception for the
+/// failure it became), and spare byte buffers ([`Buf`]).
 struct CallState {
     depth: Cell<u32>,
     callback: Cell<Option<GlobalRef>>,
     cause: Cell<Option<HostCause>>,
+    spare: RefCell<Vec<Vec<u8>>>,
 }
 
 thread_local! {
     static STATE: CallState = const {
-        CallState { depth: Cell::new(0), callback: Cell::new(None), cause: Cell::new(None) }
+        CallState {
+            depth: Cell::new(0),
+            callback: Cell::new(None),
+            cause: Cell::new(None),
+            spare: RefCell::new(Vec::new()),
+        }
     };
+}
+
+/// A byte buffer this thread's calls reuse (for input bytes and `Rec`s: no allocation), wiped
+/// when given back since inputs and records may hold passwords or tokens.
+pub(crate) struct Buf(Vec<u8>);
+
+impl Buf {
+    fn take() -> Buf {
+        Buf(STATE.try_with(|s| s.spare.borrow_mut().pop()).ok().flatten().unwrap_or_default())
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        let mut b = std::mem::take(&mut self.0);
+        b.fill(0);
+        std::hint::black_box(&mut b).clear();
+        if b.capacity() <= 1 << 16 {
+            let _ = STATE.try_with(|s| s.spare.borrow_mut().push(b));
+        }
+    }
+}
+
+impl std::ops::Deref for Buf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// Takes the host exception recorded during this call (to keep it with a result that becomes
@@ -363,19 +396,18 @@ pub(crate) fn opt_string(env: &mut JNIEnv<'_>, s: &JString<'_>) -> JResult<Optio
     if s.is_null() {
         return Ok(None);
     }
-    // The (modified) UTF-8 bytes copied straight into the String's buffer: no copy made by the
-    // JVM, no decoding when they are plain UTF-8 (no NUL, no character beyond U+FFFF).
+    // The modified UTF-8 bytes, straight into a zeroed buffer of 3 bytes per UTF-16 unit (and
+    // the NUL HotSpot adds): no copy by the JVM, no decoding for plain UTF-8 (no NUL, nothing
+    // beyond U+FFFF). Modified UTF-8 has no zero byte: the first one ends the string.
     let raw = env.get_raw();
     // SAFETY: `raw` is this thread's JNIEnv and `s` a live java.lang.String (Native.java
-    // declares every such parameter so); the buffer holds the UTF length the JVM reports and
-    // the NUL HotSpot writes after it.
+    // declares every such parameter so); the buffer is large enough (see above).
     let utf8 = unsafe {
         let (f, s) = (&**raw, s.as_raw());
-        let (units, len) =
-            (f.GetStringLength.unwrap()(raw, s), f.GetStringUTFLength.unwrap()(raw, s));
-        let mut buf = vec![0u8; len.max(0) as usize + 1];
+        let units = f.GetStringLength.unwrap()(raw, s);
+        let mut buf = vec![0u8; units.max(0) as usize * 3 + 1];
         f.GetStringUTFRegion.unwrap()(raw, s, 0, units, buf.as_mut_ptr().cast());
-        buf.truncate(len.max(0) as usize);
+        buf.truncate(buf.iter().position(|&b| b == 0).unwrap_or(buf.len()));
         buf
     };
     match String::from_utf8(utf8) {
@@ -385,15 +417,35 @@ pub(crate) fn opt_string(env: &mut JNIEnv<'_>, s: &JString<'_>) -> JResult<Optio
     }
 }
 
-pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JResult<Vec<u8>> {
+pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JResult<Buf> {
     if b.is_null() {
         return Err(null_argument(what));
     }
-    Ok(env.convert_byte_array(b)?)
+    let (mut buf, raw) = (Buf::take(), env.get_raw());
+    // SAFETY: `raw` is this thread's JNIEnv and `b` a live byte[]; the region read is the whole
+    // array, into as many bytes (neither call can fail then, so no exception check).
+    unsafe {
+        let (f, b) = (&**raw, b.as_raw());
+        let n = f.GetArrayLength.unwrap()(raw, b);
+        buf.0.resize(n as usize, 0);
+        f.GetByteArrayRegion.unwrap()(raw, b, 0, n, buf.0.as_mut_ptr().cast());
+    }
+    Ok(buf)
 }
 
 pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>> {
-    Ok(env.byte_array_from_slice(b)?.into())
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this thread's JNIEnv; the region written is the new array's whole length
+    // (only NewByteArray can fail: null, with OutOfMemoryError pending).
+    unsafe {
+        let (f, n) = (&**raw, b.len() as i32);
+        let a = f.NewByteArray.unwrap()(raw, n);
+        if a.is_null() {
+            return Err(Fail::Java);
+        }
+        f.SetByteArrayRegion.unwrap()(raw, a, 0, n, b.as_ptr().cast());
+        Ok(JObject::from_raw(a))
+    }
 }
 
 pub(crate) fn jstr<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
@@ -434,34 +486,34 @@ pub(crate) fn raw(v: Option<i64>) -> i64 {
 /// The fields of one result for Java in one `byte[]` (`Fields.java` reads them in the same
 /// order), instead of a JNI call per string and an upcall per object: little-endian numbers,
 /// and byte strings (UTF-8 for text) as an `i32` length (-1: null) and the bytes.
-pub(crate) struct Rec(Vec<u8>);
+pub(crate) struct Rec(Buf);
 
 impl Default for Rec {
     fn default() -> Self {
-        Rec(Vec::with_capacity(256))
+        Rec(Buf::take())
     }
 }
 
 impl Rec {
     pub(crate) fn u8(mut self, v: u8) -> Self {
-        self.0.push(v);
+        self.0 .0.push(v);
         self
     }
 
     pub(crate) fn i32(mut self, v: i32) -> Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.0 .0.extend_from_slice(&v.to_le_bytes());
         self
     }
 
     pub(crate) fn i64(mut self, v: i64) -> Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.0 .0.extend_from_slice(&v.to_le_bytes());
         self
     }
 
     pub(crate) fn bytes(self, b: Option<&[u8]>) -> Self {
         let Some(b) = b else { return self.i32(-1) };
         let mut r = self.i32(b.len() as i32);
-        r.0.extend_from_slice(b);
+        r.0 .0.extend_from_slice(b);
         r
     }
 
@@ -472,16 +524,16 @@ impl Rec {
     /// One string made of `parts` (a principal's `TYPE:NAME`, without formatting it first).
     pub(crate) fn joined(self, parts: &[&str]) -> Self {
         let mut r = self.i32(parts.iter().map(|p| p.len()).sum::<usize>() as i32);
-        parts.iter().for_each(|p| r.0.extend_from_slice(p.as_bytes()));
+        parts.iter().for_each(|p| r.0 .0.extend_from_slice(p.as_bytes()));
         r
     }
 
     /// A count, then the strings.
     pub(crate) fn strs<S: AsRef<str>>(self, items: impl IntoIterator<Item = S>) -> Self {
-        let at = self.0.len();
+        let at = self.0 .0.len();
         let (mut r, n) =
             items.into_iter().fold((self.i32(0), 0), |(r, n), s| (r.str(s.as_ref()), n + 1));
-        r.0[at..at + 4].copy_from_slice(&i32::to_le_bytes(n));
+        r.0 .0[at..at + 4].copy_from_slice(&i32::to_le_bytes(n));
         r
     }
 

@@ -120,7 +120,7 @@ setters! { JwtValidatorConfig:
     jwtConfigSetAlgorithms(env, names: JObjectArray<'l>)
         |c| c.set_algorithm_names(&strings(env, &names)?)?;
     jwtConfigSetHmacSecret(env, secret: JByteArray<'l>)
-        |c| c.hmac_secret = Some(Secret::new(bytes(env, &secret, "secret")?));
+        |c| c.hmac_secret = Some(Secret::new(bytes(env, &secret, "secret")?.to_vec()));
     // A negative size becomes 0, which the core refuses.
     jwtConfigSetMaxTokenSize(_env, n: jlong) |c| c.max_token_size = usize::try_from(n).unwrap_or(0);
     jwtConfigSetRefreshPeriodMs(_env, ms: jlong) |c| c.refresh_period_ms = ms;

@@ -92,15 +92,14 @@ fn outcome_fields(r: Rec, o: &AuthOutcome) -> Rec {
     r.strs(o.extensions.iter().flat_map(|(k, v)| [k, v]))
 }
 
-/// An `AuthOutcome` record.
-fn outcome<'l>(env: &mut JNIEnv<'l>, o: &AuthOutcome) -> JResult<JObject<'l>> {
-    outcome_fields(Rec::default(), o).done(env)
+/// The fields of a `ServerSession`: the outcome's, the lifetime and the expiry.
+fn session_fields(r: Rec, s: &ServerSession) -> Rec {
+    outcome_fields(r, &s.outcome).i64(s.lifetime_ms).i64(raw(s.expiry_ms))
 }
 
-/// A `ServerSession` record: the outcome's fields, the lifetime and the expiry.
+/// A `ServerSession` record.
 pub(crate) fn session<'l>(env: &mut JNIEnv<'l>, s: &ServerSession) -> JResult<JObject<'l>> {
-    let r = outcome_fields(Rec::default(), &s.outcome);
-    r.i64(s.lifetime_ms).i64(raw(s.expiry_ms)).done(env)
+    session_fields(Rec::default(), s).done(env)
 }
 
 /// A `ClientStep` record: done, pending, message.
@@ -114,12 +113,21 @@ fn client_step<'l>(env: &mut JNIEnv<'l>, step: ClientStep) -> JResult<JObject<'l
     r.bytes(message.as_deref()).done(env)
 }
 
-/// A `ServerStep` record: the kind's number, the message.
-fn server_step<'l>(env: &mut JNIEnv<'l>, step: ServerStep) -> JResult<JObject<'l>> {
+/// A `ServerStep` record: the kind's number, the message, and after the last step the
+/// exchange's session (`ServerExchange` keeps it for `outcome()` and `session()`).
+fn server_step<'l>(
+    env: &mut JNIEnv<'l>,
+    ex: &ServerExchange,
+    step: ServerStep,
+) -> JResult<JObject<'l>> {
     let r = Rec::default().u8(step.kind().as_u32() as u8);
-    match step {
+    let r = match step {
         ServerStep::Challenge(m) | ServerStep::Done { message: Some(m), .. } => r.bytes(Some(&m)),
         _ => r.bytes(None),
+    };
+    match ex.session() {
+        Some(s) => session_fields(r.u8(1), s),
+        None => r.u8(0),
     }
     .done(env)
 }
@@ -297,8 +305,9 @@ natives! {
 
     fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
-        let step = lock(get::<ServerEx>(h)).step(&response, now)?;
-        server_step(env, step)
+        let mut ex = lock(get::<ServerEx>(h));
+        let step = ex.step(&response, now)?;
+        server_step(env, &ex, step)
     }
 
     fn serverExchangeProvide(
@@ -309,7 +318,7 @@ natives! {
         let request = ex.pending_request().cloned().ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let step = ex.provide_credential(a, now)?;
-        server_step(env, step)
+        server_step(env, &ex, step)
     }
 
     fn serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
@@ -327,17 +336,7 @@ natives! {
         let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
         let step = ex.resume(r, now)?;
-        server_step(env, step)
-    }
-
-    fn serverExchangeOutcome(env, h: jlong) -> JObject<'l> {
-        let ex = lock(get::<ServerEx>(h));
-        ex.outcome().map_or(Ok(JObject::null()), |o| outcome(env, o))
-    }
-
-    fn serverExchangeSession(env, h: jlong) -> JObject<'l> {
-        let ex = lock(get::<ServerEx>(h));
-        ex.session().map_or(Ok(JObject::null()), |s| session(env, s))
+        server_step(env, &ex, step)
     }
 
     fn serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {

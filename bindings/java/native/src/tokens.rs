@@ -68,7 +68,7 @@ fn core_token(
     times: &JLongArray<'_>,
 ) -> JResult<DelegationToken> {
     let token_id = string(env, id, "tokenId")?;
-    let hmac = bytes(env, hmac, "hmac")?;
+    let hmac = bytes(env, hmac, "hmac")?.to_vec();
     let names = strings(env, names)?;
     let mut t = [0i64; 3];
     env.get_long_array_region(times, 0, &mut t)?;
@@ -235,7 +235,7 @@ natives! {
         env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong,
         expire: jboolean, client_id: JString<'l>,
     ) -> JObject<'l> {
-        let hmac = Secret::new(bytes(env, &hmac, "hmac")?);
+        let hmac = Secret::new(bytes(env, &hmac, "hmac")?.to_vec());
         let client_id = opt_string(env, &client_id)?;
         let c = client_id.as_deref();
         let f = match expire != 0 {

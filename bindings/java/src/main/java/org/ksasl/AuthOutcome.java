@@ -19,11 +19,6 @@ public record AuthOutcome(String principal, String principalName, String mechani
         extensions = Map.copyOf(extensions);
     }
 
-    /** From the native record, or null. */
-    static AuthOutcome of(byte[] record) {
-        return record == null ? null : read(new Fields(record));
-    }
-
     /** Principal, name, mechanism, credential expiry, token flag, extensions. */
     static AuthOutcome read(Fields f) {
         String principal = f.str();

@@ -170,7 +170,10 @@ final class Native {
     /** Sets {@code connections.max.reauth.ms} for the exchange's session. */
     static native void serverExchangeSetMaxReauthMs(long h, long ms);
 
-    /** Evaluates one client message: a {@link ServerStep} record. */
+    /**
+     * Evaluates one client message: a {@link ServerStep} record, then whether the exchange has
+     * a session and, if so, its {@link ServerSession} record (the same for provide and resume).
+     */
     static native byte[] serverExchangeStep(long h, byte[] response, long nowMs) throws KsaslException;
 
     /** Answers the pending credential request ({@code kind} number, {@code value}, {@code expiryMs}, {@code owner}): a {@link ServerStep} record. */
@@ -187,11 +190,6 @@ final class Native {
     static native byte[] serverExchangeResume(long h, HostServerStep step, Throwable error, long nowMs)
             throws KsaslException;
 
-    /** Who authenticated (an {@link AuthOutcome} record), or null. */
-    static native byte[] serverExchangeOutcome(long h);
-
-    /** The KIP-368 session of a successful exchange (a {@link ServerSession} record), or null. */
-    static native byte[] serverExchangeSession(long h);
 
     /** After a failure: the text a Kafka broker sends the client; null before. */
     static native String serverExchangeClientMessage(long h);

@@ -126,6 +126,13 @@ abstract class NativeHandle implements AutoCloseable {
         }
     }
 
+    /** Fails as a call would once the object is closed. */
+    final void ensureOpen() {
+        if (state < 0) {
+            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+        }
+    }
+
     /** Whether {@link #close()} has been called. */
     public final boolean isClosed() {
         return state < 0;

@@ -11,6 +11,9 @@ import java.util.concurrent.CompletionStage;
  * {@link #pendingWork()} and continue with {@link #resume} or {@link #resumeWithError}.
  */
 public final class ServerExchange extends NativeHandle {
+    /** The session, from the step that completed the exchange. */
+    private volatile ServerSession session;
+
     /** Creates the server side of {@code mechanism} from the registry's server mechanisms. */
     public ServerExchange(MechanismRegistry registry, String mechanism) throws KsaslException {
         super(create(registry, mechanism), Native::serverExchangeFree);
@@ -25,7 +28,7 @@ public final class ServerExchange extends NativeHandle {
     /** Evaluates one client message. */
     public ServerStep step(byte[] response, long nowMs) throws KsaslException {
         Objects.requireNonNull(response, "response");
-        return ServerStep.of(with(h -> Native.serverExchangeStep(h, response, nowMs)));
+        return step(with(h -> Native.serverExchangeStep(h, response, nowMs)));
     }
 
     /** The pending credential request, or {@code null}. */
@@ -36,7 +39,7 @@ public final class ServerExchange extends NativeHandle {
     /** Answers the pending credential request. */
     public ServerStep provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
         Objects.requireNonNull(answer, "answer");
-        return ServerStep.of(with(h -> Native.serverExchangeProvide(h, answer.kind().number(), answer.value(),
+        return step(with(h -> Native.serverExchangeProvide(h, answer.kind().number(), answer.value(),
                 answer.expiryMs(), answer.tokenOwner(), nowMs)));
     }
 
@@ -88,7 +91,7 @@ public final class ServerExchange extends NativeHandle {
     }
 
     private ServerStep resume(HostServerStep step, Throwable error, long nowMs) throws KsaslException {
-        return ServerStep.of(with(h -> Native.serverExchangeResume(h, step, error, nowMs)));
+        return step(with(h -> Native.serverExchangeResume(h, step, error, nowMs)));
     }
 
     /**
@@ -104,7 +107,8 @@ public final class ServerExchange extends NativeHandle {
 
     /** After {@link ServerStep.Kind#DONE}: who authenticated; otherwise {@code null}. */
     public AuthOutcome outcome() {
-        return AuthOutcome.of(with(Native::serverExchangeOutcome));
+        ServerSession s = session();
+        return s == null ? null : s.outcome();
     }
 
     /**
@@ -116,7 +120,18 @@ public final class ServerExchange extends NativeHandle {
      * @return the session, or {@code null}
      */
     public ServerSession session() {
-        return ServerSession.of(with(Native::serverExchangeSession));
+        ensureOpen();
+        return session;
+    }
+
+    /** A step record; the last step's also has the session. */
+    private ServerStep step(byte[] record) {
+        Fields f = new Fields(record);
+        ServerStep step = ServerStep.read(f);
+        if (f.bool()) {
+            session = ServerSession.read(f);
+        }
+        return step;
     }
 
     /**

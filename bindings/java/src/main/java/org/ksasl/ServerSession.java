@@ -17,7 +17,10 @@ public record ServerSession(AuthOutcome outcome, long lifetimeMs, OptionalLong e
         if (record == null) {
             return null;
         }
-        Fields f = new Fields(record);
+        return read(new Fields(record));
+    }
+
+    static ServerSession read(Fields f) {
         AuthOutcome outcome = AuthOutcome.read(f);
         return new ServerSession(outcome, f.i64(), f.time());
     }

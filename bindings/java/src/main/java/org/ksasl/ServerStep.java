@@ -25,8 +25,7 @@ public record ServerStep(Kind kind, byte[] message) {
     }
 
     /** From the native record: the kind's number, the message. */
-    static ServerStep of(byte[] record) {
-        Fields f = new Fields(record);
+    static ServerStep read(Fields f) {
         return new ServerStep(Kind.WIRE.of(f.u8()), f.bytes());
     }
 

@@ -383,4 +383,31 @@ class RegressionTest {
         }
         assertNotNull(new JwksValidator());
     }
+
+    /**
+     * Strings cross JNI unchanged whatever they hold: non-ASCII letters, characters beyond
+     * U+FFFF (surrogate pairs), NUL, long strings (Java's modified UTF-8 differs from UTF-8 for
+     * the last two kinds, which take the slower conversion).
+     */
+    @Test
+    void stringsCrossUnchanged() throws Exception {
+        String longText = "é".repeat(5000);
+        for (String name : List.of("alice", "ü-ß-ø", "€".repeat(4000), "emoji-\uD83D\uDE00", "nul-\u0000-end", longText)) {
+            OAuthBearerToken t = OAuthBearerToken.unsecured(name, 3600, null, T0);
+            assertEquals(name, t.principal());
+        }
+        String user = "ü\uD83D\uDE00";
+        try (CredentialStore store = new CredentialStore();
+                MechanismRegistry servers = new MechanismRegistry().addPasswordServers(store);
+                MechanismRegistry clients = new MechanismRegistry().addPasswordClients(user, "pä\uD83D\uDE00ss");
+                ClientExchange c = new ClientExchange(clients, "PLAIN");
+                ServerExchange s = new ServerExchange(servers, "PLAIN")) {
+            store.addUser(user, "pä\uD83D\uDE00ss");
+            ServerStep done = s.step(c.start(T0).message(), T0);
+            assertEquals(ServerStep.Kind.DONE, done.kind());
+            assertEquals("User:" + user, s.outcome().principal());
+            KsaslArgumentException e = assertThrows(KsaslArgumentException.class, () -> new ServerExchange(servers, "X-\uD83D\uDE00"));
+            assertTrue(e.getMessage().contains("\"X-\uD83D\uDE00\""), e.getMessage());
+        }
+    }
 }
