@@ -1,6 +1,6 @@
 //! The Kafka connection drivers: configuration builders, configurations and connections.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use jni::objects::{JByteArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jshort};
@@ -13,9 +13,9 @@ use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
 
 use crate::glue::{
-    bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, lock, long,
-    natives, obj, opt_string, raw, restore_host_cause, setters, string, strings, up, HostCause,
-    JResult, Rec, Up,
+    bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, long, natives,
+    obj, opt_string, raw, restore_host_cause, setters, string, strings, up, HostCause, JResult,
+    Rec, Up,
 };
 use crate::hostmech;
 use crate::objects::{answer, registry, request, session};
@@ -30,8 +30,6 @@ struct ClientConn {
     failure: Option<(Error, Option<i64>, Option<HostCause>)>,
 }
 
-type ClientConnHandle = Mutex<ClientConn>;
-
 /// A server connection, and the last action of a frame an asynchronous host is settling
 /// (`hold`) with the host exception behind its failure, if any.
 struct ServerConn {
@@ -39,8 +37,6 @@ struct ServerConn {
     held: Option<ServerAction>,
     held_cause: Option<HostCause>,
 }
-
-type ServerConnHandle = Mutex<ServerConn>;
 
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
     let snap = m.snapshot(now);
@@ -116,12 +112,12 @@ fn deliver<'l>(
     Ok(JObject::null())
 }
 
-fn client<'a>(h: jlong) -> MutexGuard<'a, ClientConn> {
-    lock(get::<ClientConnHandle>(h))
+fn client<'a>(h: jlong) -> &'a mut ClientConn {
+    get_mut::<ClientConn>(h)
 }
 
-fn server<'a>(h: jlong) -> MutexGuard<'a, ServerConn> {
-    lock(get::<ServerConnHandle>(h))
+fn server<'a>(h: jlong) -> &'a mut ServerConn {
+    get_mut::<ServerConn>(h)
 }
 
 natives! {
@@ -167,10 +163,10 @@ natives! {
 
     fn clientConnNew(_env, config: jlong) -> i64 {
         let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
-        Ok(into_handle::<ClientConnHandle>(Mutex::new(ClientConn { conn, failure: None })))
+        Ok(into_handle(ClientConn { conn, failure: None }))
     }
 
-    fn clientConnFree(_env, h: jlong) -> () { free::<ClientConnHandle>(h) }
+    fn clientConnFree(_env, h: jlong) -> () { free::<ClientConn>(h) }
 
     fn clientConnStart(_env, h: jlong, now: jlong) -> () { Ok(client(h).conn.start(now)?) }
 
@@ -190,7 +186,7 @@ natives! {
                 c.conn.handle_frame(&f, now)
             }
         };
-        client_event(&mut c, ev)
+        client_event(c, ev)
     }
 
     fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
@@ -213,7 +209,7 @@ natives! {
         let work = c.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
         let ev = c.conn.resume(step, now);
-        client_event(&mut c, ev)
+        client_event(c, ev)
     }
 
     fn clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
@@ -293,10 +289,10 @@ natives! {
 
     fn serverConnNew(_env, config: jlong) -> i64 {
         let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
-        Ok(into_handle::<ServerConnHandle>(Mutex::new(ServerConn { conn, held: None, held_cause: None })))
+        Ok(into_handle(ServerConn { conn, held: None, held_cause: None }))
     }
 
-    fn serverConnFree(_env, h: jlong) -> () { free::<ServerConnHandle>(h) }
+    fn serverConnFree(_env, h: jlong) -> () { free::<ServerConn>(h) }
 
     fn serverConnHandleFrame(
         env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
@@ -304,7 +300,7 @@ natives! {
         let frame = bytes(env, &frame, "frame")?;
         let mut s = server(h);
         let a = s.conn.handle_frame(&frame, now);
-        deliver(env, &mut s, a, hold)
+        deliver(env, s, a, hold)
     }
 
     fn serverConnProvide(
@@ -315,7 +311,7 @@ natives! {
         let request = s.conn.pending_request().cloned().ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let a = s.conn.provide_credential(a, now);
-        deliver(env, &mut s, a, hold)
+        deliver(env, s, a, hold)
     }
 
     fn serverConnResume(
@@ -325,7 +321,7 @@ natives! {
         let work = s.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
         let a = s.conn.resume(r, now);
-        deliver(env, &mut s, a, hold)
+        deliver(env, s, a, hold)
     }
 
     fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
@@ -343,7 +339,7 @@ natives! {
             restore_host_cause(cause);
         }
         let a = s.held.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
-        server_output(env, &mut s, a)
+        server_output(env, s, a)
     }
 
     fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {

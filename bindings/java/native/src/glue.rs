@@ -12,7 +12,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
 use jni::objects::{
     GlobalRef, JByteArray, JClass, JObject, JObjectArray, JStaticMethodID, JString,
@@ -557,9 +557,10 @@ pub(crate) fn get<'a, T>(h: jlong) -> &'a T {
     unsafe { &*(h as *const T) }
 }
 
-/// The value behind a handle used by one thread only (a builder inside its `build()`).
+/// The value behind a handle whose calls Java runs one at a time: a builder (inside its
+/// `build()`), an exchange or a connection (`NativeHandle`'s exclusive guard).
 pub(crate) fn get_mut<'a, T>(h: jlong) -> &'a mut T {
-    // SAFETY: as for `get`; Java uses such a handle from one thread, in one call at a time.
+    // SAFETY: as for `get`; no other call on the handle runs meanwhile (see above).
     unsafe { &mut *(h as *mut T) }
 }
 
@@ -570,10 +571,6 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
         drop(unsafe { Box::from_raw(h as *mut T) });
     }
     Ok(())
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 natives! {

@@ -1,7 +1,7 @@
 //! Credential stores, registries, credential lookups written in Java, and the single
 //! exchanges (`ClientExchange`, `ServerExchange`).
 
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use jni::objects::{JByteArray, JObject, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -18,15 +18,13 @@ use ksasl::{
 };
 
 use crate::glue::{
-    bytes, call_host, free, get, into_handle, jstr, lock, long, natives, obj, opt, opt_string, raw,
-    string, up, Fail, JResult, Rec, Up,
+    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_string,
+    raw, string, up, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
 pub(crate) type Store = Arc<CredentialStore>;
 pub(crate) type Registry = RwLock<MechanismRegistry>;
-type ClientEx = Mutex<ClientExchange>;
-type ServerEx = Mutex<ServerExchange>;
 
 pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
     get::<Registry>(h).read().unwrap_or_else(|p| p.into_inner())
@@ -247,29 +245,29 @@ natives! {
     fn clientExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
         let ex = registry(registry_h).client(&m)?;
-        Ok(into_handle::<ClientEx>(Mutex::new(ex)))
+        Ok(into_handle(ex))
     }
 
-    fn clientExchangeFree(_env, h: jlong) -> () { free::<ClientEx>(h) }
+    fn clientExchangeFree(_env, h: jlong) -> () { free::<ClientExchange>(h) }
 
     fn clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l> {
-        let step = lock(get::<ClientEx>(h)).start(now)?;
+        let step = get_mut::<ClientExchange>(h).start(now)?;
         client_step(env, step)
     }
 
     fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
-        let step = lock(get::<ClientEx>(h)).step(&challenge, now)?;
+        let step = get_mut::<ClientExchange>(h).step(&challenge, now)?;
         client_step(env, step)
     }
 
     fn clientExchangePendingWork(env, h: jlong) -> JObject<'l> {
-        let ex = lock(get::<ClientEx>(h));
+        let ex = get_mut::<ClientExchange>(h);
         hostmech::stage(env, ex.pending_work())
     }
 
     fn clientExchangeResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>) -> JObject<'l> {
-        let mut ex = lock(get::<ClientEx>(h));
+        let mut ex = get_mut::<ClientExchange>(h);
         let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
         let step = ex.resume(step)?;
@@ -278,69 +276,69 @@ natives! {
 
     fn clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> () {
         let m = opt_string(env, &message)?;
-        Err(lock(get::<ClientEx>(h)).server_failed(m.as_deref()).into())
+        Err(get_mut::<ClientExchange>(h).server_failed(m.as_deref()).into())
     }
 
     fn clientExchangeMechanism(env, h: jlong) -> JObject<'l> {
-        let m = lock(get::<ClientEx>(h)).mechanism().to_string();
+        let m = get_mut::<ClientExchange>(h).mechanism().to_string();
         jstr(env, &m)
     }
 
-    fn clientExchangeComplete(_env, h: jlong) -> bool { Ok(lock(get::<ClientEx>(h)).is_complete()) }
+    fn clientExchangeComplete(_env, h: jlong) -> bool { Ok(get_mut::<ClientExchange>(h).is_complete()) }
 
     // --- ServerExchange
 
     fn serverExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
         let ex = registry(registry_h).server(&m)?;
-        Ok(into_handle::<ServerEx>(Mutex::new(ex)))
+        Ok(into_handle(ex))
     }
 
-    fn serverExchangeFree(_env, h: jlong) -> () { free::<ServerEx>(h) }
+    fn serverExchangeFree(_env, h: jlong) -> () { free::<ServerExchange>(h) }
 
     fn serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> () {
-        lock(get::<ServerEx>(h)).set_max_reauth_ms(ms);
+        get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
         Ok(())
     }
 
     fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
-        let mut ex = lock(get::<ServerEx>(h));
+        let mut ex = get_mut::<ServerExchange>(h);
         let step = ex.step(&response, now)?;
-        server_step(env, &ex, step)
+        server_step(env, ex, step)
     }
 
     fn serverExchangeProvide(
         env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
         now: jlong,
     ) -> JObject<'l> {
-        let mut ex = lock(get::<ServerEx>(h));
+        let mut ex = get_mut::<ServerExchange>(h);
         let request = ex.pending_request().cloned().ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let step = ex.provide_credential(a, now)?;
-        server_step(env, &ex, step)
+        server_step(env, ex, step)
     }
 
     fn serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
-        let ex = lock(get::<ServerEx>(h));
+        let ex = get_mut::<ServerExchange>(h);
         ex.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
     fn serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
-        let ex = lock(get::<ServerEx>(h));
+        let ex = get_mut::<ServerExchange>(h);
         hostmech::stage(env, ex.pending_work())
     }
 
     fn serverExchangeResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
-        let mut ex = lock(get::<ServerEx>(h));
+        let mut ex = get_mut::<ServerExchange>(h);
         let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;
         let step = ex.resume(r, now)?;
-        server_step(env, &ex, step)
+        server_step(env, ex, step)
     }
 
     fn serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {
-        let m = lock(get::<ServerEx>(h)).client_message();
+        let m = get_mut::<ServerExchange>(h).client_message();
         m.map_or(Ok(JObject::null()), |m| jstr(env, &m))
     }
 }

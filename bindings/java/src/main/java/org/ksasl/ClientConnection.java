@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  */
 public final class ClientConnection extends NativeHandle {
     public ClientConnection(ClientConfig config) {
-        super(create(config), Native::clientConnFree);
+        super(create(config), Native::clientConnFree, true);
     }
 
     private static long create(ClientConfig config) {

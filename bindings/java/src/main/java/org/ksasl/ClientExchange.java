@@ -16,7 +16,7 @@ import java.util.concurrent.CompletionStage;
 public final class ClientExchange extends NativeHandle {
     /** Creates the client side of {@code mechanism} from the registry's client mechanisms. */
     public ClientExchange(MechanismRegistry registry, String mechanism) throws KsaslException {
-        super(create(registry, mechanism), Native::clientExchangeFree);
+        super(create(registry, mechanism), Native::clientExchangeFree, true);
     }
 
     private static long create(MechanismRegistry registry, String mechanism) throws KsaslException {

@@ -10,9 +10,10 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The owner of one native object. Calls on objects that are safe to share (stores,
  * registries, configurations, validators, refreshers) may run from many threads at once (the
- * native side serializes what must be); {@link #close()} waits for calls in progress, and later
- * calls fail with {@link IllegalStateException}. An object that is never closed is freed by a
- * {@link Cleaner} once unreachable.
+ * native side serializes what must be); calls on an exclusive object (an exchange, a
+ * connection) run one at a time, a call waiting for the one in progress. {@link #close()}
+ * waits for calls in progress, and later calls fail with {@link IllegalStateException}. An
+ * object that is never closed is freed by a {@link Cleaner} once unreachable.
  *
  * <p>The guard is one {@code int}: the number of calls in progress, with the sign bit set
  * once closed. A call costs two atomic operations and nothing is allocated for it.
@@ -74,23 +75,35 @@ abstract class NativeHandle implements AutoCloseable {
     }
 
     private final long handle;
+    /** Whether calls run one at a time (the native object is not safe to share). */
+    private final boolean exclusive;
     private final Releaser releaser;
     private final Cleaner.Cleanable cleanable;
     /** Calls in progress; {@link #CLOSED} is set once closed. */
     private volatile int state;
 
     NativeHandle(long handle, Free free) {
+        this(handle, free, false);
+    }
+
+    NativeHandle(long handle, Free free, boolean exclusive) {
         if (handle == 0) {
             throw new IllegalStateException("the native object could not be created");
         }
         this.handle = handle;
+        this.exclusive = exclusive;
         this.releaser = new Releaser(handle, free);
         this.cleanable = CLEANER.register(this, releaser);
     }
 
     private void enter() {
         int s = state;
-        while (s >= 0) {
+        for (int spins = 0; s >= 0; spins++) {
+            if (exclusive && s > 0) {
+                pause(spins);
+                s = state;
+                continue;
+            }
             int seen = (int) STATE.compareAndExchange(this, s, s + 1);
             if (seen == s) {
                 return;
@@ -98,6 +111,14 @@ abstract class NativeHandle implements AutoCloseable {
             s = seen;
         }
         throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+    }
+
+    private static void pause(int spins) {
+        if (spins < 100) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
     }
 
     private void exit() {
@@ -153,11 +174,7 @@ abstract class NativeHandle implements AutoCloseable {
             return; // closed before
         }
         for (int spins = 0; state != CLOSED; spins++) {
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(50_000);
-            }
+            pause(spins);
         }
         releaser.closing = true;
         cleanable.clean();

@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  */
 public final class ServerConnection extends NativeHandle {
     public ServerConnection(ServerConfig config) {
-        super(create(config), Native::serverConnFree);
+        super(create(config), Native::serverConnFree, true);
     }
 
     private static long create(ServerConfig config) {

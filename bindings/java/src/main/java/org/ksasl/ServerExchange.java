@@ -16,7 +16,7 @@ public final class ServerExchange extends NativeHandle {
 
     /** Creates the server side of {@code mechanism} from the registry's server mechanisms. */
     public ServerExchange(MechanismRegistry registry, String mechanism) throws KsaslException {
-        super(create(registry, mechanism), Native::serverExchangeFree);
+        super(create(registry, mechanism), Native::serverExchangeFree, true);
     }
 
     private static long create(MechanismRegistry registry, String mechanism) throws KsaslException {
