@@ -144,6 +144,39 @@ class LifecycleTest {
     }
 
     @Test
+    void anExchangeRunsOneCallAtATime() throws Exception {
+        // An exchange is exclusive: while one thread's step runs (held inside the host
+        // mechanism), another thread's call on the same exchange waits, and close() waits too.
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (MechanismRegistry r = new MechanismRegistry().addServerMechanism("X-HOLD", () -> (response, now) -> {
+            inStep.countDown();
+            assertTrue(release.await(30, TimeUnit.SECONDS));
+            return HostServerStep.done("alice");
+        })) {
+            ServerExchange ex = new ServerExchange(r, "X-HOLD");
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            try {
+                Future<ServerStep> step = pool.submit(() -> ex.step(new byte[0], NOW));
+                assertTrue(inStep.await(30, TimeUnit.SECONDS));
+                Future<AuthOutcome> other = pool.submit(ex::outcome);
+                Future<String> message = pool.submit(ex::clientMessage);
+                Thread.sleep(100);
+                assertFalse(message.isDone(), "a second call ran during the step");
+                release.countDown();
+                assertEquals(ServerStep.Kind.DONE, step.get(30, TimeUnit.SECONDS).kind());
+                assertEquals(null, message.get(30, TimeUnit.SECONDS));
+                other.get(30, TimeUnit.SECONDS);
+                assertEquals("User:alice", ex.outcome().principal());
+            } finally {
+                ex.close();
+                pool.shutdown();
+                assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    @Test
     void closeWhileOtherThreadsUseTheObjectIsSafe() throws Exception {
         // Threads hammer a shared refresher while another closes it: every call either works
         // or fails with IllegalStateException; nothing crashes.
