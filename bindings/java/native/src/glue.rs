@@ -433,6 +433,11 @@ pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JRe
     Ok(buf)
 }
 
+/// Text Java sent as UTF-8 bytes (from `String.getBytes(UTF_8)`: always valid).
+pub(crate) fn utf8(b: &[u8]) -> JResult<&str> {
+    std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))
+}
+
 pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>> {
     let raw = env.get_raw();
     // SAFETY: `raw` is this thread's JNIEnv; the region written is the new array's whole length

@@ -19,7 +19,7 @@ use ksasl::{
 
 use crate::glue::{
     bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_string,
-    raw, string, up, Fail, JResult, Rec, Up,
+    raw, string, up, utf8, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -242,10 +242,9 @@ natives! {
 
     // --- ClientExchange
 
-    fn clientExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
-        let m = string(env, &mechanism, "mechanism")?;
-        let ex = registry(registry_h).client(&m)?;
-        Ok(into_handle(ex))
+    fn clientExchangeNew(env, registry_h: jlong, mechanism: JByteArray<'l>) -> i64 {
+        let m = bytes(env, &mechanism, "mechanism")?;
+        Ok(into_handle(registry(registry_h).client(utf8(&m)?)?))
     }
 
     fn clientExchangeFree(_env, h: jlong) -> () { free::<ClientExchange>(h) }
@@ -288,10 +287,9 @@ natives! {
 
     // --- ServerExchange
 
-    fn serverExchangeNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
-        let m = string(env, &mechanism, "mechanism")?;
-        let ex = registry(registry_h).server(&m)?;
-        Ok(into_handle(ex))
+    fn serverExchangeNew(env, registry_h: jlong, mechanism: JByteArray<'l>) -> i64 {
+        let m = bytes(env, &mechanism, "mechanism")?;
+        Ok(into_handle(registry(registry_h).server(utf8(&m)?)?))
     }
 
     fn serverExchangeFree(_env, h: jlong) -> () { free::<ServerExchange>(h) }

@@ -132,8 +132,8 @@ final class Native {
 
     // --- ClientExchange ---------------------------------------------------------------------
 
-    /** A new client exchange of {@code mechanism} from the registry's client mechanisms. */
-    static native long clientExchangeNew(long registry, String mechanism) throws KsaslException;
+    /** A new client exchange of {@code mechanism} (its name in UTF-8) from the registry's client mechanisms. */
+    static native long clientExchangeNew(long registry, byte[] mechanism) throws KsaslException;
 
     /** Frees a client exchange. */
     static native void clientExchangeFree(long h);
@@ -161,8 +161,8 @@ final class Native {
 
     // --- ServerExchange ---------------------------------------------------------------------
 
-    /** A new server exchange of {@code mechanism} from the registry's server mechanisms. */
-    static native long serverExchangeNew(long registry, String mechanism) throws KsaslException;
+    /** A new server exchange of {@code mechanism} (its name in UTF-8) from the registry's server mechanisms. */
+    static native long serverExchangeNew(long registry, byte[] mechanism) throws KsaslException;
 
     /** Frees a server exchange. */
     static native void serverExchangeFree(long h);

@@ -1,5 +1,6 @@
 package org.ksasl;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 
@@ -22,7 +23,9 @@ public final class ServerExchange extends NativeHandle {
     private static long create(MechanismRegistry registry, String mechanism) throws KsaslException {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(mechanism, "mechanism");
-        return registry.with(r -> Native.serverExchangeNew(r, mechanism));
+        // The name as UTF-8 bytes: cheaper to cross than a String.
+        byte[] name = mechanism.getBytes(StandardCharsets.UTF_8);
+        return registry.with(r -> Native.serverExchangeNew(r, name));
     }
 
     /** Evaluates one client message. */
