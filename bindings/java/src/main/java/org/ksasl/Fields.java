@@ -1,8 +1,10 @@
 package org.ksasl;
 
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,59 +17,66 @@ import java.util.OptionalLong;
  * of a JNI call per string and an upcall per object.
  */
 final class Fields {
-    private final ByteBuffer b;
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final byte[] b;
+    /** The next field's offset. */
+    private int at;
 
     Fields(byte[] bytes) {
-        b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        b = bytes;
     }
 
     int u8() {
-        return b.get() & 0xff;
+        return b[at++] & 0xff;
     }
 
     boolean bool() {
-        return b.get() != 0;
+        return b[at++] != 0;
     }
 
     int i32() {
-        return b.getInt();
+        int v = (int) INT.get(b, at);
+        at += 4;
+        return v;
     }
 
     long i64() {
-        return b.getLong();
+        long v = (long) LONG.get(b, at);
+        at += 8;
+        return v;
     }
 
     double f64() {
-        return Double.longBitsToDouble(b.getLong());
+        return Double.longBitsToDouble(i64());
     }
 
     /** A time, {@link Native#NONE} meaning none. */
     OptionalLong time() {
-        return Time.opt(b.getLong());
+        return Time.opt(i64());
     }
 
     byte[] bytes() {
-        int n = b.getInt();
+        int n = i32();
         if (n < 0) {
             return null;
         }
-        byte[] out = new byte[n];
-        b.get(out);
-        return out;
+        at += n;
+        return Arrays.copyOfRange(b, at - n, at);
     }
 
     String str() {
-        int n = b.getInt();
+        int n = i32();
         if (n < 0) {
             return null;
         }
-        String s = new String(b.array(), b.position(), n, StandardCharsets.UTF_8);
-        b.position(b.position() + n);
-        return s;
+        at += n;
+        return new String(b, at - n, n, StandardCharsets.UTF_8);
     }
 
     List<String> strs() {
-        int n = b.getInt();
+        int n = i32();
         if (n == 0) {
             return List.of();
         }
@@ -80,7 +89,7 @@ final class Fields {
 
     /** Strings that alternate names and values. */
     Map<String, String> pairs() {
-        int n = b.getInt() / 2;
+        int n = i32() / 2;
         if (n == 0) {
             return Map.of();
         }
