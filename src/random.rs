@@ -49,22 +49,44 @@ pub fn kafka_random_string(rng: &dyn RandomSource) -> Result<String> {
     let mut n = [0u8; 17];
     rng.fill(&mut n)?;
     n[0] &= 0x03;
+    Ok(base36(&n))
+}
+
+/// The base-36 digits of a big-endian number of 17 bytes, without leading zeros. The number is
+/// divided by 36^12 (which fits in a `u64`) a few times, and each remainder gives 12 digits,
+/// instead of dividing the whole number by 36 once per digit.
+fn base36(bytes: &[u8; 17]) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    const CHUNK: u128 = 36u128.pow(12);
+    let word = |b: &[u8]| u64::from_be_bytes(b.try_into().expect("8 bytes"));
+    let mut limbs = [u64::from(bytes[0]), word(&bytes[1..9]), word(&bytes[9..17])];
+    // The digits, least significant first.
     let mut digits = Vec::with_capacity(26);
-    while n.iter().any(|&b| b != 0) {
-        // Long division of the big-endian number by 36.
-        let mut rem: u32 = 0;
-        for byte in n.iter_mut() {
-            let acc = (rem << 8) | u32::from(*byte);
-            *byte = (acc / 36) as u8;
-            rem = acc % 36;
+    loop {
+        let mut rem: u128 = 0;
+        for limb in limbs.iter_mut() {
+            let cur = (rem << 64) | u128::from(*limb);
+            *limb = (cur / CHUNK) as u64;
+            rem = cur % CHUNK;
         }
-        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[rem as usize]);
+        let last = limbs.iter().all(|&l| l == 0);
+        let mut r = rem as u64;
+        for _ in 0..12 {
+            if last && r == 0 {
+                break;
+            }
+            digits.push(DIGITS[(r % 36) as usize]);
+            r /= 36;
+        }
+        if last {
+            break;
+        }
     }
     if digits.is_empty() {
         digits.push(b'0');
     }
     digits.reverse();
-    Ok(String::from_utf8(digits).expect("base-36 digits are ASCII"))
+    String::from_utf8(digits).expect("base-36 digits are ASCII")
 }
 
 #[cfg(test)]
@@ -115,6 +137,50 @@ mod tests {
         // 2^130 - 1 is the largest value: 26 base-36 digits.
         let max = kafka_random_string(&Bytes(vec![0xff; 17])).unwrap();
         assert_eq!(max.len(), 26);
+    }
+
+    /// The digits by long division of the whole number by 36, one digit at a time.
+    fn base36_by_long_division(bytes: &[u8; 17]) -> String {
+        let mut n = *bytes;
+        let mut digits = Vec::new();
+        while n.iter().any(|&b| b != 0) {
+            let mut rem: u32 = 0;
+            for byte in n.iter_mut() {
+                let acc = (rem << 8) | u32::from(*byte);
+                *byte = (acc / 36) as u8;
+                rem = acc % 36;
+            }
+            digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[rem as usize]);
+        }
+        if digits.is_empty() {
+            digits.push(b'0');
+        }
+        digits.reverse();
+        String::from_utf8(digits).unwrap()
+    }
+
+    #[test]
+    fn chunked_base36_equals_long_division() {
+        let f = FixedRandom(Mutex::new(11));
+        let mut cases = vec![[0u8; 17], [0xff; 17]];
+        for i in 0..17 {
+            let mut one = [0u8; 17];
+            one[i] = 1;
+            cases.push(one);
+        }
+        for _ in 0..20_000 {
+            let mut n = [0u8; 17];
+            f.fill(&mut n).unwrap();
+            cases.push(n);
+            // Small numbers too: leading zero bytes.
+            let mut small = [0u8; 17];
+            small[12..].copy_from_slice(&n[12..]);
+            cases.push(small);
+        }
+        for mut n in cases {
+            n[0] &= 0x03;
+            assert_eq!(base36(&n), base36_by_long_division(&n), "{n:?}");
+        }
     }
 
     #[test]

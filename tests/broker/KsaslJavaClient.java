@@ -13,7 +13,7 @@ import org.ksasl.ClientEvent;
 import org.ksasl.ClientSession;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
-import org.ksasl.OAuthToken;
+import org.ksasl.OAuthBearerToken;
 import org.ksasl.Refresher;
 
 /**
@@ -97,12 +97,12 @@ public final class KsaslJavaClient {
         try (Refresher refresher = new Refresher(); MechanismRegistry registry = new MechanismRegistry()) {
             if (mech.equals("OAUTHBEARER")) {
                 refresher.poll(t0);
-                refresher.setToken(OAuthToken.unsecured(args[3], 3600, null, t0), t0);
+                refresher.setToken(OAuthBearerToken.unsecured(args[3], 3600, null, t0), t0);
                 registry.addOAuthBearerClient(refresher);
             } else {
                 registry.addPasswordClients(args[3], args[4]);
             }
-            try (ClientConfig config = ClientConfig.builder(registry, mech).clientId("ksasl-java-client").build();
+            try (ClientConfig config = ClientConfig.builder(registry, mech).setClientId("ksasl-java-client").build();
                     ClientConnection conn = new ClientConnection(config);
                     Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(args[0], Integer.parseInt(args[1])), 10_000);

@@ -35,9 +35,9 @@ public class TokenTool {
         }
         String bootstrap = args[0];
         String mechanism = args[1];
-        boolean tokenAuth = false;
+        boolean tokenAuthenticated = false;
         if (mechanism.endsWith(":tokenauth")) {
-            tokenAuth = true;
+            tokenAuthenticated = true;
             mechanism = mechanism.substring(0, mechanism.length() - ":tokenauth".length());
         }
         String user = args[2];
@@ -52,7 +52,7 @@ public class TokenTool {
             ? "org.apache.kafka.common.security.plain.PlainLoginModule"
             : "org.apache.kafka.common.security.scram.ScramLoginModule";
         p.put("sasl.jaas.config", module + " required username=\"" + esc(user) + "\" password=\"" + esc(password) + "\""
-            + (tokenAuth ? " tokenauth=\"true\"" : "") + ";");
+            + (tokenAuthenticated ? " tokenauth=\"true\"" : "") + ";");
         p.put("client.id", "ksasl-token-tool");
         p.put("request.timeout.ms", "10000");
         p.put("default.api.timeout.ms", "20000");

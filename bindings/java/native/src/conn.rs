@@ -1,707 +1,372 @@
-//! The Kafka connection drivers: client and server configurations and connections.
+//! The Kafka connection drivers: configuration builders, configurations and connections.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use jni::objects::{
-    JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JShortArray, JString,
-};
-use jni::sys::{jboolean, jbyteArray, jint, jlong, jlongArray, jobject, jobjectArray, jshort};
+use jni::objects::{JByteArray, JObject, JObjectArray, JString};
+use jni::sys::{jboolean, jint, jlong, jshort};
 use jni::JNIEnv;
-use ksasl::kafka::client::{ClientConfig, ClientConnection, ClientEvent, ClientSession};
-use ksasl::kafka::server::{ServerConfig, ServerConnection, ServerOutput, ServerStatus};
-use ksasl::mech::CredentialRequest;
-use ksasl::session::{FailedReauthPolicy, Gate, ReauthTiming, SaslMetrics};
-use ksasl::{Error, ErrorCode};
+use ksasl::kafka::client::{ClientConnection, ClientEvent};
+use ksasl::kafka::config::{ClientConfig, ClientConfigBuilder, ServerConfig, ServerConfigBuilder};
+use ksasl::kafka::server::{ServerAction, ServerConnection};
+use ksasl::mech::{nothing_pending, nothing_requested, HostTask};
+use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
+use ksasl::{Error, ErrorCode, ErrorKind};
 
-use crate::hostmech;
-use crate::objects::{outcome_items, request_array, Registry};
-use crate::{
-    byte_array, bytes, entry, exception, into_handle, locked, obj, object_array, opt_string, raw,
-    read_string_array, string, string_array, JResult,
+use crate::glue::{
+    bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, long, natives,
+    obj, opt_string, raw, restore_host_cause, setters, string, strings, up, HostCause, JResult,
+    Rec, Up,
 };
+use crate::hostmech;
+use crate::objects::{answer, registry, request, session};
 
 type ClientCfg = Arc<ClientConfig>;
 type ServerCfg = Arc<ServerConfig>;
 
-struct ClientConnState {
+/// A client connection, and the failure of its last re-authentication (with the host
+/// exception behind it) until Java reads it.
+struct ClientConn {
     conn: ClientConnection,
+    failure: Option<(Error, Option<i64>, Option<HostCause>)>,
 }
 
-type ClientConn = Mutex<ClientConnState>;
-
-struct ServerConnState {
+/// A server connection, and the last action of a frame an asynchronous host is settling
+/// (`hold`) with the host exception behind its failure, if any.
+struct ServerConn {
     conn: ServerConnection,
-    request: Option<CredentialRequest>,
+    held: Option<ServerAction>,
+    held_cause: Option<HostCause>,
 }
 
-type ServerConn = Mutex<ServerConnState>;
-
-/// `{String[] names, double[] values}`.
-fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<jobjectArray> {
+fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
     let snap = m.snapshot(now);
-    let names: Vec<String> = snap.keys().map(|k| k.to_string()).collect();
-    let values: Vec<f64> = snap.values().copied().collect();
-    let n = string_array(env, &names)?;
-    let v = env.new_double_array(values.len() as i32)?;
-    env.set_double_array_region(&v, 0, &values)?;
-    Ok(object_array(env, vec![n.into(), v.into()])?.into_raw())
+    let r = Rec::default().strs(snap.keys());
+    snap.values().fold(r, |r, v| r.i64(v.to_bits() as i64)).done(env)
 }
 
-// --- client -----------------------------------------------------------------------------------
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConfigNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    registry: jlong,
-    mechanism: JString<'l>,
-    client_id: JString<'l>,
-    timing: jint,
-    api_versions_version: jint,
-    retry_ms: jlong,
-) -> jlong {
-    entry(&mut env, 0, |env| {
-        let mechanism = string(env, &mechanism, "mechanism")?;
-        let client_id = opt_string(env, &client_id)?;
-        let registry = locked(unsafe { obj::<Registry>(registry) }).clone();
-        if !registry.client_mechanisms().contains(&mechanism) {
-            return Err(Error::new(
-                ErrorCode::UnknownMechanism,
-                format!("no client mechanism {mechanism} in the registry"),
-            )
-            .into());
-        }
-        let mut c = ClientConfig::new(registry, &mechanism);
-        c.client_id = client_id;
-        c.reauth_policy.timing = match timing {
-            0 => ReauthTiming::Kafka,
-            1 => ReauthTiming::Librdkafka,
-            2 => ReauthTiming::FranzGo,
-            3 => ReauthTiming::Disabled,
-            t => {
-                return Err(crate::invalid(format!(
-                    "unknown re-authentication timing {t}"
-                )))
-            }
-        };
-        c.set_api_versions_version(api_versions_version.into())?;
-        c.failed_reauth_policy = FailedReauthPolicy::from_initial_delay_ms(retry_ms)?;
-        Ok(into_handle::<ClientCfg>(Arc::new(c)))
-    })
-}
-
-crate::free_entry!(Java_org_ksasl_Native_clientConfigFree, ClientCfg);
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConfigMetrics<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let c = unsafe { obj::<ClientCfg>(h) }.clone();
-        metrics(env, &c.metrics, now)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    config: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        let c = unsafe { obj::<ClientCfg>(config) }.clone();
-        Ok(into_handle::<ClientConn>(Mutex::new(ClientConnState {
-            conn: ClientConnection::new(c),
-        })))
-    })
-}
-
-crate::free_entry!(Java_org_ksasl_Native_clientConnFree, ClientConn);
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnStart<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) {
-    entry(&mut env, (), |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) }).conn.start(now)?)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnTransmit<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let out = locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .poll_transmit()
-            .unwrap_or_default();
-        Ok(byte_array(env, &out)?.into_raw())
-    })
-}
-
-/// Writes the event kind to `event` (and, for a failed re-authentication, its error and retry
-/// time). An application response is the frame the Java side passed in, so nothing is copied
-/// back. A failure is thrown.
-fn client_event<'l>(
-    env: &mut JNIEnv<'l>,
-    ev: ClientEvent,
-    event: &JIntArray<'l>,
-    times: &JLongArray<'l>,
-    err: &JObjectArray<'l>,
-) -> JResult<()> {
-    let kind = match ev {
-        ClientEvent::Continue => 0,
-        ClientEvent::Application => 1,
-        ClientEvent::Authenticated(_) => 2,
-        ClientEvent::Reauthenticated(_) => 3,
-        ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
-            let e = exception(env, &error)?;
-            env.set_object_array_element(err, 0, e)?;
-            env.set_long_array_region(times, 0, &[raw(retry_at_ms)])?;
-            4
-        }
-        ClientEvent::Failed(e) => return Err(e.into()),
-        ClientEvent::Pending(_) => 5,
+/// A `ClientSession` record: lifetime, re-authentication time, expiry, latency.
+fn client_session<'l>(env: &mut JNIEnv<'l>, s: Option<&ClientSession>) -> JResult<JObject<'l>> {
+    let Some(s) = s else {
+        return Ok(JObject::null());
     };
-    env.set_int_array_region(event, 0, &[kind])?;
-    Ok(())
+    let r = Rec::default().i64(s.lifetime_ms).i64(raw(s.reauth_at_ms)).i64(raw(s.expiry_ms));
+    r.i64(s.latency_ms).done(env)
 }
 
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnHandleFrame<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    frame: JByteArray<'l>,
-    now: jlong,
-    event: JIntArray<'l>,
-    times: JLongArray<'l>,
-    err: JObjectArray<'l>,
-) {
-    entry(&mut env, (), |env| {
-        let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        // While the connection is ready, the core answers Application for any frame without
-        // reading it (ClientConnection::is_ready): the bytes need not cross into Rust at all
-        // (they may be megabytes of a Fetch).
-        let ev = if s.conn.is_ready() {
-            ClientEvent::Application
-        } else {
-            let frame = bytes(env, &frame, "frame")?;
-            s.conn.handle_frame(&frame, now)
-        };
-        client_event(env, ev, &event, &times, &err)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnPendingWork<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jobject {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .pending_work()
-            .cloned();
-        hostmech::stage(env, work.as_ref())
-    })
-}
-
-/// Resumes with the stage's message (`error` null) or the exception it completed with.
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnResume<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    message: JByteArray<'l>,
-    error: JObject<'l>,
-    now: jlong,
-    event: JIntArray<'l>,
-    times: JLongArray<'l>,
-    err: JObjectArray<'l>,
-) {
-    entry(&mut env, (), |env| {
-        let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        let work = s.conn.pending_work().cloned();
-        let work = work.ok_or_else(hostmech::nothing_pending)?;
-        let step = hostmech::resume_client(&work, &message, &error);
-        let ev = s.conn.resume(step, now);
-        client_event(env, ev, &event, &times, &err)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnClosed<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jobject {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let mut s = locked(unsafe { obj::<ClientConn>(h) });
-        let e = s.conn.connection_closed(now);
-        Ok(exception(env, &e)?.into_raw())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnNextDeadline<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(raw(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .next_deadline()))
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnHandleTimeout<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .handle_timeout(now)?
-            .into())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnReauthPending<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .reauth_pending(now)
-            .into())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnBeforeRequest<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .before_request(now)?
-            .into())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnStartReauth<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .start_reauthentication(now)?
-            .into())
-    })
-}
-
-pub(crate) fn session_array<'l>(env: &mut JNIEnv<'l>, s: &ClientSession) -> JResult<jlongArray> {
-    let v = [
-        s.lifetime_ms,
-        raw(s.reauth_at_ms),
-        raw(s.expiry_ms),
-        s.latency_ms,
-    ];
-    let a = env.new_long_array(4)?;
-    env.set_long_array_region(&a, 0, &v)?;
-    Ok(a.into_raw())
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnSession<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlongArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let s = locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .session()
-            .copied();
-        match s {
-            Some(s) => session_array(env, &s),
-            None => Ok(std::ptr::null_mut()),
+/// The event's kind number; a failure is thrown, a failed re-authentication kept for
+/// `clientConnReauthFailure`.
+fn client_event(c: &mut ClientConn, ev: ClientEvent) -> JResult<i32> {
+    let kind = ev.kind().as_u32() as i32;
+    match ev {
+        ClientEvent::Failed(e) => Err(e.into()),
+        ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
+            c.failure = Some((error, retry_at_ms, keep_host_cause()));
+            Ok(kind)
         }
-    })
+        _ => Ok(kind),
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnReauthenticating<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .is_reauthenticating()
-            .into())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_clientConnReady<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ClientConn>(h) })
-            .conn
-            .is_ready()
-            .into())
-    })
-}
-
-// --- server -----------------------------------------------------------------------------------
-
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConfigNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    registry: jlong,
-    max_reauth_ms: jlong,
-    mechanisms: JObjectArray<'l>,
-    by_mechanism: JLongArray<'l>,
-    failed_delay_ms: jlong,
-    retry_ms: jlong,
-    api_versions: JShortArray<'l>,
-) -> jlong {
-    entry(&mut env, 0, |env| {
-        let registry = locked(unsafe { obj::<Registry>(registry) }).clone();
-        let mut c = ServerConfig::new(registry);
-        if max_reauth_ms < 0 {
-            return Err(crate::invalid("maxReauthMs must not be negative"));
-        }
-        c.max_reauth_ms = max_reauth_ms;
-        let names = read_string_array(env, &mechanisms)?;
-        let mut ms = vec![0i64; names.len()];
-        if !names.is_empty() {
-            env.get_long_array_region(&by_mechanism, 0, &mut ms)?;
-        }
-        for (n, m) in names.into_iter().zip(ms) {
-            if m < 0 {
-                return Err(crate::invalid(format!(
-                    "maxReauthMs for {n} must not be negative"
-                )));
-            }
-            c.max_reauth_ms_by_mechanism.insert(n, m);
-        }
-        if failed_delay_ms < 0 {
-            return Err(crate::invalid("failedAuthDelayMs must not be negative"));
-        }
-        c.failed_authentication_delay_ms = failed_delay_ms;
-        c.failed_reauth_policy = FailedReauthPolicy::from_initial_delay_ms(retry_ms)?;
-        let n = env.get_array_length(&api_versions)? as usize;
-        let mut v = vec![0 as jshort; n];
-        env.get_short_array_region(&api_versions, 0, &mut v)?;
-        for t in v.chunks(3).filter(|t| t.len() == 3) {
-            c.set_api_version(t[0], t[1], t[2])?;
-        }
-        Ok(into_handle::<ServerCfg>(Arc::new(c)))
-    })
-}
-
-crate::free_entry!(Java_org_ksasl_Native_serverConfigFree, ServerCfg);
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConfigMetrics<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let c = unsafe { obj::<ServerCfg>(h) }.clone();
-        metrics(env, &c.metrics, now)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConfigApiVersionsResponse<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    frame: JByteArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let frame = bytes(env, &frame, "frame")?;
-        let (answer, _) = unsafe { obj::<ServerCfg>(h) }.api_versions_response(&frame)?;
-        Ok(byte_array(env, &answer)?.into_raw())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    config: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        let c = unsafe { obj::<ServerCfg>(config) }.clone();
-        Ok(into_handle::<ServerConn>(Mutex::new(ServerConnState {
-            conn: ServerConnection::new(c),
-            request: None,
-        })))
-    })
-}
-
-crate::free_entry!(Java_org_ksasl_Native_serverConnFree, ServerConn);
-
-/// Writes the action and deadline to `out`, the error of a failure to `err`; returns the frames.
+/// The Java `ServerOutput`: the action, with the frames the connection queued for it (its
+/// outbox). An action that refuses a call (a misuse: a frame for a failed connection, an answer
+/// nobody asked for) is thrown instead, as for any call.
 fn server_output<'l>(
     env: &mut JNIEnv<'l>,
-    s: &mut ServerConnState,
-    o: ServerOutput,
-    out: &JLongArray<'l>,
-    err: &JObjectArray<'l>,
-) -> JResult<jbyteArray> {
-    let (action, deadline, error) = match o.status {
-        ServerStatus::Continue => (0, 0, None),
-        ServerStatus::NeedCredential(r) => {
-            s.request = Some(r);
-            (1, 0, None)
-        }
-        ServerStatus::Authenticated(_) => (2, 0, None),
-        ServerStatus::Reauthenticated(_) => (3, 0, None),
-        ServerStatus::ReauthenticationFailed(e) => (4, 0, Some(e)),
-        ServerStatus::FailAt { deadline_ms, error } => (5, deadline_ms, Some(error)),
-        ServerStatus::CloseNow(e) => (6, 0, Some(e)),
-        ServerStatus::Pending(_) => (7, 0, None),
-    };
-    if let Some(e) = error {
-        let x = exception(env, &e)?;
-        env.set_object_array_element(err, 0, x)?;
+    s: &mut ServerConn,
+    a: ServerAction,
+) -> JResult<JObject<'l>> {
+    refuse_misuse(&a)?;
+    let frames = jbytes(env, &s.conn.poll_transmit().unwrap_or_default())?;
+    let error = a.error().map_or(Ok(JObject::null()), |e| exception(env, e))?;
+    let args = [
+        int(a.kind().as_u32() as i32),
+        obj(&frames),
+        long(a.deadline_ms().unwrap_or(0)),
+        obj(&error),
+    ];
+    up(env, Up::ServerOutput, &args)
+}
+
+fn refuse_misuse(a: &ServerAction) -> JResult<()> {
+    match a.error() {
+        Some(e) if e.kind() == ErrorKind::Misuse => Err(e.clone().into()),
+        _ => Ok(()),
     }
-    env.set_long_array_region(out, 0, &[action, deadline])?;
-    Ok(byte_array(env, &o.frames)?.into_raw())
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnHandleFrame<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    frame: JByteArray<'l>,
-    now: jlong,
-    out: JLongArray<'l>,
-    err: JObjectArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let frame = bytes(env, &frame, "frame")?;
-        let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let o = s.conn.handle_frame(&frame, now);
-        server_output(env, &mut s, o, &out, &err)
-    })
+/// Returns the output of `a` to Java, or with `hold` keeps `a` (the frames stay in the
+/// outbox) and returns null: an asynchronous host settling a frame reads the output once, at
+/// the end.
+fn deliver<'l>(
+    env: &mut JNIEnv<'l>,
+    s: &mut ServerConn,
+    a: ServerAction,
+    hold: jboolean,
+) -> JResult<JObject<'l>> {
+    if hold == 0 {
+        return server_output(env, s, a);
+    }
+    refuse_misuse(&a)?;
+    s.held = Some(a);
+    s.held_cause = keep_host_cause();
+    Ok(JObject::null())
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnRequest<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let r = locked(unsafe { obj::<ServerConn>(h) }).request.clone();
-        match r {
-            Some(r) => request_array(env, &r),
-            None => Ok(std::ptr::null_mut()),
-        }
-    })
+fn client<'a>(h: jlong) -> &'a mut ClientConn {
+    get_mut::<ClientConn>(h)
 }
 
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnProvide<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    answer_kind: jint,
-    value: JString<'l>,
-    expiry: jlong,
-    owner: JString<'l>,
-    now: jlong,
-    out: JLongArray<'l>,
-    err: JObjectArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let a =
-            crate::objects::take_answer(env, &mut s.request, answer_kind, &value, expiry, &owner)?;
-        let o = s.conn.provide_credential(a, now);
-        server_output(env, &mut s, o, &out, &err)
-    })
+fn server<'a>(h: jlong) -> &'a mut ServerConn {
+    get_mut::<ServerConn>(h)
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnPendingWork<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jobject {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let work = locked(unsafe { obj::<ServerConn>(h) })
-            .conn
-            .pending_work()
-            .cloned();
-        hostmech::stage(env, work.as_ref())
-    })
+natives! {
+    // --- client configuration
+
+    fn clientConfigBuilderNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
+        let m = string(env, &mechanism, "mechanism")?;
+        Ok(into_handle(ClientConfig::builder(registry(registry_h).clone(), &m)))
+    }
+
+    fn clientConfigBuilderFree(_env, b: jlong) -> () { free::<ClientConfigBuilder>(b) }
+
 }
 
-/// Resumes with the stage's `HostServerStep` (`error` null) or the exception it completed with.
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnResume<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    step: JObject<'l>,
-    error: JObject<'l>,
-    now: jlong,
-    out: JLongArray<'l>,
-    err: JObjectArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let mut s = locked(unsafe { obj::<ServerConn>(h) });
-        let work = s.conn.pending_work().cloned();
-        let work = work.ok_or_else(hostmech::nothing_pending)?;
-        let r = hostmech::resume_server(&work, &step, &error);
-        let o = s.conn.resume(r, now);
-        server_output(env, &mut s, o, &out, &err)
-    })
+setters! { ClientConfigBuilder:
+    clientConfigBuilderSetClientId(env, id: JString<'l>)
+        |b| b.set_client_id(opt_string(env, &id)?.as_deref());
+    clientConfigBuilderSetApiVersionsVersion(_env, v: jlong) |b| b.set_api_versions_version(v);
+    clientConfigBuilderSetKnownVersions(_env, hs: jlong, auth: jlong, legacy: jboolean)
+        |b| b.set_known_versions(hs, (legacy == 0).then_some(auth));
+    clientConfigBuilderSetSoftware(env, name: JString<'l>, version: JString<'l>)
+        |b| b.set_software(&string(env, &name, "name")?, &string(env, &version, "version")?);
+    clientConfigBuilderSetReauthTiming(_env, timing: jint)
+        |b| b.set_reauth_timing(ReauthTiming::try_from_u32(timing as u32)?);
+    clientConfigBuilderSetReauthMinDelayMs(_env, ms: jlong) |b| b.set_reauth_min_delay_ms(ms);
+    clientConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
+    clientConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnGate<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    api_key: jshort,
-    now: jlong,
-) -> jint {
-    entry(&mut env, 0, |_| {
-        Ok(
-            match locked(unsafe { obj::<ServerConn>(h) })
-                .conn
-                .gate(api_key, now)
-            {
-                Gate::Process => 0,
-                Gate::BeginReauthentication => 1,
-                Gate::CloseExpired => 2,
-            },
-        )
-    })
-}
+natives! {
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnIllegalState<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    frame: JByteArray<'l>,
-) -> jbyteArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let frame = bytes(env, &frame, "frame")?;
-        Ok(match ServerConnection::illegal_state_response(&frame) {
-            Some(b) => byte_array(env, &b)?.into_raw(),
-            None => std::ptr::null_mut(),
-        })
-    })
-}
+    fn clientConfigBuilderBuild(_env, b: jlong) -> i64 {
+        Ok(into_handle::<ClientCfg>(get_mut::<ClientConfigBuilder>(b).build()?))
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnReady<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(locked(unsafe { obj::<ServerConn>(h) })
-            .conn
-            .is_ready()
-            .into())
-    })
-}
+    fn clientConfigFree(_env, h: jlong) -> () { free::<ClientCfg>(h) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnNextDeadline<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(raw(locked(unsafe { obj::<ServerConn>(h) })
-            .conn
-            .next_deadline()))
-    })
-}
+    fn clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
+        metrics(env, get::<ClientCfg>(h).metrics(), now)
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_serverConnSession<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let s = locked(unsafe { obj::<ServerConn>(h) })
-            .conn
-            .session()
-            .cloned();
-        let Some(s) = s else {
-            return Ok(std::ptr::null_mut());
+    // --- client connection
+
+    fn clientConnNew(_env, config: jlong) -> i64 {
+        let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
+        Ok(into_handle(ClientConn { conn, failure: None }))
+    }
+
+    fn clientConnFree(_env, h: jlong) -> () { free::<ClientConn>(h) }
+
+    fn clientConnStart(_env, h: jlong, now: jlong) -> () { Ok(client(h).conn.start(now)?) }
+
+    fn clientConnTransmit(env, h: jlong) -> JObject<'l> {
+        let out = client(h).conn.poll_transmit().unwrap_or_default();
+        jbytes(env, &out)
+    }
+
+    fn clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
+        let mut c = client(h);
+        // While the connection is ready the core answers Application without reading the
+        // frame (ClientConnection::is_ready): its bytes need not cross into Rust.
+        let ev = match c.conn.is_ready() {
+            true => ClientEvent::Application,
+            false => {
+                let f = bytes(env, &frame, "frame")?;
+                c.conn.handle_frame(&f, now)
+            }
         };
-        let mut items = outcome_items(env, &s.outcome)?;
-        let times = env.new_long_array(3)?;
-        env.set_long_array_region(
-            &times,
-            0,
-            &[
-                s.lifetime_ms,
-                raw(s.expiry_ms),
-                raw(s.outcome.credential_expiry_ms),
-            ],
-        )?;
-        // Same layout as the outcome, with the times inserted at index 3.
-        let ext = items.remove(4);
-        let token = items.remove(4);
-        items.truncate(3);
-        items.push(JObject::from(times));
-        items.push(ext);
-        items.push(token);
-        Ok(object_array(env, items)?.into_raw())
-    })
+        client_event(c, ev)
+    }
+
+    fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
+        let failure = client(h).failure.take();
+        let (e, retry, cause) = failure.ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
+        if let Some(cause) = cause {
+            restore_host_cause(cause);
+        }
+        let e = exception(env, &e)?;
+        up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
+    }
+
+    fn clientConnPendingWork(env, h: jlong) -> JObject<'l> {
+        let c = client(h);
+        hostmech::stage(env, c.conn.pending_work())
+    }
+
+    fn clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
+        let mut c = client(h);
+        let work = c.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
+        let step = hostmech::resume_client(&work, &message, &error)?;
+        let ev = c.conn.resume(step, now);
+        client_event(c, ev)
+    }
+
+    fn clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
+        let e = client(h).conn.connection_closed(now);
+        exception(env, &e)
+    }
+
+    fn clientConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(client(h).conn.next_deadline())) }
+
+    fn clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
+        Ok(client(h).conn.handle_timeout(now)?)
+    }
+
+    fn clientConnReauthPending(_env, h: jlong, now: jlong) -> bool {
+        Ok(client(h).conn.reauth_pending(now))
+    }
+
+    fn clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool {
+        Ok(client(h).conn.before_request(now)?)
+    }
+
+    fn clientConnStartReauth(_env, h: jlong, now: jlong) -> bool {
+        Ok(client(h).conn.start_reauthentication(now)?)
+    }
+
+    fn clientConnSession(env, h: jlong) -> JObject<'l> {
+        let c = client(h);
+        client_session(env, c.conn.session())
+    }
+
+    fn clientConnReauthenticating(_env, h: jlong) -> bool { Ok(client(h).conn.is_reauthenticating()) }
+
+    fn clientConnReady(_env, h: jlong) -> bool { Ok(client(h).conn.is_ready()) }
+
+    // --- server configuration
+
+    fn serverConfigBuilderNew(_env, registry_h: jlong) -> i64 {
+        Ok(into_handle(ServerConfig::builder(registry(registry_h).clone())))
+    }
+
+    fn serverConfigBuilderFree(_env, b: jlong) -> () { free::<ServerConfigBuilder>(b) }
+
+}
+
+setters! { ServerConfigBuilder:
+    serverConfigBuilderSetEnabledMechanisms(env, names: JObjectArray<'l>)
+        |b| b.set_enabled_mechanisms(strings(env, &names)?);
+    serverConfigBuilderSetMaxReauthMs(_env, ms: jlong) |b| b.set_max_reauth_ms(ms);
+    serverConfigBuilderSetMaxReauthMsFor(env, mechanism: JString<'l>, ms: jlong)
+        |b| b.set_max_reauth_ms_for(&string(env, &mechanism, "mechanism")?, ms);
+    serverConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
+    serverConfigBuilderSetFailedAuthenticationDelayMs(_env, ms: jlong)
+        |b| b.set_failed_authentication_delay_ms(ms);
+    serverConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
+    serverConfigBuilderSetApiVersion(_env, key: jlong, min: jlong, max: jlong)
+        |b| b.set_api_version(key, min, max);
+}
+
+natives! {
+    fn serverConfigBuilderBuild(_env, b: jlong) -> i64 {
+        Ok(into_handle::<ServerCfg>(get_mut::<ServerConfigBuilder>(b).build()?))
+    }
+
+    fn serverConfigFree(_env, h: jlong) -> () { free::<ServerCfg>(h) }
+
+    fn serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
+        metrics(env, get::<ServerCfg>(h).metrics(), now)
+    }
+
+    fn serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
+        let frame = bytes(env, &frame, "frame")?;
+        let (answer, _) = get::<ServerCfg>(h).api_versions_response(&frame)?;
+        jbytes(env, &answer)
+    }
+
+    // --- server connection
+
+    fn serverConnNew(_env, config: jlong) -> i64 {
+        let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
+        Ok(into_handle(ServerConn { conn, held: None, held_cause: None }))
+    }
+
+    fn serverConnFree(_env, h: jlong) -> () { free::<ServerConn>(h) }
+
+    fn serverConnHandleFrame(
+        env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
+        let frame = bytes(env, &frame, "frame")?;
+        let mut s = server(h);
+        let a = s.conn.handle_frame(&frame, now);
+        deliver(env, s, a, hold)
+    }
+
+    fn serverConnProvide(
+        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
+        let mut s = server(h);
+        let request = s.conn.pending_request().cloned().ok_or_else(nothing_requested)?;
+        let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
+        let a = s.conn.provide_credential(a, now);
+        deliver(env, s, a, hold)
+    }
+
+    fn serverConnResume(
+        env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
+    ) -> JObject<'l> {
+        let mut s = server(h);
+        let work = s.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
+        let r = hostmech::resume_server(&work, &step, &error)?;
+        let a = s.conn.resume(r, now);
+        deliver(env, s, a, hold)
+    }
+
+    fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
+        let s = server(h);
+        match s.conn.host_task() {
+            Some(HostTask::Credential(r)) => request(env, r),
+            Some(HostTask::Mechanism(w)) => hostmech::stage(env, Some(w)),
+            None => Ok(JObject::null()),
+        }
+    }
+
+    fn serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
+        let mut s = server(h);
+        if let Some(cause) = s.held_cause.take() {
+            restore_host_cause(cause);
+        }
+        let a = s.held.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
+        server_output(env, s, a)
+    }
+
+    fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
+        let s = server(h);
+        s.conn.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
+    }
+
+    fn serverConnPendingWork(env, h: jlong) -> JObject<'l> {
+        let s = server(h);
+        hostmech::stage(env, s.conn.pending_work())
+    }
+
+    fn serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {
+        Ok(server(h).conn.gate(api_key, now).as_u32() as i32)
+    }
+
+    fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
+        let frame = bytes(env, &frame, "frame")?;
+        ServerConnection::illegal_state_response(&frame).map_or(Ok(JObject::null()), |b| jbytes(env, &b))
+    }
+
+    fn serverConnReady(_env, h: jlong) -> bool { Ok(server(h).conn.is_ready()) }
+
+    fn serverConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(server(h).conn.next_deadline())) }
+
+    fn serverConnSession(env, h: jlong) -> JObject<'l> {
+        let s = server(h);
+        s.conn.session().map_or(Ok(JObject::null()), |s| session(env, s))
+    }
 }

@@ -1,461 +1,254 @@
-//! OAUTHBEARER: validators (JWKS, unsecured, host code), unsecured tokens, the refresher and
+//! OAUTHBEARER: validators (JWKS, unsecured, Java code), unsecured tokens, the refresher and
 //! the tracker.
 
 use std::sync::Arc;
 
-use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JValue};
-use jni::sys::{jboolean, jdouble, jint, jlong, jlongArray, jobjectArray};
+use jni::objects::{JByteArray, JObject, JObjectArray, JString};
+use jni::sys::{jboolean, jdouble, jlong};
 use jni::JNIEnv;
-use ksasl::kafka::client::ClientSession;
-use ksasl::refresh::{RefreshConfig, Refresher, Tracker, TrackerConfig};
+use ksasl::mech::oauthbearer::HostTokenValidator;
+use ksasl::refresh::{RefreshConfig, RefreshConfigBuilder, Refresher, Tracker, TrackerConfig};
+use ksasl::session::ClientSession;
 use ksasl::{
-    CachingValidator, Error, ErrorCode, JwksValidator, JwtValidatorConfig, SharedRandom,
-    TokenRejection, TokenValidator, UnsecuredTokenBuilder, UnsecuredValidator,
-    UnsecuredValidatorConfig, ValidatedToken,
+    Error, ErrorCode, JwksValidator, JwtValidatorConfig, OAuthBearerToken, Secret, SharedRandom,
+    TokenValidator, UnsecuredTokenBuilder, UnsecuredValidator, UnsecuredValidatorConfig,
 };
 
-use crate::objects::{read_pairs, Registry};
-use crate::{
-    callback, entry, into_handle, jlong_box, jstring, locked, native_class, obj, object_array, opt,
-    opt_string, raw, read_string_array, string, string_array,
+use crate::glue::{
+    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings,
+    raw, setters, string, strings, up, JResult, Rec, Up,
 };
+use crate::objects::registry_mut;
 
 type Jwks = Arc<JwksValidator>;
 pub(crate) type Refr = Arc<Refresher>;
 
-/// How many validated tokens an OAUTHBEARER server caches.
-const VALIDATION_CACHE: usize = 4096;
-
-fn register_validator(registry: jlong, v: Arc<dyn TokenValidator>) {
-    locked(unsafe { obj::<Registry>(registry) })
-        .register_oauthbearer_server(Arc::new(CachingValidator::new(v, VALIDATION_CACHE)));
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryAddOAuthUnsecured<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    scope: JObjectArray<'l>,
-    skew: jlong,
-) {
-    entry(&mut env, (), |env| {
-        let required_scope = read_string_array(env, &scope)?;
-        let v = UnsecuredValidator::new(UnsecuredValidatorConfig {
-            required_scope,
-            allowable_clock_skew_ms: skew,
-            ..Default::default()
+/// A token validator written in Java: `Native.callValidate` calls it and answers an accepted
+/// token through `Native.validatorAnswer`.
+fn java_validator(
+    env: &mut JNIEnv<'_>,
+    validator: &JObject<'_>,
+) -> JResult<Arc<dyn TokenValidator>> {
+    let v = env.new_global_ref(validator)?;
+    Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
+        let mut accepted: Option<(String, i64)> = None;
+        let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
+        call_host("token validator", true, |env| {
+            let t = jstr(env, token)?;
+            up(env, Up::CallValidate, &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)])?;
+            Ok(())
         })?;
-        register_validator(h, Arc::new(v));
-        Ok(())
-    })
+        Ok(accepted)
+    })))
 }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryAddOAuthJwks<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    jwks: jlong,
-) {
-    entry(&mut env, (), |_| {
-        let v = unsafe { obj::<Jwks>(jwks) }.clone();
-        register_validator(h, v);
-        Ok(())
-    })
+/// An `OAuthBearerToken` record: value, expiry, principal, extensions (names and values),
+/// generation.
+fn token<'l>(
+    env: &mut JNIEnv<'l>,
+    t: &OAuthBearerToken,
+    ext: &[(&String, &String)],
+    generation: u64,
+) -> JResult<JObject<'l>> {
+    let r = Rec::default().str(t.value()).i64(t.expiry_ms()).str(t.principal());
+    let r = r.strs(ext.iter().flat_map(|(k, v)| [*k, *v]));
+    r.i64(generation as i64).done(env)
 }
 
-/// A token validator implemented by a Java `TokenValidator`.
-struct JavaValidator {
-    validator: GlobalRef,
-}
+natives! {
+    // --- OAUTHBEARER servers and clients of a registry
 
-impl TokenValidator for JavaValidator {
-    fn validate(&self, token: &str, now_ms: i64) -> Result<ValidatedToken, TokenRejection> {
-        let r = callback("token validator", |env| {
-            let t = env.new_string(token)?;
-            let out = env
-                .call_static_method(
-                    native_class()?,
-                    "callValidate",
-                    "(Lorg/ksasl/TokenValidator;Ljava/lang/String;J)[Ljava/lang/Object;",
-                    &[
-                        JValue::Object(self.validator.as_obj()),
-                        JValue::Object(&t),
-                        JValue::Long(now_ms),
-                    ],
-                )?
-                .l()?;
-            if out.is_null() {
-                return Ok(None);
-            }
-            let arr = JObjectArray::from(out);
-            let p = JString::from(env.get_object_array_element(&arr, 0)?);
-            let principal = string(env, &p, "principal")?;
-            let e = env.get_object_array_element(&arr, 1)?;
-            let expiry_ms = env.call_method(&e, "longValue", "()J", &[])?.j()?;
-            Ok(Some((principal, expiry_ms)))
-        });
-        match r {
-            Ok(Some((principal, expiry_ms))) => Ok(ValidatedToken {
-                principal,
-                expiry_ms,
-                start_ms: None,
-                scope: vec![],
-                valid_from_ms: None,
-                valid_until_ms: expiry_ms,
-            }),
-            Ok(None) => Err(TokenRejection::invalid_token(
-                ErrorCode::TokenRejected,
-                "rejected by the host's validator",
-            )),
-            Err(e) => Err(TokenRejection::invalid_token(
-                ErrorCode::TokenRejected,
-                e.message(),
-            )),
+    fn registryAddOAuthUnsecured(
+        env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
+    ) -> () {
+        let mut c = UnsecuredValidatorConfig::default();
+        if let Some(scope) = opt_strings(env, &scope)? {
+            c.required_scope = scope;
         }
+        if skew_set != 0 {
+            c.allowable_clock_skew_ms = skew;
+        }
+        let v = UnsecuredValidator::new(c)?;
+        registry_mut(h).register_cached_oauthbearer_server(Arc::new(v));
+        Ok(())
     }
-}
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryAddOAuthValidator<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    validator: JObject<'l>,
-) {
-    entry(&mut env, (), |env| {
-        let validator = env.new_global_ref(&validator)?;
-        register_validator(h, Arc::new(JavaValidator { validator }));
+    fn registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> () {
+        let v = get::<Jwks>(jwks).clone();
+        registry_mut(h).register_cached_oauthbearer_server(v);
         Ok(())
-    })
-}
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_registryAddOAuthClient<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    refresher: jlong,
-) {
-    entry(&mut env, (), |_| {
-        let r = unsafe { obj::<Refr>(refresher) }.clone();
-        locked(unsafe { obj::<Registry>(h) }).register_oauthbearer_client(r);
+    fn registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> () {
+        let v = java_validator(env, &validator)?;
+        registry_mut(h).register_cached_oauthbearer_server(v);
         Ok(())
-    })
-}
+    }
 
-// --- JwksValidator ----------------------------------------------------------------------------
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_jwksNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    issuer: JString<'l>,
-    audience: JString<'l>,
-    skew: jlong,
-) -> jlong {
-    entry(&mut env, 0, |env| {
-        let c = JwtValidatorConfig {
-            expected_issuer: opt_string(env, &issuer)?,
-            expected_audiences: opt_string(env, &audience)?.into_iter().collect(),
-            clock_skew_ms: skew,
-            ..Default::default()
-        };
-        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(c)?)))
-    })
-}
-
-crate::free_entry!(Java_org_ksasl_Native_jwksFree, Jwks);
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_jwksSet<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    json: JString<'l>,
-    now: jlong,
-) -> jint {
-    entry(&mut env, 0, |env| {
-        let json = string(env, &json, "jwksJson")?;
-        let n = unsafe { obj::<Jwks>(h) }.set_jwks(&json, now)?;
-        Ok(n as jint)
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_jwksNextRefresh<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(unsafe { obj::<Jwks>(h) }.next_refresh_ms())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_jwksValidate<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    token: JString<'l>,
-    now: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let token = string(env, &token, "token")?;
-        let v = unsafe { obj::<Jwks>(h) }
-            .validate(&token, now)
-            .map_err(|rej| Error::new(rej.code, rej.reason).with_detail("status", rej.status))?;
-        let items = vec![
-            jstring(env, &v.principal)?,
-            jlong_box(env, Some(v.expiry_ms))?,
-            string_array(env, &v.scope)?.into(),
-        ];
-        Ok(object_array(env, items)?.into_raw())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_unsecuredToken<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    principal: JString<'l>,
-    lifetime_seconds: jlong,
-    scope: JObjectArray<'l>,
-    now: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
+    fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
-        let mut b =
-            UnsecuredTokenBuilder::for_principal(&principal).lifetime_seconds(lifetime_seconds);
-        if !scope.is_null() {
-            let s = read_string_array(env, &scope)?;
-            let items: Vec<&str> = s.iter().map(String::as_str).collect();
-            b = b.list_claim("scope", &items)?;
+        // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
+        *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
+        Ok(())
+    }
+
+    fn registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> () {
+        let r = get::<Refr>(refresher).clone();
+        registry_mut(h).register_oauthbearer_client(r);
+        Ok(())
+    }
+
+    // --- JwksValidator and its configuration
+
+    fn jwtConfigNew(_env) -> i64 { Ok(into_handle(JwtValidatorConfig::default())) }
+
+    fn jwtConfigFree(_env, c: jlong) -> () { free::<JwtValidatorConfig>(c) }
+
+}
+
+setters! { JwtValidatorConfig:
+    jwtConfigSetIssuer(env, issuer: JString<'l>)
+        |c| c.expected_issuer = Some(string(env, &issuer, "issuer")?);
+    jwtConfigSetAudiences(env, audiences: JObjectArray<'l>)
+        |c| c.expected_audiences = strings(env, &audiences)?;
+    jwtConfigSetClockSkewMs(_env, ms: jlong) |c| c.clock_skew_ms = ms;
+    jwtConfigSetSubjectClaimName(env, name: JString<'l>)
+        |c| c.subject_claim_name = string(env, &name, "name")?;
+    jwtConfigSetScopeClaimName(env, name: JString<'l>)
+        |c| c.scope_claim_name = string(env, &name, "name")?;
+    jwtConfigSetValidateIat(_env, on: jboolean) |c| c.validate_iat = on != 0;
+    jwtConfigSetAlgorithms(env, names: JObjectArray<'l>)
+        |c| c.set_algorithm_names(&strings(env, &names)?)?;
+    jwtConfigSetHmacSecret(env, secret: JByteArray<'l>)
+        |c| c.hmac_secret = Some(Secret::new(bytes(env, &secret, "secret")?.to_vec()));
+    // A negative size becomes 0, which the core refuses.
+    jwtConfigSetMaxTokenSize(_env, n: jlong) |c| c.max_token_size = usize::try_from(n).unwrap_or(0);
+    jwtConfigSetRefreshPeriodMs(_env, ms: jlong) |c| c.refresh_period_ms = ms;
+    jwtConfigSetUnknownKidIntervalMs(_env, ms: jlong) |c| c.unknown_kid_interval_ms = ms;
+}
+
+natives! {
+    fn jwksNew(_env, c: jlong) -> i64 {
+        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(get_mut::<JwtValidatorConfig>(c).clone())?)))
+    }
+
+    fn jwksFree(_env, h: jlong) -> () { free::<Jwks>(h) }
+
+    fn jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
+        let json = string(env, &json, "jwksJson")?;
+        Ok(get::<Jwks>(h).set_jwks(&json, now)? as i32)
+    }
+
+    fn jwksNextRefresh(_env, h: jlong) -> i64 { Ok(get::<Jwks>(h).next_refresh_ms()) }
+
+    fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
+        let token = string(env, &token, "token")?;
+        let v = get::<Jwks>(h)
+            .validate(&token, now)
+            .map_err(|r| r.into_error())?;
+        Rec::default().str(&v.principal).i64(v.expiry_ms).strs(&v.scope).done(env)
+    }
+
+    fn unsecuredToken(
+        env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
+    ) -> JObject<'l> {
+        let principal = string(env, &principal, "principal")?;
+        let mut b = UnsecuredTokenBuilder::for_principal(&principal).lifetime_seconds(lifetime_seconds);
+        if let Some(s) = opt_strings(env, &scope)? {
+            b = b.list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>())?;
         }
         let t = b.build(now)?;
-        let items = vec![
-            jstring(env, t.value())?,
-            jlong_box(env, Some(t.expiry_ms()))?,
-            jstring(env, t.principal())?,
-        ];
-        Ok(object_array(env, items)?.into_raw())
-    })
+        token(env, &t, &[], 0)
+    }
+
+    // --- Refresher and its configuration
+
+    fn refreshConfigNew(_env) -> i64 { Ok(into_handle(RefreshConfig::builder())) }
+
+    fn refreshConfigFree(_env, c: jlong) -> () { free::<RefreshConfigBuilder>(c) }
+
 }
 
-// --- Refresher --------------------------------------------------------------------------------
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    window_factor: jdouble,
-    window_jitter: jdouble,
-    min_period_seconds: jlong,
-    buffer_seconds: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        let c = RefreshConfig {
-            window_factor,
-            window_jitter,
-            min_period_seconds,
-            buffer_seconds,
-            ..Default::default()
-        };
-        Ok(into_handle::<Refr>(Arc::new(Refresher::new(
-            c,
-            SharedRandom::default(),
-        )?)))
-    })
+setters! { RefreshConfigBuilder:
+    refreshConfigSetWindowFactor(_env, v: jdouble) |b| b.window_factor(v);
+    refreshConfigSetWindowJitter(_env, v: jdouble) |b| b.window_jitter(v);
+    refreshConfigSetMinPeriodSeconds(_env, v: jlong) |b| b.min_period_seconds(v);
+    refreshConfigSetBufferSeconds(_env, v: jlong) |b| b.buffer_seconds(v);
+    refreshConfigSetReloginAllowedBeforeLogout(_env, v: jboolean) |b| b.relogin_allowed_before_logout(v != 0);
+    refreshConfigSetRetryBackoffMs(_env, v: jlong) |b| b.retry_backoff_ms(v);
+    refreshConfigSetRetryBackoffMaxMs(_env, v: jlong) |b| b.retry_backoff_max_ms(v);
 }
 
-crate::free_entry!(Java_org_ksasl_Native_refresherFree, Refr);
+natives! {
+    fn refresherNew(_env, c: jlong) -> i64 {
+        let config = get_mut::<RefreshConfigBuilder>(c).build()?;
+        Ok(into_handle::<Refr>(Arc::new(Refresher::new(config, SharedRandom::default()))))
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherPoll<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jboolean {
-    entry(&mut env, 0, |_| {
-        Ok(unsafe { obj::<Refr>(h) }.poll(now).into())
-    })
-}
+    fn refresherFree(_env, h: jlong) -> () { free::<Refr>(h) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherSetToken<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    token: JString<'l>,
-    expiry: jlong,
-    principal: JString<'l>,
-    extensions: JObjectArray<'l>,
-    now: jlong,
-) -> jlong {
-    entry(&mut env, 0, |env| {
+    fn refresherPoll(_env, h: jlong, now: jlong) -> bool { Ok(get::<Refr>(h).poll(now)) }
+
+    fn refresherSetToken(
+        env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
+        extensions: JObjectArray<'l>, now: jlong,
+    ) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
-        let ext = read_pairs(env, &extensions)?;
-        let pairs: Vec<(&str, &str)> = ext.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let g = unsafe { obj::<Refr>(h) }.set_token(&token, expiry, &principal, &pairs, now)?;
-        Ok(g as jlong)
-    })
-}
+        let ext = strings(env, &extensions)?;
+        let ext: Vec<(&str, &str)> = ext.chunks_exact(2).map(|c| (c[0].as_str(), c[1].as_str())).collect();
+        Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherSetTokenFailure<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    reason: JString<'l>,
-    now: jlong,
-) {
-    entry(&mut env, (), |env| {
+    fn refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> () {
         let reason = string(env, &reason, "reason")?;
-        Ok(unsafe { obj::<Refr>(h) }.set_token_failure(&reason, now)?)
-    })
-}
+        Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
+    }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherNextDeadline<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(raw(unsafe { obj::<Refr>(h) }
-            .next_deadline()
-            .map(|d| d.max(0))))
-    })
-}
+    fn refresherNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Refr>(h).next_deadline())) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherGeneration<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(unsafe { obj::<Refr>(h) }.generation() as jlong)
-    })
-}
+    fn refresherGeneration(_env, h: jlong) -> i64 { Ok(get::<Refr>(h).generation() as i64) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_refresherCurrent<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jobjectArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let (t, e, g) = unsafe { obj::<Refr>(h) }.current_token(now)?;
-        let mut kv = Vec::new();
-        for (k, v) in e.map() {
-            kv.push(k.clone());
-            kv.push(v.clone());
+    fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
+        let (t, e, g) = get::<Refr>(h).current_token(now)?;
+        token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
+    }
+
+    // --- Tracker
+
+    fn trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
+        let mut c = TrackerConfig::default();
+        if spread_set != 0 {
+            c.spread_window_ms = spread;
         }
-        let items = vec![
-            jstring(env, t.value())?,
-            jlong_box(env, Some(t.expiry_ms()))?,
-            jstring(env, t.principal())?,
-            string_array(env, &kv)?.into(),
-            jlong_box(env, Some(g as i64))?,
-        ];
-        Ok(object_array(env, items)?.into_raw())
-    })
-}
+        let r = get::<Refr>(refresher).clone();
+        Ok(into_handle(Tracker::new(r, c)?))
+    }
 
-// --- Tracker ----------------------------------------------------------------------------------
+    fn trackerFree(_env, h: jlong) -> () { free::<Tracker>(h) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerNew<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    refresher: jlong,
-    spread: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        let r = unsafe { obj::<Refr>(refresher) }.clone();
-        let c = TrackerConfig {
-            spread_window_ms: spread,
-            ..Default::default()
+    fn trackerAuthenticated(
+        _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
+        expiry: jlong,
+    ) -> () {
+        let (Ok(id), Ok(generation)) = (u64::try_from(id), u64::try_from(generation)) else {
+            let e = Error::new(ErrorCode::InvalidArgument, "connection ids and generations are not negative");
+            return Err(e.into());
         };
-        Ok(into_handle::<Tracker>(Tracker::new(r, c)?))
-    })
-}
+        let s = ClientSession { lifetime_ms: lifetime, reauth_at_ms: opt(reauth_at), expiry_ms: opt(expiry), latency_ms: 0 };
+        Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
+    }
 
-crate::free_entry!(Java_org_ksasl_Native_trackerFree, Tracker);
+    fn trackerForget(_env, h: jlong, id: jlong) -> () { get::<Tracker>(h).forget(id as u64); Ok(()) }
 
-#[allow(clippy::too_many_arguments)]
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerAuthenticated<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    id: jlong,
-    generation: jlong,
-    lifetime: jlong,
-    reauth_at: jlong,
-    expiry: jlong,
-) {
-    entry(&mut env, (), |_| {
-        if id < 0 || generation < 0 {
-            return Err(crate::invalid(
-                "connection ids and generations are not negative",
-            ));
-        }
-        let s = ClientSession {
-            lifetime_ms: lifetime,
-            reauth_at_ms: opt(reauth_at),
-            expiry_ms: opt(expiry),
-            latency_ms: 0,
-        };
-        Ok(unsafe { obj::<Tracker>(h) }.authenticated(id as u64, generation as u64, &s)?)
-    })
-}
+    fn trackerNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Tracker>(h).next_deadline())) }
 
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerForget<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    id: jlong,
-) {
-    entry(&mut env, (), |_| {
-        unsafe { obj::<Tracker>(h) }.forget(id as u64);
-        Ok(())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerNextDeadline<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-) -> jlong {
-    entry(&mut env, 0, |_| {
-        Ok(raw(unsafe { obj::<Tracker>(h) }
-            .next_deadline()
-            .map(|d| d.max(0))))
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_ksasl_Native_trackerPoll<'l>(
-    mut env: JNIEnv<'l>,
-    _c: JClass<'l>,
-    h: jlong,
-    now: jlong,
-) -> jlongArray {
-    entry(&mut env, std::ptr::null_mut(), |env| {
-        let p = unsafe { obj::<Tracker>(h) }.poll(now);
+    fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
+        let p = get::<Tracker>(h).poll(now);
         let mut v = vec![p.refresh as i64];
         v.extend(p.reauthenticate.iter().map(|id| *id as i64));
         let a = env.new_long_array(v.len() as i32)?;
         env.set_long_array_region(&a, 0, &v)?;
-        Ok(a.into_raw())
-    })
+        Ok(a.into())
+    }
 }

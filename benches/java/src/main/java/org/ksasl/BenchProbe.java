@@ -3,7 +3,7 @@ package org.ksasl;
 /**
  * Benchmark-only access to the binding's package-private layers, to take the per-call cost
  * apart: the bare native entry point ({@link Native}), the {@link NativeHandle#with} wrapper
- * (read lock + lambda) around it, and the same wrapper around a pure-Java body. This class
+ * (the handle's guard + lambda) around it, and the same wrapper around a pure-Java body. This class
  * lives in the benchmarks jar, not in the binding (same package name on the class path; the
  * binding's jar is not sealed).
  */
@@ -24,22 +24,20 @@ public final class BenchProbe {
         return Native.serverConnGate(handle, apiKey, nowMs);
     }
 
-    /** {@link ServerConnection#gate} without {@code synchronized} and {@code Gate.values()}: read lock + lambda + JNI. */
+    /** {@link ServerConnection#gate} without the number-to-enum lookup: the handle's guard + lambda + JNI. */
     public static int gateViaWith(ServerConnection c, short apiKey, long nowMs) {
         return c.with(h -> Native.serverConnGate(h, apiKey, nowMs));
     }
 
-    /** The JNI entry point of {@link ClientConnection#handleFrame} alone (out-arrays supplied by the caller). */
-    public static int nativeClientHandleFrame(long handle, byte[] frame, long nowMs, int[] event, long[] times,
-            Object[] err) throws KsaslException {
-        Native.clientConnHandleFrame(handle, frame, nowMs, event, times, err);
-        return event[0];
+    /** The JNI entry point of {@link ClientConnection#handleFrame} alone: the event's number. */
+    public static int nativeClientHandleFrame(long handle, byte[] frame, long nowMs) throws KsaslException {
+        return Native.clientConnHandleFrame(handle, frame, nowMs);
     }
 
     /**
-     * The binding's wrapper with a pure-Java body: the same {@code synchronized} method,
-     * {@link NativeHandle} read lock, capturing lambda and {@code Gate.values()} lookup as
-     * {@link ServerConnection#gate}, around the gate rule written in Java. The difference to
+     * The binding's wrapper with a pure-Java body: the same {@link NativeHandle} guard,
+     * capturing lambda and enum lookup by number as {@link ServerConnection#gate}, around the
+     * gate rule written in Java. The difference to
      * {@link ServerConnection#gate} is the JNI call and the native side.
      */
     public static final class WrappedJavaGate extends NativeHandle {
@@ -50,9 +48,8 @@ public final class BenchProbe {
             this.rule = new JavaGateRule(expiryMs);
         }
 
-        public synchronized Gate gate(short apiKey, long nowMs) {
-            int g = with(h -> rule.gate(apiKey, nowMs));
-            return Gate.values()[g];
+        public Gate gate(short apiKey, long nowMs) {
+            return Gate.fromNumber(with(h -> rule.gate(apiKey, nowMs)));
         }
     }
 

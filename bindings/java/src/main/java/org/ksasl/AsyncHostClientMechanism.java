@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>When {@link #start} or {@link #step} returns, the exchange waits: a
  * {@link ClientConnection} reports {@link ClientEvent.Kind#PENDING} (a
- * {@link ClientAuthenticator} a {@link ClientStep#pending()} step), {@code pendingWork()} gives
+ * {@link ClientExchange} a {@link ClientStep#pending()} step), {@code pendingWork()} gives
  * the stage, and the host hands its result back with {@code resume} (its message) or
  * {@code resumeWithError} (its exception). {@link ClientConnection#handleFrameAsync} does all of
  * this itself. No call reaches the mechanism while its stage is pending.
@@ -24,10 +24,11 @@ import java.util.concurrent.CompletionStage;
  * <p>Errors: an exception thrown by {@code start}/{@code step}, a stage completed exceptionally
  * (a {@link java.util.concurrent.CompletionException} or
  * {@link java.util.concurrent.ExecutionException} is unwrapped to its cause), or a {@code null}
- * stage fails the exchange. A {@link KsaslError} keeps its code and message; any other
- * {@link Throwable} becomes {@code HOST_MECHANISM_FAILED} (325) with the message
- * "the NAME mechanism threw " followed by the throwable's {@code toString()}, and is the cause of
- * the exception the host sees.
+ * stage fails the exchange, with the core's message "the NAME mechanism's start failed: " (or
+ * {@code step}, or for a stage's exception {@code late answer}) followed by the text of the
+ * throwable. A {@link KsaslError} keeps its code and gives its message as the text; any other
+ * {@link Throwable} becomes {@code HOST_MECHANISM_FAILED} (325) with its {@code toString()} as
+ * the text, and is the cause of the exception the host sees.
  *
  * <p>{@code start}, {@code step} and {@code isComplete} are called with the connection locked, on
  * the thread that drives it (for {@code isComplete}, the thread that resumes): they must not call

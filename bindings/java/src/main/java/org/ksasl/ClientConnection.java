@@ -23,10 +23,8 @@ import java.util.function.LongSupplier;
  * re-authentication still come back as {@link ClientEvent.Kind#APPLICATION}.
  */
 public final class ClientConnection extends NativeHandle {
-    private static final ClientEvent.Kind[] EVENTS = ClientEvent.Kind.values();
-
     public ClientConnection(ClientConfig config) {
-        super(create(config), Native::clientConnFree);
+        super(create(config), Native::clientConnFree, true);
     }
 
     private static long create(ClientConfig config) {
@@ -51,23 +49,24 @@ public final class ClientConnection extends NativeHandle {
      *
      * @throws KsaslException when authentication failed; close the connection
      */
-    public synchronized ClientEvent handleFrame(byte[] frame, long nowMs) throws KsaslException {
+    public ClientEvent handleFrame(byte[] frame, long nowMs) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
-        int[] event = new int[1];
-        long[] times = new long[1];
-        Object[] err = new Object[1];
-        run(h -> Native.clientConnHandleFrame(h, frame, nowMs, event, times, err));
-        return event(frame, event, times, err);
+        return event(with(h -> Native.clientConnHandleFrame(h, frame, nowMs)), frame);
     }
 
-    /** The event; an application response is {@code frame} itself, neither copied nor kept. */
-    private ClientEvent event(byte[] frame, int[] event, long[] times, Object[] err) {
-        ClientEvent.Kind kind = EVENTS[event[0]];
-        byte[] app = kind == ClientEvent.Kind.APPLICATION ? frame : null;
-        ClientSession session = kind == ClientEvent.Kind.AUTHENTICATED || kind == ClientEvent.Kind.REAUTHENTICATED
-                ? session() : null;
-        return new ClientEvent(kind, app, session, (KsaslException) err[0],
-                kind == ClientEvent.Kind.REAUTH_FAILED ? Time.opt(times[0]) : OptionalLong.empty());
+    /**
+     * The event of kind number {@code kind}: an application response is {@code frame} itself;
+     * a new session and a failed re-authentication's error are read from the connection.
+     */
+    private ClientEvent event(int kind, byte[] frame) {
+        ClientEvent.Kind k = ClientEvent.Kind.fromNumber(kind);
+        switch (k) {
+            case APPLICATION: return new ClientEvent(k, frame, null, null, OptionalLong.empty());
+            case AUTHENTICATED:
+            case REAUTHENTICATED: return new ClientEvent(k, null, session(), null, OptionalLong.empty());
+            case REAUTH_FAILED: return with(Native::clientConnReauthFailure);
+            default: return new ClientEvent(k, null, null, null, OptionalLong.empty());
+        }
     }
 
     /**
@@ -92,7 +91,7 @@ public final class ClientConnection extends NativeHandle {
      * @throws KsaslException when authentication failed; close the connection
      * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
      */
-    public synchronized ClientEvent resume(byte[] message, long nowMs) throws KsaslException {
+    public ClientEvent resume(byte[] message, long nowMs) throws KsaslException {
         return resume(message, null, nowMs);
     }
 
@@ -110,17 +109,13 @@ public final class ClientConnection extends NativeHandle {
      * @throws KsaslException when authentication failed; close the connection
      * @throws KsaslStateException ({@code WRONG_STATE}) if nothing is pending; nothing changes
      */
-    public synchronized ClientEvent resumeWithError(Throwable error, long nowMs) throws KsaslException {
+    public ClientEvent resumeWithError(Throwable error, long nowMs) throws KsaslException {
         Objects.requireNonNull(error, "error");
         return resume(null, error, nowMs);
     }
 
     private ClientEvent resume(byte[] message, Throwable error, long nowMs) throws KsaslException {
-        int[] event = new int[1];
-        long[] times = new long[1];
-        Object[] err = new Object[1];
-        run(h -> Native.clientConnResume(h, message, error, nowMs, event, times, err));
-        return event(null, event, times, err);
+        return event(with(h -> Native.clientConnResume(h, message, error, nowMs)), null);
     }
 
     /**

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  * @param retryAtMs for {@link Kind#REAUTH_FAILED}, when the next attempt is due
  */
 public record ClientEvent(Kind kind, byte[] frame, ClientSession session, KsaslException error, OptionalLong retryAtMs) {
-    /** The order is shared with the native code. */
+    /** What happened (a failure is thrown, not reported as an event). */
     public enum Kind {
         /** A SASL response was consumed; write {@link ClientConnection#transmit()}. */
         CONTINUE,
@@ -29,7 +29,18 @@ public record ClientEvent(Kind kind, byte[] frame, ClientSession session, KsaslE
          * {@link ClientConnection#pendingWork()} and continue with
          * {@link ClientConnection#resume} or {@link ClientConnection#resumeWithError}.
          */
-        PENDING
+        PENDING;
+
+        private static final WireEnum<Kind> WIRE = WireEnum.of(Kind.class, "ClientEventKind");
+
+        static Kind fromNumber(int n) {
+            return WIRE.of(n);
+        }
+    }
+
+    /** Called by native code: a failed re-authentication ({@code retryAtMs} {@link Native#NONE}: none). */
+    static ClientEvent reauthFailed(Throwable error, long retryAtMs) {
+        return new ClientEvent(Kind.REAUTH_FAILED, null, null, (KsaslException) error, Time.opt(retryAtMs));
     }
 
     @Override

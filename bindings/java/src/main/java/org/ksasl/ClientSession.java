@@ -11,7 +11,12 @@ import java.util.OptionalLong;
  * @param latencyMs how long the (re-)authentication took
  */
 public record ClientSession(long lifetimeMs, OptionalLong reauthAtMs, OptionalLong expiryMs, long latencyMs) {
-    static ClientSession of(long[] s) {
-        return s == null ? null : new ClientSession(s[0], Time.opt(s[1]), Time.opt(s[2]), s[3]);
+    /** From the native record (lifetime, re-authentication time, expiry, latency), or null. */
+    static ClientSession of(byte[] record) {
+        if (record == null) {
+            return null;
+        }
+        Fields f = new Fields(record);
+        return new ClientSession(f.i64(), f.time(), f.time(), f.i64());
     }
 }

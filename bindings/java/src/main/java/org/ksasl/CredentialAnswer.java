@@ -4,14 +4,25 @@ import java.util.Objects;
 
 /**
  * The answer to a {@link CredentialRequest}: a password, a SCRAM credential in Kafka's string
- * form ({@code salt=...,stored_key=...,server_key=...,iterations=...}), "unknown user", or
- * "unavailable" (the lookup failed; the client is refused without learning why). Optional: an
- * absolute expiry (ms since the epoch) that caps the KIP-368 session, and the owner of a
- * delegation token. {@link #toString()} never shows the secret.
+ * form ({@code salt=...,stored_key=...,server_key=...,iterations=...}), "unknown user",
+ * "unavailable" (the lookup failed; the client is refused without learning why), or, from a
+ * {@link CredentialLookup} only, "later" (the host answers through {@code provideCredential}).
+ * Optional: an absolute expiry (ms since the epoch) that caps the KIP-368 session, and the owner
+ * of a delegation token. {@link #toString()} never shows the secret. The core reads the answer
+ * ({@code CredentialAnswer::decode}); the kind crosses JNI as its stable number.
  */
 public final class CredentialAnswer {
-    /** The kind of answer; the order is shared with the native code. */
-    public enum Kind { UNKNOWN, PASSWORD, SCRAM, UNAVAILABLE }
+    /** The kind of answer; each has the stable number of the core's table. */
+    public enum Kind {
+        PASSWORD, SCRAM, UNKNOWN, UNAVAILABLE, LATER;
+
+        private static final WireEnum<Kind> WIRE = WireEnum.of(Kind.class, "CredentialAnswerKind");
+
+        /** The stable number the core knows this kind by. */
+        int number() {
+            return WIRE.number(this);
+        }
+    }
 
     private final Kind kind;
     private final String value;
@@ -46,6 +57,15 @@ public final class CredentialAnswer {
         return new CredentialAnswer(Kind.UNAVAILABLE, Objects.requireNonNull(reason, "reason"), Native.NONE, null);
     }
 
+    /**
+     * From a {@link CredentialLookup}: the host answers later, through {@code provideCredential}
+     * after the exchange asked for the credential ({@code NEED_CREDENTIAL}). Not an answer to a
+     * pending request (refused there).
+     */
+    public static CredentialAnswer later() {
+        return new CredentialAnswer(Kind.LATER, null, Native.NONE, null);
+    }
+
     /** The same answer with an absolute expiry in ms since the epoch. */
     public CredentialAnswer withExpiryMs(long expiryMs) {
         return new CredentialAnswer(kind, value, expiryMs, tokenOwner);
@@ -56,18 +76,20 @@ public final class CredentialAnswer {
         return new CredentialAnswer(kind, value, expiryMs, Objects.requireNonNull(owner, "owner"));
     }
 
-    public Kind kind() { return kind; }
+    public Kind kind() {
+        return kind;
+    }
 
-    String value() { return value; }
+    String value() {
+        return value;
+    }
 
-    long expiryMs() { return expiryMs; }
+    long expiryMs() {
+        return expiryMs;
+    }
 
-    String tokenOwner() { return tokenOwner; }
-
-    String[] encode() {
-        return new String[] {
-            Integer.toString(kind.ordinal()), value, expiryMs == Native.NONE ? null : Long.toString(expiryMs), tokenOwner
-        };
+    String tokenOwner() {
+        return tokenOwner;
     }
 
     @Override

@@ -17,16 +17,21 @@ public final class CredentialStore extends NativeHandle {
         return Native.storeNew();
     }
 
-    /** Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 at 4096 iterations. */
+    /**
+     * Adds or replaces a user for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, with SCRAM keys
+     * derived at the core's minimum iteration count (4096, Kafka's).
+     */
     public void addUser(String username, String password) throws KsaslException {
-        addUser(username, password, 4096);
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        run(h -> Native.storeAddUser(h, username, password, 0, false));
     }
 
     /** Adds or replaces a user; SCRAM keys are derived at {@code iterations} (at least 4096). */
     public void addUser(String username, String password, int iterations) throws KsaslException {
         Objects.requireNonNull(username, "username");
         Objects.requireNonNull(password, "password");
-        run(h -> Native.storeAddUser(h, username, password, iterations));
+        run(h -> Native.storeAddUser(h, username, password, iterations, true));
     }
 
     /** Sets a user's SCRAM credential for one mechanism from Kafka's string form. */

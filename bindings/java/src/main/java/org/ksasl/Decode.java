@@ -2,9 +2,8 @@ package org.ksasl;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.OptionalLong;
 
-/** Turns the native layer's arrays into records. */
+/** Turns the native layer's arrays into maps. */
 final class Decode {
     private Decode() {}
 
@@ -26,25 +25,12 @@ final class Decode {
         return kv;
     }
 
-    static CredentialRequest request(Object[] r) {
-        return r == null ? null : new CredentialRequest((String) r[0], (String) r[1], (Boolean) r[2]);
-    }
-
-    static AuthenticationOutcome outcome(Object[] o) {
-        if (o == null) {
-            return null;
-        }
-        Long expiry = (Long) o[3];
-        return new AuthenticationOutcome((String) o[0], (String) o[1], (String) o[2],
-                expiry == null ? OptionalLong.empty() : OptionalLong.of(expiry), pairs((String[]) o[4]), (Boolean) o[5]);
-    }
-
-    static Map<String, Double> metrics(Object[] m) {
-        String[] names = (String[]) m[0];
-        double[] values = (double[]) m[1];
+    /** Metrics by name, from the native record (the names, then the values). */
+    static Map<String, Double> metrics(byte[] record) {
+        Fields f = new Fields(record);
         Map<String, Double> out = new LinkedHashMap<>();
-        for (int i = 0; i < names.length; i++) {
-            out.put(names[i], values[i]);
+        for (String name : f.strs()) {
+            out.put(name, f.f64());
         }
         return out;
     }

@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * A delegation token (KIP-48) with its HMAC: what {@link TokenAuthority#create} and
  * {@link TokenAuthority#describe} hand out, and what a CreateDelegationToken or
- * DescribeDelegationToken response carries ({@link TokenRequests}). A client logs in with SCRAM,
+ * DescribeDelegationToken response carries ({@link DelegationTokenCodec}). A client logs in with SCRAM,
  * username {@link #tokenId()}, password {@link #hmacBase64()} and {@code tokenauth=true}
  * ({@link MechanismRegistry#addTokenClients}, or {@link Refresher#setDelegationToken} with
  * {@link MechanismRegistry#addRefreshingPasswordClients}).
@@ -40,19 +40,31 @@ public final class DelegationToken {
         this.maxMs = maxMs;
     }
 
-    /** From the native form {@code {tokenId, hmac, hmacBase64, owner, requester, renewers, {issue, expiry, max}}}. */
-    static DelegationToken decode(Object[] t) {
-        long[] times = (long[]) t[6];
-        return new DelegationToken((String) t[0], (byte[]) t[1], (String) t[2], (String) t[3], (String) t[4],
-                List.of((String[]) t[5]), times[0], times[1], times[2]);
+    /** From the native record of one token. */
+    static DelegationToken of(byte[] record) {
+        return read(new Fields(record));
     }
 
-    static List<DelegationToken> decodeAll(Object[] tokens) {
-        List<DelegationToken> out = new ArrayList<>(tokens.length);
-        for (Object t : tokens) {
-            out.add(decode((Object[]) t));
+    /** From the native record of a count and the tokens. */
+    static List<DelegationToken> all(byte[] record) {
+        Fields f = new Fields(record);
+        int n = f.i32();
+        List<DelegationToken> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(read(f));
         }
         return List.copyOf(out);
+    }
+
+    /** Id, HMAC, its base64, owner, requester, renewers, issue, expiry and maximum times. */
+    private static DelegationToken read(Fields f) {
+        String id = f.str();
+        byte[] hmac = f.bytes();
+        String base64 = new String(f.bytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        String owner = f.str();
+        String requester = f.str();
+        List<String> renewers = f.strs();
+        return new DelegationToken(id, hmac, base64, owner, requester, renewers, f.i64(), f.i64(), f.i64());
     }
 
     /**
@@ -69,7 +81,7 @@ public final class DelegationToken {
         Objects.requireNonNull(hmac, "hmac");
         Objects.requireNonNull(owner, "owner");
         Native.init();
-        return decode(Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
+        return of(Native.tokenNew(tokenId, hmac, principals(owner, requester == null ? owner : requester,
                 renewers == null ? List.of() : renewers), new long[] {issueMs, expiryMs, maxMs}));
     }
 

@@ -13,13 +13,8 @@ public enum ErrorKind {
     /** 5xx: a bug or an environment failure inside ksasl. */
     INTERNAL;
 
+    /** The constant for the core's kind name ({@code "misuse"} is {@link #MISUSE}). */
     static ErrorKind fromName(String name) {
-        switch (name) {
-            case "misuse": return MISUSE;
-            case "protocol": return PROTOCOL;
-            case "authentication": return AUTHENTICATION;
-            case "credential": return CREDENTIAL;
-            default: return INTERNAL;
-        }
+        return valueOf(name.toUpperCase(java.util.Locale.ROOT));
     }
 }

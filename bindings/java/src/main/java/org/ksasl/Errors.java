@@ -1,33 +1,43 @@
 package org.ksasl;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Builds the exception for a core error; called by the native code. */
+/** Builds the Java exception for a core error; called by the native code. */
 final class Errors {
     private Errors() {}
 
-    /** The codes whose misuse is about state rather than an argument. */
-    private static boolean isStateMisuse(String codeName) {
-        return codeName.equals("STEP_AFTER_DONE") || codeName.equals("STEP_AFTER_FAILURE")
-                || codeName.equals("WRONG_STATE");
-    }
-
-    /** Called from native code: {@code details} alternates keys and values. */
-    static Throwable create(int code, String codeName, String kindName, String message, String[] details) {
-        Map<String, String> d = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < details.length; i += 2) {
-            d.put(details[i], details[i + 1]);
-        }
-        switch (ErrorKind.fromName(kindName)) {
+    /**
+     * The exception for a core error: the class of its kind, and for misuse
+     * {@link KsaslStateException} when the core classifies the code as state misuse
+     * ({@code ErrorCode::is_state_misuse}), else {@link KsaslArgumentException}.
+     * {@code fields} is a record of the code's name, the kind's name, the message, the client
+     * text (or null) and the details (alternating keys and values); {@code cause} is the host's
+     * exception behind the error (or null). Called by native code.
+     */
+    static Throwable create(int code, boolean stateMisuse, byte[] fields, Throwable cause) {
+        Fields f = new Fields(fields);
+        String codeName = f.str();
+        ErrorKind kind = ErrorKind.fromName(f.str());
+        String message = f.str();
+        String clientMessage = f.str();
+        Map<String, String> d = f.pairs();
+        Throwable t;
+        switch (kind) {
             case MISUSE:
-                return isStateMisuse(codeName)
-                        ? new KsaslStateException(code, codeName, message, d)
+                t = stateMisuse ? new KsaslStateException(code, codeName, message, d)
                         : new KsaslArgumentException(code, codeName, message, d);
-            case PROTOCOL: return new KsaslProtocolException(code, codeName, message, d);
-            case AUTHENTICATION: return new KsaslAuthenticationException(code, codeName, message, d);
-            case CREDENTIAL: return new KsaslCredentialException(code, codeName, message, d);
-            default: return new KsaslInternalException(code, codeName, message, d);
+                break;
+            case PROTOCOL: t = new KsaslProtocolException(code, codeName, message, d); break;
+            case AUTHENTICATION: t = new KsaslAuthenticationException(code, codeName, message, d); break;
+            case CREDENTIAL: t = new KsaslCredentialException(code, codeName, message, d); break;
+            default: t = new KsaslInternalException(code, codeName, message, d); break;
         }
+        if (t instanceof KsaslException) {
+            ((KsaslException) t).clientMessage = clientMessage;
+        }
+        if (cause != null) {
+            t.initCause(cause);
+        }
+        return t;
     }
 }

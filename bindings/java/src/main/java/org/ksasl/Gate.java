@@ -7,5 +7,11 @@ public enum Gate {
     /** A SaslHandshake: the client starts re-authenticating; hand the frame to {@link ServerConnection#handleFrame}. */
     BEGIN_REAUTHENTICATION,
     /** The session has expired: close the connection without answering (Kafka's rule). */
-    CLOSE_EXPIRED
+    CLOSE_EXPIRED;
+
+    private static final WireEnum<Gate> WIRE = WireEnum.of(Gate.class, "Gate");
+
+    static Gate fromNumber(int n) {
+        return WIRE.of(n);
+    }
 }

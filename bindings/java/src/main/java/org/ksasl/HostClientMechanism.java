@@ -17,12 +17,14 @@ package org.ksasl;
  *       verdict is then read by the connection driver, and no further {@code step} is made.
  * </ul>
  *
- * <p>Errors: anything thrown here fails the exchange. A {@link KsaslError} (for example a
- * {@link KsaslException}) keeps its code and message; any other {@link Throwable} becomes a
- * {@link KsaslAuthenticationException} with code {@code HOST_MECHANISM_FAILED} (325) and the
- * message "the NAME mechanism threw " followed by the throwable's {@code toString()}. The
- * original throwable is the cause of the exception the caller of ksasl sees. A {@code null}
- * message before completion is also {@code HOST_MECHANISM_FAILED}. The authenticator is failed
+ * <p>Errors: anything thrown here fails the exchange, with the core's message
+ * "the NAME mechanism's start failed: " (or {@code step}) followed by the text of the
+ * throwable. A {@link KsaslError} (for example a {@link KsaslException}) keeps its code and
+ * gives its message as the text; any other {@link Throwable} becomes a
+ * {@link KsaslAuthenticationException} with code {@code HOST_MECHANISM_FAILED} (325) and its
+ * {@code toString()} as the text. The original throwable is the cause of the exception the
+ * caller of ksasl sees. A {@code null} message before completion is also
+ * {@code HOST_MECHANISM_FAILED} (the core's "... set no message before it was done"). The exchange is failed
  * afterwards: further calls are refused with {@link KsaslStateException}, a connection reports
  * the failure.
  *

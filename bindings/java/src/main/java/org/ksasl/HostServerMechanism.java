@@ -16,10 +16,11 @@ package org.ksasl;
  * host to resume it (see there, and {@link ServerConnection#handleFrameAsync}).
  *
  * <p>Errors: to refuse a client, throw a {@link KsaslException} (for example one caught from
- * ksasl) or any other exception. A {@link KsaslError} keeps its code and message; any other
- * {@link Throwable} becomes {@code HOST_MECHANISM_FAILED} (325) with the message
- * "the NAME mechanism threw " followed by the throwable's {@code toString()}. A {@code null}
- * step or an empty authorization id is also {@code HOST_MECHANISM_FAILED}. The server driver
+ * ksasl) or any other exception: the error's message is the core's "the NAME mechanism's step
+ * failed: " followed by the text of the throwable. A {@link KsaslError} keeps its code and gives
+ * its message as the text; any other {@link Throwable} becomes {@code HOST_MECHANISM_FAILED}
+ * (325) with its {@code toString()} as the text. A {@code null} step ("the NAME mechanism's
+ * step returned null") or an empty authorization id is also {@code HOST_MECHANISM_FAILED}. The server driver
  * then fails the connection as for a wrong password ({@code FAIL_AT}, with Kafka's
  * authentication-failed text for the client); a step after completion or failure is refused by
  * ksasl without calling the mechanism.

@@ -34,7 +34,7 @@ public final class HostServerStep {
     /**
      * The answer comes later: it is the step {@code work} completes with (a password check
      * against a directory service, say). The exchange waits: a {@link ServerConnection} reports
-     * {@link ServerOutput.Action#PENDING} (a {@link ServerAuthenticator}
+     * {@link ServerAction#PENDING} (a {@link ServerExchange}
      * {@link ServerStep.Kind#PENDING}), {@code pendingWork()} gives {@code work}, and the host
      * hands its result back with {@code resume} or its exception with {@code resumeWithError};
      * {@link ServerConnection#handleFrameAsync} does this itself. The mechanism is not called

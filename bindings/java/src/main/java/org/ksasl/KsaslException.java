@@ -15,6 +15,8 @@ public class KsaslException extends Exception implements KsaslError {
     private final String codeName;
     private final ErrorKind kind;
     private final Map<String, String> details;
+    /** Set by {@link Errors#create}. */
+    String clientMessage;
 
     KsaslException(int code, String codeName, ErrorKind kind, String message, Map<String, String> details) {
         super(message);
@@ -49,6 +51,21 @@ public class KsaslException extends Exception implements KsaslError {
     @Override public ErrorKind kind() { return kind; }
     @Override public Map<String, String> details() { return details; }
 
+    /**
+     * The text a Kafka broker sends (or sent) the client for this failure, when there is one:
+     * for the error of a failed server exchange or connection ({@link ServerOutput#error()},
+     * {@link ServerExchange}), Kafka's client-facing sentence (the specific text Kafka
+     * discloses, such as "Authentication failed: Invalid username or password", or its generic
+     * "Authentication failed during authentication due to invalid credentials with SASL
+     * mechanism ..."); otherwise {@code null}.
+     *
+     * @return the client's text, or {@code null}
+     */
+    public String clientMessage() {
+        return clientMessage;
+    }
+
+    /** The class, the code's name and number once, and the message. */
     @Override
     public String toString() {
         return getClass().getName() + ": [" + codeName + " " + code + "] " + getMessage();

@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 
 /**
  * Client and server mechanisms by name, with their credentials. A registry is configured
- * first and then used to create authenticators and connection configurations, which take a
+ * first and then used to create exchanges and connection configurations, which take a
  * snapshot of it; it is safe to share between threads.
  */
 public final class MechanismRegistry extends NativeHandle {
@@ -22,14 +22,14 @@ public final class MechanismRegistry extends NativeHandle {
     /** Adds PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 servers whose credentials come from {@code store}. */
     public MechanismRegistry addPasswordServers(CredentialStore store) {
         Objects.requireNonNull(store, "store");
-        run(h -> store.run(s -> Native.registryAddPasswordServersStore(h, s)));
+        run(h -> store.run(s -> Native.registryAddPasswordServers(h, s, null, 0)));
         return this;
     }
 
     /** Adds PLAIN and SCRAM servers whose credentials come from {@code lookup}, called synchronously. */
     public MechanismRegistry addPasswordServers(CredentialLookup lookup) {
         Objects.requireNonNull(lookup, "lookup");
-        run(h -> Native.registryAddPasswordServersLookup(h, lookup));
+        run(h -> Native.registryAddPasswordServers(h, 0, lookup, 0));
         return this;
     }
 
@@ -38,7 +38,7 @@ public final class MechanismRegistry extends NativeHandle {
      * ({@code NEED_CREDENTIAL}) and the host answers with {@code provideCredential}.
      */
     public MechanismRegistry addPasswordServers() {
-        run(h -> Native.registryAddPasswordServersLookup(h, null));
+        run(h -> Native.registryAddPasswordServers(h, 0, null, 0));
         return this;
     }
 
@@ -50,7 +50,7 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addPasswordServers(CredentialStore store, TokenAuthority tokens) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(tokens, "tokens");
-        run(h -> tokens.run(t -> store.run(s -> Native.registryAddPasswordServersTokens(h, s, null, t))));
+        run(h -> tokens.run(t -> store.run(s -> Native.registryAddPasswordServers(h, s, null, t))));
         return this;
     }
 
@@ -61,7 +61,7 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addPasswordServers(CredentialLookup lookup, TokenAuthority tokens) {
         Objects.requireNonNull(lookup, "lookup");
         Objects.requireNonNull(tokens, "tokens");
-        run(h -> tokens.run(t -> Native.registryAddPasswordServersTokens(h, 0, lookup, t)));
+        run(h -> tokens.run(t -> Native.registryAddPasswordServers(h, 0, lookup, t)));
         return this;
     }
 
@@ -71,7 +71,7 @@ public final class MechanismRegistry extends NativeHandle {
      */
     public MechanismRegistry addPasswordServers(TokenAuthority tokens) {
         Objects.requireNonNull(tokens, "tokens");
-        run(h -> tokens.run(t -> Native.registryAddPasswordServersTokens(h, 0, null, t)));
+        run(h -> tokens.run(t -> Native.registryAddPasswordServers(h, 0, null, t)));
         return this;
     }
 
@@ -91,7 +91,7 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addPasswordClients(String username, String password) throws KsaslException {
         Objects.requireNonNull(username, "username");
         Objects.requireNonNull(password, "password");
-        run(h -> Native.registryAddPasswordClients(h, username, password));
+        run(h -> Native.registryAddPasswordClients(h, username, password, false));
         return this;
     }
 
@@ -99,19 +99,23 @@ public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry addTokenClients(String tokenId, String tokenHmac) throws KsaslException {
         Objects.requireNonNull(tokenId, "tokenId");
         Objects.requireNonNull(tokenHmac, "tokenHmac");
-        run(h -> Native.registryAddTokenClients(h, tokenId, tokenHmac));
+        run(h -> Native.registryAddPasswordClients(h, tokenId, tokenHmac, true));
         return this;
     }
 
-    /** Adds an OAUTHBEARER server with Kafka's unsecured validator (no scope required, no skew). */
+    /**
+     * Adds an OAUTHBEARER server with Kafka's unsecured validator and its defaults (no scope
+     * required, no clock skew). Verdicts are cached (the core's cache).
+     */
     public MechanismRegistry addOAuthBearerServer() throws KsaslException {
-        return addOAuthBearerServer(List.of(), 0);
+        run(h -> Native.registryAddOAuthUnsecured(h, null, 0, false));
+        return this;
     }
 
     /** Adds an OAUTHBEARER server with Kafka's unsecured validator, a required scope and a clock skew. */
     public MechanismRegistry addOAuthBearerServer(List<String> requiredScope, long clockSkewMs) throws KsaslException {
         String[] scope = requiredScope.toArray(new String[0]);
-        run(h -> Native.registryAddOAuthUnsecured(h, scope, clockSkewMs));
+        run(h -> Native.registryAddOAuthUnsecured(h, scope, clockSkewMs, true));
         return this;
     }
 
@@ -138,12 +142,12 @@ public final class MechanismRegistry extends NativeHandle {
 
     /**
      * Adds (or replaces) a client mechanism written in Java (KIP-43): {@code factory} makes one
-     * {@link HostClientMechanism} per exchange, when it begins (a {@link ClientAuthenticator}
+     * {@link HostClientMechanism} per exchange, when it begins (a {@link ClientExchange}
      * is created, or a {@link ClientConnection} reads the {@code SaslHandshake} response). An
      * exception thrown by the factory, or a {@code null} from it, fails that exchange
      * like an exception of the mechanism (see {@link HostClientMechanism}): a
-     * {@link KsaslError} keeps its code, anything else is {@code HOST_MECHANISM_FAILED} with
-     * the host's message. The registry keeps a reference to the factory until it is closed and
+     * {@link KsaslError} keeps its code, anything else is {@code HOST_MECHANISM_FAILED}; the
+     * message is the core's ("the NAME mechanism's factory failed: ..."). The registry keeps a reference to the factory until it is closed and
      * every configuration made from it is closed.
      *
      * @throws KsaslArgumentException if {@code name} is not a valid SASL mechanism name
@@ -161,7 +165,7 @@ public final class MechanismRegistry extends NativeHandle {
      * {@link AsyncHostClientMechanism} per exchange. Each of its calls leaves the exchange
      * pending until the host resumes it with the stage's result (see
      * {@link ClientConnection#handleFrameAsync}, {@link ClientConnection#resume},
-     * {@link ClientAuthenticator#resume}). A factory that throws or returns {@code null} fails
+     * {@link ClientExchange#resume}). A factory that throws or returns {@code null} fails
      * the exchange as for {@link #addClientMechanism}.
      *
      * @param name the SASL mechanism name
@@ -198,11 +202,11 @@ public final class MechanismRegistry extends NativeHandle {
 
     /** The client mechanism names. */
     public List<String> clientMechanisms() {
-        return List.of(with(Native::registryClientMechanisms));
+        return new Fields(with(Native::registryClientMechanisms)).strs();
     }
 
     /** The server mechanism names. */
     public List<String> serverMechanisms() {
-        return List.of(with(Native::registryServerMechanisms));
+        return new Fields(with(Native::registryServerMechanisms)).strs();
     }
 }

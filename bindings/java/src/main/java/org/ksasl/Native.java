@@ -7,12 +7,24 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 /**
- * The native entry points (implemented in bindings/java/native). Handles are opaque pointers
- * owned by {@link NativeHandle} subclasses; nothing here is public API.
+ * The native entry points (implemented in bindings/java/native) and the Java helpers the
+ * native code calls. Nothing here is public API.
  *
- * <p>Conventions: "no value" for a {@code long} time is {@link #NONE}; out-arrays carry the
- * extra results of a call; a credential answer is passed as (kind, value, expiry, hasExpiry,
- * owner) with kind {@link CredentialAnswer.Kind#ordinal()}.
+ * <p>Conventions:
+ * <ul>
+ *   <li>a {@code long h} (or a parameter named after an object) is a handle: an opaque pointer
+ *       owned by a {@link NativeHandle} subclass, live for the duration of the call;
+ *   <li>{@link #NONE} is "no value" for a time (an expiry, a deadline) passed as a long;
+ *   <li>an enum crosses as its stable number from the core's wire table ({@link WireEnum}),
+ *       never as an ordinal;
+ *   <li>a credential answer crosses as the parameters {@code kind} (the kind's stable number),
+ *       {@code value}, {@code expiryMs} ({@link #NONE}: none) and {@code owner} (the token
+ *       owner, or null), see {@link CredentialAnswer};
+ *   <li>a result with several fields comes back as one {@code byte[]} record that
+ *       {@link Fields} reads (the record classes' {@code of(byte[])} name the fields);
+ *   <li>a failure is thrown as the exception {@link Errors#create} makes for the core's error;
+ *       an exception thrown by a Java callback is rethrown unchanged.
+ * </ul>
  */
 final class Native {
     private Native() {}
@@ -26,343 +38,708 @@ final class Native {
     /** Makes sure the library is loaded (the static initializer does the work). */
     static void init() {}
 
+    // --- the library ------------------------------------------------------------------------
+
+    /** The native library's version (Cargo's), which must equal the Java classes'. */
     static native String version();
 
-    /** The exception for a ksasl code and a message (a KsaslException, or a misuse exception). */
+    /**
+     * The core's wire enum {@code enumName} (e.g. {@code "Gate"}): a record of the count, then
+     * each entry's stable number and name (e.g. 2, {@code "close_expired"}), in table order.
+     */
+    static native byte[] wireTable(String enumName);
+
+    /** The exception (not thrown) for ksasl code {@code code} with a host's message. */
     static native Throwable errorNew(int code, String message);
 
-    // Credential store
+    // --- CredentialStore --------------------------------------------------------------------
+
+    /** A new empty store. */
     static native long storeNew();
+
+    /** Frees a store (the registries using it keep their reference). */
     static native void storeFree(long h);
-    static native void storeAddUser(long h, String user, String password, int iterations) throws KsaslException;
+
+    /** Adds or replaces a user: PLAIN password and SCRAM credentials derived at {@code iterations} (unset: the core's minimum). */
+    static native void storeAddUser(long h, String user, String password, int iterations, boolean iterationsSet)
+            throws KsaslException;
+
+    /** Sets a user's SCRAM credential for {@code mechanism} from Kafka's string form. */
     static native void storeSetScram(long h, String user, String mechanism, String credential) throws KsaslException;
+
+    /** Sets a user's absolute credential expiry, or clears it with {@link #NONE}. */
     static native void storeSetUserExpiry(long h, String user, long expiryMs) throws KsaslException;
+
+    /** Removes a user; whether it existed. */
     static native boolean storeRemoveUser(long h, String user) throws KsaslException;
+
+    /** Adds a delegation token's SCRAM credential with its owner and expiry (or {@link #NONE}). */
     static native void storeSetToken(long h, String tokenId, String mechanism, String credential, String owner,
             long expiryMs) throws KsaslException;
 
-    // Mechanism registry
+    // --- MechanismRegistry ------------------------------------------------------------------
+
+    /** A new empty registry. */
     static native long registryNew();
+
+    /** Frees a registry (configurations made from it keep their copy). */
     static native void registryFree(long h);
-    static native void registryAddPasswordServersStore(long h, long store);
-    static native void registryAddPasswordServersLookup(long h, CredentialLookup lookup);
-    static native void registryAddPasswordClients(long h, String user, String password) throws KsaslException;
-    static native void registryAddTokenClients(long h, String tokenId, String tokenHmac) throws KsaslException;
-    static native void registryAddOAuthUnsecured(long h, String[] requiredScope, long clockSkewMs) throws KsaslException;
+
+    /**
+     * Adds the PLAIN and SCRAM servers; users are looked up in {@code store} (a handle), else
+     * by {@code lookup}, else asked of the host (both 0 and null); {@code tokens} (a
+     * TokenAuthority handle, or 0) answers {@code tokenauth} logins.
+     */
+    static native void registryAddPasswordServers(long h, long store, CredentialLookup lookup, long tokens);
+
+    /** Called by {@link #callLookup}: the Java lookup's answer for the lookup running at {@code slot}. */
+    static native void lookupAnswer(long slot, int kind, String value, long expiryMs, String owner);
+
+    /** Adds PLAIN and SCRAM clients for a user and password, or (token) SCRAM clients for a delegation token. */
+    static native void registryAddPasswordClients(long h, String user, String password, boolean token)
+            throws KsaslException;
+
+    /** Adds the refresher's delegation-token (or password) clients for PLAIN and SCRAM. */
+    static native void registryAddRefreshingPasswordClients(long h, long refresher);
+
+    /** Adds an OAUTHBEARER server with Kafka's unsecured validator; null scope and unset skew keep the core's defaults. */
+    static native void registryAddOAuthUnsecured(long h, String[] requiredScope, long clockSkewMs, boolean skewSet)
+            throws KsaslException;
+
+    /** Adds an OAUTHBEARER server validating with a JwksValidator handle. */
     static native void registryAddOAuthJwks(long h, long jwks);
+
+    /** Adds an OAUTHBEARER server validating with Java code (see {@link #callValidate}). */
     static native void registryAddOAuthValidator(long h, TokenValidator validator);
+
+    /** Called by {@link #callValidate}: the principal and expiry of an accepted token. */
+    static native void validatorAnswer(long slot, String principal, long expiryMs);
+
+    /** Adds an OAUTHBEARER client presenting the refresher's current token. */
     static native void registryAddOAuthClient(long h, long refresher);
-    /** {@code factory} supplies HostClientMechanisms, or AsyncHostClientMechanisms when {@code asynchronous}. */
+
+    /** Adds a client mechanism written in Java: {@code factory} supplies HostClientMechanisms, or AsyncHostClientMechanisms when {@code asynchronous}. */
     static native void registryAddHostClient(long h, String name, Supplier<?> factory, boolean asynchronous);
-    static native void registryAddHostServer(long h, String name, Supplier<? extends HostServerMechanism> factory);
-    static native String[] registryClientMechanisms(long h);
-    static native String[] registryServerMechanisms(long h);
 
-    // Mechanism-level client: returns the message (or null); flags = {done, pending}: whether it
-    // was the last, whether the mechanism answers later. Resume: error null for a message.
-    static native long clientAuthNew(long registry, String mechanism) throws KsaslException;
-    static native void clientAuthFree(long h);
-    static native byte[] clientAuthStart(long h, long nowMs, boolean[] flags) throws KsaslException;
-    static native byte[] clientAuthStep(long h, byte[] challenge, long nowMs, boolean[] flags) throws KsaslException;
-    static native Object clientAuthPendingWork(long h);
-    static native byte[] clientAuthResume(long h, byte[] message, Throwable error, boolean[] flags)
+    /** Adds a server mechanism written in Java: {@code factory} supplies HostServerMechanisms. */
+    static native void registryAddHostServer(long h, String name, Supplier<?> factory);
+
+    /** The client mechanism names, sorted: a record of strings. */
+    static native byte[] registryClientMechanisms(long h);
+
+    /** The server mechanism names, sorted: a record of strings. */
+    static native byte[] registryServerMechanisms(long h);
+
+    // --- ClientExchange ---------------------------------------------------------------------
+
+    /** A new client exchange of {@code mechanism} (its name in UTF-8) from the registry's client mechanisms. */
+    static native long clientExchangeNew(long registry, byte[] mechanism) throws KsaslException;
+
+    /** Frees a client exchange. */
+    static native void clientExchangeFree(long h);
+
+    /** The first message, as a {@link ClientStep} record. */
+    static native byte[] clientExchangeStart(long h, long nowMs) throws KsaslException;
+
+    /** The answer to a server challenge, as a {@link ClientStep} record. */
+    static native byte[] clientExchangeStep(long h, byte[] challenge, long nowMs) throws KsaslException;
+
+    /** The stage of the mechanism's pending work, or null. */
+    static native Object clientExchangePendingWork(long h);
+
+    /** Continues with the stage's message ({@code error} null) or its exception: a {@link ClientStep} record. */
+    static native byte[] clientExchangeResume(long h, byte[] message, Throwable error) throws KsaslException;
+
+    /** Records the server's failure (with its text, or null) and throws the resulting exception. */
+    static native void clientExchangeServerFailed(long h, String serverMessage) throws KsaslException;
+
+    /** The mechanism name. */
+    static native String clientExchangeMechanism(long h);
+
+    /** Whether the client side is complete. */
+    static native boolean clientExchangeComplete(long h);
+
+    // --- ServerExchange ---------------------------------------------------------------------
+
+    /** A new server exchange of {@code mechanism} (its name in UTF-8) from the registry's server mechanisms. */
+    static native long serverExchangeNew(long registry, byte[] mechanism) throws KsaslException;
+
+    /** Frees a server exchange. */
+    static native void serverExchangeFree(long h);
+
+    /** Sets {@code connections.max.reauth.ms} for the exchange's session. */
+    static native void serverExchangeSetMaxReauthMs(long h, long ms);
+
+    /**
+     * Evaluates one client message: a {@link ServerStep} record, then whether the exchange has
+     * a session and, if so, its {@link ServerSession} record (the same for provide and resume).
+     */
+    static native byte[] serverExchangeStep(long h, byte[] response, long nowMs) throws KsaslException;
+
+    /** Answers the pending credential request ({@code kind} number, {@code value}, {@code expiryMs}, {@code owner}): a {@link ServerStep} record. */
+    static native byte[] serverExchangeProvide(long h, int kind, String value, long expiryMs, String owner,
+            long nowMs) throws KsaslException;
+
+    /** The pending credential request (a {@link CredentialRequest} record), or null. */
+    static native byte[] serverExchangePendingRequest(long h);
+
+    /** The stage of the mechanism's pending work, or null. */
+    static native Object serverExchangePendingWork(long h);
+
+    /** Continues with the stage's step ({@code error} null) or its exception: a {@link ServerStep} record. */
+    static native byte[] serverExchangeResume(long h, HostServerStep step, Throwable error, long nowMs)
             throws KsaslException;
-    static native void clientAuthServerFailed(long h, String serverMessage) throws KsaslException;
-    static native String clientAuthMechanism(long h);
-    static native boolean clientAuthComplete(long h);
 
-    // Mechanism-level server: kind[0] is a ServerStep.Kind ordinal.
-    static native long serverAuthNew(long registry, String mechanism) throws KsaslException;
-    static native void serverAuthFree(long h);
-    static native byte[] serverAuthStep(long h, byte[] response, long nowMs, int[] kind) throws KsaslException;
-    static native byte[] serverAuthProvide(long h, int answerKind, String value, long expiryMs, String owner,
-            long nowMs, int[] kind) throws KsaslException;
-    static native Object[] serverAuthRequest(long h);
-    static native Object[] serverAuthOutcome(long h);
-    static native String serverAuthClientMessage(long h);
-    static native Object serverAuthPendingWork(long h);
-    static native byte[] serverAuthResume(long h, HostServerStep step, Throwable error, long nowMs, int[] kind)
-            throws KsaslException;
 
-    // Client connection driver
-    static native long clientConfigNew(long registry, String mechanism, String clientId, int timing,
-            int apiVersionsVersion, long reauthRetryMs) throws KsaslException;
+    /** After a failure: the text a Kafka broker sends the client; null before. */
+    static native String serverExchangeClientMessage(long h);
+
+    // --- ClientConfig -----------------------------------------------------------------------
+
+    /** A configuration builder for {@code mechanism} with the registry's client mechanisms. */
+    static native long clientConfigBuilderNew(long registry, String mechanism);
+
+    /** Frees a builder. */
+    static native void clientConfigBuilderFree(long b);
+
+    /** {@code client.id} (null: none). */
+    static native void clientConfigBuilderSetClientId(long b, String clientId);
+
+    /** The ApiVersions version sent first. */
+    static native void clientConfigBuilderSetApiVersionsVersion(long b, long version);
+
+    /** The broker's known SaslHandshake and SaslAuthenticate versions ({@code legacy}: no SaslAuthenticate). */
+    static native void clientConfigBuilderSetKnownVersions(long b, long handshake, long authenticate, boolean legacy);
+
+    /** The software name and version of ApiVersions v3+. */
+    static native void clientConfigBuilderSetSoftware(long b, String name, String version);
+
+    /** The re-authentication timing, by its ReauthTiming number. */
+    static native void clientConfigBuilderSetReauthTiming(long b, int timing);
+
+    /** The smallest delay before a re-authentication. */
+    static native void clientConfigBuilderSetReauthMinDelayMs(long b, long ms);
+
+    /** The first retry delay after a failed re-authentication (0: fail the connection). */
+    static native void clientConfigBuilderSetReauthRetryMs(long b, long ms);
+
+    /** The largest SASL response accepted. */
+    static native void clientConfigBuilderSetMaxReceiveSize(long b, long bytes);
+
+    /** The configuration (a handle), if every value is valid. */
+    static native long clientConfigBuilderBuild(long b) throws KsaslException;
+
+    /** Frees a configuration (its connections keep their reference). */
     static native void clientConfigFree(long h);
-    static native Object[] clientConfigMetrics(long h, long nowMs);
+
+    /** Kafka's client metrics: a record of the names, then the values. */
+    static native byte[] clientConfigMetrics(long h, long nowMs);
+
+    // --- ClientConnection -------------------------------------------------------------------
+
+    /** A new client connection with {@code config}. */
     static native long clientConnNew(long config);
+
+    /** Frees a client connection. */
     static native void clientConnFree(long h);
+
+    /** Starts the initial authentication. */
     static native void clientConnStart(long h, long nowMs) throws KsaslException;
+
+    /** The bytes to write (empty when none). */
     static native byte[] clientConnTransmit(long h);
-    /** event[0]: ClientEvent.Kind ordinal; times[0]: retry time after a failed re-authentication; err[0]: its error. */
-    /** An application response is the frame passed in: nothing comes back but the event. */
-    static native void clientConnHandleFrame(long h, byte[] frame, long nowMs, int[] event, long[] times,
-            Object[] err) throws KsaslException;
-    static native Throwable clientConnClosed(long h, long nowMs);
-    static native long clientConnNextDeadline(long h);
-    static native boolean clientConnHandleTimeout(long h, long nowMs) throws KsaslException;
-    static native boolean clientConnReauthPending(long h, long nowMs);
-    static native boolean clientConnBeforeRequest(long h, long nowMs) throws KsaslException;
-    static native boolean clientConnStartReauth(long h, long nowMs) throws KsaslException;
-    /** {lifetime, reauthAt, expiry, latency} with NONE for absent values; null before authentication. */
-    static native long[] clientConnSession(long h);
-    static native boolean clientConnReauthenticating(long h);
-    static native boolean clientConnReady(long h);
+
+    /** The number of the event a received frame means (the frame is not read once ready); a failure is thrown. */
+    static native int clientConnHandleFrame(long h, byte[] frame, long nowMs) throws KsaslException;
+
+    /** The REAUTH_FAILED event of the last call (its error and retry time), once. */
+    static native ClientEvent clientConnReauthFailure(long h);
+
+    /** The stage of the mechanism's pending work, or null. */
     static native Object clientConnPendingWork(long h);
-    /** As clientConnHandleFrame, with the stage's message, or its exception when error is not null. */
-    static native void clientConnResume(long h, byte[] message, Throwable error, long nowMs, int[] event,
-            long[] times, Object[] err) throws KsaslException;
 
-    // Server connection driver
-    static native long serverConfigNew(long registry, long maxReauthMs, String[] mechanisms, long[] maxReauthByMechanism,
-            long failedAuthDelayMs, long reauthRetryMs, short[] apiVersions) throws KsaslException;
-    static native void serverConfigFree(long h);
-    static native Object[] serverConfigMetrics(long h, long nowMs);
-    static native byte[] serverConfigApiVersionsResponse(long h, byte[] frame) throws KsaslException;
-    static native long serverConnNew(long config);
-    static native void serverConnFree(long h);
-    /** out[0]: ServerOutput.Action ordinal, out[1]: deadline; err[0]: the error of a failure. */
-    static native byte[] serverConnHandleFrame(long h, byte[] frame, long nowMs, long[] out, Object[] err);
-    static native Object[] serverConnRequest(long h);
-    static native byte[] serverConnProvide(long h, int answerKind, String value, long expiryMs, String owner,
-            long nowMs, long[] out, Object[] err) throws KsaslException;
-    static native int serverConnGate(long h, short apiKey, long nowMs);
-    static native byte[] serverConnIllegalState(byte[] frame);
-    static native boolean serverConnReady(long h);
-    static native long serverConnNextDeadline(long h);
-    /** {principal, principalName, mechanism, long[]{lifetime, expiry, credentialExpiry}, String[] extensions, Boolean token}. */
-    static native Object[] serverConnSession(long h);
-    static native Object serverConnPendingWork(long h);
-    /** As serverConnHandleFrame, with the stage's step, or its exception when error is not null. */
-    static native byte[] serverConnResume(long h, HostServerStep step, Throwable error, long nowMs, long[] out,
-            Object[] err);
-
-    // OAUTHBEARER
-    static native long jwksNew(String issuer, String audience, long clockSkewMs) throws KsaslException;
-    static native void jwksFree(long h);
-    static native int jwksSet(long h, String json, long nowMs) throws KsaslException;
-    static native long jwksNextRefresh(long h);
-    /** {principal, Long expiry, String[] scope}. */
-    static native Object[] jwksValidate(long h, String token, long nowMs) throws KsaslException;
-    /** {token, Long expiry, principal}. */
-    static native Object[] unsecuredToken(String principal, long lifetimeSeconds, String[] scope, long nowMs)
+    /** As {@link #clientConnHandleFrame}, for the stage's {@code message} ({@code error} null) or its exception. */
+    static native int clientConnResume(long h, byte[] message, Throwable error, long nowMs)
             throws KsaslException;
 
-    // Refresher and tracker
-    static native long refresherNew(double windowFactor, double windowJitter, long minPeriodSeconds,
-            long bufferSeconds) throws KsaslException;
+    /** The broker closed the connection: the exception that explains it (not thrown). */
+    static native Throwable clientConnClosed(long h, long nowMs);
+
+    /** When to call clientConnHandleTimeout, or NONE. */
+    static native long clientConnNextDeadline(long h);
+
+    /** Starts a due re-authentication; whether it started. */
+    static native boolean clientConnHandleTimeout(long h, long nowMs) throws KsaslException;
+
+    /** Whether a re-authentication is due. */
+    static native boolean clientConnReauthPending(long h, long nowMs);
+
+    /** Before an application request: whether to send it now. */
+    static native boolean clientConnBeforeRequest(long h, long nowMs) throws KsaslException;
+
+    /** Starts a re-authentication now (false: deferred). */
+    static native boolean clientConnStartReauth(long h, long nowMs) throws KsaslException;
+
+    /** The session (a {@link ClientSession} record), or null before authentication. */
+    static native byte[] clientConnSession(long h);
+
+    /** Whether a re-authentication is in progress. */
+    static native boolean clientConnReauthenticating(long h);
+
+    /** Whether authenticated with no exchange in progress. */
+    static native boolean clientConnReady(long h);
+
+    // --- ServerConfig -----------------------------------------------------------------------
+
+    /** A configuration builder with the registry's server mechanisms. */
+    static native long serverConfigBuilderNew(long registry);
+
+    /** Frees a builder. */
+    static native void serverConfigBuilderFree(long b);
+
+    /** {@code sasl.enabled.mechanisms}, in handshake order. */
+    static native void serverConfigBuilderSetEnabledMechanisms(long b, String[] mechanisms);
+
+    /** {@code connections.max.reauth.ms}. */
+    static native void serverConfigBuilderSetMaxReauthMs(long b, long ms);
+
+    /** {@code connections.max.reauth.ms} for one mechanism. */
+    static native void serverConfigBuilderSetMaxReauthMsFor(long b, String mechanism, long ms);
+
+    /** {@code sasl.server.max.receive.size}. */
+    static native void serverConfigBuilderSetMaxReceiveSize(long b, long bytes);
+
+    /** {@code connection.failed.authentication.delay.ms}. */
+    static native void serverConfigBuilderSetFailedAuthenticationDelayMs(long b, long ms);
+
+    /** The first retry delay after a failed re-authentication (0: close). */
+    static native void serverConfigBuilderSetReauthRetryMs(long b, long ms);
+
+    /** Adds or replaces an API in the ApiVersions answer. */
+    static native void serverConfigBuilderSetApiVersion(long b, long apiKey, long minVersion, long maxVersion);
+
+    /** The configuration (a handle), if every value is valid. */
+    static native long serverConfigBuilderBuild(long b) throws KsaslException;
+
+    /** Frees a configuration (its connections keep their reference). */
+    static native void serverConfigFree(long h);
+
+    /** Kafka's broker metrics: a record of the names, then the values. */
+    static native byte[] serverConfigMetrics(long h, long nowMs);
+
+    /** The answer to an ApiVersions request frame, length-prefixed. */
+    static native byte[] serverConfigApiVersionsResponse(long h, byte[] frame) throws KsaslException;
+
+    // --- ServerConnection -------------------------------------------------------------------
+
+    /** A new server connection with {@code config}. */
+    static native long serverConnNew(long config);
+
+    /** Frees a server connection. */
+    static native void serverConnFree(long h);
+
+    /**
+     * Handles one frame: the action with the frames queued for it. With {@code hold} the action
+     * is kept (replacing any held one), the frames stay queued and null is returned; an action
+     * that refuses the call (a misuse) is thrown either way.
+     */
+    static native ServerOutput serverConnHandleFrame(long h, byte[] frame, long nowMs, boolean hold);
+
+    /** Answers the pending credential request; {@code hold} as for handleFrame. */
+    static native ServerOutput serverConnProvide(long h, int kind, String value, long expiryMs, String owner,
+            long nowMs, boolean hold) throws KsaslException;
+
+    /** Continues pending work with its step ({@code error} null) or exception; {@code hold} as for provide. */
+    static native ServerOutput serverConnResume(long h, HostServerStep step, Throwable error, long nowMs,
+            boolean hold);
+
+    /** What the connection waits for: a {@link CredentialRequest} record, the stage of pending work, or null. */
+    static native Object serverConnHostTask(long h);
+
+    /** The held action (forgotten) with every frame queued since the last output. */
+    static native ServerOutput serverConnTakeHeld(long h);
+
+    /** The pending credential request (a {@link CredentialRequest} record), or null. */
+    static native byte[] serverConnPendingRequest(long h);
+
+    /** The stage of the mechanism's pending work, or null. */
+    static native Object serverConnPendingWork(long h);
+
+    /** The gate's verdict on a request, by its Gate number. */
+    static native int serverConnGate(long h, short apiKey, long nowMs);
+
+    /** Kafka's ILLEGAL_SASL_STATE answer to a SASL request frame, or null for other APIs. */
+    static native byte[] serverConnIllegalState(byte[] frame);
+
+    /** Whether authenticated with no exchange in progress. */
+    static native boolean serverConnReady(long h);
+
+    /** When the session expires, or NONE. */
+    static native long serverConnNextDeadline(long h);
+
+    /** The session (a {@link ServerSession} record), or null before authentication. */
+    static native byte[] serverConnSession(long h);
+
+    // --- OAUTHBEARER ------------------------------------------------------------------------
+
+    /** A JWT validator configuration with the core's defaults. */
+    static native long jwtConfigNew();
+
+    /** Frees a configuration. */
+    static native void jwtConfigFree(long c);
+
+    /** {@code sasl.oauthbearer.expected.issuer}. */
+    static native void jwtConfigSetIssuer(long c, String issuer);
+
+    /** {@code sasl.oauthbearer.expected.audience}. */
+    static native void jwtConfigSetAudiences(long c, String[] audiences);
+
+    /** The clock skew for {@code exp}, {@code nbf} and {@code iat}. */
+    static native void jwtConfigSetClockSkewMs(long c, long ms);
+
+    /** {@code sasl.oauthbearer.sub.claim.name}. */
+    static native void jwtConfigSetSubjectClaimName(long c, String name);
+
+    /** {@code sasl.oauthbearer.scope.claim.name}. */
+    static native void jwtConfigSetScopeClaimName(long c, String name);
+
+    /** Whether to refuse an {@code iat} in the future. */
+    static native void jwtConfigSetValidateIat(long c, boolean validate);
+
+    /** The accepted JWS algorithms by name (an unknown one is refused: INVALID_CONFIG, unchecked). */
+    static native void jwtConfigSetAlgorithms(long c, String[] names);
+
+    /** The shared secret of the HMAC algorithms. */
+    static native void jwtConfigSetHmacSecret(long c, byte[] secret);
+
+    /** The largest token accepted. */
+    static native void jwtConfigSetMaxTokenSize(long c, long bytes);
+
+    /** How often the JWKS should be refreshed. */
+    static native void jwtConfigSetRefreshPeriodMs(long c, long ms);
+
+    /** The smallest interval between refreshes asked for by one unknown {@code kid}. */
+    static native void jwtConfigSetUnknownKidIntervalMs(long c, long ms);
+
+    /** A JWKS validator (a handle) with configuration {@code c}, if valid. */
+    static native long jwksNew(long c) throws KsaslException;
+
+    /** Frees a validator. */
+    static native void jwksFree(long h);
+
+    /** Replaces the key set; the number of usable keys. */
+    static native int jwksSet(long h, String json, long nowMs) throws KsaslException;
+
+    /** When to fetch the JWKS again. */
+    static native long jwksNextRefresh(long h);
+
+    /** Validates a token: a {@link ValidatedToken} record (a rejection is thrown with its {@code status} detail). */
+    static native byte[] jwksValidate(long h, String token, long nowMs) throws KsaslException;
+
+    /** An unsecured token for {@code principal} with a lifetime and an optional scope: an {@link OAuthBearerToken} record. */
+    static native byte[] unsecuredToken(String principal, long lifetimeSeconds, String[] scope, long nowMs)
+            throws KsaslException;
+
+    // --- Refresher and Tracker --------------------------------------------------------------
+
+    /** A refresher configuration builder with Kafka's defaults. */
+    static native long refreshConfigNew();
+
+    /** Frees a builder. */
+    static native void refreshConfigFree(long c);
+
+    /** {@code sasl.login.refresh.window.factor}. */
+    static native void refreshConfigSetWindowFactor(long c, double v);
+
+    /** {@code sasl.login.refresh.window.jitter}. */
+    static native void refreshConfigSetWindowJitter(long c, double v);
+
+    /** {@code sasl.login.refresh.min.period.seconds}. */
+    static native void refreshConfigSetMinPeriodSeconds(long c, long v);
+
+    /** {@code sasl.login.refresh.buffer.seconds}. */
+    static native void refreshConfigSetBufferSeconds(long c, long v);
+
+    /** Whether to keep trying after the credential expired. */
+    static native void refreshConfigSetReloginAllowedBeforeLogout(long c, boolean v);
+
+    /** {@code sasl.login.retry.backoff.ms}. */
+    static native void refreshConfigSetRetryBackoffMs(long c, long v);
+
+    /** {@code sasl.login.retry.backoff.max.ms}. */
+    static native void refreshConfigSetRetryBackoffMaxMs(long c, long v);
+
+    /** A refresher (a handle) with configuration {@code c}, if valid. */
+    static native long refresherNew(long c) throws KsaslException;
+
+    /** Frees a refresher (registries and trackers using it keep their reference). */
     static native void refresherFree(long h);
+
+    /** Whether a new credential must be fetched now. */
     static native boolean refresherPoll(long h, long nowMs);
+
+    /** Installs a token; its generation. {@code extensions} alternates names and values. */
     static native long refresherSetToken(long h, String token, long expiryMs, String principal, String[] extensions,
             long nowMs) throws KsaslException;
+
+    /** Reports a failed refresh. */
     static native void refresherSetTokenFailure(long h, String reason, long nowMs) throws KsaslException;
+
+    /** When a refresh is due, or NONE while one is outstanding. */
     static native long refresherNextDeadline(long h);
+
+    /** The current credential's generation (0: none). */
     static native long refresherGeneration(long h);
-    /** {token, Long expiry, principal, String[] extensions, Long generation}. */
-    static native Object[] refresherCurrent(long h, long nowMs) throws KsaslException;
-    static native long trackerNew(long refresher, long spreadWindowMs) throws KsaslException;
+
+    /** The current token (an {@link OAuthBearerToken} record). */
+    static native byte[] refresherCurrent(long h, long nowMs) throws KsaslException;
+
+    /** Installs a delegation token (see tokenNew for the form); its generation. */
+    static native long refresherSetDelegationToken(long h, String tokenId, byte[] hmac, String[] principals,
+            long[] times, long nowMs) throws KsaslException;
+
+    /** A tracker of the refresher's connections; an unset spread window keeps the core's default. */
+    static native long trackerNew(long refresher, long spreadWindowMs, boolean spreadSet) throws KsaslException;
+
+    /** Frees a tracker. */
     static native void trackerFree(long h);
+
+    /** Records an authenticated connection and its session times (NONE: absent). */
     static native void trackerAuthenticated(long h, long id, long generation, long lifetimeMs, long reauthAtMs,
             long expiryMs) throws KsaslException;
+
+    /** Forgets a connection. */
     static native void trackerForget(long h, long id);
+
+    /** When to poll next, or NONE. */
     static native long trackerNextDeadline(long h);
+
     /** Element 0 is 1 when a refresh is needed; the rest are connection ids to re-authenticate. */
     static native long[] trackerPoll(long h, long nowMs);
 
-    // Delegation tokens. A token comes back as {tokenId, byte[] hmac, hmacBase64, owner, requester,
-    // String[] renewers, long[] {issue, expiry, max}}; it goes in as (tokenId, hmac,
-    // String[] {owner, requester, renewers...}, long[] {issue, expiry, max}).
-    static native long tokenAuthorityNew(String secretKey, long maxLifetimeMs, long expiryTimeMs,
-            long expiryCheckIntervalMs) throws KsaslException;
+    // --- Delegation tokens ------------------------------------------------------------------
+    // A token goes in as (tokenId, hmac, String[] {owner, requester, renewers...},
+    // long[] {issue, expiry, max}) and comes back as a record. An API version outside
+    // 0..32767 is refused by the core as an unsupported version.
+
+    /** The core's defaults: {max lifetime, expiry time, expiry check interval}. */
+    static native long[] tokenAuthorityDefaults();
+
+    /** An authority with {@code secretKey} and {max lifetime, expiry time, check interval} (null: the defaults). */
+    static native long tokenAuthorityNew(String secretKey, long[] settings) throws KsaslException;
+
+    /** Frees an authority (registries using it keep their reference). */
     static native void tokenAuthorityFree(long h);
-    static native Object[] tokenAuthorityCreate(long h, String owner, String requester, String[] renewers,
+
+    /** Creates a token ({@code requester} null: the owner): a {@link DelegationToken} record. */
+    static native byte[] tokenAuthorityCreate(long h, String owner, String requester, String[] renewers,
             long maxLifetimeMs, long nowMs) throws KsaslException;
+
+    /** Renews the token with this HMAC; the new expiry. */
     static native long tokenAuthorityRenew(long h, byte[] hmac, String caller, long periodMs, long nowMs)
             throws KsaslException;
+
+    /** Expires the token with this HMAC; the new expiry. */
     static native long tokenAuthorityExpire(long h, byte[] hmac, String caller, long periodMs, long nowMs)
             throws KsaslException;
-    /** An array of tokens; {@code owners} null: every token. */
-    static native Object[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
-    static native String[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
+
+    /** The tokens of {@code owners} (null: every token): a record of their count and the tokens. */
+    static native byte[] tokenAuthorityDescribe(long h, String[] owners) throws KsaslException;
+
+    /** Removes expired tokens; their ids, as a record of strings. */
+    static native byte[] tokenAuthoritySweep(long h, long nowMs) throws KsaslException;
+
+    /** When the next sweep is due. */
     static native long tokenAuthorityNextSweep(long h);
+
+    /** The HMAC of a token id. */
     static native byte[] tokenAuthorityHmac(long h, String tokenId);
+
+    /** Every token as JSON records. */
     static native String tokenAuthorityExport(long h) throws KsaslException;
+
+    /** Loads JSON records; how many. */
     static native int tokenAuthorityImport(long h, String records) throws KsaslException;
+
+    /** Serves one token API request frame of a connection authenticated as {@code principal}. */
     static native byte[] tokenAuthorityHandleRequest(long h, byte[] frame, String principal,
             boolean tokenAuthenticated, long nowMs) throws KsaslException;
-    static native Object[] tokenNew(String tokenId, byte[] hmac, String[] principals, long[] times)
+
+    /** A token from its parts (checked by the core): a {@link DelegationToken} record. */
+    static native byte[] tokenNew(String tokenId, byte[] hmac, String[] principals, long[] times)
             throws KsaslException;
-    static native long refresherSetDelegationToken(long h, String tokenId, byte[] hmac, String[] principals,
-            long[] times, long nowMs) throws KsaslException;
-    /** Users from {@code store} (a handle, or 0), else from {@code lookup} (or null: the pull form). */
-    static native void registryAddPasswordServersTokens(long h, long store, CredentialLookup lookup, long tokens);
-    static native void registryAddRefreshingPasswordClients(long h, long refresher);
-    static native byte[] tokenCreateRequest(short version, int correlationId, String[] renewers, long maxLifetimeMs,
+
+    /** A CreateDelegationToken request, length-prefixed. */
+    static native byte[] tokenCreateRequest(int version, int correlationId, String[] renewers, long maxLifetimeMs,
             String owner, String clientId) throws KsaslException;
-    static native byte[] tokenRenewOrExpireRequest(short version, int correlationId, byte[] hmac, long periodMs,
+
+    /** A RenewDelegationToken or ({@code expire}) ExpireDelegationToken request, length-prefixed. */
+    static native byte[] tokenRenewOrExpireRequest(int version, int correlationId, byte[] hmac, long periodMs,
             boolean expire, String clientId) throws KsaslException;
-    static native byte[] tokenDescribeRequest(short version, int correlationId, String[] owners, String clientId)
+
+    /** A DescribeDelegationToken request (null owners: every token), length-prefixed. */
+    static native byte[] tokenDescribeRequest(int version, int correlationId, String[] owners, String clientId)
             throws KsaslException;
-    static native Object[] tokenParseCreateResponse(short version, byte[] frame) throws KsaslException;
-    static native long tokenParseExpiryResponse(short version, byte[] frame) throws KsaslException;
-    static native Object[] tokenParseDescribeResponse(short version, byte[] frame) throws KsaslException;
-    /** {apiKey, min, max} triples. */
+
+    /** The token of a CreateDelegationToken response frame: a {@link DelegationToken} record. */
+    static native byte[] tokenParseCreateResponse(int version, byte[] frame) throws KsaslException;
+
+    /** The expiry of a Renew/ExpireDelegationToken response frame. */
+    static native long tokenParseExpiryResponse(int version, byte[] frame) throws KsaslException;
+
+    /** The tokens of a DescribeDelegationToken response frame: a record of their count and the tokens. */
+    static native byte[] tokenParseDescribeResponse(int version, byte[] frame) throws KsaslException;
+
+    /** Whether {@code apiKey} is one of the four delegation-token APIs. */
+    static native boolean tokenIsTokenApi(short apiKey);
+
+    /** The token APIs' version ranges as {apiKey, min, max} triples (what Kafka 4 advertises, or all). */
     static native short[] tokenApiVersions(boolean kafka4);
 
-    // Called by native code: a credential callback's answer as {kind, value, expiry, owner} strings.
-    static String[] callLookup(CredentialLookup lookup, String mechanism, String username, boolean tokenAuth)
-            throws Exception {
-        CredentialAnswer a = lookup.lookup(new CredentialRequest(mechanism, username, tokenAuth));
+    // --- host mechanisms: the core's HostOutput, filled by the helpers below ----------------
+
+    /** The message to send (a client's next message, a server's challenge or last message). */
+    static native void hostSetMessage(long out, byte[] message);
+
+    /** A client mechanism is complete. */
+    static native void hostSetDone(long out);
+
+    /** A server mechanism authenticated {@code authorizationId} (expiry NONE: none). */
+    static native void hostSetAuthenticated(long out, String authorizationId, long credentialExpiryMs);
+
+    /** The answer comes later: {@code stage}; {@code mechanism} is an asynchronous client's. */
+    static native void hostSetPending(long out, Object stage, Object mechanism);
+
+    /** The host's code failed: a ksasl {@code code} (0: none), its text, and the exception. */
+    static native void hostSetError(long out, int code, String text, Throwable cause);
+
+    /** The host answered something the binding cannot pass on ({@code what} it did). */
+    static native void hostRefuse(long out, String what);
+
+    // --- Java helpers called by native code --------------------------------------------------
+    // Each runs host code and reports through native setters; none throws. They return an
+    // Object (null) so that native code calls them all the same way.
+
+    /** A credential lookup's answer to a request record, reported through {@link #lookupAnswer}; null is "unknown". */
+    static Object callLookup(CredentialLookup lookup, byte[] request, long slot) throws Exception {
+        CredentialAnswer a = lookup.lookup(CredentialRequest.of(request));
         if (a == null) {
             a = CredentialAnswer.unknown();
         }
-        return a.encode();
+        lookupAnswer(slot, a.kind().number(), a.value(), a.expiryMs(), a.tokenOwner());
+        return null;
     }
 
-    // Called by native code: {principal, expiry} or null to reject.
-    static Object[] callValidate(TokenValidator validator, String token, long nowMs) throws Exception {
+    /** A token validator's verdict: accepted tokens are reported through {@link #validatorAnswer}. */
+    static Object callValidate(TokenValidator validator, String token, long nowMs, long slot) throws Exception {
         ValidatedToken v = validator.validate(token, nowMs);
-        if (v == null) {
-            return null;
+        if (v != null) {
+            validatorAnswer(slot, v.principal(), v.expiryMs());
         }
-        return new Object[] {v.principal(), v.expiryMs()};
+        return null;
     }
 
-    // --- Host mechanisms (HostClientMechanism, AsyncHostClientMechanism, HostServerMechanism) --
-    // Called by native code. Each helper runs host code and reports what happened without
-    // throwing: out = {status, code, expiryMs, hasExpiry} and the result is
-    // {byte[] message, String text, String[] details, Object extra}, where status is
-    // HOST_SEND (a client message or a server challenge), HOST_DONE (complete; text is the
-    // authorization id on the server), HOST_THREW (code is the KsaslError code or 0, text its
-    // message or the Throwable's toString(), extra the Throwable), HOST_NULL (null where an
-    // object or a message is required) or HOST_LATER (extra is the CompletionStage of an answer
-    // that comes later). hostCreate's extra is the object the factory made.
-
-    static final int HOST_SEND = 0;
-    static final int HOST_DONE = 1;
-    static final int HOST_THREW = 2;
-    static final int HOST_NULL = 3;
-    static final int HOST_LATER = 4;
-
-    private static Object[] hostReply(long[] out, int status, byte[] message, String text, Object extra) {
-        out[0] = status;
-        return new Object[] {message, text, new String[0], extra};
-    }
-
-    private static Object[] hostThrew(long[] out, Throwable t) {
-        out[0] = HOST_THREW;
-        if (t instanceof KsaslError) {
-            KsaslError k = (KsaslError) t;
-            out[1] = k.code();
-            String[] details = new String[2 * k.details().size()];
-            int i = 0;
-            for (java.util.Map.Entry<String, String> e : k.details().entrySet()) {
-                details[i++] = e.getKey();
-                details[i++] = e.getValue();
-            }
-            return new Object[] {null, t.getMessage(), details, t};
-        }
-        out[1] = 0;
-        return new Object[] {null, t.toString(), new String[0], t};
-    }
-
-    static Object[] hostCreate(Supplier<?> factory, long[] out) {
+    /** A mechanism object from a factory; null (with the failure in {@code out}) if it fails. */
+    static Object hostCreate(Supplier<?> factory, long out) {
         try {
             Object m = factory.get();
-            return hostReply(out, m == null ? HOST_NULL : HOST_SEND, null, null, m);
+            if (m == null) {
+                hostRefuse(out, "returned null");
+            }
+            return m;
         } catch (Throwable t) {
-            return hostThrew(out, t);
+            return hostFail(t, out);
         }
     }
 
-    private static Object[] hostClientAnswer(HostClientMechanism m, byte[] message, long[] out) {
-        if (m.isComplete()) {
-            return hostReply(out, HOST_DONE, message, null, null);
+    private static void clientAnswer(byte[] message, boolean complete, long out) {
+        if (message != null) {
+            hostSetMessage(out, message);
         }
-        return hostReply(out, message == null ? HOST_NULL : HOST_SEND, message, null, null);
+        if (complete) {
+            hostSetDone(out);
+        }
     }
 
-    static Object[] hostClientStart(HostClientMechanism m, long nowMs, long[] out) {
+    /** A HostClientMechanism's start ({@code challenge} null) or step. */
+    static Object hostClientCall(HostClientMechanism m, byte[] challenge, long nowMs, long out) {
         try {
-            return hostClientAnswer(m, m.start(nowMs), out);
+            byte[] message = challenge == null ? m.start(nowMs) : m.step(challenge, nowMs);
+            clientAnswer(message, m.isComplete(), out);
+            return null;
         } catch (Throwable t) {
-            return hostThrew(out, t);
+            return hostFail(t, out);
         }
     }
 
-    static Object[] hostClientStep(HostClientMechanism m, byte[] challenge, long nowMs, long[] out) {
+    /** An AsyncHostClientMechanism's start ({@code challenge} null) or step: its stage. */
+    static Object hostAsyncClientCall(AsyncHostClientMechanism m, byte[] challenge, long nowMs, long out) {
         try {
-            return hostClientAnswer(m, m.step(challenge, nowMs), out);
+            CompletionStage<byte[]> stage = challenge == null ? m.start(nowMs) : m.step(challenge, nowMs);
+            if (stage == null) {
+                hostRefuse(out, "returned null");
+            } else {
+                hostSetPending(out, stage, m);
+            }
+            return null;
         } catch (Throwable t) {
-            return hostThrew(out, t);
+            return hostFail(t, out);
         }
     }
 
-    static Object[] hostServerStep(HostServerMechanism m, byte[] response, long nowMs, long[] out) {
+    /** The message an asynchronous client's stage completed with. */
+    static Object hostAsyncClientAnswer(AsyncHostClientMechanism m, byte[] message, long out) {
+        try {
+            clientAnswer(message, m.isComplete(), out);
+            return null;
+        } catch (Throwable t) {
+            return hostFail(t, out);
+        }
+    }
+
+    /** A HostServerMechanism's step. */
+    static Object hostServerCall(HostServerMechanism m, byte[] response, long nowMs, long out) {
         HostServerStep s;
         try {
             s = m.step(response, nowMs);
         } catch (Throwable t) {
-            return hostThrew(out, t);
+            return hostFail(t, out);
         }
         return hostServerAnswer(s, out);
     }
 
-    /** A server step, from the mechanism's step() or from the stage of a later() step. */
-    static Object[] hostServerAnswer(HostServerStep s, long[] out) {
-        try {
-            if (s == null) {
-                return hostReply(out, HOST_NULL, null, null, null);
-            }
-            if (s.isLater()) {
-                return hostReply(out, HOST_LATER, null, null, s.work());
-            }
-            if (!s.isDone()) {
-                return hostReply(out, HOST_SEND, s.challenge(), null, null);
+    /** A server step, from a mechanism's step() or from the stage of a later() step. */
+    static Object hostServerAnswer(HostServerStep s, long out) {
+        if (s == null) {
+            hostRefuse(out, "returned null");
+        } else if (s.isLater()) {
+            hostSetPending(out, s.work(), null);
+        } else if (!s.isDone()) {
+            hostSetMessage(out, s.challenge());
+        } else {
+            byte[] last = s.message();
+            if (last != null) {
+                hostSetMessage(out, last);
             }
             OptionalLong expiry = s.credentialExpiryMs();
-            out[2] = expiry.orElse(0);
-            out[3] = expiry.isPresent() ? 1 : 0;
-            return hostReply(out, HOST_DONE, s.message(), s.authorizationId(), null);
-        } catch (Throwable t) {
-            return hostThrew(out, t);
+            hostSetAuthenticated(out, s.authorizationId(), expiry.isPresent() ? expiry.getAsLong() : NONE);
         }
+        return null;
     }
 
-    private static Object[] hostLater(long[] out, CompletionStage<byte[]> stage) {
-        return hostReply(out, stage == null ? HOST_NULL : HOST_LATER, null, null, stage);
-    }
-
-    static Object[] hostAsyncClientStart(AsyncHostClientMechanism m, long nowMs, long[] out) {
-        try {
-            return hostLater(out, m.start(nowMs));
-        } catch (Throwable t) {
-            return hostThrew(out, t);
+    /**
+     * The host's exception as the failure of its call: a {@link KsaslError} keeps its code and
+     * message, anything else is reported by its {@code toString()}; the wrappers of
+     * CompletableFuture and Future.get() are removed first.
+     */
+    static Object hostFail(Throwable t, long out) {
+        t = unwrap(t);
+        if (t instanceof KsaslError) {
+            hostSetError(out, ((KsaslError) t).code(), t.getMessage(), t);
+        } else {
+            hostSetError(out, 0, t.toString(), t);
         }
-    }
-
-    static Object[] hostAsyncClientStep(AsyncHostClientMechanism m, byte[] challenge, long nowMs, long[] out) {
-        try {
-            return hostLater(out, m.step(challenge, nowMs));
-        } catch (Throwable t) {
-            return hostThrew(out, t);
-        }
-    }
-
-    /** The message a client stage completed with, judged by isComplete() as for a synchronous mechanism. */
-    static Object[] hostAsyncClientAnswer(AsyncHostClientMechanism m, byte[] message, long[] out) {
-        try {
-            if (m.isComplete()) {
-                return hostReply(out, HOST_DONE, message, null, null);
-            }
-            return hostReply(out, message == null ? HOST_NULL : HOST_SEND, message, null, null);
-        } catch (Throwable t) {
-            return hostThrew(out, t);
-        }
-    }
-
-    /** The exception a stage completed with, as if the mechanism had thrown it. */
-    static Object[] hostResumeFailure(Throwable t, long[] out) {
-        return hostThrew(out, unwrap(t));
+        return null;
     }
 
     /** The exception behind the wrappers of CompletableFuture and Future.get(). */

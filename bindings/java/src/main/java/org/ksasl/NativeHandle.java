@@ -1,18 +1,35 @@
 package org.ksasl;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The owner of one native object. Calls run under a read lock, so objects that are safe to
- * share (stores, registries, configurations, validators, refreshers) can be used from many
- * threads at once; {@link #close()} takes the write lock, so it waits for calls in progress
- * and later calls fail with {@link IllegalStateException}. An object that is never closed is
- * freed by a {@link Cleaner} once unreachable.
+ * The owner of one native object. Calls on objects that are safe to share (stores,
+ * registries, configurations, validators, refreshers) may run from many threads at once (the
+ * native side serializes what must be); calls on an exclusive object (an exchange, a
+ * connection) run one at a time, a call waiting for the one in progress. {@link #close()}
+ * waits for calls in progress, and later calls fail with {@link IllegalStateException}. An
+ * object that is never closed is freed by a {@link Cleaner} once unreachable.
+ *
+ * <p>The guard is one {@code int}: the number of calls in progress, with the sign bit set
+ * once closed. A call costs two atomic operations and nothing is allocated for it.
  */
 abstract class NativeHandle implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
+    private static final int CLOSED = Integer.MIN_VALUE;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(NativeHandle.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Frees one native handle; holds no reference to the Java object. */
     interface Free {
@@ -29,13 +46,14 @@ abstract class NativeHandle implements AutoCloseable {
         void apply(long handle) throws E;
     }
 
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private final Cleaner.Cleanable cleanable;
-    private long handle;
+    /** How many native objects the Cleaner freed (objects that were never closed). */
+    private static final AtomicLong CLEANED = new AtomicLong();
 
     private static final class Releaser implements Runnable {
         private final long handle;
         private final Free free;
+        /** Set by close() before it runs the release itself. */
+        private volatile boolean closing;
 
         Releaser(long handle, Free free) {
             this.handle = handle;
@@ -45,64 +63,120 @@ abstract class NativeHandle implements AutoCloseable {
         @Override
         public void run() {
             free.free(handle);
+            if (!closing) {
+                CLEANED.incrementAndGet();
+            }
         }
     }
 
+    /** How many native objects the Cleaner has freed so far (for tests). */
+    static long cleanedCount() {
+        return CLEANED.get();
+    }
+
+    private final long handle;
+    /** Whether calls run one at a time (the native object is not safe to share). */
+    private final boolean exclusive;
+    private final Releaser releaser;
+    private final Cleaner.Cleanable cleanable;
+    /** Calls in progress; {@link #CLOSED} is set once closed. */
+    private volatile int state;
+
     NativeHandle(long handle, Free free) {
+        this(handle, free, false);
+    }
+
+    NativeHandle(long handle, Free free, boolean exclusive) {
         if (handle == 0) {
             throw new IllegalStateException("the native object could not be created");
         }
         this.handle = handle;
-        this.cleanable = CLEANER.register(this, new Releaser(handle, free));
+        this.exclusive = exclusive;
+        this.releaser = new Releaser(handle, free);
+        this.cleanable = CLEANER.register(this, releaser);
+    }
+
+    private void enter() {
+        int s = state;
+        for (int spins = 0; s >= 0; spins++) {
+            if (exclusive && s > 0) {
+                pause(spins);
+                s = state;
+                continue;
+            }
+            int seen = (int) STATE.compareAndExchange(this, s, s + 1);
+            if (seen == s) {
+                return;
+            }
+            s = seen;
+        }
+        throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+    }
+
+    private static void pause(int spins) {
+        if (spins < 100) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    private void exit() {
+        STATE.getAndAdd(this, -1);
     }
 
     /** Runs {@code call} with the live handle; fails if the object is closed. */
     final <T, E extends Exception> T with(Call<T, E> call) throws E {
-        ReentrantReadWriteLock.ReadLock r = lock.readLock();
-        r.lock();
+        enter();
         try {
-            long h = handle;
-            if (h == 0) {
-                throw new IllegalStateException(getClass().getSimpleName() + " is closed");
-            }
-            return call.apply(h);
+            return call.apply(handle);
         } finally {
-            r.unlock();
+            exit();
             Reference.reachabilityFence(this);
         }
     }
 
     /** Runs {@code call} with the live handle; fails if the object is closed. */
     final <E extends Exception> void run(VoidCall<E> call) throws E {
-        this.<Void, E>with(h -> {
-            call.apply(h);
-            return null;
-        });
+        enter();
+        try {
+            call.apply(handle);
+        } finally {
+            exit();
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Fails as a call would once the object is closed. */
+    final void ensureOpen() {
+        if (state < 0) {
+            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+        }
     }
 
     /** Whether {@link #close()} has been called. */
     public final boolean isClosed() {
-        ReentrantReadWriteLock.ReadLock r = lock.readLock();
-        r.lock();
-        try {
-            return handle == 0;
-        } finally {
-            r.unlock();
-        }
+        return state < 0;
     }
 
     /** Frees the native object; idempotent; waits for calls in progress on other threads. */
     @Override
     public final void close() {
-        ReentrantReadWriteLock.WriteLock w = lock.writeLock();
-        w.lock();
-        try {
-            if (handle != 0) {
-                handle = 0;
-                cleanable.clean();
+        int s = state;
+        while (s >= 0) {
+            int seen = (int) STATE.compareAndExchange(this, s, s | CLOSED);
+            if (seen == s) {
+                break;
             }
-        } finally {
-            w.unlock();
+            s = seen;
         }
+        if (s < 0) {
+            return; // closed before
+        }
+        for (int spins = 0; state != CLOSED; spins++) {
+            pause(spins);
+        }
+        releaser.closing = true;
+        cleanable.clean();
     }
 }

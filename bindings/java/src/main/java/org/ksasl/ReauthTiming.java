@@ -9,5 +9,11 @@ public enum ReauthTiming {
     /** franz-go: at a random point in 95-98 % of the lifetime (with its floors). */
     FRANZ_GO,
     /** Never; the broker closes the connection when the session ends. */
-    DISABLED
+    DISABLED;
+
+    private static final WireEnum<ReauthTiming> WIRE = WireEnum.of(ReauthTiming.class, "ReauthTiming");
+
+    int number() {
+        return WIRE.number(this);
+    }
 }

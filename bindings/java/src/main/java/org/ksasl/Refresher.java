@@ -13,20 +13,35 @@ import java.util.OptionalLong;
  * expired one. Safe to share between threads.
  */
 public final class Refresher extends NativeHandle {
-    /** Kafka's defaults: window factor 0.8, jitter 0.05, minimum period 60 s, buffer 300 s. */
+    /** A refresher with Kafka's defaults (the core's: window factor 0.8, jitter 0.05, minimum period 60 s, buffer 300 s). */
     public Refresher() throws KsaslException {
-        this(0.8, 0.05, 60, 300);
+        this(builder().setters);
     }
 
-    /** The {@code sasl.login.refresh.*} settings. */
+    /** The four {@code sasl.login.refresh.*} settings (see {@link Builder} for all of them). */
     public Refresher(double windowFactor, double windowJitter, long minPeriodSeconds, long bufferSeconds)
             throws KsaslException {
-        super(create(windowFactor, windowJitter, minPeriodSeconds, bufferSeconds), Native::refresherFree);
+        this(builder().setWindowFactor(windowFactor).setWindowJitter(windowJitter)
+                .setMinPeriodSeconds(minPeriodSeconds).setBufferSeconds(bufferSeconds).setters);
     }
 
-    private static long create(double f, double j, long min, long buffer) throws KsaslException {
+    private Refresher(Setters setters) throws KsaslException {
+        super(create(setters), Native::refresherFree);
+    }
+
+    private static long create(Setters setters) throws KsaslException {
         Native.init();
-        return Native.refresherNew(f, j, min, buffer);
+        long c = Native.refreshConfigNew();
+        try {
+            return Native.refresherNew(setters.apply(c));
+        } finally {
+            Native.refreshConfigFree(c);
+        }
+    }
+
+    /** Starts a refresher with Kafka's defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** {@code true} when a new token must be fetched now (the refresh is then outstanding). */
@@ -43,8 +58,8 @@ public final class Refresher extends NativeHandle {
         return with(h -> Native.refresherSetToken(h, token, expiryMs, principal, ext, nowMs));
     }
 
-    /** Installs a token made by {@link OAuthToken#unsecured} or fetched elsewhere. */
-    public long setToken(OAuthToken token, long nowMs) throws KsaslException {
+    /** Installs a token made by {@link OAuthBearerToken#unsecured} or fetched elsewhere. */
+    public long setToken(OAuthBearerToken token, long nowMs) throws KsaslException {
         return setToken(token.value(), token.expiryMs(), token.principal(), token.extensions(), nowMs);
     }
 
@@ -84,8 +99,65 @@ public final class Refresher extends NativeHandle {
      *
      * @throws KsaslCredentialException when no valid token is installed
      */
-    public OAuthToken current(long nowMs) throws KsaslException {
-        Object[] t = with(h -> Native.refresherCurrent(h, nowMs));
-        return new OAuthToken((String) t[0], (Long) t[1], (String) t[2], Decode.pairs((String[]) t[3]), (Long) t[4]);
+    public OAuthBearerToken current(long nowMs) throws KsaslException {
+        return OAuthBearerToken.of(with(h -> Native.refresherCurrent(h, nowMs)));
+    }
+
+    /**
+     * The {@code sasl.login.refresh.*} and {@code sasl.login.retry.backoff.*} settings; unset ones
+     * keep Kafka's defaults, and {@link #build()} checks them with Kafka's ranges
+     * ({@code INVALID_CONFIG}).
+     */
+    public static final class Builder {
+        private final Setters setters = new Setters();
+
+        private Builder() {}
+
+        /** {@code sasl.login.refresh.window.factor} (0.8, in [0.5, 1.0]). */
+        public Builder setWindowFactor(double v) {
+            setters.add(c -> Native.refreshConfigSetWindowFactor(c, v));
+            return this;
+        }
+
+        /** {@code sasl.login.refresh.window.jitter} (0.05, in [0.0, 0.25]). */
+        public Builder setWindowJitter(double v) {
+            setters.add(c -> Native.refreshConfigSetWindowJitter(c, v));
+            return this;
+        }
+
+        /** {@code sasl.login.refresh.min.period.seconds} (60, in [0, 900]). */
+        public Builder setMinPeriodSeconds(long v) {
+            setters.add(c -> Native.refreshConfigSetMinPeriodSeconds(c, v));
+            return this;
+        }
+
+        /** {@code sasl.login.refresh.buffer.seconds} (300, in [0, 3600]). */
+        public Builder setBufferSeconds(long v) {
+            setters.add(c -> Native.refreshConfigSetBufferSeconds(c, v));
+            return this;
+        }
+
+        /** Whether to keep trying after the credential expired (true: OAUTHBEARER's relogin before logout). */
+        public Builder setReloginAllowedBeforeLogout(boolean v) {
+            setters.add(c -> Native.refreshConfigSetReloginAllowedBeforeLogout(c, v));
+            return this;
+        }
+
+        /** {@code sasl.login.retry.backoff.ms} (10 000): the wait after a failed refresh. */
+        public Builder setRetryBackoffMs(long v) {
+            setters.add(c -> Native.refreshConfigSetRetryBackoffMs(c, v));
+            return this;
+        }
+
+        /** {@code sasl.login.retry.backoff.max.ms}: above the backoff, the wait doubles per failure up to it. */
+        public Builder setRetryBackoffMaxMs(long v) {
+            setters.add(c -> Native.refreshConfigSetRetryBackoffMaxMs(c, v));
+            return this;
+        }
+
+        /** The refresher, if every setting is valid. */
+        public Refresher build() throws KsaslException {
+            return new Refresher(setters);
+        }
     }
 }

@@ -1,7 +1,5 @@
 package org.ksasl;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,66 +35,77 @@ public final class ServerConfig extends NativeHandle {
         return with(h -> Native.serverConfigApiVersionsResponse(h, frame));
     }
 
-    /** Builds a {@link ServerConfig}. */
+    /**
+     * Builds a {@link ServerConfig}. Only the values set here are passed on; the others keep
+     * the core's defaults (Kafka's), and {@link #build()} checks every value with the core's
+     * rules ({@code INVALID_CONFIG}, a {@link KsaslArgumentException}).
+     */
     public static final class Builder {
         private final MechanismRegistry registry;
-        private long maxReauthMs;
-        private final Map<String, Long> byMechanism = new LinkedHashMap<>();
-        private long failedAuthDelayMs = 100;
-        private long reauthRetryMs;
-        private final List<short[]> apiVersions = new ArrayList<>();
+        private final Setters setters = new Setters();
 
         private Builder(MechanismRegistry registry) {
             this.registry = Objects.requireNonNull(registry, "registry");
         }
 
+        /** {@code sasl.enabled.mechanisms}, in handshake order (default: every server mechanism of the registry). */
+        public Builder setEnabledMechanisms(List<String> mechanisms) {
+            String[] m = mechanisms.toArray(new String[0]);
+            setters.add(b -> Native.serverConfigBuilderSetEnabledMechanisms(b, m));
+            return this;
+        }
+
         /** {@code connections.max.reauth.ms}: 0 (default) grants no session lifetime. */
-        public Builder maxReauthMs(long ms) {
-            this.maxReauthMs = ms;
+        public Builder setMaxReauthMs(long ms) {
+            setters.add(b -> Native.serverConfigBuilderSetMaxReauthMs(b, ms));
             return this;
         }
 
         /** {@code listener.name.X.<mechanism>.connections.max.reauth.ms}. */
-        public Builder maxReauthMs(String mechanism, long ms) {
-            byMechanism.put(Objects.requireNonNull(mechanism, "mechanism"), ms);
+        public Builder setMaxReauthMsFor(String mechanism, long ms) {
+            Objects.requireNonNull(mechanism, "mechanism");
+            setters.add(b -> Native.serverConfigBuilderSetMaxReauthMsFor(b, mechanism, ms));
+            return this;
+        }
+
+        /** {@code sasl.server.max.receive.size}: the largest authentication frame (default 512 KiB). */
+        public Builder setMaxReceiveSize(long bytes) {
+            setters.add(b -> Native.serverConfigBuilderSetMaxReceiveSize(b, bytes));
             return this;
         }
 
         /** KIP-306's {@code connection.failed.authentication.delay.ms} (default 100). */
-        public Builder failedAuthDelayMs(long ms) {
-            this.failedAuthDelayMs = ms;
+        public Builder setFailedAuthenticationDelayMs(long ms) {
+            setters.add(b -> Native.serverConfigBuilderSetFailedAuthenticationDelayMs(b, ms));
             return this;
         }
 
         /** After a failed re-authentication: 0 (Kafka) closes; a positive delay keeps the old session. */
-        public Builder reauthRetryMs(long ms) {
-            this.reauthRetryMs = ms;
+        public Builder setReauthRetryMs(long ms) {
+            setters.add(b -> Native.serverConfigBuilderSetReauthRetryMs(b, ms));
             return this;
         }
 
         /**
          * Adds (or replaces) an API in the ApiVersions answer. The SASL APIs and ApiVersions
-         * cannot be advertised beyond what ksasl speaks ({@link #build()} refuses them).
+         * cannot be advertised beyond what ksasl speaks; API keys and versions are 0 to 32767
+         * ({@link #build()} refuses anything else).
          */
-        public Builder apiVersion(int apiKey, int minVersion, int maxVersion) {
-            for (int v : new int[] {apiKey, minVersion, maxVersion}) {
-                if (v < 0 || v > Short.MAX_VALUE) {
-                    throw new IllegalArgumentException("API keys and versions are 0.." + Short.MAX_VALUE + ", not " + v);
-                }
-            }
-            apiVersions.add(new short[] {(short) apiKey, (short) minVersion, (short) maxVersion});
+        public Builder setApiVersion(long apiKey, long minVersion, long maxVersion) {
+            setters.add(b -> Native.serverConfigBuilderSetApiVersion(b, apiKey, minVersion, maxVersion));
             return this;
         }
 
+        /** The configuration, if every value is valid (the builder may be used again). */
         public ServerConfig build() throws KsaslException {
-            String[] mechs = byMechanism.keySet().toArray(new String[0]);
-            long[] ms = byMechanism.values().stream().mapToLong(Long::longValue).toArray();
-            short[] versions = new short[apiVersions.size() * 3];
-            for (int i = 0; i < apiVersions.size(); i++) {
-                System.arraycopy(apiVersions.get(i), 0, versions, i * 3, 3);
-            }
-            long h = registry.with(r -> Native.serverConfigNew(r, maxReauthMs, mechs, ms, failedAuthDelayMs,
-                    reauthRetryMs, versions));
+            long h = registry.with(r -> {
+                long b = Native.serverConfigBuilderNew(r);
+                try {
+                    return Native.serverConfigBuilderBuild(setters.apply(b));
+                } finally {
+                    Native.serverConfigBuilderFree(b);
+                }
+            });
             return new ServerConfig(h);
         }
     }

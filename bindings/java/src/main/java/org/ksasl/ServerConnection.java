@@ -13,18 +13,16 @@ import java.util.function.LongSupplier;
  * each request: {@link Gate#BEGIN_REAUTHENTICATION} sends the frame back to
  * {@link #handleFrame}, {@link Gate#CLOSE_EXPIRED} closes. Calls are serialized on the object.
  *
- * <p>The exchange stops for the host in two ways: {@link ServerOutput.Action#NEED_CREDENTIAL}
- * (answer with {@link #provideCredential}) and {@link ServerOutput.Action#PENDING}, when a host
+ * <p>The exchange stops for the host in two ways: {@link ServerAction#NEED_CREDENTIAL}
+ * (answer with {@link #provideCredential}) and {@link ServerAction#PENDING}, when a host
  * mechanism answers {@link HostServerStep#later} (wait for {@link #pendingWork()}, then
  * {@link #resume} or {@link #resumeWithError}). {@link #handleFrameAsync} does both without
  * blocking. While the exchange waits, hand it no frames: Kafka clients send the next SASL
  * request only after the response to the last one.
  */
 public final class ServerConnection extends NativeHandle {
-    private static final Gate[] GATES = Gate.values();
-
     public ServerConnection(ServerConfig config) {
-        super(create(config), Native::serverConnFree);
+        super(create(config), Native::serverConnFree, true);
     }
 
     private static long create(ServerConfig config) {
@@ -34,7 +32,7 @@ public final class ServerConnection extends NativeHandle {
 
     /**
      * Handles one authentication frame (without its length prefix). Failures come back as
-     * {@link ServerOutput.Action#FAIL_AT} or {@link ServerOutput.Action#CLOSE_NOW}; only an
+     * {@link ServerAction#FAIL_AT} or {@link ServerAction#CLOSE_NOW}; only an
      * exception thrown by a credential or token callback is thrown (unchanged). (Failures of
      * host mechanisms, {@link HostServerMechanism}, are failures like the others.)
      *
@@ -45,10 +43,7 @@ public final class ServerConnection extends NativeHandle {
      */
     public ServerOutput handleFrame(byte[] frame, long nowMs) {
         Objects.requireNonNull(frame, "frame");
-        long[] out = new long[2];
-        Object[] err = new Object[1];
-        byte[] frames = with(h -> Native.serverConnHandleFrame(h, frame, nowMs, out, err));
-        return ServerOutput.of(frames, out, err);
+        return with(h -> Native.serverConnHandleFrame(h, frame, nowMs, false));
     }
 
     /** {@link #handleFrame(byte[], long)} at the wall clock. */
@@ -58,21 +53,16 @@ public final class ServerConnection extends NativeHandle {
 
     /** The pending credential request, or {@code null}. */
     public CredentialRequest credentialRequest() {
-        return Decode.request(with(Native::serverConnRequest));
+        return CredentialRequest.of(with(Native::serverConnPendingRequest));
     }
 
     /** Answers the pending credential request. */
     public ServerOutput provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
-        Objects.requireNonNull(answer, "answer");
-        long[] out = new long[2];
-        Object[] err = new Object[1];
-        byte[] frames = with(h -> Native.serverConnProvide(h, answer.kind().ordinal(), answer.value(),
-                answer.expiryMs(), answer.tokenOwner(), nowMs, out, err));
-        return ServerOutput.of(frames, out, err);
+        return provide(answer, nowMs, false);
     }
 
     /**
-     * After {@link ServerOutput.Action#PENDING}: the stage the mechanism's
+     * After {@link ServerAction#PENDING}: the stage the mechanism's
      * {@link HostServerStep#later} step waits for; otherwise {@code null}.
      *
      * @return the stage of the mechanism's step, or {@code null} when nothing is pending
@@ -83,10 +73,10 @@ public final class ServerConnection extends NativeHandle {
     }
 
     /**
-     * Continues after {@link ServerOutput.Action#PENDING} with the step the stage completed
+     * Continues after {@link ServerAction#PENDING} with the step the stage completed
      * with, taken as if the mechanism had returned it (another {@link HostServerStep#later}
      * gives {@code PENDING} again; {@code null} fails the exchange). Failures come back as
-     * {@link ServerOutput.Action#FAIL_AT}, as from {@link #handleFrame}.
+     * {@link ServerAction#FAIL_AT}, as from {@link #handleFrame}.
      *
      * @param step the stage's value
      * @param nowMs the current time, ms since the epoch
@@ -98,8 +88,8 @@ public final class ServerConnection extends NativeHandle {
     }
 
     /**
-     * Continues after {@link ServerOutput.Action#PENDING} with the exception the stage completed
-     * with: the exchange fails as if the mechanism had thrown it ({@link ServerOutput.Action#FAIL_AT}
+     * Continues after {@link ServerAction#PENDING} with the exception the stage completed
+     * with: the exchange fails as if the mechanism had thrown it ({@link ServerAction#FAIL_AT}
      * with Kafka's authentication-failed response; the output's error keeps a
      * {@link KsaslError}'s code, anything else is {@code HOST_MECHANISM_FAILED} with the
      * exception as cause; {@link CompletionException} and
@@ -116,20 +106,23 @@ public final class ServerConnection extends NativeHandle {
     }
 
     private ServerOutput resume(HostServerStep step, Throwable error, long nowMs) {
-        long[] out = new long[2];
-        Object[] err = new Object[1];
-        byte[] frames = with(h -> Native.serverConnResume(h, step, error, nowMs, out, err));
-        return ServerOutput.of(frames, out, err);
+        return with(h -> Native.serverConnResume(h, step, error, nowMs, false));
+    }
+
+    private ServerOutput provide(CredentialAnswer answer, long nowMs, boolean hold) throws KsaslException {
+        Objects.requireNonNull(answer, "answer");
+        return with(h -> Native.serverConnProvide(h, answer.kind().number(), answer.value(), answer.expiryMs(),
+                answer.tokenOwner(), nowMs, hold));
     }
 
     /**
-     * Handles a frame and continues without blocking for as long as the exchange stops for the
-     * host: a credential request is answered by {@code lookup}, a mechanism's pending work is
-     * awaited and resumed with its result. The output's frames are those of every step, in
-     * order; its action is the first that is neither {@code NEED_CREDENTIAL} nor
-     * {@code PENDING}. The future fails with the lookup's exception if the lookup fails.
-     * Failures of the exchange are outputs ({@code FAIL_AT}, {@code CLOSE_NOW}); a frame that
-     * {@link #handleFrame} refuses with an exception is refused the same way, by this call.
+     * Handles a frame and continues without blocking for as long as the exchange waits for the
+     * host (the core's {@code host_task}): a credential request is answered by {@code lookup},
+     * a mechanism's pending work is awaited and resumed with its result. The output's frames are
+     * those of every step, in order (the connection's outbox, read once at the end), and its
+     * action the last. The future fails with the lookup's exception if the lookup
+     * fails. Failures of the exchange are outputs ({@code FAIL_AT}, {@code CLOSE_NOW}); a frame
+     * that {@link #handleFrame} refuses with an exception is refused the same way, by this call.
      * {@code clock} gives the time of each step.
      *
      * @param frame the frame, without its length prefix
@@ -146,7 +139,7 @@ public final class ServerConnection extends NativeHandle {
     /**
      * As {@link #handleFrameAsync(byte[], AsyncCredentialLookup, LongSupplier)} for a registry
      * without an asynchronous credential lookup: only a mechanism's pending work is awaited; a
-     * {@link ServerOutput.Action#NEED_CREDENTIAL} output is returned for the host to answer with
+     * {@link ServerAction#NEED_CREDENTIAL} output is returned for the host to answer with
      * {@link #provideCredential}.
      *
      * @param frame the frame, without its length prefix
@@ -160,54 +153,37 @@ public final class ServerConnection extends NativeHandle {
     private CompletableFuture<ServerOutput> drive(byte[] frame, AsyncCredentialLookup lookup, LongSupplier clock) {
         Objects.requireNonNull(frame, "frame");
         Objects.requireNonNull(clock, "clock");
-        ServerOutput first = handleFrame(frame, clock.getAsLong());
-        return untilAnswered(first, lookup, clock);
+        run(h -> Native.serverConnHandleFrame(h, frame, clock.getAsLong(), true));
+        return settle(lookup, clock);
     }
 
-    private CompletableFuture<ServerOutput> untilAnswered(ServerOutput sofar, AsyncCredentialLookup lookup,
-            LongSupplier clock) {
-        if (sofar.action() == ServerOutput.Action.NEED_CREDENTIAL && lookup != null) {
-            CredentialRequest request = credentialRequest();
-            return lookup.lookup(request).toCompletableFuture().thenCompose(answer -> {
+    /** Awaits what the core says the connection waits for, answers it, and repeats. */
+    private CompletableFuture<ServerOutput> settle(AsyncCredentialLookup lookup, LongSupplier clock) {
+        Object task = with(Native::serverConnHostTask);
+        if (task instanceof CompletionStage) {
+            @SuppressWarnings("unchecked")
+            CompletionStage<HostServerStep> work = (CompletionStage<HostServerStep>) task;
+            return Stages.settled(work).thenCompose(done -> {
+                run(h -> Native.serverConnResume(h, done.value(), done.error(), clock.getAsLong(), true));
+                return settle(lookup, clock);
+            });
+        }
+        if (task instanceof byte[] && lookup != null) {
+            return lookup.lookup(CredentialRequest.of((byte[]) task)).toCompletableFuture().thenCompose(answer -> {
                 try {
-                    return untilAnswered(append(sofar, provideCredential(answer, clock.getAsLong())), lookup, clock);
+                    provide(answer, clock.getAsLong(), true);
                 } catch (KsaslException e) {
                     throw new CompletionException(e);
                 }
+                return settle(lookup, clock);
             });
         }
-        if (sofar.action() == ServerOutput.Action.PENDING) {
-            CompletionStage<HostServerStep> work = pendingWork();
-            if (work == null) {
-                return CompletableFuture.failedFuture(new IllegalStateException("pending without work"));
-            }
-            return Stages.settled(work).thenCompose(done -> {
-                ServerOutput next = done.error() == null
-                        ? resume(done.value(), clock.getAsLong())
-                        : resumeWithError(done.error(), clock.getAsLong());
-                return untilAnswered(append(sofar, next), lookup, clock);
-            });
-        }
-        return CompletableFuture.completedFuture(sofar);
-    }
-
-    /** {@code next} with the frames of {@code before} first. */
-    private static ServerOutput append(ServerOutput before, ServerOutput next) {
-        return new ServerOutput(next.action(), concat(before.frames(), next.frames()), next.deadlineMs(),
-                next.error());
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] r = new byte[a.length + b.length];
-        System.arraycopy(a, 0, r, 0, a.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
+        return CompletableFuture.completedFuture(with(Native::serverConnTakeHeld));
     }
 
     /** The verdict on one request with API key {@code apiKey} of an authenticated connection. */
     public Gate gate(short apiKey, long nowMs) {
-        int g = with(h -> Native.serverConnGate(h, apiKey, nowMs));
-        return GATES[g];
+        return Gate.fromNumber(with(h -> Native.serverConnGate(h, apiKey, nowMs)));
     }
 
     /** {@link #gate(short, long)} at the wall clock. */
@@ -237,13 +213,6 @@ public final class ServerConnection extends NativeHandle {
 
     /** The session, or {@code null} before authentication. */
     public ServerSession session() {
-        Object[] s = with(Native::serverConnSession);
-        if (s == null) {
-            return null;
-        }
-        long[] times = (long[]) s[3];
-        AuthenticationOutcome o = new AuthenticationOutcome((String) s[0], (String) s[1], (String) s[2],
-                Time.opt(times[2]), Decode.pairs((String[]) s[4]), (Boolean) s[5]);
-        return new ServerSession(o, times[0], Time.opt(times[1]));
+        return ServerSession.of(with(Native::serverConnSession));
     }
 }

@@ -7,7 +7,7 @@ package org.ksasl;
  * @param message the challenge (or the final server message) to send; {@code null} when none
  */
 public record ServerStep(Kind kind, byte[] message) {
-    /** The order is shared with the native code. */
+    /** What a step of a {@link ServerExchange} produced. */
     public enum Kind {
         /** Send {@link #message()} and wait for the next client message. */
         CHALLENGE,
@@ -17,9 +17,16 @@ public record ServerStep(Kind kind, byte[] message) {
         DONE,
         /**
          * A host mechanism answers later ({@link HostServerStep#later}): wait for
-         * {@link ServerAuthenticator#pendingWork()} and resume.
+         * {@link ServerExchange#pendingWork()} and resume.
          */
-        PENDING
+        PENDING;
+
+        private static final WireEnum<Kind> WIRE = WireEnum.of(Kind.class, "ServerStepKind");
+    }
+
+    /** From the native record: the kind's number, the message. */
+    static ServerStep read(Fields f) {
+        return new ServerStep(Kind.WIRE.of(f.u8()), f.bytes());
     }
 
     @Override

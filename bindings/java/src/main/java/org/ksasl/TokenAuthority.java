@@ -22,20 +22,27 @@ import java.util.Objects;
  * {@code INVALID_CREDENTIAL_FORMAT} (malformed records).
  */
 public final class TokenAuthority extends NativeHandle {
-    /** Kafka's default {@code delegation.token.max.lifetime.ms}: 7 days. */
-    public static final long DEFAULT_MAX_LIFETIME_MS = 7L * 24 * 3600 * 1000;
-    /** Kafka's default {@code delegation.token.expiry.time.ms}: 1 day. */
-    public static final long DEFAULT_EXPIRY_TIME_MS = 24L * 3600 * 1000;
-    /** Kafka's default {@code delegation.token.expiry.check.interval.ms}: 1 hour. */
-    public static final long DEFAULT_EXPIRY_CHECK_INTERVAL_MS = 3600L * 1000;
+    private static final long[] DEFAULTS = defaults();
+
+    private static long[] defaults() {
+        Native.init();
+        return Native.tokenAuthorityDefaults();
+    }
+
+    /** Kafka's default {@code delegation.token.max.lifetime.ms} (7 days), from the core. */
+    public static final long DEFAULT_MAX_LIFETIME_MS = DEFAULTS[0];
+    /** Kafka's default {@code delegation.token.expiry.time.ms} (1 day), from the core. */
+    public static final long DEFAULT_EXPIRY_TIME_MS = DEFAULTS[1];
+    /** Kafka's default {@code delegation.token.expiry.check.interval.ms} (1 hour), from the core. */
+    public static final long DEFAULT_EXPIRY_CHECK_INTERVAL_MS = DEFAULTS[2];
 
     /**
-     * An authority with Kafka's default lifetimes.
+     * An authority with Kafka's default lifetimes (the core's).
      *
      * @throws KsaslArgumentException when the key is empty
      */
     public TokenAuthority(String secretKey) throws KsaslException {
-        this(secretKey, DEFAULT_MAX_LIFETIME_MS, DEFAULT_EXPIRY_TIME_MS, DEFAULT_EXPIRY_CHECK_INTERVAL_MS);
+        super(create(secretKey, null), Native::tokenAuthorityFree);
     }
 
     /**
@@ -49,14 +56,14 @@ public final class TokenAuthority extends NativeHandle {
      */
     public TokenAuthority(String secretKey, long maxLifetimeMs, long expiryTimeMs, long expiryCheckIntervalMs)
             throws KsaslException {
-        super(create(secretKey, maxLifetimeMs, expiryTimeMs, expiryCheckIntervalMs), Native::tokenAuthorityFree);
+        super(create(secretKey, new long[] {maxLifetimeMs, expiryTimeMs, expiryCheckIntervalMs}),
+                Native::tokenAuthorityFree);
     }
 
-    private static long create(String secretKey, long maxLifetimeMs, long expiryTimeMs, long checkIntervalMs)
-            throws KsaslException {
+    private static long create(String secretKey, long[] settings) throws KsaslException {
         Objects.requireNonNull(secretKey, "secretKey");
         Native.init();
-        return Native.tokenAuthorityNew(secretKey, maxLifetimeMs, expiryTimeMs, checkIntervalMs);
+        return Native.tokenAuthorityNew(secretKey, settings);
     }
 
     /** Creates a token owned and requested by {@code owner}, with the default lifetimes and no renewers. */
@@ -78,8 +85,7 @@ public final class TokenAuthority extends NativeHandle {
             long nowMs) throws KsaslException {
         Objects.requireNonNull(owner, "owner");
         String[] r = renewers == null ? new String[0] : renewers.toArray(new String[0]);
-        return DelegationToken.decode(with(h -> Native.tokenAuthorityCreate(h, owner, requester, r, maxLifetimeMs,
-                nowMs)));
+        return DelegationToken.of(with(h -> Native.tokenAuthorityCreate(h, owner, requester, r, maxLifetimeMs, nowMs)));
     }
 
     /**
@@ -117,12 +123,12 @@ public final class TokenAuthority extends NativeHandle {
      */
     public List<DelegationToken> describe(List<String> owners) throws KsaslException {
         String[] o = owners == null ? null : owners.toArray(new String[0]);
-        return DelegationToken.decodeAll(with(h -> Native.tokenAuthorityDescribe(h, o)));
+        return DelegationToken.all(with(h -> Native.tokenAuthorityDescribe(h, o)));
     }
 
     /** Removes every expired token; returns their ids. Call at {@link #nextSweepMs()}. */
     public List<String> sweep(long nowMs) throws KsaslException {
-        return List.of(with(h -> Native.tokenAuthoritySweep(h, nowMs)));
+        return new Fields(with(h -> Native.tokenAuthoritySweep(h, nowMs))).strs();
     }
 
     /**
@@ -163,7 +169,7 @@ public final class TokenAuthority extends NativeHandle {
      * the connection itself logged in with a token). Authorization beyond that is the host's.
      *
      * @param tokenAuthenticated whether the connection logged in with a delegation token
-     *     ({@link AuthenticationOutcome#tokenAuthenticated()})
+     *     ({@link AuthOutcome#tokenAuthenticated()})
      * @throws KsaslException when the request cannot be parsed (Kafka closes such connections)
      */
     public byte[] handleRequest(byte[] frame, String principal, boolean tokenAuthenticated, long nowMs)

@@ -10,18 +10,19 @@ import java.util.OptionalLong;
  * token expires. Safe to share between threads.
  */
 public final class Tracker extends NativeHandle {
-    /** A tracker of {@code refresher}'s tokens spreading re-authentications over 10 s. */
+    /** A tracker of {@code refresher}'s tokens with the core's spread window (10 s). */
     public Tracker(Refresher refresher) throws KsaslException {
-        this(refresher, 10_000);
+        super(create(refresher, 0, false), Native::trackerFree);
     }
 
+    /** A tracker spreading re-authentications after a refresh over {@code spreadWindowMs}. */
     public Tracker(Refresher refresher, long spreadWindowMs) throws KsaslException {
-        super(create(refresher, spreadWindowMs), Native::trackerFree);
+        super(create(refresher, spreadWindowMs, true), Native::trackerFree);
     }
 
-    private static long create(Refresher refresher, long spread) throws KsaslException {
+    private static long create(Refresher refresher, long spread, boolean set) throws KsaslException {
         Objects.requireNonNull(refresher, "refresher");
-        return refresher.with(r -> Native.trackerNew(r, spread));
+        return refresher.with(r -> Native.trackerNew(r, spread, set));
     }
 
     /** Records that connection {@code id} authenticated with token {@code generation} and got {@code session}. */

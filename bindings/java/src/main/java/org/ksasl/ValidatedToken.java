@@ -18,4 +18,10 @@ public record ValidatedToken(String principal, long expiryMs, List<String> scope
     public ValidatedToken(String principal, long expiryMs) {
         this(principal, expiryMs, List.of());
     }
+
+    /** From the native record: principal, expiry, scope. */
+    static ValidatedToken of(byte[] record) {
+        Fields f = new Fields(record);
+        return new ValidatedToken(f.str(), f.i64(), f.strs());
+    }
 }

@@ -179,14 +179,14 @@ class AsyncHostMechanismTest {
             r.addPasswordServers(store).addServerMechanism(NAME, () -> new AsyncServer(fault));
             assertTrue(r.serverMechanisms().containsAll(List.of(NAME, "PLAIN", "SCRAM-SHA-256")),
                     r.serverMechanisms().toString());
-            return ServerConfig.builder(r).maxReauthMs(maxReauthMs).failedAuthDelayMs(100).build();
+            return ServerConfig.builder(r).setMaxReauthMs(maxReauthMs).setFailedAuthenticationDelayMs(100).build();
         }
     }
 
     ClientConfig clientConfig(ClientFault fault) throws KsaslException {
         try (MechanismRegistry r = new MechanismRegistry().addAsyncClientMechanism(NAME, () -> new AsyncClient(fault))) {
             assertEquals(List.of(NAME), r.clientMechanisms());
-            return ClientConfig.builder(r, NAME).clientId("async-mech-test").build();
+            return ClientConfig.builder(r, NAME).setClientId("async-mech-test").build();
         }
     }
 
@@ -244,10 +244,10 @@ class AsyncHostMechanismTest {
                     ServerOutput o = await(lookup == null
                             ? server.handleFrameAsync(f, clock)
                             : server.handleFrameAsync(f, lookup, clock));
-                    assertNotEquals(ServerOutput.Action.PENDING, o.action());
+                    assertNotEquals(ServerAction.PENDING, o.action());
                     serverOutputs.add(o);
                     toClient = Wire.concat(toClient, o.frames());
-                    if (o.action() == ServerOutput.Action.FAIL_AT || o.action() == ServerOutput.Action.CLOSE_NOW) {
+                    if (o.action() == ServerAction.FAIL_AT || o.action() == ServerAction.CLOSE_NOW) {
                         closed = o.action().name();
                     }
                 }
@@ -341,7 +341,7 @@ class AsyncHostMechanismTest {
                     "Cannot change principals during re-authentication from User.alice: User.mallory"),
                     e.getMessage());
             ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-            assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+            assertEquals(ServerAction.FAIL_AT, last.action());
             assertEquals("PRINCIPAL_CHANGED", last.error().codeName());
             assertEquals(1.0, sc.metrics(due).get("failed-reauthentication-total"));
         }
@@ -417,14 +417,14 @@ class AsyncHostMechanismTest {
         assertNull(p.client.pendingWork());
 
         ServerOutput o = toServer(p, T0);
-        assertEquals(ServerOutput.Action.PENDING, o.action());
+        assertEquals(ServerAction.PENDING, o.action());
         assertEquals(0, o.frames().length);
         assertNull(o.error());
         CompletionStage<HostServerStep> check = p.server.pendingWork();
         HostServerStep challenge = await(check.toCompletableFuture());
         assertFalse(challenge.isDone());
         o = p.server.resume(challenge, T0);
-        assertEquals(ServerOutput.Action.CONTINUE, o.action());
+        assertEquals(ServerAction.CONTINUE, o.action());
         assertNull(p.server.pendingWork());
         p.now.set(T0);
         ClientEvent ev = await(p.client.handleFrameAsync(Wire.frames(o.frames()).get(0), p.clock));
@@ -460,7 +460,7 @@ class AsyncHostMechanismTest {
         assertInstanceOf(KsaslAuthenticationException.class, e);
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
         assertEquals(325, e.code());
-        assertEquals("the X-HMAC-ASYNC mechanism threw java.lang.RuntimeException: token service unreachable",
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: java.lang.RuntimeException: token service unreachable",
                 e.getMessage());
         assertSame(BOOM, e.getCause());
     }
@@ -471,7 +471,7 @@ class AsyncHostMechanismTest {
         assertInstanceOf(KsaslCredentialException.class, e);
         assertEquals(400, e.code());
         assertEquals("INVALID_CREDENTIAL_FORMAT", e.codeName());
-        assertEquals("the keytab is unreadable", e.getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: the keytab is unreadable", e.getMessage());
         assertInstanceOf(KsaslCredentialException.class, e.getCause());
     }
 
@@ -479,7 +479,7 @@ class AsyncHostMechanismTest {
     void aClientStageWithNoMessageBeforeCompletionFails() throws Exception {
         KsaslException e = clientFault(ClientFault.NULL_MESSAGE);
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
-        assertEquals("the X-HMAC-ASYNC mechanism's start() returned no message before it was complete",
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer set no message before it was done",
                 e.getMessage());
         assertNull(e.getCause());
     }
@@ -488,9 +488,9 @@ class AsyncHostMechanismTest {
     void aClientMechanismWithoutAStageOrThrowingAtOnceFails() throws Exception {
         KsaslException e = clientFault(ClientFault.NULL_STAGE);
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
-        assertEquals("the X-HMAC-ASYNC mechanism's start() returned null", e.getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's start returned null", e.getMessage());
         e = clientFault(ClientFault.THROW_NOW);
-        assertEquals("the X-HMAC-ASYNC mechanism threw java.lang.IllegalStateException: no ticket", e.getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's start failed: java.lang.IllegalStateException: no ticket", e.getMessage());
         assertInstanceOf(IllegalStateException.class, e.getCause());
     }
 
@@ -501,7 +501,7 @@ class AsyncHostMechanismTest {
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("SERVER_REJECTED_AUTHENTICATION", e.codeName(), e.toString());
         ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-        assertEquals(ServerOutput.Action.FAIL_AT, last.action(), last.toString());
+        assertEquals(ServerAction.FAIL_AT, last.action(), last.toString());
         assertEquals(T0 + 100, last.deadlineMs());
         // Kafka's generic text for the client, not the host's reason.
         assertFalse(e.getMessage().contains("ldap"), e.getMessage());
@@ -515,7 +515,7 @@ class AsyncHostMechanismTest {
     void aServerStageFailingWithAnExceptionFailsTheConnection() throws Exception {
         ServerOutput o = serverFault(ServerFault.THROW);
         assertEquals("HOST_MECHANISM_FAILED", o.error().codeName());
-        assertEquals("the X-HMAC-ASYNC mechanism threw java.lang.RuntimeException: ldap down", o.error().getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: java.lang.RuntimeException: ldap down", o.error().getMessage());
         assertSame(LDAP_DOWN, o.error().getCause());
     }
 
@@ -525,14 +525,14 @@ class AsyncHostMechanismTest {
         ServerOutput o = serverFault(ServerFault.NONE);
         assertEquals("UNKNOWN_USER", o.error().codeName());
         assertEquals(301, o.error().code());
-        assertEquals("unknown user", o.error().getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: unknown user", o.error().getMessage());
     }
 
     @Test
     void aServerStageCompletingWithNullFails() throws Exception {
         ServerOutput o = serverFault(ServerFault.NULL_STEP);
         assertEquals("HOST_MECHANISM_FAILED", o.error().codeName());
-        assertEquals("the X-HMAC-ASYNC mechanism's step() returned null", o.error().getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer returned null", o.error().getMessage());
     }
 
     @Test
@@ -540,12 +540,12 @@ class AsyncHostMechanismTest {
         AsyncPair p = pair(ClientFault.NONE, ServerFault.NONE, 0);
         untilClientPending(p);
         p.client.resume(await(p.client.pendingWork().toCompletableFuture()), T0);
-        assertEquals(ServerOutput.Action.PENDING, toServer(p, T0).action());
+        assertEquals(ServerAction.PENDING, toServer(p, T0).action());
         ServerOutput o = p.server.resumeWithError(
                 new CompletionException(new ExecutionException(KsaslException.of(300, "wrong HMAC"))), T0);
-        assertEquals(ServerOutput.Action.FAIL_AT, o.action());
+        assertEquals(ServerAction.FAIL_AT, o.action());
         assertEquals("INVALID_CREDENTIALS", o.error().codeName());
-        assertEquals("wrong HMAC", o.error().getMessage());
+        assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: wrong HMAC", o.error().getMessage());
         assertTrue(o.frames().length > 0, "Kafka's failure response");
 
         AsyncPair q = pair(ClientFault.NONE, ServerFault.NONE, 0);
@@ -563,7 +563,7 @@ class AsyncHostMechanismTest {
         try (ServerConfig sc = serverConfig(0, ServerFault.NONE);
                 MechanismRegistry r = new MechanismRegistry().addAsyncClientMechanism(NAME,
                         () -> new AsyncClient(made.incrementAndGet() == 1 ? ClientFault.NONE : ClientFault.THROW));
-                ClientConfig cc = ClientConfig.builder(r, NAME).reauthRetryMs(200).build()) {
+                ClientConfig cc = ClientConfig.builder(r, NAME).setReauthRetryMs(200).build()) {
             AsyncPair p = new AsyncPair(cc, sc);
             p.client.start(T0);
             p.pump(T0);
@@ -631,13 +631,13 @@ class AsyncHostMechanismTest {
         p.client.resume(await(p.client.pendingWork().toCompletableFuture()), T0);
         byte[] request = p.client.transmit();
         byte[] frame = Wire.frames(request).get(0);
-        assertEquals(ServerOutput.Action.PENDING, p.server.handleFrame(frame, T0).action());
+        assertEquals(ServerAction.PENDING, p.server.handleFrame(frame, T0).action());
         CompletionStage<HostServerStep> work = p.server.pendingWork();
         KsaslStateException e = assertThrows(KsaslStateException.class, () -> p.server.handleFrame(frame, T0));
         assertEquals("WRONG_STATE", e.codeName());
         assertSame(work, p.server.pendingWork());
         ServerOutput o = p.server.resume(await(work.toCompletableFuture()), T0);
-        assertEquals(ServerOutput.Action.CONTINUE, o.action());
+        assertEquals(ServerAction.CONTINUE, o.action());
         await(p.client.handleFrameAsync(Wire.frames(o.frames()).get(0), p.clock));
         p.pump(T0);
         assertEquals(List.of(ClientEvent.Kind.AUTHENTICATED), p.events);
@@ -663,8 +663,8 @@ class AsyncHostMechanismTest {
         try (MechanismRegistry r = new MechanismRegistry()
                 .addAsyncClientMechanism(NAME, () -> new AsyncClient(ClientFault.NONE))
                 .addServerMechanism(NAME, () -> new AsyncServer(ServerFault.NESTED));
-                ClientAuthenticator c = new ClientAuthenticator(r, NAME);
-                ServerAuthenticator s = new ServerAuthenticator(r, NAME)) {
+                ClientExchange c = new ClientExchange(r, NAME);
+                ServerExchange s = new ServerExchange(r, NAME)) {
             assertNull(c.pendingWork());
             assertEquals("WRONG_STATE", assertThrows(KsaslStateException.class, () -> c.resume(new byte[0])).codeName());
 
@@ -704,7 +704,7 @@ class AsyncHostMechanismTest {
             assertNotSame(outer, s.pendingWork());
             ServerStep done = s.resume(await(s.pendingWork().toCompletableFuture()), T0);
             assertEquals(ServerStep.Kind.DONE, done.kind());
-            AuthenticationOutcome o = s.outcome();
+            AuthOutcome o = s.outcome();
             assertEquals("User:alice", o.principal());
             assertEquals(OptionalLong.of(T0 + 5_000), o.credentialExpiryMs());
             assertEquals("WRONG_STATE",
@@ -717,8 +717,8 @@ class AsyncHostMechanismTest {
         try (MechanismRegistry r = new MechanismRegistry()
                 .addAsyncClientMechanism(NAME, () -> new AsyncClient(ClientFault.NONE))
                 .addServerMechanism(NAME, () -> new AsyncServer(ServerFault.NONE));
-                ClientAuthenticator c = new ClientAuthenticator(r, NAME);
-                ServerAuthenticator s = new ServerAuthenticator(r, NAME)) {
+                ClientExchange c = new ClientExchange(r, NAME);
+                ServerExchange s = new ServerExchange(r, NAME)) {
             assertTrue(c.start(T0).pending());
             KsaslException e = assertThrows(KsaslException.class,
                     () -> c.resumeWithError(new CompletionException(BOOM)));
@@ -730,7 +730,7 @@ class AsyncHostMechanismTest {
 
             assertEquals(ServerStep.Kind.PENDING, s.step("alice".getBytes(UTF_8), T0).kind());
             e = assertThrows(KsaslException.class, () -> s.resumeWithError(LDAP_DOWN, T0));
-            assertEquals("the X-HMAC-ASYNC mechanism threw java.lang.RuntimeException: ldap down", e.getMessage());
+            assertEquals("the X-HMAC-ASYNC mechanism's late answer failed: java.lang.RuntimeException: ldap down", e.getMessage());
             assertSame(LDAP_DOWN, e.getCause());
             assertFalse(s.clientMessage().contains("ldap"), s.clientMessage());
             assertFalse(s.clientMessage().isEmpty());

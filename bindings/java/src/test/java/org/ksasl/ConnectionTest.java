@@ -29,7 +29,7 @@ class ConnectionTest {
         store.addUser("alice", "alice-secret");
         store.addUser("mallory", "mallory-secret");
         try (MechanismRegistry r = new MechanismRegistry().addPasswordServers(store).addOAuthBearerServer()) {
-            return ServerConfig.builder(r).maxReauthMs(maxReauthMs).failedAuthDelayMs(100).build();
+            return ServerConfig.builder(r).setMaxReauthMs(maxReauthMs).setFailedAuthenticationDelayMs(100).build();
         } finally {
             store.close();
         }
@@ -38,7 +38,7 @@ class ConnectionTest {
     static ClientConfig clientConfig(String user, String password, String mech, ReauthTiming timing)
             throws KsaslException {
         try (MechanismRegistry r = new MechanismRegistry().addPasswordClients(user, password)) {
-            return ClientConfig.builder(r, mech).clientId("java-test").reauthTiming(timing).build();
+            return ClientConfig.builder(r, mech).setClientId("java-test").setReauthTiming(timing).build();
         }
     }
 
@@ -115,7 +115,7 @@ class ConnectionTest {
         try (Refresher refresher = new Refresher(); MechanismRegistry cr = new MechanismRegistry();
                 ServerConfig sc = serverConfig(3000)) {
             refresher.poll(T0);
-            refresher.setToken(OAuthToken.unsecured("alice", 3600, null, T0), T0);
+            refresher.setToken(OAuthBearerToken.unsecured("alice", 3600, null, T0), T0);
             cr.addOAuthBearerClient(refresher);
             try (ClientConfig cc = ClientConfig.builder(cr, "OAUTHBEARER").build()) {
                 Wire.Pair p = new Wire.Pair(cc, sc);
@@ -124,14 +124,14 @@ class ConnectionTest {
                 assertEquals("User:alice", p.server.session().principal());
                 long due = p.client.nextDeadline().getAsLong();
                 refresher.poll(due);
-                refresher.setToken(OAuthToken.unsecured("mallory", 3600, null, due), due);
+                refresher.setToken(OAuthBearerToken.unsecured("mallory", 3600, null, due), due);
                 assertTrue(p.client.handleTimeout(due));
                 KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(due));
                 assertTrue(e.getMessage().contains(
                         "Cannot change principals during re-authentication from User.alice: User.mallory"),
                         e.getMessage());
                 ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-                assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+                assertEquals(ServerAction.FAIL_AT, last.action());
                 assertEquals("PRINCIPAL_CHANGED", last.error().codeName());
                 assertEquals(1.0, sc.metrics(due).get("failed-reauthentication-total"));
                 p.client.close();
@@ -143,7 +143,7 @@ class ConnectionTest {
     @Test
     void pullFormThroughTheServerDriverAndItsAsyncHelper() throws Exception {
         try (MechanismRegistry sr = new MechanismRegistry().addPasswordServers();
-                ServerConfig sc = ServerConfig.builder(sr).maxReauthMs(60_000).apiVersion(3, 0, 12).build();
+                ServerConfig sc = ServerConfig.builder(sr).setMaxReauthMs(60_000).setApiVersion(3, 0, 12).build();
                 ClientConfig cc = clientConfig("gina", "gina-pw", "SCRAM-SHA-256", ReauthTiming.KAFKA);
                 ClientConnection client = new ClientConnection(cc);
                 ServerConnection server = new ServerConnection(sc)) {
@@ -157,9 +157,9 @@ class ConnectionTest {
                 byte[] toClient = new byte[0];
                 for (byte[] f : Wire.frames(toServer)) {
                     ServerOutput o = server.handleFrameAsync(f, lookup, clock::get).join();
-                    assertFalse(o.action() == ServerOutput.Action.NEED_CREDENTIAL);
+                    assertFalse(o.action() == ServerAction.NEED_CREDENTIAL);
                     toClient = Wire.concat(toClient, o.frames());
-                    needed += o.action() == ServerOutput.Action.CONTINUE ? 0 : 1;
+                    needed += o.action() == ServerAction.CONTINUE ? 0 : 1;
                 }
                 for (byte[] f : Wire.frames(toClient)) {
                     client.handleFrame(f, T0);
@@ -218,7 +218,7 @@ class ConnectionTest {
         assertNull(ServerConnection.illegalStateResponse(Wire.metadataRequest(1)));
         try (ServerConfig sc = serverConfig(0); ServerConnection s = new ServerConnection(sc)) {
             ServerOutput o = s.handleFrame(new byte[] {0, 1});
-            assertTrue(o.action() == ServerOutput.Action.CLOSE_NOW || o.action() == ServerOutput.Action.FAIL_AT, o.toString());
+            assertTrue(o.action() == ServerAction.CLOSE_NOW || o.action() == ServerAction.FAIL_AT, o.toString());
             assertNotNull(o.error());
             assertEquals(ErrorKind.PROTOCOL, o.error().kind());
         }
@@ -230,7 +230,7 @@ class ConnectionTest {
                 Tracker tracker = new Tracker(refresher, 1000);
                 MechanismRegistry cr = new MechanismRegistry();
                 ServerConfig sc = serverConfig(600_000)) {
-            OAuthToken t1 = OAuthToken.unsecured("ivy", 3600, null, T0);
+            OAuthBearerToken t1 = OAuthBearerToken.unsecured("ivy", 3600, null, T0);
             assertTrue(refresher.poll(T0));
             long g1 = refresher.setToken(t1, T0);
             cr.addOAuthBearerClient(refresher);
@@ -245,7 +245,7 @@ class ConnectionTest {
                 // The tracker's poll answers the refresher: the fetch is now outstanding.
                 assertTrue(poll.refreshNeeded());
                 assertFalse(refresher.poll(due));
-                OAuthToken t2 = OAuthToken.unsecured("ivy", 3600, null, due);
+                OAuthBearerToken t2 = OAuthBearerToken.unsecured("ivy", 3600, null, due);
                 long g2 = refresher.setToken(t2, due);
                 assertEquals(g1 + 1, g2);
                 long spreadEnd = due + 1000;
@@ -266,7 +266,7 @@ class ConnectionTest {
     @Test
     void apiVersionsAfterAuthenticationComeFromTheConfig() throws Exception {
         try (MechanismRegistry r = new MechanismRegistry().addPasswordServers();
-                ServerConfig sc = ServerConfig.builder(r).apiVersion(3, 0, 12).build()) {
+                ServerConfig sc = ServerConfig.builder(r).setApiVersion(3, 0, 12).build()) {
             // ApiVersions v0, correlation id 9, null client id.
             byte[] req = ByteBuffer.allocate(10).putShort((short) 18).putShort((short) 0).putInt(9).putShort((short) -1)
                     .array();
@@ -284,22 +284,22 @@ class ConnectionTest {
             }
             assertTrue(metadata);
             assertThrows(KsaslArgumentException.class, () -> sc.apiVersionsResponse(Wire.metadataRequest(1)));
-            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).apiVersion(17, 0, 3).build());
-            assertThrows(IllegalArgumentException.class, () -> ServerConfig.builder(r).apiVersion(3, 0, 70_000));
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).setApiVersion(17, 0, 3).build());
+            assertThrows(IllegalArgumentException.class, () -> ServerConfig.builder(r).setApiVersion(3, 0, 70_000).build());
         }
     }
 
     @Test
     void configValidation() throws Exception {
-        try (MechanismRegistry r = new MechanismRegistry().addPasswordClients("a", "b")) {
+        try (MechanismRegistry r = new MechanismRegistry().addPasswordClients("a", "b").addPasswordServers()) {
             KsaslArgumentException e = assertThrows(KsaslArgumentException.class,
                     () -> ClientConfig.builder(r, "OAUTHBEARER").build());
             assertEquals("UNKNOWN_MECHANISM", e.codeName());
-            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").apiVersionsVersion(9).build());
-            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").reauthRetryMs(-5).build());
-            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).maxReauthMs(-1).build());
-            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).apiVersion(3, 5, 1).build());
-            try (ServerConfig ok = ServerConfig.builder(r).maxReauthMs("PLAIN", 5000).reauthRetryMs(500).build()) {
+            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").setApiVersionsVersion(9).build());
+            assertThrows(KsaslArgumentException.class, () -> ClientConfig.builder(r, "PLAIN").setReauthRetryMs(-5).build());
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).setMaxReauthMs(-1).build());
+            assertThrows(KsaslArgumentException.class, () -> ServerConfig.builder(r).setApiVersion(3, 5, 1).build());
+            try (ServerConfig ok = ServerConfig.builder(r).setMaxReauthMsFor("PLAIN", 5000).setReauthRetryMs(500).build()) {
                 assertFalse(ok.metrics(T0).isEmpty());
             }
         }

@@ -16,26 +16,67 @@ import org.junit.jupiter.api.Test;
 class ErrorsAndRetryTest {
     static final long T0 = Wire.T0;
 
+    /** A record as the native side writes it for {@link Fields}: strings (null allowed) and counts (ints). */
+    static byte[] fields(Object... items) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.nio.ByteBuffer n = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (Object o : items) {
+            byte[] b = o == null ? null : o instanceof Integer ? null : o.toString().getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8);
+            out.writeBytes(n.putInt(0, o instanceof Integer ? (Integer) o : b == null ? -1 : b.length).array());
+            if (b != null) {
+                out.writeBytes(b);
+            }
+        }
+        return out.toByteArray();
+    }
+
     @Test
     void everyKindMapsToItsClass() {
-        record Case(int code, String name, String kind, Class<?> type) {}
+        record Case(int code, String name, ErrorKind kind, Class<?> type) {}
         for (Case c : List.of(
-                new Case(100, "INVALID_ARGUMENT", "misuse", KsaslArgumentException.class),
-                new Case(103, "WRONG_STATE", "misuse", KsaslStateException.class),
-                new Case(101, "STEP_AFTER_DONE", "misuse", KsaslStateException.class),
-                new Case(215, "ILLEGAL_SASL_STATE", "protocol", KsaslProtocolException.class),
-                new Case(301, "UNKNOWN_USER", "authentication", KsaslAuthenticationException.class),
-                new Case(404, "NO_VALID_CREDENTIAL", "credential", KsaslCredentialException.class),
-                new Case(501, "PANIC", "internal", KsaslInternalException.class))) {
-            Throwable t = Errors.create(c.code(), c.name(), c.kind(), "message", new String[] {"status", "x"});
+                new Case(100, "INVALID_ARGUMENT", ErrorKind.MISUSE, KsaslArgumentException.class),
+                new Case(103, "WRONG_STATE", ErrorKind.MISUSE, KsaslStateException.class),
+                new Case(101, "STEP_AFTER_DONE", ErrorKind.MISUSE, KsaslStateException.class),
+                new Case(215, "ILLEGAL_SASL_STATE", ErrorKind.PROTOCOL, KsaslProtocolException.class),
+                new Case(301, "UNKNOWN_USER", ErrorKind.AUTHENTICATION, KsaslAuthenticationException.class),
+                new Case(404, "NO_VALID_CREDENTIAL", ErrorKind.CREDENTIAL, KsaslCredentialException.class),
+                new Case(501, "PANIC", ErrorKind.INTERNAL, KsaslInternalException.class))) {
+            Native.init();
+            Throwable t = Native.errorNew(c.code(), "message");
             assertInstanceOf(c.type(), t);
             KsaslError e = (KsaslError) t;
             assertEquals(c.code(), e.code());
             assertEquals(c.name(), e.codeName());
-            assertEquals(ErrorKind.fromName(c.kind()), e.kind());
-            assertEquals(Map.of("status", "x"), e.details());
+            assertEquals(c.kind(), e.kind());
+            assertEquals(Map.of(), e.details());
             assertEquals("message", t.getMessage());
         }
+        Throwable t = Errors.create(301, false, fields("UNKNOWN_USER", "authentication", "m", "shown", 2, "status", "x"),
+                null);
+        assertEquals(Map.of("status", "x"), ((KsaslError) t).details());
+        assertEquals("shown", ((KsaslException) t).clientMessage());
+    }
+
+    /**
+     * Regression (Errors.java:11-14 kept its own list of state-misuse code names): which misuse
+     * is about state is the core's classification ({@code ErrorCode::is_state_misuse}), passed
+     * by the native side; the Java side never looks at a code's name.
+     */
+    @Test
+    void stateMisuseIsTheCoresClassification() {
+        Native.init();
+        for (int code = 100; code <= 106; code++) {
+            Throwable t = Native.errorNew(code, "m");
+            boolean state = code == 101 || code == 102 || code == 103;
+            Class<?> expected = state ? KsaslStateException.class : KsaslArgumentException.class;
+            assertEquals(expected, t.getClass(), "code " + code);
+        }
+        // The names alone decide nothing: WRONG_STATE without the core's flag is an argument misuse.
+        assertInstanceOf(KsaslArgumentException.class,
+                Errors.create(103, false, fields("WRONG_STATE", "misuse", "m", null, 0), null));
+        assertInstanceOf(KsaslStateException.class,
+                Errors.create(100, true, fields("INVALID_ARGUMENT", "misuse", "m", null, 0), null));
     }
 
     @Test
@@ -45,16 +86,16 @@ class ErrorsAndRetryTest {
         try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(
                 req -> CredentialAnswer.scram(cred).withExpiryMs(T0 + 1000));
                 MechanismRegistry clients = new MechanismRegistry().addPasswordClients("user", "pencil");
-                ClientAuthenticator c = new ClientAuthenticator(clients, "SCRAM-SHA-256");
-                ServerAuthenticator s = new ServerAuthenticator(servers, "SCRAM-SHA-256")) {
+                ClientExchange c = new ClientExchange(clients, "SCRAM-SHA-256");
+                ServerExchange s = new ServerExchange(servers, "SCRAM-SHA-256")) {
             assertEquals("User:user", Wire.run(c, s, T0).principal());
         }
         // A malformed credential from the lookup fails the exchange; the message names no secret.
         try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(
                 req -> CredentialAnswer.scram("salt=nope"));
                 MechanismRegistry clients = new MechanismRegistry().addPasswordClients("user", "pencil");
-                ClientAuthenticator c = new ClientAuthenticator(clients, "SCRAM-SHA-256");
-                ServerAuthenticator s = new ServerAuthenticator(servers, "SCRAM-SHA-256")) {
+                ClientExchange c = new ClientExchange(clients, "SCRAM-SHA-256");
+                ServerExchange s = new ServerExchange(servers, "SCRAM-SHA-256")) {
             KsaslException e = org.junit.jupiter.api.Assertions.assertThrows(KsaslException.class,
                     () -> Wire.run(c, s, T0));
             assertFalse(e.getMessage().contains("pencil"));
@@ -65,20 +106,20 @@ class ErrorsAndRetryTest {
     void failedReauthenticationKeepsTheSessionUnderTheRetryPolicy() throws Exception {
         try (Refresher refresher = new Refresher(); MechanismRegistry cr = new MechanismRegistry();
                 MechanismRegistry sr = new MechanismRegistry().addOAuthBearerServer();
-                ServerConfig sc = ServerConfig.builder(sr).maxReauthMs(3000).reauthRetryMs(200).build()) {
+                ServerConfig sc = ServerConfig.builder(sr).setMaxReauthMs(3000).setReauthRetryMs(200).build()) {
             refresher.poll(T0);
-            refresher.setToken(OAuthToken.unsecured("alice", 3600, null, T0), T0);
+            refresher.setToken(OAuthBearerToken.unsecured("alice", 3600, null, T0), T0);
             cr.addOAuthBearerClient(refresher);
             // librdkafka's fixed 90 %: the retry (due + 200 ms) must land before the 3 s session
             // ends, which Kafka's random 85-95 % does not always leave room for.
-            try (ClientConfig cc = ClientConfig.builder(cr, "OAUTHBEARER").reauthRetryMs(200)
-                    .reauthTiming(ReauthTiming.LIBRDKAFKA).build()) {
+            try (ClientConfig cc = ClientConfig.builder(cr, "OAUTHBEARER").setReauthRetryMs(200)
+                    .setReauthTiming(ReauthTiming.LIBRDKAFKA).build()) {
                 Wire.Pair p = new Wire.Pair(cc, sc);
                 p.client.start(T0);
                 p.pump(T0);
                 long due = p.client.nextDeadline().getAsLong();
                 refresher.poll(due);
-                refresher.setToken(OAuthToken.unsecured("mallory", 3600, null, due), due);
+                refresher.setToken(OAuthBearerToken.unsecured("mallory", 3600, null, due), due);
                 assertTrue(p.client.handleTimeout(due));
                 // Collect the client's events by hand to see the REAUTH_FAILED details.
                 ClientEvent failed = null;
@@ -88,10 +129,10 @@ class ErrorsAndRetryTest {
                     for (byte[] f : Wire.frames(toServer)) {
                         ServerOutput o = p.server.handleFrame(f, due);
                         toClient = Wire.concat(toClient, o.frames());
-                        if (o.action() == ServerOutput.Action.REAUTH_FAILED) {
+                        if (o.action() == ServerAction.REAUTH_FAILED) {
                             assertEquals("PRINCIPAL_CHANGED", o.error().codeName());
                         } else {
-                            assertEquals(ServerOutput.Action.CONTINUE, o.action(), o.toString());
+                            assertEquals(ServerAction.CONTINUE, o.action(), o.toString());
                         }
                     }
                     for (byte[] f : Wire.frames(toClient)) {

@@ -97,7 +97,7 @@ class HostMechanismFailureTest {
         try (MechanismRegistry cr = new MechanismRegistry().addClientMechanism(NAME, client);
                 MechanismRegistry sr = new MechanismRegistry().addServerMechanism(NAME, server);
                 ClientConfig cc = ClientConfig.builder(cr, NAME).build();
-                ServerConfig sc = ServerConfig.builder(sr).failedAuthDelayMs(100).build()) {
+                ServerConfig sc = ServerConfig.builder(sr).setFailedAuthenticationDelayMs(100).build()) {
             return new Wire.Pair(cc, sc);
         }
     }
@@ -122,7 +122,7 @@ class HostMechanismFailureTest {
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
         assertEquals(325, e.code());
-        assertEquals("the X-FAULTY mechanism threw java.lang.RuntimeException: token service unreachable",
+        assertEquals("the X-FAULTY mechanism's start failed: java.lang.RuntimeException: token service unreachable",
                 e.getMessage());
         assertSame(BOOM, e.getCause());
         assertClientFailed(p);
@@ -136,7 +136,7 @@ class HostMechanismFailureTest {
         KsaslCredentialException e = assertThrows(KsaslCredentialException.class, () -> p.pump(T0));
         assertEquals(400, e.code());
         assertEquals("INVALID_CREDENTIAL_FORMAT", e.codeName());
-        assertEquals("the keytab is unreadable", e.getMessage());
+        assertEquals("the X-FAULTY mechanism's start failed: the keytab is unreadable", e.getMessage());
         assertInstanceOf(KsaslCredentialException.class, e.getCause());
         assertClientFailed(p);
     }
@@ -147,7 +147,7 @@ class HostMechanismFailureTest {
         p.client.start(T0);
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
-        assertTrue(e.getMessage().endsWith("threw java.lang.AssertionError: host bug"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("start failed: java.lang.AssertionError: host bug"), e.getMessage());
         assertInstanceOf(AssertionError.class, e.getCause());
         assertClientFailed(p);
     }
@@ -158,7 +158,7 @@ class HostMechanismFailureTest {
         p.client.start(T0);
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
-        assertEquals("the X-FAULTY mechanism's start() returned no message before it was complete", e.getMessage());
+        assertEquals("the X-FAULTY mechanism's start set no message before it was done", e.getMessage());
         assertNull(e.getCause());
         assertClientFailed(p);
     }
@@ -205,14 +205,14 @@ class HostMechanismFailureTest {
         p.client.start(T0);
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("HOST_MECHANISM_FAILED", e.codeName());
-        assertEquals("the X-FAULTY factory threw java.lang.IllegalStateException: no ticket", e.getMessage());
+        assertEquals("the X-FAULTY mechanism's factory failed: java.lang.IllegalStateException: no ticket", e.getMessage());
         assertInstanceOf(IllegalStateException.class, e.getCause());
         assertClientFailed(p);
 
         Wire.Pair q = pair(() -> null, () -> new Server(Fault.NONE, new AtomicInteger()));
         q.client.start(T0);
         e = assertThrows(KsaslAuthenticationException.class, () -> q.pump(T0));
-        assertEquals("the X-FAULTY factory returned null", e.getMessage());
+        assertEquals("the X-FAULTY mechanism's factory returned null", e.getMessage());
         assertClientFailed(q);
     }
 
@@ -232,7 +232,7 @@ class HostMechanismFailureTest {
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("SERVER_REJECTED_AUTHENTICATION", e.codeName(), e.toString());
         ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-        assertEquals(ServerOutput.Action.FAIL_AT, last.action(), last.toString());
+        assertEquals(ServerAction.FAIL_AT, last.action(), last.toString());
         assertEquals(T0 + 100, last.deadlineMs());
         assertNull(p.server.session());
         assertFalse(p.server.isReady());
@@ -245,7 +245,7 @@ class HostMechanismFailureTest {
         AtomicInteger calls = new AtomicInteger();
         ServerOutput o = serverFault(() -> new Server(Fault.THROW, calls));
         assertEquals("HOST_MECHANISM_FAILED", o.error().codeName());
-        assertEquals("the X-FAULTY mechanism threw java.lang.RuntimeException: ldap down", o.error().getMessage());
+        assertEquals("the X-FAULTY mechanism's step failed: java.lang.RuntimeException: ldap down", o.error().getMessage());
         assertInstanceOf(RuntimeException.class, o.error().getCause());
         assertEquals("ldap down", o.error().getCause().getMessage());
         assertEquals(1, calls.get());
@@ -255,7 +255,7 @@ class HostMechanismFailureTest {
     void aServerMechanismReturningNullFails() throws Exception {
         ServerOutput o = serverFault(() -> new Server(Fault.NULL_STEP, new AtomicInteger()));
         assertEquals("HOST_MECHANISM_FAILED", o.error().codeName());
-        assertEquals("the X-FAULTY mechanism's step() returned null", o.error().getMessage());
+        assertEquals("the X-FAULTY mechanism's step returned null", o.error().getMessage());
     }
 
     @Test
@@ -290,11 +290,11 @@ class HostMechanismFailureTest {
             throw new UnsupportedOperationException("no realm");
         });
         assertEquals("HOST_MECHANISM_FAILED", o.error().codeName());
-        assertEquals("the X-FAULTY factory threw java.lang.UnsupportedOperationException: no realm",
+        assertEquals("the X-FAULTY mechanism's factory failed: java.lang.UnsupportedOperationException: no realm",
                 o.error().getMessage());
         assertInstanceOf(UnsupportedOperationException.class, o.error().getCause());
         o = serverFactoryFault(() -> null);
-        assertEquals("the X-FAULTY factory returned null", o.error().getMessage());
+        assertEquals("the X-FAULTY mechanism's factory returned null", o.error().getMessage());
     }
 
     @Test
@@ -303,8 +303,8 @@ class HostMechanismFailureTest {
         try (MechanismRegistry r = new MechanismRegistry()
                 .addClientMechanism(NAME, () -> new Client(Fault.THROW))
                 .addServerMechanism(NAME, () -> new Server(Fault.THROW, calls));
-                ClientAuthenticator c = new ClientAuthenticator(r, NAME);
-                ServerAuthenticator s = new ServerAuthenticator(r, NAME)) {
+                ClientExchange c = new ClientExchange(r, NAME);
+                ServerExchange s = new ServerExchange(r, NAME)) {
             KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> c.start(T0));
             assertSame(BOOM, e.getCause());
             KsaslStateException again = assertThrows(KsaslStateException.class, () -> c.step(new byte[0], T0));

@@ -107,7 +107,7 @@ class HostMechanismTest {
             r.addPasswordServers(store).addServerMechanism(name, server);
             assertTrue(r.serverMechanisms().containsAll(List.of(name, "PLAIN", "SCRAM-SHA-256")),
                     r.serverMechanisms().toString());
-            return ServerConfig.builder(r).maxReauthMs(maxReauthMs).failedAuthDelayMs(100).build();
+            return ServerConfig.builder(r).setMaxReauthMs(maxReauthMs).setFailedAuthenticationDelayMs(100).build();
         }
     }
 
@@ -115,7 +115,7 @@ class HostMechanismTest {
             throws KsaslException {
         try (MechanismRegistry r = new MechanismRegistry().addClientMechanism(name, client)) {
             assertEquals(List.of(name), r.clientMechanisms());
-            return ClientConfig.builder(r, name).clientId("host-mech-test").build();
+            return ClientConfig.builder(r, name).setClientId("host-mech-test").build();
         }
     }
 
@@ -192,7 +192,7 @@ class HostMechanismTest {
                     "Cannot change principals during re-authentication from User.alice: User.mallory"),
                     e.getMessage());
             ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-            assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+            assertEquals(ServerAction.FAIL_AT, last.action());
             assertEquals("PRINCIPAL_CHANGED", last.error().codeName());
             assertEquals(1.0, sc.metrics(due).get("failed-reauthentication-total"));
         }
@@ -207,10 +207,10 @@ class HostMechanismTest {
             p.client.start(T0);
             assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
             ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-            assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+            assertEquals(ServerAction.FAIL_AT, last.action());
             assertEquals("UNKNOWN_USER", last.error().codeName());
             assertEquals(301, last.error().code());
-            assertEquals("unknown user", last.error().getMessage());
+            assertEquals("the X-HMAC-CHALLENGE mechanism's step failed: unknown user", last.error().getMessage());
             assertNull(p.server.session());
             assertFalse(p.server.isReady());
         }
@@ -221,9 +221,9 @@ class HostMechanismTest {
         try (MechanismRegistry r = new MechanismRegistry()
                 .addClientMechanism(NAME, HmacClient::new)
                 .addServerMechanism(NAME, HmacServer::new);
-                ClientAuthenticator c = new ClientAuthenticator(r, NAME);
-                ServerAuthenticator s = new ServerAuthenticator(r, NAME)) {
-            AuthenticationOutcome o = Wire.run(c, s, T0);
+                ClientExchange c = new ClientExchange(r, NAME);
+                ServerExchange s = new ServerExchange(r, NAME)) {
+            AuthOutcome o = Wire.run(c, s, T0);
             assertEquals("User:alice", o.principal());
             assertEquals(NAME, o.mechanism());
             assertTrue(c.isComplete());

@@ -39,8 +39,8 @@ class LifecycleTest {
 
         MechanismRegistry reg = new MechanismRegistry().addPasswordClients("u", "p");
         MechanismRegistry servers = new MechanismRegistry().addPasswordServers();
-        ClientAuthenticator ca = new ClientAuthenticator(reg, "PLAIN");
-        ServerAuthenticator sa = new ServerAuthenticator(servers, "PLAIN");
+        ClientExchange ca = new ClientExchange(reg, "PLAIN");
+        ServerExchange sa = new ServerExchange(servers, "PLAIN");
         ClientConfig cc = ClientConfig.builder(reg, "PLAIN").build();
         ServerConfig sc = ServerConfig.builder(servers).build();
         ClientConnection conn = new ClientConnection(cc);
@@ -61,7 +61,7 @@ class LifecycleTest {
         second.close();
         assertClosedUse(sc, () -> sc.metrics(NOW));
         assertClosedUse(reg, () -> reg.addPasswordClients("a", "b"));
-        assertClosedUse(servers, () -> new ServerAuthenticator(servers, "PLAIN"));
+        assertClosedUse(servers, () -> new ServerExchange(servers, "PLAIN"));
         assertClosedUse(jwks, () -> jwks.nextRefreshMs());
         assertClosedUse(tracker, () -> tracker.poll(NOW));
         assertClosedUse(refresher, () -> refresher.poll(NOW));
@@ -70,18 +70,30 @@ class LifecycleTest {
         assertThrows(IllegalStateException.class, () -> new Tracker(refresher));
     }
 
+    /**
+     * Regression (this test asserted nothing): thousands of unclosed objects are freed by the
+     * Cleaner once unreachable, without crashing or exhausting memory. The count of native
+     * objects the Cleaner freed must grow by at least the objects made here.
+     */
     @Test
     void forgottenObjectsAreFreedByTheCleaner() throws Exception {
-        // Thousands of unclosed objects; the Cleaner frees them as they become unreachable.
-        // This must neither crash nor exhaust memory (native memory is released in free()).
+        long before = NativeHandle.cleanedCount();
+        int made = 0;
         for (int i = 0; i < 20_000; i++) {
             MechanismRegistry r = new MechanismRegistry().addPasswordClients("u" + i, "p");
             ClientConnection c = new ClientConnection(ClientConfig.builder(r, "SCRAM-SHA-256").build());
             c.start(NOW);
-            c.transmit();
+            assertTrue(c.transmit().length > 0);
+            made += 3;
         }
-        System.gc();
-        Thread.sleep(0);
+        // The Cleaner runs on its own thread once the GC has found the objects unreachable.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (NativeHandle.cleanedCount() - before < made && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertTrue(NativeHandle.cleanedCount() - before >= made,
+                "the Cleaner freed " + (NativeHandle.cleanedCount() - before) + " of " + made);
     }
 
     @Test
@@ -93,7 +105,7 @@ class LifecycleTest {
                 store.addUser("user" + i, "pw" + i);
             }
             try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(store);
-                    ServerConfig sc = ServerConfig.builder(servers).maxReauthMs(60_000).build()) {
+                    ServerConfig sc = ServerConfig.builder(servers).setMaxReauthMs(60_000).build()) {
                 ExecutorService pool = Executors.newFixedThreadPool(threads);
                 CountDownLatch start = new CountDownLatch(1);
                 List<Future<Integer>> results = new ArrayList<>();
@@ -132,13 +144,46 @@ class LifecycleTest {
     }
 
     @Test
+    void anExchangeRunsOneCallAtATime() throws Exception {
+        // An exchange is exclusive: while one thread's step runs (held inside the host
+        // mechanism), another thread's call on the same exchange waits, and close() waits too.
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (MechanismRegistry r = new MechanismRegistry().addServerMechanism("X-HOLD", () -> (response, now) -> {
+            inStep.countDown();
+            assertTrue(release.await(30, TimeUnit.SECONDS));
+            return HostServerStep.done("alice");
+        })) {
+            ServerExchange ex = new ServerExchange(r, "X-HOLD");
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            try {
+                Future<ServerStep> step = pool.submit(() -> ex.step(new byte[0], NOW));
+                assertTrue(inStep.await(30, TimeUnit.SECONDS));
+                Future<AuthOutcome> other = pool.submit(ex::outcome);
+                Future<String> message = pool.submit(ex::clientMessage);
+                Thread.sleep(100);
+                assertFalse(message.isDone(), "a second call ran during the step");
+                release.countDown();
+                assertEquals(ServerStep.Kind.DONE, step.get(30, TimeUnit.SECONDS).kind());
+                assertEquals(null, message.get(30, TimeUnit.SECONDS));
+                other.get(30, TimeUnit.SECONDS);
+                assertEquals("User:alice", ex.outcome().principal());
+            } finally {
+                ex.close();
+                pool.shutdown();
+                assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    @Test
     void closeWhileOtherThreadsUseTheObjectIsSafe() throws Exception {
         // Threads hammer a shared refresher while another closes it: every call either works
         // or fails with IllegalStateException; nothing crashes.
         for (int round = 0; round < 20; round++) {
             Refresher r = new Refresher();
             r.poll(NOW);
-            r.setToken(OAuthToken.unsecured("u", 3600, null, NOW), NOW);
+            r.setToken(OAuthBearerToken.unsecured("u", 3600, null, NOW), NOW);
             AtomicInteger ok = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(4);

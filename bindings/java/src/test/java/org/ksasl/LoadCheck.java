@@ -10,8 +10,8 @@ public final class LoadCheck {
                 MechanismRegistry clients = new MechanismRegistry().addPasswordClients("alice", "pw")) {
             store.addUser("alice", "pw");
             servers.addPasswordServers(store);
-            try (ClientAuthenticator c = new ClientAuthenticator(clients, "SCRAM-SHA-256");
-                    ServerAuthenticator s = new ServerAuthenticator(servers, "SCRAM-SHA-256")) {
+            try (ClientExchange c = new ClientExchange(clients, "SCRAM-SHA-256");
+                    ServerExchange s = new ServerExchange(servers, "SCRAM-SHA-256")) {
                 String principal = Wire.run(c, s, System.currentTimeMillis()).principal();
                 System.out.println("loaded-from=" + Ksasl.nativeSource() + " version=" + Ksasl.nativeVersion()
                         + " principal=" + principal);

@@ -37,10 +37,10 @@ class MechanismTest {
     void passwordMechanismsAuthenticate(String mech) throws Exception {
         try (CredentialStore store = aliceStore(); MechanismRegistry s = servers(store);
                 MechanismRegistry c = new MechanismRegistry().addPasswordClients("alice", "alice-secret");
-                ClientAuthenticator client = new ClientAuthenticator(c, mech);
-                ServerAuthenticator server = new ServerAuthenticator(s, mech)) {
+                ClientExchange client = new ClientExchange(c, mech);
+                ServerExchange server = new ServerExchange(s, mech)) {
             assertEquals(mech, client.mechanism());
-            AuthenticationOutcome o = Wire.run(client, server, NOW);
+            AuthOutcome o = Wire.run(client, server, NOW);
             assertEquals("User:alice", o.principal());
             assertEquals("alice", o.principalName());
             assertEquals(mech, o.mechanism());
@@ -56,8 +56,8 @@ class MechanismTest {
     void wrongPasswordIsAnAuthenticationException(String mech) throws Exception {
         try (CredentialStore store = aliceStore(); MechanismRegistry s = servers(store);
                 MechanismRegistry c = new MechanismRegistry().addPasswordClients("alice", "nope-not-it");
-                ClientAuthenticator client = new ClientAuthenticator(c, mech);
-                ServerAuthenticator server = new ServerAuthenticator(s, mech)) {
+                ClientExchange client = new ClientExchange(c, mech);
+                ServerExchange server = new ServerExchange(s, mech)) {
             KsaslException e = assertThrows(KsaslAuthenticationException.class, () -> Wire.run(client, server, NOW));
             assertEquals(300, e.code());
             assertEquals("INVALID_CREDENTIALS", e.codeName());
@@ -80,7 +80,7 @@ class MechanismTest {
     void exceptionClassesFollowTheCodeKind() throws Exception {
         try (MechanismRegistry empty = new MechanismRegistry()) {
             KsaslArgumentException unknown = assertThrows(KsaslArgumentException.class,
-                    () -> new ClientAuthenticator(empty, "GSSAPI"));
+                    () -> new ClientExchange(empty, "GSSAPI"));
             assertEquals(104, unknown.code());
             assertEquals(ErrorKind.MISUSE, unknown.kind());
             assertTrue(unknown instanceof IllegalArgumentException);
@@ -94,14 +94,14 @@ class MechanismTest {
             assertThrows(KsaslArgumentException.class, () -> store.setScram("a", "PLAIN", "x"));
         }
         try (CredentialStore store = aliceStore(); MechanismRegistry s = servers(store);
-                ServerAuthenticator server = new ServerAuthenticator(s, "SCRAM-SHA-256")) {
+                ServerExchange server = new ServerExchange(s, "SCRAM-SHA-256")) {
             KsaslProtocolException p = assertThrows(KsaslProtocolException.class,
                     () -> server.step("garbage".getBytes(StandardCharsets.UTF_8), NOW));
             assertEquals(ErrorKind.PROTOCOL, p.kind());
             assertTrue(p.code() >= 200 && p.code() < 300);
         }
         try (MechanismRegistry c = new MechanismRegistry().addPasswordClients("alice", "pw");
-                ClientAuthenticator client = new ClientAuthenticator(c, "PLAIN")) {
+                ClientExchange client = new ClientExchange(c, "PLAIN")) {
             client.start(NOW);
             KsaslException e = assertThrows(KsaslException.class, () -> client.serverFailed("denied by policy"));
             assertEquals("SERVER_REJECTED_AUTHENTICATION", e.codeName());
@@ -119,15 +119,15 @@ class MechanismTest {
         try (CredentialStore store = aliceStore(); MechanismRegistry s = servers(store);
                 MechanismRegistry c = new MechanismRegistry().addPasswordClients("alice", "alice-secret")) {
             store.setUserExpiry("alice", OptionalLong.of(NOW + 5_000));
-            try (ClientAuthenticator client = new ClientAuthenticator(c, "SCRAM-SHA-512");
-                    ServerAuthenticator server = new ServerAuthenticator(s, "SCRAM-SHA-512")) {
+            try (ClientExchange client = new ClientExchange(c, "SCRAM-SHA-512");
+                    ServerExchange server = new ServerExchange(s, "SCRAM-SHA-512")) {
                 assertEquals(OptionalLong.of(NOW + 5_000), Wire.run(client, server, NOW).credentialExpiryMs());
             }
             store.setUserExpiry("alice", OptionalLong.empty());
             assertTrue(store.removeUser("alice"));
             assertFalse(store.removeUser("alice"));
-            try (ClientAuthenticator client = new ClientAuthenticator(c, "PLAIN");
-                    ServerAuthenticator server = new ServerAuthenticator(s, "PLAIN")) {
+            try (ClientExchange client = new ClientExchange(c, "PLAIN");
+                    ServerExchange server = new ServerExchange(s, "PLAIN")) {
                 KsaslException e = assertThrows(KsaslException.class, () -> Wire.run(client, server, NOW));
                 assertEquals(ErrorKind.AUTHENTICATION, e.kind());
             }
@@ -138,8 +138,8 @@ class MechanismTest {
     void pullFormAsksTheHost() throws Exception {
         try (MechanismRegistry s = new MechanismRegistry().addPasswordServers();
                 MechanismRegistry c = new MechanismRegistry().addPasswordClients("bob", "bob-pw");
-                ClientAuthenticator client = new ClientAuthenticator(c, "SCRAM-SHA-256");
-                ServerAuthenticator server = new ServerAuthenticator(s, "SCRAM-SHA-256")) {
+                ClientExchange client = new ClientExchange(c, "SCRAM-SHA-256");
+                ServerExchange server = new ServerExchange(s, "SCRAM-SHA-256")) {
             assertThrows(KsaslStateException.class,
                     () -> server.provideCredential(CredentialAnswer.password("bob-pw"), NOW));
             ServerStep first = server.step(client.start(NOW).message(), NOW);
@@ -173,8 +173,8 @@ class MechanismTest {
         try (MechanismRegistry s = new MechanismRegistry().addPasswordServers(lookup)) {
             for (String user : List.of("carol", "ghost", "down", "explode")) {
                 try (MechanismRegistry c = new MechanismRegistry().addPasswordClients(user, "carol-pw");
-                        ClientAuthenticator client = new ClientAuthenticator(c, "SCRAM-SHA-256");
-                        ServerAuthenticator server = new ServerAuthenticator(s, "SCRAM-SHA-256")) {
+                        ClientExchange client = new ClientExchange(c, "SCRAM-SHA-256");
+                        ServerExchange server = new ServerExchange(s, "SCRAM-SHA-256")) {
                     if (user.equals("carol")) {
                         assertEquals("User:carol", Wire.run(client, server, NOW).principal());
                     } else if (user.equals("explode")) {
@@ -192,7 +192,7 @@ class MechanismTest {
             }
         }
         assertEquals(4, seen.size());
-        assertTrue(seen.get(0).mechanism().equals("SCRAM-SHA-256") && !seen.get(0).tokenAuth());
+        assertTrue(seen.get(0).mechanism().equals("SCRAM-SHA-256") && !seen.get(0).tokenAuthenticated());
     }
 
     @Test
@@ -202,8 +202,8 @@ class MechanismTest {
                 throw checked;
             });
                 MechanismRegistry c = new MechanismRegistry().addPasswordClients("dave", "pw");
-                ClientAuthenticator client = new ClientAuthenticator(c, "PLAIN");
-                ServerAuthenticator server = new ServerAuthenticator(s, "PLAIN")) {
+                ClientExchange client = new ClientExchange(c, "PLAIN");
+                ServerExchange server = new ServerExchange(s, "PLAIN")) {
             Throwable t = assertThrows(Throwable.class, () -> server.step(client.start(NOW).message(), NOW));
             assertSame(checked, t);
         }
@@ -212,14 +212,14 @@ class MechanismTest {
     @Test
     void tokenClientsLogInWithTokenauth() throws Exception {
         try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(req -> {
-                assertTrue(req.tokenAuth());
+                assertTrue(req.tokenAuthenticated());
                 assertEquals("tok1", req.username());
                 return CredentialAnswer.password("hmac-value").withTokenOwner("erin").withExpiryMs(NOW + 86_400_000);
             });
                 MechanismRegistry c = new MechanismRegistry().addTokenClients("tok1", "hmac-value");
-                ClientAuthenticator client = new ClientAuthenticator(c, "SCRAM-SHA-512");
-                ServerAuthenticator server = new ServerAuthenticator(servers, "SCRAM-SHA-512")) {
-            AuthenticationOutcome o = Wire.run(client, server, NOW);
+                ClientExchange client = new ClientExchange(c, "SCRAM-SHA-512");
+                ServerExchange server = new ServerExchange(servers, "SCRAM-SHA-512")) {
+            AuthOutcome o = Wire.run(client, server, NOW);
             assertEquals("User:erin", o.principal());
             assertTrue(o.tokenAuthenticated());
             assertEquals(OptionalLong.of(NOW + 86_400_000), o.credentialExpiryMs());
@@ -228,7 +228,7 @@ class MechanismTest {
 
     @Test
     void oauthBearerWithUnsecuredTokensAndTheRefresher() throws Exception {
-        OAuthToken t = OAuthToken.unsecured("frank", 3600, List.of("kafka"), NOW);
+        OAuthBearerToken t = OAuthBearerToken.unsecured("frank", 3600, List.of("kafka"), NOW);
         assertEquals("frank", t.principal());
         assertEquals(NOW + 3_600_000, t.expiryMs());
         assertFalse(t.toString().contains(t.value()));
@@ -238,22 +238,22 @@ class MechanismTest {
             assertTrue(r.poll(NOW));
             assertEquals(1, r.setToken(t.value(), t.expiryMs(), t.principal(), Map.of("traceId", "abc"), NOW));
             assertEquals(1, r.generation());
-            OAuthToken cur = r.current(NOW);
+            OAuthBearerToken cur = r.current(NOW);
             assertEquals(Map.of("traceId", "abc"), cur.extensions());
             assertEquals(1, cur.generation());
             assertTrue(r.nextDeadline().isPresent());
             c.addOAuthBearerClient(r);
-            try (ClientAuthenticator client = new ClientAuthenticator(c, "OAUTHBEARER");
-                    ServerAuthenticator server = new ServerAuthenticator(s, "OAUTHBEARER")) {
-                AuthenticationOutcome o = Wire.run(client, server, NOW);
+            try (ClientExchange client = new ClientExchange(c, "OAUTHBEARER");
+                    ServerExchange server = new ServerExchange(s, "OAUTHBEARER")) {
+                AuthOutcome o = Wire.run(client, server, NOW);
                 assertEquals("User:frank", o.principal());
                 assertEquals(Map.of("traceId", "abc"), o.extensions());
                 assertEquals(OptionalLong.of(t.expiryMs()), o.credentialExpiryMs());
             }
             // A scope the server requires but the token lacks.
             try (MechanismRegistry strict = new MechanismRegistry().addOAuthBearerServer(List.of("admin"), 0);
-                    ClientAuthenticator client = new ClientAuthenticator(c, "OAUTHBEARER");
-                    ServerAuthenticator server = new ServerAuthenticator(strict, "OAUTHBEARER")) {
+                    ClientExchange client = new ClientExchange(c, "OAUTHBEARER");
+                    ServerExchange server = new ServerExchange(strict, "OAUTHBEARER")) {
                 ServerStep err = server.step(client.start(NOW).message(), NOW);
                 assertEquals(ServerStep.Kind.CHALLENGE, err.kind());
                 String json = new String(err.message(), StandardCharsets.UTF_8);
@@ -282,8 +282,8 @@ class MechanismTest {
                     r.poll(NOW);
                     r.setToken(token, NOW + 60_000, "svc", null, NOW);
                     c.addOAuthBearerClient(r);
-                    try (ClientAuthenticator client = new ClientAuthenticator(c, "OAUTHBEARER");
-                            ServerAuthenticator server = new ServerAuthenticator(s, "OAUTHBEARER")) {
+                    try (ClientExchange client = new ClientExchange(c, "OAUTHBEARER");
+                            ServerExchange server = new ServerExchange(s, "OAUTHBEARER")) {
                         byte[] first = client.start(NOW).message();
                         if (token.equals("good")) {
                             assertEquals(ServerStep.Kind.DONE, server.step(first, NOW).kind());

@@ -106,7 +106,7 @@ class SaslMechanismsTest {
                         .addPasswordServers(new CredentialStore())
                         .addServerMechanism(mech, server);
                 ClientConfig cc = ClientConfig.builder(cr, mech).build();
-                ServerConfig sc = ServerConfig.builder(sr).maxReauthMs(maxReauthMs).failedAuthDelayMs(100).build()) {
+                ServerConfig sc = ServerConfig.builder(sr).setMaxReauthMs(maxReauthMs).setFailedAuthenticationDelayMs(100).build()) {
             return new Wire.Pair(cc, sc);
         }
     }
@@ -140,10 +140,10 @@ class SaslMechanismsTest {
         KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class, () -> p.pump(T0));
         assertEquals("SERVER_REJECTED_AUTHENTICATION", e.codeName());
         ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
-        assertEquals(ServerOutput.Action.FAIL_AT, last.action());
+        assertEquals(ServerAction.FAIL_AT, last.action());
         assertEquals("HOST_MECHANISM_FAILED", last.error().codeName());
         assertTrue(last.error().getMessage().startsWith(
-                "the " + mech + " mechanism threw javax.security.sasl.SaslException: "), last.error().getMessage());
+                "the " + mech + " mechanism's step failed: javax.security.sasl.SaslException: "), last.error().getMessage());
         assertInstanceOf(SaslException.class, last.error().getCause());
         assertNull(p.server.session());
     }
@@ -166,7 +166,7 @@ class SaslMechanismsTest {
                 SaslMechanisms.client(() -> null))) {
             // The authenticator makes its mechanism when it is created.
             KsaslAuthenticationException e = assertThrows(KsaslAuthenticationException.class,
-                    () -> new ClientAuthenticator(cr, "CRAM-MD5"));
+                    () -> new ClientExchange(cr, "CRAM-MD5"));
             assertEquals("HOST_MECHANISM_FAILED", e.codeName());
             assertTrue(e.getMessage().contains("the SaslClient factory returned null"), e.getMessage());
             assertInstanceOf(NullPointerException.class, e.getCause());

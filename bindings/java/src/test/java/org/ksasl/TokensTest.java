@@ -218,7 +218,7 @@ class TokensTest {
             clients.addRefreshingPasswordClients(refresher);
             assertEquals(List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"),
                     clients.clientMechanisms().stream().sorted().toList());
-            try (ServerConfig sc = ServerConfig.builder(servers).maxReauthMs(60_000).build();
+            try (ServerConfig sc = ServerConfig.builder(servers).setMaxReauthMs(60_000).build();
                     ClientConfig cc = ClientConfig.builder(clients, "SCRAM-SHA-512").build()) {
                 Wire.Pair p = new Wire.Pair(cc, sc);
                 p.client.start(T0);
@@ -262,7 +262,7 @@ class TokensTest {
                     Wire.Pair w = new Wire.Pair(wc, sc);
                     w.client.start(T0);
                     assertThrows(KsaslAuthenticationException.class, () -> w.pump(T0));
-                    assertEquals(ServerOutput.Action.FAIL_AT, w.serverOutputs.get(w.serverOutputs.size() - 1).action());
+                    assertEquals(ServerAction.FAIL_AT, w.serverOutputs.get(w.serverOutputs.size() - 1).action());
                     w.client.close();
                     w.server.close();
                 }
@@ -279,20 +279,20 @@ class TokensTest {
             AtomicInteger lookups = new AtomicInteger();
             CredentialLookup users = r -> {
                 lookups.incrementAndGet();
-                assertFalse(r.tokenAuth());
+                assertFalse(r.tokenAuthenticated());
                 return r.username().equals("bob") ? CredentialAnswer.password("bob-secret") : null;
             };
             try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(users, a);
                     MechanismRegistry tokenClient = new MechanismRegistry().addTokenClients(t.tokenId(), t.hmacBase64());
                     MechanismRegistry bobClient = new MechanismRegistry().addPasswordClients("bob", "bob-secret")) {
-                AuthenticationOutcome o = Wire.run(new ClientAuthenticator(tokenClient, "SCRAM-SHA-256"),
-                        new ServerAuthenticator(servers, "SCRAM-SHA-256"), T0);
+                AuthOutcome o = Wire.run(new ClientExchange(tokenClient, "SCRAM-SHA-256"),
+                        new ServerExchange(servers, "SCRAM-SHA-256"), T0);
                 assertEquals("User:alice", o.principal());
                 assertTrue(o.tokenAuthenticated());
                 assertEquals(OptionalLong.of(t.expiryMs()), o.credentialExpiryMs());
                 assertEquals(0, lookups.get());
-                AuthenticationOutcome bob = Wire.run(new ClientAuthenticator(bobClient, "SCRAM-SHA-512"),
-                        new ServerAuthenticator(servers, "SCRAM-SHA-512"), T0);
+                AuthOutcome bob = Wire.run(new ClientExchange(bobClient, "SCRAM-SHA-512"),
+                        new ServerExchange(servers, "SCRAM-SHA-512"), T0);
                 assertEquals("User:bob", bob.principal());
                 assertFalse(bob.tokenAuthenticated());
                 assertEquals(1, lookups.get());
@@ -301,11 +301,11 @@ class TokensTest {
             try (MechanismRegistry servers = new MechanismRegistry().addPasswordServers(a);
                     MechanismRegistry tokenClient = new MechanismRegistry().addTokenClients(t.tokenId(), t.hmacBase64());
                     MechanismRegistry bobClient = new MechanismRegistry().addPasswordClients("bob", "bob-secret")) {
-                AuthenticationOutcome o = Wire.run(new ClientAuthenticator(tokenClient, "SCRAM-SHA-512"),
-                        new ServerAuthenticator(servers, "SCRAM-SHA-512"), T0);
+                AuthOutcome o = Wire.run(new ClientExchange(tokenClient, "SCRAM-SHA-512"),
+                        new ServerExchange(servers, "SCRAM-SHA-512"), T0);
                 assertEquals("User:alice", o.principal());
-                ClientAuthenticator c = new ClientAuthenticator(bobClient, "PLAIN");
-                ServerAuthenticator s = new ServerAuthenticator(servers, "PLAIN");
+                ClientExchange c = new ClientExchange(bobClient, "PLAIN");
+                ServerExchange s = new ServerExchange(servers, "PLAIN");
                 ServerStep step = s.step(c.start(T0).message(), T0);
                 assertEquals(ServerStep.Kind.NEED_CREDENTIAL, step.kind());
                 assertEquals(new CredentialRequest("PLAIN", "bob", false), s.credentialRequest());
@@ -321,8 +321,8 @@ class TokensTest {
     @Test
     void codecRoundTripThroughTheAuthority() throws Exception {
         try (TokenAuthority a = new TokenAuthority("k")) {
-            byte[] req = TokenRequests.createRequest(3, 5, List.of("bob"), -1, null, "java");
-            DelegationToken t = TokenRequests.parseCreateResponse(3, unframe(a.handleRequest(unframe(req), "alice",
+            byte[] req = DelegationTokenCodec.createRequest(3, 5, List.of("bob"), -1, null, "java");
+            DelegationToken t = DelegationTokenCodec.parseCreateResponse(3, unframe(a.handleRequest(unframe(req), "alice",
                     false, T0)));
             assertEquals("User:alice", t.owner());
             assertEquals("User:alice", t.requester());
@@ -330,12 +330,12 @@ class TokensTest {
             assertEquals(T0, t.issueMs());
             assertEquals(T0 + TokenAuthority.DEFAULT_EXPIRY_TIME_MS, t.expiryMs());
 
-            byte[] renew = TokenRequests.renewRequest(2, 6, t.hmac(), 1000, null);
-            assertEquals(T0 + 1000, TokenRequests.parseExpiryResponse(2, unframe(a.handleRequest(unframe(renew),
+            byte[] renew = DelegationTokenCodec.renewRequest(2, 6, t.hmac(), 1000, null);
+            assertEquals(T0 + 1000, DelegationTokenCodec.parseExpiryResponse(2, unframe(a.handleRequest(unframe(renew),
                     "User:bob", false, T0))));
 
-            byte[] describe = TokenRequests.describeRequest(3, 7, List.of("alice"), "java");
-            List<DelegationToken> tokens = TokenRequests.parseDescribeResponse(3, unframe(a.handleRequest(
+            byte[] describe = DelegationTokenCodec.describeRequest(3, 7, List.of("alice"), "java");
+            List<DelegationToken> tokens = DelegationTokenCodec.parseDescribeResponse(3, unframe(a.handleRequest(
                     unframe(describe), "alice", false, T0)));
             assertEquals(1, tokens.size());
             assertEquals(t.tokenId(), tokens.get(0).tokenId());
@@ -343,73 +343,73 @@ class TokensTest {
             assertEquals(T0 + 1000, tokens.get(0).expiryMs());
             assertEquals(t.hmacBase64(), tokens.get(0).hmacBase64());
             // Version 0 of describe has no requester: it reads as the owner. null owners: all.
-            List<DelegationToken> all = TokenRequests.parseDescribeResponse(0, unframe(a.handleRequest(
-                    unframe(TokenRequests.describeRequest(0, 8, null, null)), "alice", false, T0)));
+            List<DelegationToken> all = DelegationTokenCodec.parseDescribeResponse(0, unframe(a.handleRequest(
+                    unframe(DelegationTokenCodec.describeRequest(0, 8, null, null)), "alice", false, T0)));
             assertEquals(List.of(t.tokenId()), all.stream().map(DelegationToken::tokenId).toList());
             assertEquals("User:alice", all.get(0).requester());
 
             // On someone's behalf (version 3): the owner is carol, the requester alice.
-            DelegationToken forCarol = TokenRequests.parseCreateResponse(3, unframe(a.handleRequest(unframe(
-                    TokenRequests.createRequest(3, 9, null, 60_000, "User:carol", null)), "alice", false, T0)));
+            DelegationToken forCarol = DelegationTokenCodec.parseCreateResponse(3, unframe(a.handleRequest(unframe(
+                    DelegationTokenCodec.createRequest(3, 9, null, 60_000, "User:carol", null)), "alice", false, T0)));
             assertEquals("User:carol", forCarol.owner());
             assertEquals("User:alice", forCarol.requester());
             assertEquals(T0 + 60_000, forCarol.maxMs());
 
             // Expire now, then again: DELEGATION_TOKEN_NOT_FOUND (62) from the broker's answer.
-            byte[] expire = TokenRequests.expireRequest(1, 10, t.hmac(), -1, "java");
-            assertEquals(T0, TokenRequests.parseExpiryResponse(1, unframe(a.handleRequest(unframe(expire), "alice",
+            byte[] expire = DelegationTokenCodec.expireRequest(1, 10, t.hmac(), -1, "java");
+            assertEquals(T0, DelegationTokenCodec.parseExpiryResponse(1, unframe(a.handleRequest(unframe(expire), "alice",
                     false, T0))));
             KsaslCredentialException gone = assertCode(KsaslCredentialException.class, "DELEGATION_TOKEN_NOT_FOUND",
-                    () -> TokenRequests.parseExpiryResponse(1, unframe(a.handleRequest(unframe(expire), "alice",
+                    () -> DelegationTokenCodec.parseExpiryResponse(1, unframe(a.handleRequest(unframe(expire), "alice",
                             false, T0))));
             assertEquals("62", gone.details().get("kafka_error_code"));
             // Renewing someone else's token: 63.
             KsaslCredentialException mismatch = assertCode(KsaslCredentialException.class,
-                    "DELEGATION_TOKEN_OWNER_MISMATCH", () -> TokenRequests.parseExpiryResponse(2, unframe(
-                            a.handleRequest(unframe(TokenRequests.renewRequest(2, 11, forCarol.hmac(), -1, null)),
+                    "DELEGATION_TOKEN_OWNER_MISMATCH", () -> DelegationTokenCodec.parseExpiryResponse(2, unframe(
+                            a.handleRequest(unframe(DelegationTokenCodec.renewRequest(2, 11, forCarol.hmac(), -1, null)),
                                     "bob", false, T0))));
             assertEquals("63", mismatch.details().get("kafka_error_code"));
             // A Group renewer: 67.
             assertCode(KsaslCredentialException.class, "INVALID_PRINCIPAL_TYPE",
-                    () -> TokenRequests.parseCreateResponse(2, unframe(a.handleRequest(unframe(
-                            TokenRequests.createRequest(2, 12, List.of("Group:ops"), -1, null, null)), "alice", false,
+                    () -> DelegationTokenCodec.parseCreateResponse(2, unframe(a.handleRequest(unframe(
+                            DelegationTokenCodec.createRequest(2, 12, List.of("Group:ops"), -1, null, null)), "alice", false,
                             T0))));
             // A connection that logged in with a token may not ask: 64, for every token API.
             KsaslCredentialException refused = assertCode(KsaslCredentialException.class,
-                    "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED", () -> TokenRequests.parseCreateResponse(1, unframe(
-                            a.handleRequest(unframe(TokenRequests.createRequest(1, 13, null, -1, null, null)), "alice",
+                    "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED", () -> DelegationTokenCodec.parseCreateResponse(1, unframe(
+                            a.handleRequest(unframe(DelegationTokenCodec.createRequest(1, 13, null, -1, null, null)), "alice",
                                     true, T0))));
             assertEquals("64", refused.details().get("kafka_error_code"));
             assertFalse(refused.getMessage().isEmpty());
             assertCode(KsaslCredentialException.class, "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED",
-                    () -> TokenRequests.parseDescribeResponse(3, unframe(a.handleRequest(unframe(
-                            TokenRequests.describeRequest(3, 14, null, null)), "alice", true, T0))));
+                    () -> DelegationTokenCodec.parseDescribeResponse(3, unframe(a.handleRequest(unframe(
+                            DelegationTokenCodec.describeRequest(3, 14, null, null)), "alice", true, T0))));
 
             // Versions: every one Kafka defines; an unknown one is refused, a malformed frame too.
             assertCode(KsaslProtocolException.class, "UNSUPPORTED_VERSION",
-                    () -> TokenRequests.createRequest(4, 15, null, -1, null, null));
+                    () -> DelegationTokenCodec.createRequest(4, 15, null, -1, null, null));
             assertThrows(KsaslException.class, () -> a.handleRequest(new byte[] {0, 38, 0, 3}, "alice", false, T0));
             byte[] cut = unframe(describe);
             assertThrows(KsaslException.class, () -> a.handleRequest(java.util.Arrays.copyOf(cut, cut.length - 2),
                     "alice", false, T0));
-            assertThrows(KsaslException.class, () -> TokenRequests.parseCreateResponse(3, new byte[] {0, 0, 0, 1}));
+            assertThrows(KsaslException.class, () -> DelegationTokenCodec.parseCreateResponse(3, new byte[] {0, 0, 0, 1}));
             // An owner field before version 3 cannot be written.
             assertCode(KsaslProtocolException.class, "UNSUPPORTED_VERSION",
-                    () -> TokenRequests.createRequest(2, 16, null, -1, "User:carol", null));
+                    () -> DelegationTokenCodec.createRequest(2, 16, null, -1, "User:carol", null));
         }
-        List<TokenRequests.ApiRange> kafka4 = List.of(
-                new TokenRequests.ApiRange((short) 38, (short) 1, (short) 3),
-                new TokenRequests.ApiRange((short) 39, (short) 1, (short) 2),
-                new TokenRequests.ApiRange((short) 40, (short) 1, (short) 2),
-                new TokenRequests.ApiRange((short) 41, (short) 1, (short) 3));
-        assertEquals(kafka4, TokenRequests.apiVersions(true));
-        List<TokenRequests.ApiRange> all = new ArrayList<>();
-        for (TokenRequests.ApiRange r : kafka4) {
-            all.add(new TokenRequests.ApiRange(r.apiKey(), (short) 0, r.maxVersion()));
+        List<DelegationTokenCodec.ApiRange> kafka4 = List.of(
+                new DelegationTokenCodec.ApiRange((short) 38, (short) 1, (short) 3),
+                new DelegationTokenCodec.ApiRange((short) 39, (short) 1, (short) 2),
+                new DelegationTokenCodec.ApiRange((short) 40, (short) 1, (short) 2),
+                new DelegationTokenCodec.ApiRange((short) 41, (short) 1, (short) 3));
+        assertEquals(kafka4, DelegationTokenCodec.apiVersions(true));
+        List<DelegationTokenCodec.ApiRange> all = new ArrayList<>();
+        for (DelegationTokenCodec.ApiRange r : kafka4) {
+            all.add(new DelegationTokenCodec.ApiRange(r.apiKey(), (short) 0, r.maxVersion()));
         }
-        assertEquals(all, TokenRequests.apiVersions(false));
-        assertTrue(TokenRequests.isTokenApi((short) 38) && TokenRequests.isTokenApi((short) 41));
-        assertFalse(TokenRequests.isTokenApi((short) 37) || TokenRequests.isTokenApi((short) 42));
+        assertEquals(all, DelegationTokenCodec.apiVersions(false));
+        assertTrue(DelegationTokenCodec.isTokenApi((short) 38) && DelegationTokenCodec.isTokenApi((short) 41));
+        assertFalse(DelegationTokenCodec.isTokenApi((short) 37) || DelegationTokenCodec.isTokenApi((short) 42));
     }
 
     @Test
@@ -472,8 +472,8 @@ class TokensTest {
         }
         // A registry made with the authority keeps serving its tokens after the authority is closed.
         try (MechanismRegistry client = new MechanismRegistry().addTokenClients(t.tokenId(), t.hmacBase64())) {
-            AuthenticationOutcome o = Wire.run(new ClientAuthenticator(client, "SCRAM-SHA-512"),
-                    new ServerAuthenticator(servers, "SCRAM-SHA-512"), T0);
+            AuthOutcome o = Wire.run(new ClientExchange(client, "SCRAM-SHA-512"),
+                    new ServerExchange(servers, "SCRAM-SHA-512"), T0);
             assertEquals("User:alice", o.principal());
         }
         Refresher refresher = new Refresher();

@@ -44,9 +44,9 @@ class VectorsTest {
                     clients.addPasswordClients(user, password);
                 }
                 servers.addPasswordServers(store);
-                try (ClientAuthenticator c = new ClientAuthenticator(clients, mech);
-                        ServerAuthenticator s = new ServerAuthenticator(servers, mech)) {
-                    AuthenticationOutcome o = Wire.run(c, s, Wire.T0);
+                try (ClientExchange c = new ClientExchange(clients, mech);
+                        ServerExchange s = new ServerExchange(servers, mech)) {
+                    AuthOutcome o = Wire.run(c, s, Wire.T0);
                     assertTrue(c.isComplete(), v.get("name").asText());
                     if (token) {
                         assertEquals("User:owner", o.principal());
@@ -71,7 +71,7 @@ class VectorsTest {
         try (CredentialStore store = new CredentialStore(); MechanismRegistry servers = new MechanismRegistry()) {
             store.setScram("user", "SCRAM-SHA-256", v.get("kafka_credential").asText());
             servers.addPasswordServers(store);
-            try (ServerAuthenticator s = new ServerAuthenticator(servers, "SCRAM-SHA-256")) {
+            try (ServerExchange s = new ServerExchange(servers, "SCRAM-SHA-256")) {
                 ServerStep first = s.step(v.get("client_first").asText().getBytes(), Wire.T0);
                 assertEquals(ServerStep.Kind.CHALLENGE, first.kind());
                 String serverFirst = new String(first.message());
@@ -126,9 +126,9 @@ class VectorsTest {
                 r.setToken(t.get("token").asText(), now + 3_000_000, "ignored-by-server", Map.of(), now);
                 clients.addOAuthBearerClient(r);
                 servers.addOAuthBearerServer();
-                try (ClientAuthenticator c = new ClientAuthenticator(clients, "OAUTHBEARER");
-                        ServerAuthenticator s = new ServerAuthenticator(servers, "OAUTHBEARER")) {
-                    AuthenticationOutcome o = Wire.run(c, s, now);
+                try (ClientExchange c = new ClientExchange(clients, "OAUTHBEARER");
+                        ServerExchange s = new ServerExchange(servers, "OAUTHBEARER")) {
+                    AuthOutcome o = Wire.run(c, s, now);
                     assertTrue(o.principal().equals("User:alice") || o.principal().equals("User:bob"),
                             t.get("name").asText());
                     assertTrue(o.credentialExpiryMs().isPresent());

@@ -71,7 +71,7 @@ final class Wire {
                     ServerOutput o = server.handleFrame(f, now);
                     serverOutputs.add(o);
                     toClient = concat(toClient, o.frames());
-                    if (o.action() == ServerOutput.Action.FAIL_AT || o.action() == ServerOutput.Action.CLOSE_NOW) {
+                    if (o.action() == ServerAction.FAIL_AT || o.action() == ServerAction.CLOSE_NOW) {
                         closed = o.action().name();
                     }
                 }
@@ -103,7 +103,7 @@ final class Wire {
     }
 
     /** Runs a mechanism exchange to the end and returns the outcome. */
-    static AuthenticationOutcome run(ClientAuthenticator c, ServerAuthenticator s, long now) throws KsaslException {
+    static AuthOutcome run(ClientExchange c, ServerExchange s, long now) throws KsaslException {
         ClientStep step = c.start(now);
         while (true) {
             ServerStep r = s.step(step.message() == null ? new byte[0] : step.message(), now);

@@ -12,8 +12,9 @@ import org.ksasl.CredentialStore;
 import org.ksasl.Gate;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
-import org.ksasl.OAuthToken;
+import org.ksasl.OAuthBearerToken;
 import org.ksasl.Refresher;
+import org.ksasl.ServerAction;
 import org.ksasl.ServerConfig;
 import org.ksasl.ServerConnection;
 import org.ksasl.ServerOutput;
@@ -78,8 +79,8 @@ public class PerCall {
                     MechanismRegistry cr = new MechanismRegistry().addPasswordClients("alice", "alice-secret")) {
                 store.addUser("alice", "alice-secret");
                 sr.addPasswordServers(store);
-                serverConfig = ServerConfig.builder(sr).maxReauthMs(600_000).build();
-                clientConfig = ClientConfig.builder(cr, "PLAIN").clientId("jmh").build();
+                serverConfig = ServerConfig.builder(sr).setMaxReauthMs(600_000).build();
+                clientConfig = ClientConfig.builder(cr, "PLAIN").setClientId("jmh").build();
             }
             server = new ServerConnection(serverConfig);
             client = new ClientConnection(clientConfig);
@@ -89,7 +90,7 @@ public class PerCall {
             }
             refresher = new Refresher();
             refresher.poll(T0);
-            refresher.setToken(OAuthToken.unsecured("alice", 3600, null, T0), T0);
+            refresher.setToken(OAuthBearerToken.unsecured("alice", 3600, null, T0), T0);
             if (refresher.generation() != 1) {
                 throw new IllegalStateException("generation " + refresher.generation());
             }
@@ -133,13 +134,10 @@ public class PerCall {
         }
     }
 
-    /** A 64-byte response frame and the out-arrays of the native call, allocated once. */
+    /** A 64-byte response frame. */
     @State(Scope.Benchmark)
     public static class SmallFrame {
         byte[] frame = response(64);
-        int[] event = new int[1];
-        long[] times = new long[1];
-        Object[] err = new Object[1];
     }
 
     static byte[] response(int size) {
@@ -153,15 +151,15 @@ public class PerCall {
 
     // --- ServerConnection.gate ------------------------------------------------------------
 
-    /** The binding's call: synchronized, read lock, lambda, JNI, Rust mutex, gate, Gate.values()[g]. */
+    /** The binding's call: the handle's guard (two atomic operations), lambda, JNI, Rust mutex, gate, the verdict's enum by number. */
     @Benchmark
     public Gate gate1_ksasl(Conn c) {
         return c.server.gate(c.apiKey, c.now);
     }
 
-    /** The same without the Java monitor and the enum lookup: read lock + lambda + JNI entry. */
+    /** The same without the enum lookup: the handle's guard + lambda + JNI entry. */
     @Benchmark
-    public int gate2_ksaslWithoutSyncAndEnum(Conn c) {
+    public int gate2_ksaslWithoutEnum(Conn c) {
         return BenchProbe.gateViaWith(c.server, c.apiKey, c.now);
     }
 
@@ -178,7 +176,7 @@ public class PerCall {
         return JniFloor.nop(c.serverHandle, c.apiKey, c.now);
     }
 
-    /** The binding's exact Java wrapper (synchronized, NativeHandle read lock, lambda, Gate.values()) around the rule in Java. */
+    /** The binding's exact Java wrapper (the NativeHandle guard, lambda, enum by number) around the rule in Java. */
     @Benchmark
     public Gate gate5_javaSameWrapper(Conn c) {
         return c.wrappedJavaGate.gate(c.apiKey, c.now);
@@ -209,10 +207,10 @@ public class PerCall {
         return c.client.handleFrame(f.frame, c.now);
     }
 
-    /** The native entry point alone, with the out-arrays allocated once (the frame is not read). */
+    /** The native entry point alone (the frame is not read). */
     @Benchmark
     public int handleFrame2_nativeEntryOnly64(Conn c, SmallFrame f) throws KsaslException {
-        return BenchProbe.nativeClientHandleFrame(c.clientHandle, f.frame, c.now, f.event, f.times, f.err);
+        return BenchProbe.nativeClientHandleFrame(c.clientHandle, f.frame, c.now);
     }
 
     @Benchmark
@@ -244,7 +242,7 @@ public class PerCall {
         for (int round = 0; round < 16 && !client.isReady(); round++) {
             for (byte[] f : frames(client.transmit())) {
                 ServerOutput o = server.handleFrame(f, now);
-                if (o.action() == ServerOutput.Action.FAIL_AT || o.action() == ServerOutput.Action.CLOSE_NOW) {
+                if (o.action() == ServerAction.FAIL_AT || o.action() == ServerAction.CLOSE_NOW) {
                     throw new IllegalStateException("authentication failed: " + o);
                 }
                 for (byte[] r : frames(o.frames())) {

@@ -13,11 +13,11 @@ import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
 import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
-import org.ksasl.AuthenticationOutcome;
-import org.ksasl.ClientAuthenticator;
+import org.ksasl.AuthOutcome;
+import org.ksasl.ClientExchange;
 import org.ksasl.CredentialStore;
 import org.ksasl.MechanismRegistry;
-import org.ksasl.ServerAuthenticator;
+import org.ksasl.ServerExchange;
 import org.ksasl.ServerStep;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -40,11 +40,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * 4096-iteration credential that both servers hold (same salt and keys):
  *
  * <ul>
- *   <li>server: ksasl's {@link ServerAuthenticator} over a {@link CredentialStore}, or Kafka's
+ *   <li>server: ksasl's {@link ServerExchange} over a {@link CredentialStore}, or Kafka's
  *       {@link ScramSaslServer} with a callback handler serving the {@link ScramCredential}
  *       (each a new server object per login, as a broker makes one per authentication; both
  *       end by reading the authenticated principal);
- *   <li>client: ksasl's {@link ClientAuthenticator} (keys cached after the first login of the
+ *   <li>client: ksasl's {@link ClientExchange} (keys cached after the first login of the
  *       registry) or {@link JavaScramClient} (Kafka's message classes, keys derived once).
  * </ul>
  *
@@ -129,7 +129,7 @@ public class Scram {
         }
 
         private static void check(Object principal) {
-            String p = principal instanceof AuthenticationOutcome ? ((AuthenticationOutcome) principal).principalName()
+            String p = principal instanceof AuthOutcome ? ((AuthOutcome) principal).principalName()
                     : (String) principal;
             if (!USER.equals(p)) {
                 throw new IllegalStateException("not authenticated as " + USER + ": " + principal);
@@ -170,17 +170,17 @@ public class Scram {
     // Each login also sums the time spent in the server's calls (System.nanoTime() around them,
     // about 4 x 20 ns per login) into Split, so the server's share is read directly.
 
-    static AuthenticationOutcome ksaslServerKsaslClient(Setting s, Split t) throws Exception {
-        ClientAuthenticator client = new ClientAuthenticator(s.clientRegistry, s.mechanism);
+    static AuthOutcome ksaslServerKsaslClient(Setting s, Split t) throws Exception {
+        ClientExchange client = new ClientExchange(s.clientRegistry, s.mechanism);
         byte[] clientFirst = client.start(NOW).message();
         long a = System.nanoTime();
-        ServerAuthenticator server = new ServerAuthenticator(s.serverRegistry, s.mechanism);
+        ServerExchange server = new ServerExchange(s.serverRegistry, s.mechanism);
         ServerStep first = server.step(clientFirst, NOW);
         long b = System.nanoTime();
         byte[] clientFinal = client.step(first.message(), NOW).message();
         long c = System.nanoTime();
         ServerStep done = server.step(clientFinal, NOW);
-        AuthenticationOutcome outcome = server.outcome();
+        AuthOutcome outcome = server.outcome();
         server.close();
         long d = System.nanoTime();
         boolean verified = client.step(done.message(), NOW).done();
@@ -192,17 +192,17 @@ public class Scram {
         return outcome;
     }
 
-    static AuthenticationOutcome ksaslServerJavaClient(Setting s, Split t) throws Exception {
+    static AuthOutcome ksaslServerJavaClient(Setting s, Split t) throws Exception {
         JavaScramClient client = s.javaClient;
         byte[] clientFirst = client.first();
         long a = System.nanoTime();
-        ServerAuthenticator server = new ServerAuthenticator(s.serverRegistry, s.mechanism);
+        ServerExchange server = new ServerExchange(s.serverRegistry, s.mechanism);
         ServerStep first = server.step(clientFirst, NOW);
         long b = System.nanoTime();
         byte[] clientFinal = client.finalMessage(first.message());
         long c = System.nanoTime();
         ServerStep done = server.step(clientFinal, NOW);
-        AuthenticationOutcome outcome = server.outcome();
+        AuthOutcome outcome = server.outcome();
         server.close();
         long d = System.nanoTime();
         if (done.kind() != ServerStep.Kind.DONE) {
@@ -231,7 +231,7 @@ public class Scram {
     }
 
     static String kafkaServerKsaslClient(Setting s, Split t) throws Exception {
-        ClientAuthenticator client = new ClientAuthenticator(s.clientRegistry, s.mechanism);
+        ClientExchange client = new ClientExchange(s.clientRegistry, s.mechanism);
         byte[] clientFirst = client.start(NOW).message();
         long a = System.nanoTime();
         ScramSaslServer server = new ScramSaslServer(s.kafkaMechanism, Map.of(), s.callbacks);
@@ -267,12 +267,12 @@ public class Scram {
     // --- benchmarks ------------------------------------------------------------------------------
 
     @Benchmark
-    public AuthenticationOutcome scram1_ksaslServer_ksaslClient(Setting s, Split t) throws Exception {
+    public AuthOutcome scram1_ksaslServer_ksaslClient(Setting s, Split t) throws Exception {
         return ksaslServerKsaslClient(s, t);
     }
 
     @Benchmark
-    public AuthenticationOutcome scram2_ksaslServer_javaClient(Setting s, Split t) throws Exception {
+    public AuthOutcome scram2_ksaslServer_javaClient(Setting s, Split t) throws Exception {
         return ksaslServerJavaClient(s, t);
     }
 

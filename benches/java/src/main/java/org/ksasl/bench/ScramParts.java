@@ -1,12 +1,12 @@
 package org.ksasl.bench;
 
 import java.util.concurrent.TimeUnit;
-import org.ksasl.AuthenticationOutcome;
-import org.ksasl.ClientAuthenticator;
+import org.ksasl.AuthOutcome;
+import org.ksasl.ClientExchange;
 import org.ksasl.ClientStep;
 import org.ksasl.CredentialStore;
 import org.ksasl.MechanismRegistry;
-import org.ksasl.ServerAuthenticator;
+import org.ksasl.ServerExchange;
 import org.ksasl.ServerStep;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -41,7 +41,7 @@ public class ScramParts {
         MechanismRegistry serverRegistry;
         MechanismRegistry clientRegistry;
         byte[] clientFirst;
-        ServerAuthenticator done;
+        ServerExchange done;
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
@@ -50,8 +50,8 @@ public class ScramParts {
             serverRegistry = new MechanismRegistry().addPasswordServers(store);
             clientRegistry = new MechanismRegistry().addPasswordClients(Scram.USER, Scram.PASSWORD);
             // A completed server exchange, for outcome().
-            done = new ServerAuthenticator(serverRegistry, MECH);
-            try (ClientAuthenticator c = new ClientAuthenticator(clientRegistry, MECH)) {
+            done = new ServerExchange(serverRegistry, MECH);
+            try (ClientExchange c = new ClientExchange(clientRegistry, MECH)) {
                 clientFirst = c.start(NOW).message();
                 ServerStep first = done.step(clientFirst, NOW);
                 ServerStep last = done.step(c.step(first.message(), NOW).message(), NOW);
@@ -70,10 +70,10 @@ public class ScramParts {
         }
     }
 
-    /** new ServerAuthenticator + close: two JNI calls, a Cleaner registration, a lock object. */
+    /** new ServerExchange + close: two JNI calls, a Cleaner registration, a lock object. */
     @Benchmark
     public boolean part1_serverNewClose(Setting s) throws Exception {
-        ServerAuthenticator a = new ServerAuthenticator(s.serverRegistry, MECH);
+        ServerExchange a = new ServerExchange(s.serverRegistry, MECH);
         a.close();
         return a.isClosed();
     }
@@ -81,21 +81,21 @@ public class ScramParts {
     /** The same plus the first server step (parse client-first, credential lookup, nonce, server-first). */
     @Benchmark
     public ServerStep part2_serverNewFirstStepClose(Setting s) throws Exception {
-        try (ServerAuthenticator a = new ServerAuthenticator(s.serverRegistry, MECH)) {
+        try (ServerExchange a = new ServerExchange(s.serverRegistry, MECH)) {
             return a.step(s.clientFirst, NOW);
         }
     }
 
     /** outcome() of a completed exchange: the principal and session facts as Java objects. */
     @Benchmark
-    public AuthenticationOutcome part3_serverOutcome(Setting s) {
+    public AuthOutcome part3_serverOutcome(Setting s) {
         return s.done.outcome();
     }
 
-    /** new ClientAuthenticator + start (client-first with a fresh nonce) + close. */
+    /** new ClientExchange + start (client-first with a fresh nonce) + close. */
     @Benchmark
     public ClientStep part4_clientNewStartClose(Setting s) throws Exception {
-        try (ClientAuthenticator c = new ClientAuthenticator(s.clientRegistry, MECH)) {
+        try (ClientExchange c = new ClientExchange(s.clientRegistry, MECH)) {
             return c.start(NOW);
         }
     }

@@ -25,16 +25,17 @@ import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.ksasl.CredentialStore;
+import org.ksasl.DelegationTokenCodec;
 import org.ksasl.Gate;
 import org.ksasl.HostServerMechanism;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
+import org.ksasl.ServerAction;
 import org.ksasl.ServerConfig;
 import org.ksasl.ServerConnection;
 import org.ksasl.ServerOutput;
 import org.ksasl.ServerSession;
 import org.ksasl.TokenAuthority;
-import org.ksasl.TokenRequests;
 
 /**
  * A minimal Kafka-protocol server on 127.0.0.1 whose every connection is authenticated and
@@ -46,7 +47,7 @@ import org.ksasl.TokenRequests;
  * <ul>
  *   <li>until the connection is authenticated, each request frame goes to
  *       {@link ServerConnection#handleFrame}, which answers ApiVersions (listing this server's
- *       APIs, given to {@link ServerConfig.Builder#apiVersion}), SaslHandshake and
+ *       APIs, given to {@link ServerConfig.Builder#setApiVersion}), SaslHandshake and
  *       SaslAuthenticate for PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (Kafka's
  *       unsecured tokens); a failure is written at the KIP-306 deadline, then the socket closes;
  *   <li>afterwards each request first passes {@link ServerConnection#gate}: PROCESS (the
@@ -195,17 +196,17 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     registry.addServerMechanism(m.getKey(), m.getValue());
                 }
                 ServerConfig.Builder cb = ServerConfig.builder(registry)
-                        .maxReauthMs(b.maxReauthMs)
-                        .failedAuthDelayMs(b.failedAuthDelayMs);
-                b.maxReauthByMechanism.forEach(cb::maxReauthMs);
+                        .setMaxReauthMs(b.maxReauthMs)
+                        .setFailedAuthenticationDelayMs(b.failedAuthDelayMs);
+                b.maxReauthByMechanism.forEach(cb::setMaxReauthMsFor);
                 // ksasl answers ApiVersions before authentication: it must list our APIs too.
                 for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
-                    cb.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                    cb.setApiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
                 }
                 if (tokens != null) {
                     // The token APIs, in the ranges a Kafka 4 broker advertises.
-                    for (TokenRequests.ApiRange api : TokenRequests.apiVersions(true)) {
-                        cb.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                    for (DelegationTokenCodec.ApiRange api : DelegationTokenCodec.apiVersions(true)) {
+                        cb.setApiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
                     }
                 }
                 config = cb.build();
@@ -444,7 +445,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                         byte[] response;
                         if (apiKey == Broker.API_VERSIONS) {
                             response = apiVersions(frame, stats, now);
-                        } else if (tokens != null && TokenRequests.isTokenApi(apiKey)) {
+                        } else if (tokens != null && DelegationTokenCodec.isTokenApi(apiKey)) {
                             response = tokenRequest(conn, frame, stats, now);
                         } else {
                             response = broker.handle(frame, stats, now);
@@ -474,7 +475,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     // KIP-306: the failure answer (if any) goes out after the delay, then the socket closes.
                     stats.failed(String.valueOf(o.error()));
                     LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
-                            + (stats.authentications().isEmpty() ? "" : "re-") + "authentication failed: " + o.error());
+                            + (stats.authentications().isEmpty() ? "" : "re-") + "authentication failed: " + o.error()
+                            + " (the client is told: " + o.error().clientMessage() + ")");
                     long wait = o.deadlineMs() - System.currentTimeMillis();
                     if (wait > 0) {
                         Thread.sleep(wait);
@@ -496,7 +498,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     // Recorded before the answer is written, so a client never sees an
                     // authentication the statistics do not show yet.
                     ServerSession s = conn.session();
-                    boolean reauth = o.action() == ServerOutput.Action.REAUTHENTICATED;
+                    boolean reauth = o.action() == ServerAction.REAUTHENTICATED;
                     stats.authenticated(now, reauth, s.mechanism(), s.principal(), s.lifetimeMs(),
                             s.outcome().credentialExpiryMs(), s.outcome().tokenAuthenticated());
                     LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
@@ -506,7 +508,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     break;
                 }
                 case REAUTH_FAILED:
-                    // Only with ServerConfig.Builder.reauthRetryMs > 0: the old session holds.
+                    // Only with ServerConfig.Builder.setReauthRetryMs > 0: the old session holds.
                     stats.failed(String.valueOf(o.error()));
                     break;
                 case CONTINUE:

@@ -37,8 +37,8 @@ class ExpiryTest {
     void aClientThatDoesNotReauthenticateIsClosedOnItsFirstRequestAfterExpiry() throws Exception {
         try (KsaslKafkaServer server = KsaslKafkaServer.builder().maxReauthMs(LIFETIME_MS).build();
                 MechanismRegistry registry = new MechanismRegistry().addPasswordClients("alice", "alice-secret");
-                ClientConfig config = ClientConfig.builder(registry, "SCRAM-SHA-512").clientId("no-reauth")
-                        .reauthTiming(ReauthTiming.DISABLED).build();
+                ClientConfig config = ClientConfig.builder(registry, "SCRAM-SHA-512").setClientId("no-reauth")
+                        .setReauthTiming(ReauthTiming.DISABLED).build();
                 ClientConnection client = new ClientConnection(config)) {
             server.start();
             server.createTopic("orders", 2);

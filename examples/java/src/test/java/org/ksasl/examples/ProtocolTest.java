@@ -50,8 +50,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.ksasl.DelegationTokenCodec;
 import org.ksasl.TokenAuthority;
-import org.ksasl.TokenRequests;
 
 /**
  * The {@link Broker}'s encodings at every version it advertises, checked against Kafka's own
@@ -201,7 +201,7 @@ class ProtocolTest {
         try (org.ksasl.MechanismRegistry registry = new org.ksasl.MechanismRegistry().addPasswordServers()) {
             org.ksasl.ServerConfig.Builder b = org.ksasl.ServerConfig.builder(registry);
             for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
-                b.apiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
+                b.setApiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
             }
             try (org.ksasl.ServerConfig config = b.build()) {
                 return config.apiVersionsResponse(request);
@@ -341,7 +341,7 @@ class ProtocolTest {
     void delegationTokens(int version) throws Exception {
         short v = (short) version;
         short ev = (short) Math.min(version, 2);
-        for (TokenRequests.ApiRange api : TokenRequests.apiVersions(true)) {
+        for (DelegationTokenCodec.ApiRange api : DelegationTokenCodec.apiVersions(true)) {
             ApiKeys k = ApiKeys.forId(api.apiKey());
             assertEquals(k.oldestVersion(), api.minVersion(), k.name);
             assertEquals(k.latestVersion(), api.maxVersion(), k.name);

@@ -16,20 +16,21 @@ import java.util.Objects;
  * {@code kafka_error_code} detail. Principals are {@code TYPE:NAME}; a bare name means
  * {@code User:<name>}.
  */
-public final class TokenRequests {
-    private TokenRequests() {}
+public final class DelegationTokenCodec {
+    private DelegationTokenCodec() {}
 
     public static final short CREATE_DELEGATION_TOKEN = 38;
     public static final short RENEW_DELEGATION_TOKEN = 39;
     public static final short EXPIRE_DELEGATION_TOKEN = 40;
     public static final short DESCRIBE_DELEGATION_TOKEN = 41;
 
-    /** One API's version range, for an ApiVersions answer ({@link ServerConfig.Builder#apiVersion}). */
+    /** One API's version range, for an ApiVersions answer ({@link ServerConfig.Builder#setApiVersion}). */
     public record ApiRange(short apiKey, short minVersion, short maxVersion) {}
 
     /** Whether {@code apiKey} is one of the four delegation-token APIs. */
     public static boolean isTokenApi(short apiKey) {
-        return apiKey >= CREATE_DELEGATION_TOKEN && apiKey <= DESCRIBE_DELEGATION_TOKEN;
+        Native.init();
+        return Native.tokenIsTokenApi(apiKey);
     }
 
     /**
@@ -59,7 +60,7 @@ public final class TokenRequests {
             String owner, String clientId) throws KsaslException {
         String[] r = renewers == null ? new String[0] : renewers.toArray(new String[0]);
         Native.init();
-        return Native.tokenCreateRequest(version(version), correlationId, r, maxLifetimeMs, owner, clientId);
+        return Native.tokenCreateRequest(version, correlationId, r, maxLifetimeMs, owner, clientId);
     }
 
     /** A RenewDelegationToken request for the token with this HMAC ({@code periodMs} -1: the broker's period). */
@@ -67,7 +68,7 @@ public final class TokenRequests {
             throws KsaslException {
         Objects.requireNonNull(hmac, "hmac");
         Native.init();
-        return Native.tokenRenewOrExpireRequest(version(version), correlationId, hmac, periodMs, false, clientId);
+        return Native.tokenRenewOrExpireRequest(version, correlationId, hmac, periodMs, false, clientId);
     }
 
     /** An ExpireDelegationToken request for the token with this HMAC ({@code periodMs} -1: now). */
@@ -75,7 +76,7 @@ public final class TokenRequests {
             throws KsaslException {
         Objects.requireNonNull(hmac, "hmac");
         Native.init();
-        return Native.tokenRenewOrExpireRequest(version(version), correlationId, hmac, periodMs, true, clientId);
+        return Native.tokenRenewOrExpireRequest(version, correlationId, hmac, periodMs, true, clientId);
     }
 
     /** A DescribeDelegationToken request for the tokens of {@code owners} ({@code null}: every token). */
@@ -83,34 +84,27 @@ public final class TokenRequests {
             throws KsaslException {
         String[] o = owners == null ? null : owners.toArray(new String[0]);
         Native.init();
-        return Native.tokenDescribeRequest(version(version), correlationId, o, clientId);
+        return Native.tokenDescribeRequest(version, correlationId, o, clientId);
     }
 
     /** The token of a CreateDelegationToken response (frame without its length prefix). */
     public static DelegationToken parseCreateResponse(int version, byte[] frame) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
         Native.init();
-        return DelegationToken.decode(Native.tokenParseCreateResponse(version(version), frame));
+        return DelegationToken.of(Native.tokenParseCreateResponse(version, frame));
     }
 
     /** The new expiry of a RenewDelegationToken or ExpireDelegationToken response (frame without its length). */
     public static long parseExpiryResponse(int version, byte[] frame) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
         Native.init();
-        return Native.tokenParseExpiryResponse(version(version), frame);
+        return Native.tokenParseExpiryResponse(version, frame);
     }
 
     /** The tokens of a DescribeDelegationToken response (frame without its length prefix). */
     public static List<DelegationToken> parseDescribeResponse(int version, byte[] frame) throws KsaslException {
         Objects.requireNonNull(frame, "frame");
         Native.init();
-        return DelegationToken.decodeAll(Native.tokenParseDescribeResponse(version(version), frame));
-    }
-
-    private static short version(int v) {
-        if (v < 0 || v > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("API versions are 0.." + Short.MAX_VALUE + ", not " + v);
-        }
-        return (short) v;
+        return DelegationToken.all(Native.tokenParseDescribeResponse(version, frame));
     }
 }

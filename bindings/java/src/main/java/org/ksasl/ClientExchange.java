@@ -1,5 +1,6 @@
 package org.ksasl;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 
@@ -13,31 +14,29 @@ import java.util.concurrent.CompletionStage;
  * continue with {@link #resume} (its message) or {@link #resumeWithError} (its exception), which
  * return the step {@code start}/{@code step} would have returned.
  */
-public final class ClientAuthenticator extends NativeHandle {
+public final class ClientExchange extends NativeHandle {
     /** Creates the client side of {@code mechanism} from the registry's client mechanisms. */
-    public ClientAuthenticator(MechanismRegistry registry, String mechanism) throws KsaslException {
-        super(create(registry, mechanism), Native::clientAuthFree);
+    public ClientExchange(MechanismRegistry registry, String mechanism) throws KsaslException {
+        super(create(registry, mechanism), Native::clientExchangeFree, true);
     }
 
     private static long create(MechanismRegistry registry, String mechanism) throws KsaslException {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(mechanism, "mechanism");
-        return registry.with(r -> Native.clientAuthNew(r, mechanism));
+        // The name as UTF-8 bytes: cheaper to cross than a String.
+        byte[] name = mechanism.getBytes(StandardCharsets.UTF_8);
+        return registry.with(r -> Native.clientExchangeNew(r, name));
     }
 
     /** The first message. */
     public ClientStep start(long nowMs) throws KsaslException {
-        boolean[] flags = new boolean[2];
-        byte[] m = with(h -> Native.clientAuthStart(h, nowMs, flags));
-        return new ClientStep(m, flags[0], flags[1]);
+        return ClientStep.of(with(h -> Native.clientExchangeStart(h, nowMs)));
     }
 
     /** Evaluates a server challenge. */
     public ClientStep step(byte[] challenge, long nowMs) throws KsaslException {
         Objects.requireNonNull(challenge, "challenge");
-        boolean[] flags = new boolean[2];
-        byte[] m = with(h -> Native.clientAuthStep(h, challenge, nowMs, flags));
-        return new ClientStep(m, flags[0], flags[1]);
+        return ClientStep.of(with(h -> Native.clientExchangeStep(h, challenge, nowMs)));
     }
 
     /**
@@ -48,7 +47,7 @@ public final class ClientAuthenticator extends NativeHandle {
      */
     @SuppressWarnings("unchecked")
     public CompletionStage<byte[]> pendingWork() {
-        return (CompletionStage<byte[]>) with(Native::clientAuthPendingWork);
+        return (CompletionStage<byte[]>) with(Native::clientExchangePendingWork);
     }
 
     /**
@@ -69,7 +68,7 @@ public final class ClientAuthenticator extends NativeHandle {
     /**
      * Continues after a {@link ClientStep#pending()} step with the exception the stage completed
      * with: the exchange fails as if the mechanism had thrown it (a {@link KsaslError} keeps its
-     * code, anything else is {@code HOST_MECHANISM_FAILED} with the exception as cause;
+     * code, anything else is {@code HOST_MECHANISM_FAILED}, with the exception as cause;
      * {@link java.util.concurrent.CompletionException} and
      * {@link java.util.concurrent.ExecutionException} are unwrapped).
      *
@@ -85,26 +84,24 @@ public final class ClientAuthenticator extends NativeHandle {
     }
 
     private ClientStep resume(byte[] message, Throwable error) throws KsaslException {
-        boolean[] flags = new boolean[2];
-        byte[] m = with(h -> Native.clientAuthResume(h, message, error, flags));
-        return new ClientStep(m, flags[0], flags[1]);
+        return ClientStep.of(with(h -> Native.clientExchangeResume(h, message, error)));
     }
 
     /**
      * Reports that the server failed the exchange (with the server's error message, if any)
-     * and throws the resulting exception; the authenticator is then failed.
+     * and throws the resulting exception; the exchange is then failed.
      */
     public void serverFailed(String serverMessage) throws KsaslException {
-        run(h -> Native.clientAuthServerFailed(h, serverMessage));
+        run(h -> Native.clientExchangeServerFailed(h, serverMessage));
     }
 
     /** The mechanism name. */
     public String mechanism() {
-        return with(Native::clientAuthMechanism);
+        return with(Native::clientExchangeMechanism);
     }
 
     /** Whether the client side has completed. */
     public boolean isComplete() {
-        return with(Native::clientAuthComplete);
+        return with(Native::clientExchangeComplete);
     }
 }

@@ -1,5 +1,6 @@
 package org.ksasl;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 
@@ -10,40 +11,39 @@ import java.util.concurrent.CompletionStage;
  * {@link HostServerStep#later}, the step is {@link ServerStep.Kind#PENDING}: wait for
  * {@link #pendingWork()} and continue with {@link #resume} or {@link #resumeWithError}.
  */
-public final class ServerAuthenticator extends NativeHandle {
-    private static final ServerStep.Kind[] KINDS = ServerStep.Kind.values();
+public final class ServerExchange extends NativeHandle {
+    /** The session, from the step that completed the exchange. */
+    private volatile ServerSession session;
 
     /** Creates the server side of {@code mechanism} from the registry's server mechanisms. */
-    public ServerAuthenticator(MechanismRegistry registry, String mechanism) throws KsaslException {
-        super(create(registry, mechanism), Native::serverAuthFree);
+    public ServerExchange(MechanismRegistry registry, String mechanism) throws KsaslException {
+        super(create(registry, mechanism), Native::serverExchangeFree, true);
     }
 
     private static long create(MechanismRegistry registry, String mechanism) throws KsaslException {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(mechanism, "mechanism");
-        return registry.with(r -> Native.serverAuthNew(r, mechanism));
+        // The name as UTF-8 bytes: cheaper to cross than a String.
+        byte[] name = mechanism.getBytes(StandardCharsets.UTF_8);
+        return registry.with(r -> Native.serverExchangeNew(r, name));
     }
 
     /** Evaluates one client message. */
     public ServerStep step(byte[] response, long nowMs) throws KsaslException {
         Objects.requireNonNull(response, "response");
-        int[] kind = new int[1];
-        byte[] m = with(h -> Native.serverAuthStep(h, response, nowMs, kind));
-        return new ServerStep(KINDS[kind[0]], m);
+        return step(with(h -> Native.serverExchangeStep(h, response, nowMs)));
     }
 
     /** The pending credential request, or {@code null}. */
     public CredentialRequest credentialRequest() {
-        return Decode.request(with(Native::serverAuthRequest));
+        return CredentialRequest.of(with(Native::serverExchangePendingRequest));
     }
 
     /** Answers the pending credential request. */
     public ServerStep provideCredential(CredentialAnswer answer, long nowMs) throws KsaslException {
         Objects.requireNonNull(answer, "answer");
-        int[] kind = new int[1];
-        byte[] m = with(h -> Native.serverAuthProvide(h, answer.kind().ordinal(), answer.value(), answer.expiryMs(),
-                answer.tokenOwner(), nowMs, kind));
-        return new ServerStep(KINDS[kind[0]], m);
+        return step(with(h -> Native.serverExchangeProvide(h, answer.kind().number(), answer.value(),
+                answer.expiryMs(), answer.tokenOwner(), nowMs)));
     }
 
     /**
@@ -55,7 +55,7 @@ public final class ServerAuthenticator extends NativeHandle {
      */
     @SuppressWarnings("unchecked")
     public CompletionStage<HostServerStep> pendingWork() {
-        return (CompletionStage<HostServerStep>) with(Native::serverAuthPendingWork);
+        return (CompletionStage<HostServerStep>) with(Native::serverExchangePendingWork);
     }
 
     /**
@@ -94,18 +94,55 @@ public final class ServerAuthenticator extends NativeHandle {
     }
 
     private ServerStep resume(HostServerStep step, Throwable error, long nowMs) throws KsaslException {
-        int[] kind = new int[1];
-        byte[] m = with(h -> Native.serverAuthResume(h, step, error, nowMs, kind));
-        return new ServerStep(KINDS[kind[0]], m);
+        return step(with(h -> Native.serverExchangeResume(h, step, error, nowMs)));
+    }
+
+    /**
+     * Sets {@code connections.max.reauth.ms} for the session of this exchange (default 0: the
+     * session is bounded only by the credential's expiry, if it has one). Call before the last
+     * step; {@link #session()} then has the lifetime a Kafka broker grants.
+     *
+     * @param ms the maximum session lifetime; 0 or less sets none
+     */
+    public void setMaxReauthMs(long ms) {
+        run(h -> Native.serverExchangeSetMaxReauthMs(h, ms));
     }
 
     /** After {@link ServerStep.Kind#DONE}: who authenticated; otherwise {@code null}. */
-    public AuthenticationOutcome outcome() {
-        return Decode.outcome(with(Native::serverAuthOutcome));
+    public AuthOutcome outcome() {
+        ServerSession s = session();
+        return s == null ? null : s.outcome();
     }
 
-    /** After a failure: the text a Kafka broker sends the client (no secrets, no reason for unknown users). */
+    /**
+     * After {@link ServerStep.Kind#DONE}: the KIP-368 session Kafka grants (the lifetime by
+     * Kafka's formula over the credential's expiry and {@link #setMaxReauthMs}); otherwise
+     * {@code null}. A host that frames the exchange itself sends {@code lifetimeMs()} in the
+     * last SaslAuthenticate response.
+     *
+     * @return the session, or {@code null}
+     */
+    public ServerSession session() {
+        ensureOpen();
+        return session;
+    }
+
+    /** A step record; the last step's also has the session. */
+    private ServerStep step(byte[] record) {
+        Fields f = new Fields(record);
+        ServerStep step = ServerStep.read(f);
+        if (f.bool()) {
+            session = ServerSession.read(f);
+        }
+        return step;
+    }
+
+    /**
+     * After a failure: the text a Kafka broker sends the client (no secrets, no reason for
+     * unknown users); {@code null} before. The exception of the failure has the same text as
+     * {@link KsaslException#clientMessage()}.
+     */
     public String clientMessage() {
-        return with(Native::serverAuthClientMessage);
+        return with(Native::serverExchangeClientMessage);
     }
 }
