@@ -41,7 +41,9 @@ struct ServerConn {
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
     let snap = m.snapshot(now);
     let r = Rec::default().strs(snap.keys());
-    snap.values().fold(r, |r, v| r.i64(v.to_bits() as i64)).done(env)
+    snap.values()
+        .fold(r, |r, v| r.i64(v.to_bits() as i64))
+        .done(env)
 }
 
 /// A `ClientSession` record: lifetime, re-authentication time, expiry, latency.
@@ -49,7 +51,10 @@ fn client_session<'l>(env: &mut JNIEnv<'l>, s: Option<&ClientSession>) -> JResul
     let Some(s) = s else {
         return Ok(JObject::null());
     };
-    let r = Rec::default().i64(s.lifetime_ms).i64(raw(s.reauth_at_ms)).i64(raw(s.expiry_ms));
+    let r = Rec::default()
+        .i64(s.lifetime_ms)
+        .i64(raw(s.reauth_at_ms))
+        .i64(raw(s.expiry_ms));
     r.i64(s.latency_ms).done(env)
 }
 
@@ -77,7 +82,9 @@ fn server_output<'l>(
 ) -> JResult<JObject<'l>> {
     refuse_misuse(&a)?;
     let frames = jbytes(env, &s.conn.poll_transmit().unwrap_or_default())?;
-    let error = a.error().map_or(Ok(JObject::null()), |e| exception(env, e))?;
+    let error = a
+        .error()
+        .map_or(Ok(JObject::null()), |e| exception(env, e))?;
     let args = [
         int(a.kind().as_u32() as i32),
         obj(&frames),
@@ -125,11 +132,15 @@ natives! {
 
     fn clientConfigBuilderNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
         let m = string(env, &mechanism, "mechanism")?;
-        Ok(into_handle(ClientConfig::builder(registry(registry_h).clone(), &m)))
+        Ok(into_handle(ClientConfig::builder(
+            registry(registry_h).clone(),
+            &m,
+        )))
     }
 
-    fn clientConfigBuilderFree(_env, b: jlong) -> () { free::<ClientConfigBuilder>(b) }
-
+    fn clientConfigBuilderFree(_env, b: jlong) -> () {
+        free::<ClientConfigBuilder>(b)
+    }
 }
 
 setters! { ClientConfigBuilder:
@@ -148,12 +159,15 @@ setters! { ClientConfigBuilder:
 }
 
 natives! {
-
     fn clientConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ClientCfg>(get_mut::<ClientConfigBuilder>(b).build()?))
+        Ok(into_handle::<ClientCfg>(
+            get_mut::<ClientConfigBuilder>(b).build()?,
+        ))
     }
 
-    fn clientConfigFree(_env, h: jlong) -> () { free::<ClientCfg>(h) }
+    fn clientConfigFree(_env, h: jlong) -> () {
+        free::<ClientCfg>(h)
+    }
 
     fn clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
         metrics(env, get::<ClientCfg>(h).metrics(), now)
@@ -163,12 +177,19 @@ natives! {
 
     fn clientConnNew(_env, config: jlong) -> i64 {
         let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
-        Ok(into_handle(ClientConn { conn, failure: None }))
+        Ok(into_handle(ClientConn {
+            conn,
+            failure: None,
+        }))
     }
 
-    fn clientConnFree(_env, h: jlong) -> () { free::<ClientConn>(h) }
+    fn clientConnFree(_env, h: jlong) -> () {
+        free::<ClientConn>(h)
+    }
 
-    fn clientConnStart(_env, h: jlong, now: jlong) -> () { Ok(client(h).conn.start(now)?) }
+    fn clientConnStart(_env, h: jlong, now: jlong) -> () {
+        Ok(client(h).conn.start(now)?)
+    }
 
     fn clientConnTransmit(env, h: jlong) -> JObject<'l> {
         let out = client(h).conn.poll_transmit().unwrap_or_default();
@@ -191,7 +212,8 @@ natives! {
 
     fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
         let failure = client(h).failure.take();
-        let (e, retry, cause) = failure.ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
+        let (e, retry, cause) = failure
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
         if let Some(cause) = cause {
             restore_host_cause(cause);
         }
@@ -204,7 +226,13 @@ natives! {
         hostmech::stage(env, c.conn.pending_work())
     }
 
-    fn clientConnResume(_env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong) -> i32 {
+    fn clientConnResume(
+        _env,
+        h: jlong,
+        message: JByteArray<'l>,
+        error: JObject<'l>,
+        now: jlong,
+    ) -> i32 {
         let mut c = client(h);
         let work = c.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
@@ -217,7 +245,9 @@ natives! {
         exception(env, &e)
     }
 
-    fn clientConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(client(h).conn.next_deadline())) }
+    fn clientConnNextDeadline(_env, h: jlong) -> i64 {
+        Ok(raw(client(h).conn.next_deadline()))
+    }
 
     fn clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
         Ok(client(h).conn.handle_timeout(now)?)
@@ -240,18 +270,25 @@ natives! {
         client_session(env, c.conn.session())
     }
 
-    fn clientConnReauthenticating(_env, h: jlong) -> bool { Ok(client(h).conn.is_reauthenticating()) }
+    fn clientConnReauthenticating(_env, h: jlong) -> bool {
+        Ok(client(h).conn.is_reauthenticating())
+    }
 
-    fn clientConnReady(_env, h: jlong) -> bool { Ok(client(h).conn.is_ready()) }
+    fn clientConnReady(_env, h: jlong) -> bool {
+        Ok(client(h).conn.is_ready())
+    }
 
     // --- server configuration
 
     fn serverConfigBuilderNew(_env, registry_h: jlong) -> i64 {
-        Ok(into_handle(ServerConfig::builder(registry(registry_h).clone())))
+        Ok(into_handle(ServerConfig::builder(
+            registry(registry_h).clone(),
+        )))
     }
 
-    fn serverConfigBuilderFree(_env, b: jlong) -> () { free::<ServerConfigBuilder>(b) }
-
+    fn serverConfigBuilderFree(_env, b: jlong) -> () {
+        free::<ServerConfigBuilder>(b)
+    }
 }
 
 setters! { ServerConfigBuilder:
@@ -270,10 +307,14 @@ setters! { ServerConfigBuilder:
 
 natives! {
     fn serverConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ServerCfg>(get_mut::<ServerConfigBuilder>(b).build()?))
+        Ok(into_handle::<ServerCfg>(
+            get_mut::<ServerConfigBuilder>(b).build()?,
+        ))
     }
 
-    fn serverConfigFree(_env, h: jlong) -> () { free::<ServerCfg>(h) }
+    fn serverConfigFree(_env, h: jlong) -> () {
+        free::<ServerCfg>(h)
+    }
 
     fn serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
         metrics(env, get::<ServerCfg>(h).metrics(), now)
@@ -289,13 +330,23 @@ natives! {
 
     fn serverConnNew(_env, config: jlong) -> i64 {
         let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
-        Ok(into_handle(ServerConn { conn, held: None, held_cause: None }))
+        Ok(into_handle(ServerConn {
+            conn,
+            held: None,
+            held_cause: None,
+        }))
     }
 
-    fn serverConnFree(_env, h: jlong) -> () { free::<ServerConn>(h) }
+    fn serverConnFree(_env, h: jlong) -> () {
+        free::<ServerConn>(h)
+    }
 
     fn serverConnHandleFrame(
-        env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
+        env,
+        h: jlong,
+        frame: JByteArray<'l>,
+        now: jlong,
+        hold: jboolean,
     ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let mut s = server(h);
@@ -304,18 +355,33 @@ natives! {
     }
 
     fn serverConnProvide(
-        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
-        now: jlong, hold: jboolean,
+        env,
+        h: jlong,
+        kind: jint,
+        value: JString<'l>,
+        expiry: jlong,
+        owner: JString<'l>,
+        now: jlong,
+        hold: jboolean,
     ) -> JObject<'l> {
         let mut s = server(h);
-        let request = s.conn.pending_request().cloned().ok_or_else(nothing_requested)?;
+        let request = s
+            .conn
+            .pending_request()
+            .cloned()
+            .ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let a = s.conn.provide_credential(a, now);
         deliver(env, s, a, hold)
     }
 
     fn serverConnResume(
-        env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
+        env,
+        h: jlong,
+        step: JObject<'l>,
+        error: JObject<'l>,
+        now: jlong,
+        hold: jboolean,
     ) -> JObject<'l> {
         let mut s = server(h);
         let work = s.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
@@ -338,13 +404,18 @@ natives! {
         if let Some(cause) = s.held_cause.take() {
             restore_host_cause(cause);
         }
-        let a = s.held.take().ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
+        let a = s
+            .held
+            .take()
+            .ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
         server_output(env, s, a)
     }
 
     fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
         let s = server(h);
-        s.conn.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
+        s.conn
+            .pending_request()
+            .map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
     fn serverConnPendingWork(env, h: jlong) -> JObject<'l> {
@@ -358,15 +429,22 @@ natives! {
 
     fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
-        ServerConnection::illegal_state_response(&frame).map_or(Ok(JObject::null()), |b| jbytes(env, &b))
+        ServerConnection::illegal_state_response(&frame)
+            .map_or(Ok(JObject::null()), |b| jbytes(env, &b))
     }
 
-    fn serverConnReady(_env, h: jlong) -> bool { Ok(server(h).conn.is_ready()) }
+    fn serverConnReady(_env, h: jlong) -> bool {
+        Ok(server(h).conn.is_ready())
+    }
 
-    fn serverConnNextDeadline(_env, h: jlong) -> i64 { Ok(raw(server(h).conn.next_deadline())) }
+    fn serverConnNextDeadline(_env, h: jlong) -> i64 {
+        Ok(raw(server(h).conn.next_deadline()))
+    }
 
     fn serverConnSession(env, h: jlong) -> JObject<'l> {
         let s = server(h);
-        s.conn.session().map_or(Ok(JObject::null()), |s| session(env, s))
+        s.conn
+            .session()
+            .map_or(Ok(JObject::null()), |s| session(env, s))
     }
 }

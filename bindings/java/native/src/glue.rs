@@ -39,9 +39,10 @@ macro_rules! natives {
             _class: jni::objects::JClass<'l>,
             $($arg: $t),*
         ) -> <$ret as $crate::glue::IntoJni>::Raw {
-            $crate::glue::entry(&mut env, |$env: &mut jni::JNIEnv<'l>| -> $crate::glue::JResult<$ret> {
-                $body
-            })
+            $crate::glue::entry(
+                &mut env,
+                |$env: &mut jni::JNIEnv<'l>| -> $crate::glue::JResult<$ret> { $body },
+            )
         }
     )*};
 }
@@ -101,16 +102,25 @@ macro_rules! upcalls {
 
 upcalls! {
     Error = "org/ksasl/Errors.create" "(IZ[BLjava/lang/Throwable;)Ljava/lang/Throwable;";
-    ReauthFailed = "org/ksasl/ClientEvent.reauthFailed" "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
-    ServerOutput = "org/ksasl/ServerOutput.of" "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
-    CallLookup = "org/ksasl/Native.callLookup" "(Lorg/ksasl/CredentialLookup;[BJ)Ljava/lang/Object;";
-    CallValidate = "org/ksasl/Native.callValidate" "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
+    ReauthFailed = "org/ksasl/ClientEvent.reauthFailed"
+        "(Ljava/lang/Throwable;J)Lorg/ksasl/ClientEvent;";
+    ServerOutput = "org/ksasl/ServerOutput.of"
+        "(I[BJLjava/lang/Throwable;)Lorg/ksasl/ServerOutput;";
+    CallLookup = "org/ksasl/Native.callLookup"
+        "(Lorg/ksasl/CredentialLookup;[BJ)Ljava/lang/Object;";
+    CallValidate = "org/ksasl/Native.callValidate"
+        "(Lorg/ksasl/TokenValidator;Ljava/lang/String;JJ)Ljava/lang/Object;";
     HostCreate = "org/ksasl/Native.hostCreate" "(Ljava/util/function/Supplier;J)Ljava/lang/Object;";
-    HostClient = "org/ksasl/Native.hostClientCall" "(Lorg/ksasl/HostClientMechanism;[BJJ)Ljava/lang/Object;";
-    HostAsyncClient = "org/ksasl/Native.hostAsyncClientCall" "(Lorg/ksasl/AsyncHostClientMechanism;[BJJ)Ljava/lang/Object;";
-    HostServer = "org/ksasl/Native.hostServerCall" "(Lorg/ksasl/HostServerMechanism;[BJJ)Ljava/lang/Object;";
-    HostClientAnswer = "org/ksasl/Native.hostAsyncClientAnswer" "(Lorg/ksasl/AsyncHostClientMechanism;[BJ)Ljava/lang/Object;";
-    HostServerAnswer = "org/ksasl/Native.hostServerAnswer" "(Lorg/ksasl/HostServerStep;J)Ljava/lang/Object;";
+    HostClient = "org/ksasl/Native.hostClientCall"
+        "(Lorg/ksasl/HostClientMechanism;[BJJ)Ljava/lang/Object;";
+    HostAsyncClient = "org/ksasl/Native.hostAsyncClientCall"
+        "(Lorg/ksasl/AsyncHostClientMechanism;[BJJ)Ljava/lang/Object;";
+    HostServer = "org/ksasl/Native.hostServerCall"
+        "(Lorg/ksasl/HostServerMechanism;[BJJ)Ljava/lang/Object;";
+    HostClientAnswer = "org/ksasl/Native.hostAsyncClientAnswer"
+        "(Lorg/ksasl/AsyncHostClientMechanism;[BJ)Ljava/lang/Object;";
+    HostServerAnswer = "org/ksasl/Native.hostServerAnswer"
+        "(Lorg/ksasl/HostServerStep;J)Ljava/lang/Object;";
     HostFail = "org/ksasl/Native.hostFail" "(Ljava/lang/Throwable;J)Ljava/lang/Object;";
 }
 
@@ -141,7 +151,9 @@ pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) 
 
 /// Calls a Java method of [`Up`] with `args` (as [`JValue::as_jni`] gives them).
 pub(crate) fn up<'l>(env: &mut JNIEnv<'l>, which: Up, args: &[jvalue]) -> JResult<JObject<'l>> {
-    let methods = METHODS.get().ok_or_else(|| internal("JNI_OnLoad did not run"))?;
+    let methods = METHODS
+        .get()
+        .ok_or_else(|| internal("JNI_OnLoad did not run"))?;
     let (class, id) = &methods[which as usize];
     // SAFETY: the method id belongs to the class, and every call site passes the arguments
     // its signature (in the table above) names.
@@ -229,7 +241,11 @@ pub(crate) struct Buf(Vec<u8>);
 
 impl Buf {
     fn take() -> Buf {
-        Buf(STATE.try_with(|s| s.spare.borrow_mut().pop()).ok().flatten().unwrap_or_default())
+        Buf(STATE
+            .try_with(|s| s.spare.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default())
     }
 }
 
@@ -336,15 +352,29 @@ fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
 /// record of its name, kind, message, client text and details, and the host's exception
 /// behind it as its cause.
 pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<'l>> {
-    let r = Rec::default().str(e.code().name()).str(e.kind().name()).str(e.message());
+    let r = Rec::default()
+        .str(e.code().name())
+        .str(e.kind().name())
+        .str(e.message());
     let r = r.bytes(e.client_text().map(str::as_bytes));
-    let fields = r.strs(e.details().iter().flat_map(|(k, v)| [k, v])).done(env)?;
+    let fields = r
+        .strs(e.details().iter().flat_map(|(k, v)| [k, v]))
+        .done(env)?;
     let cause = match take_host_cause(e) {
         Some(g) => env.new_local_ref(g.as_obj())?,
         None => JObject::null(),
     };
     let code = int(e.code().as_u32() as i32);
-    up(env, Up::Error, &[code, boolean(e.code().is_state_misuse()), obj(&fields), obj(&cause)])
+    up(
+        env,
+        Up::Error,
+        &[
+            code,
+            boolean(e.code().is_state_misuse()),
+            obj(&fields),
+            obj(&cause),
+        ],
+    )
 }
 
 /// Runs host code (a lookup, a validator, a host mechanism) on the current thread, attaching
@@ -355,16 +385,24 @@ pub(crate) fn call_host<T>(
     keep: bool,
     f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
 ) -> Result<T, Error> {
-    let vm = VM.get().ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    let vm = VM
+        .get()
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
     let mut env = match vm.get_env() {
         Ok(env) => env,
         Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
-            Error::new(ErrorCode::Internal, format!("cannot attach the thread: {e}"))
+            Error::new(
+                ErrorCode::Internal,
+                format!("cannot attach the thread: {e}"),
+            )
         })?,
     };
     let r = env.with_local_frame(16, |env| f(env));
     let threw = || {
-        Error::new(ErrorCode::CredentialLookupFailed, format!("the Java {what} threw an exception"))
+        Error::new(
+            ErrorCode::CredentialLookupFailed,
+            format!("the Java {what} threw an exception"),
+        )
     };
     if env.exception_check().unwrap_or(false) {
         if let Ok(ex) = env.exception_occurred() {
@@ -385,7 +423,10 @@ pub(crate) fn call_host<T>(
 // --- conversions and records -----------------------------------------------------------------
 
 pub(crate) fn null_argument(what: &str) -> Fail {
-    Fail::Core(Error::new(ErrorCode::NullArgument, format!("{what} must not be null")))
+    Fail::Core(Error::new(
+        ErrorCode::NullArgument,
+        format!("{what} must not be null"),
+    ))
 }
 
 pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResult<String> {
@@ -529,15 +570,18 @@ impl Rec {
     /// One string made of `parts` (a principal's `TYPE:NAME`, without formatting it first).
     pub(crate) fn joined(self, parts: &[&str]) -> Self {
         let mut r = self.i32(parts.iter().map(|p| p.len()).sum::<usize>() as i32);
-        parts.iter().for_each(|p| r.0 .0.extend_from_slice(p.as_bytes()));
+        parts
+            .iter()
+            .for_each(|p| r.0 .0.extend_from_slice(p.as_bytes()));
         r
     }
 
     /// A count, then the strings.
     pub(crate) fn strs<S: AsRef<str>>(self, items: impl IntoIterator<Item = S>) -> Self {
         let at = self.0 .0.len();
-        let (mut r, n) =
-            items.into_iter().fold((self.i32(0), 0), |(r, n), s| (r.str(s.as_ref()), n + 1));
+        let (mut r, n) = items
+            .into_iter()
+            .fold((self.i32(0), 0), |(r, n), s| (r.str(s.as_ref()), n + 1));
         r.0 .0[at..at + 4].copy_from_slice(&i32::to_le_bytes(n));
         r
     }
@@ -579,21 +623,34 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
 }
 
 natives! {
-    fn version(env) -> JObject<'l> { jstr(env, ksasl::VERSION) }
+    fn version(env) -> JObject<'l> {
+        jstr(env, ksasl::VERSION)
+    }
 
     fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {
             Error::new(ErrorCode::InvalidArgument, format!("no wire enum {name}"))
         })?;
-        table.iter().fold(Rec::default().i32(table.len() as i32), |r, (n, s)| r.i32(*n as i32).str(s)).done(env)
+        table
+            .iter()
+            .fold(Rec::default().i32(table.len() as i32), |r, (n, s)| {
+                r.i32(*n as i32).str(s)
+            })
+            .done(env)
     }
 
     fn errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
         let message = string(env, &message, "message")?;
-        let code = u32::try_from(code).ok().and_then(ErrorCode::from_u32).ok_or_else(|| {
-            Error::new(ErrorCode::InvalidArgument, format!("{code} is not a ksasl error code"))
-        })?;
+        let code = u32::try_from(code)
+            .ok()
+            .and_then(ErrorCode::from_u32)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{code} is not a ksasl error code"),
+                )
+            })?;
         exception(env, &Error::new(code, message))
     }
 }

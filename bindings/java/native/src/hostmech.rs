@@ -51,7 +51,10 @@ fn call(
         up(env, which, &a).map(drop)
     });
     if let Err(e) = r {
-        out.set_error(None, &format!("the binding could not call it: {}", e.message()));
+        out.set_error(
+            None,
+            &format!("the binding could not call it: {}", e.message()),
+        );
     }
 }
 
@@ -63,8 +66,18 @@ struct JavaClient {
 
 impl HostClientCalls for JavaClient {
     fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        let helper = if self.asynchronous { Up::HostAsyncClient } else { Up::HostClient };
-        call(out, helper, &[self.mechanism.as_obj()], Some(challenge), Some(now_ms));
+        let helper = if self.asynchronous {
+            Up::HostAsyncClient
+        } else {
+            Up::HostClient
+        };
+        call(
+            out,
+            helper,
+            &[self.mechanism.as_obj()],
+            Some(challenge),
+            Some(now_ms),
+        );
         0
     }
 }
@@ -76,7 +89,13 @@ struct JavaServer {
 
 impl HostServerCalls for JavaServer {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        call(out, Up::HostServer, &[self.mechanism.as_obj()], Some(Some(response)), Some(now_ms));
+        call(
+            out,
+            Up::HostServer,
+            &[self.mechanism.as_obj()],
+            Some(Some(response)),
+            Some(now_ms),
+        );
         0
     }
 }
@@ -115,7 +134,10 @@ pub(crate) fn register_client(
     let n = name.to_string();
     r.register_host_client(name, move || {
         let mechanism = create(&n, &f, false)?;
-        Ok(Box::new(JavaClient { mechanism, asynchronous }) as Box<dyn HostClientCalls>)
+        Ok(Box::new(JavaClient {
+            mechanism,
+            asynchronous,
+        }) as Box<dyn HostClientCalls>)
     })?;
     Ok(())
 }
@@ -152,10 +174,18 @@ pub(crate) fn resume_client(
     error: &JObject<'_>,
 ) -> Result<Result<ClientStep>> {
     let mut out = HostOutput::new(false);
-    let mechanism = work.downcast_ref::<Stage>().and_then(|s| s.mechanism.as_ref());
+    let mechanism = work
+        .downcast_ref::<Stage>()
+        .and_then(|s| s.mechanism.as_ref());
     match (error.is_null(), mechanism) {
         (false, _) => call(&mut out, Up::HostFail, &[error], None, None),
-        (true, Some(m)) => call(&mut out, Up::HostClientAnswer, &[m.as_obj(), message], None, None),
+        (true, Some(m)) => call(
+            &mut out,
+            Up::HostClientAnswer,
+            &[m.as_obj(), message],
+            None,
+            None,
+        ),
         (true, None) => {
             drop(out.refuse(ErrorCode::HostMechanismFailed, "left no client mechanism"))
         }
@@ -194,7 +224,10 @@ natives! {
         Ok(())
     }
 
-    fn hostSetDone(_env, out: jlong) -> () { let _ = output(out).set_done(); Ok(()) }
+    fn hostSetDone(_env, out: jlong) -> () {
+        let _ = output(out).set_done();
+        Ok(())
+    }
 
     fn hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> () {
         let id = string(env, &id, "authorizationId")?;
@@ -204,7 +237,9 @@ natives! {
 
     fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
-        let mechanism = (!mechanism.is_null()).then(|| env.new_global_ref(mechanism)).transpose()?;
+        let mechanism = (!mechanism.is_null())
+            .then(|| env.new_global_ref(mechanism))
+            .transpose()?;
         let _ = output(out).set_pending(Stage { stage, mechanism });
         Ok(())
     }

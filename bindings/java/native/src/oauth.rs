@@ -30,16 +30,22 @@ fn java_validator(
     validator: &JObject<'_>,
 ) -> JResult<Arc<dyn TokenValidator>> {
     let v = env.new_global_ref(validator)?;
-    Ok(Arc::new(HostTokenValidator(move |token: &str, now_ms: i64| {
-        let mut accepted: Option<(String, i64)> = None;
-        let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
-        call_host("token validator", true, |env| {
-            let t = jstr(env, token)?;
-            up(env, Up::CallValidate, &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)])?;
-            Ok(())
-        })?;
-        Ok(accepted)
-    })))
+    Ok(Arc::new(HostTokenValidator(
+        move |token: &str, now_ms: i64| {
+            let mut accepted: Option<(String, i64)> = None;
+            let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
+            call_host("token validator", true, |env| {
+                let t = jstr(env, token)?;
+                up(
+                    env,
+                    Up::CallValidate,
+                    &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)],
+                )?;
+                Ok(())
+            })?;
+            Ok(accepted)
+        },
+    )))
 }
 
 /// An `OAuthBearerToken` record: value, expiry, principal, extensions (names and values),
@@ -50,7 +56,10 @@ fn token<'l>(
     ext: &[(&String, &String)],
     generation: u64,
 ) -> JResult<JObject<'l>> {
-    let r = Rec::default().str(t.value()).i64(t.expiry_ms()).str(t.principal());
+    let r = Rec::default()
+        .str(t.value())
+        .i64(t.expiry_ms())
+        .str(t.principal());
     let r = r.strs(ext.iter().flat_map(|(k, v)| [*k, *v]));
     r.i64(generation as i64).done(env)
 }
@@ -59,7 +68,11 @@ natives! {
     // --- OAUTHBEARER servers and clients of a registry
 
     fn registryAddOAuthUnsecured(
-        env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
+        env,
+        h: jlong,
+        scope: JObjectArray<'l>,
+        skew: jlong,
+        skew_set: jboolean,
     ) -> () {
         let mut c = UnsecuredValidatorConfig::default();
         if let Some(scope) = opt_strings(env, &scope)? {
@@ -100,10 +113,13 @@ natives! {
 
     // --- JwksValidator and its configuration
 
-    fn jwtConfigNew(_env) -> i64 { Ok(into_handle(JwtValidatorConfig::default())) }
+    fn jwtConfigNew(_env) -> i64 {
+        Ok(into_handle(JwtValidatorConfig::default()))
+    }
 
-    fn jwtConfigFree(_env, c: jlong) -> () { free::<JwtValidatorConfig>(c) }
-
+    fn jwtConfigFree(_env, c: jlong) -> () {
+        free::<JwtValidatorConfig>(c)
+    }
 }
 
 setters! { JwtValidatorConfig:
@@ -129,31 +145,46 @@ setters! { JwtValidatorConfig:
 
 natives! {
     fn jwksNew(_env, c: jlong) -> i64 {
-        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(get_mut::<JwtValidatorConfig>(c).clone())?)))
+        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(
+            get_mut::<JwtValidatorConfig>(c).clone(),
+        )?)))
     }
 
-    fn jwksFree(_env, h: jlong) -> () { free::<Jwks>(h) }
+    fn jwksFree(_env, h: jlong) -> () {
+        free::<Jwks>(h)
+    }
 
     fn jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
         let json = string(env, &json, "jwksJson")?;
         Ok(get::<Jwks>(h).set_jwks(&json, now)? as i32)
     }
 
-    fn jwksNextRefresh(_env, h: jlong) -> i64 { Ok(get::<Jwks>(h).next_refresh_ms()) }
+    fn jwksNextRefresh(_env, h: jlong) -> i64 {
+        Ok(get::<Jwks>(h).next_refresh_ms())
+    }
 
     fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
             .validate(&token, now)
             .map_err(|r| r.into_error())?;
-        Rec::default().str(&v.principal).i64(v.expiry_ms).strs(&v.scope).done(env)
+        Rec::default()
+            .str(&v.principal)
+            .i64(v.expiry_ms)
+            .strs(&v.scope)
+            .done(env)
     }
 
     fn unsecuredToken(
-        env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
+        env,
+        principal: JString<'l>,
+        lifetime_seconds: jlong,
+        scope: JObjectArray<'l>,
+        now: jlong,
     ) -> JObject<'l> {
         let principal = string(env, &principal, "principal")?;
-        let mut b = UnsecuredTokenBuilder::for_principal(&principal).lifetime_seconds(lifetime_seconds);
+        let mut b =
+            UnsecuredTokenBuilder::for_principal(&principal).lifetime_seconds(lifetime_seconds);
         if let Some(s) = opt_strings(env, &scope)? {
             b = b.list_claim("scope", &s.iter().map(String::as_str).collect::<Vec<_>>())?;
         }
@@ -163,10 +194,13 @@ natives! {
 
     // --- Refresher and its configuration
 
-    fn refreshConfigNew(_env) -> i64 { Ok(into_handle(RefreshConfig::builder())) }
+    fn refreshConfigNew(_env) -> i64 {
+        Ok(into_handle(RefreshConfig::builder()))
+    }
 
-    fn refreshConfigFree(_env, c: jlong) -> () { free::<RefreshConfigBuilder>(c) }
-
+    fn refreshConfigFree(_env, c: jlong) -> () {
+        free::<RefreshConfigBuilder>(c)
+    }
 }
 
 setters! { RefreshConfigBuilder:
@@ -174,7 +208,8 @@ setters! { RefreshConfigBuilder:
     refreshConfigSetWindowJitter(_env, v: jdouble) |b| b.window_jitter(v);
     refreshConfigSetMinPeriodSeconds(_env, v: jlong) |b| b.min_period_seconds(v);
     refreshConfigSetBufferSeconds(_env, v: jlong) |b| b.buffer_seconds(v);
-    refreshConfigSetReloginAllowedBeforeLogout(_env, v: jboolean) |b| b.relogin_allowed_before_logout(v != 0);
+    refreshConfigSetReloginAllowedBeforeLogout(_env, v: jboolean)
+        |b| b.relogin_allowed_before_logout(v != 0);
     refreshConfigSetRetryBackoffMs(_env, v: jlong) |b| b.retry_backoff_ms(v);
     refreshConfigSetRetryBackoffMaxMs(_env, v: jlong) |b| b.retry_backoff_max_ms(v);
 }
@@ -182,21 +217,36 @@ setters! { RefreshConfigBuilder:
 natives! {
     fn refresherNew(_env, c: jlong) -> i64 {
         let config = get_mut::<RefreshConfigBuilder>(c).build()?;
-        Ok(into_handle::<Refr>(Arc::new(Refresher::new(config, SharedRandom::default()))))
+        Ok(into_handle::<Refr>(Arc::new(Refresher::new(
+            config,
+            SharedRandom::default(),
+        ))))
     }
 
-    fn refresherFree(_env, h: jlong) -> () { free::<Refr>(h) }
+    fn refresherFree(_env, h: jlong) -> () {
+        free::<Refr>(h)
+    }
 
-    fn refresherPoll(_env, h: jlong, now: jlong) -> bool { Ok(get::<Refr>(h).poll(now)) }
+    fn refresherPoll(_env, h: jlong, now: jlong) -> bool {
+        Ok(get::<Refr>(h).poll(now))
+    }
 
     fn refresherSetToken(
-        env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
-        extensions: JObjectArray<'l>, now: jlong,
+        env,
+        h: jlong,
+        token: JString<'l>,
+        expiry: jlong,
+        principal: JString<'l>,
+        extensions: JObjectArray<'l>,
+        now: jlong,
     ) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
         let ext = strings(env, &extensions)?;
-        let ext: Vec<(&str, &str)> = ext.chunks_exact(2).map(|c| (c[0].as_str(), c[1].as_str())).collect();
+        let ext: Vec<(&str, &str)> = ext
+            .chunks_exact(2)
+            .map(|c| (c[0].as_str(), c[1].as_str()))
+            .collect();
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
 
@@ -205,9 +255,13 @@ natives! {
         Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
     }
 
-    fn refresherNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Refr>(h).next_deadline())) }
+    fn refresherNextDeadline(_env, h: jlong) -> i64 {
+        Ok(raw(get::<Refr>(h).next_deadline()))
+    }
 
-    fn refresherGeneration(_env, h: jlong) -> i64 { Ok(get::<Refr>(h).generation() as i64) }
+    fn refresherGeneration(_env, h: jlong) -> i64 {
+        Ok(get::<Refr>(h).generation() as i64)
+    }
 
     fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
@@ -225,23 +279,43 @@ natives! {
         Ok(into_handle(Tracker::new(r, c)?))
     }
 
-    fn trackerFree(_env, h: jlong) -> () { free::<Tracker>(h) }
+    fn trackerFree(_env, h: jlong) -> () {
+        free::<Tracker>(h)
+    }
 
     fn trackerAuthenticated(
-        _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
+        _env,
+        h: jlong,
+        id: jlong,
+        generation: jlong,
+        lifetime: jlong,
+        reauth_at: jlong,
         expiry: jlong,
     ) -> () {
         let (Ok(id), Ok(generation)) = (u64::try_from(id), u64::try_from(generation)) else {
-            let e = Error::new(ErrorCode::InvalidArgument, "connection ids and generations are not negative");
+            let e = Error::new(
+                ErrorCode::InvalidArgument,
+                "connection ids and generations are not negative",
+            );
             return Err(e.into());
         };
-        let s = ClientSession { lifetime_ms: lifetime, reauth_at_ms: opt(reauth_at), expiry_ms: opt(expiry), latency_ms: 0 };
+        let s = ClientSession {
+            lifetime_ms: lifetime,
+            reauth_at_ms: opt(reauth_at),
+            expiry_ms: opt(expiry),
+            latency_ms: 0,
+        };
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
     }
 
-    fn trackerForget(_env, h: jlong, id: jlong) -> () { get::<Tracker>(h).forget(id as u64); Ok(()) }
+    fn trackerForget(_env, h: jlong, id: jlong) -> () {
+        get::<Tracker>(h).forget(id as u64);
+        Ok(())
+    }
 
-    fn trackerNextDeadline(_env, h: jlong) -> i64 { Ok(raw(get::<Tracker>(h).next_deadline())) }
+    fn trackerNextDeadline(_env, h: jlong) -> i64 {
+        Ok(raw(get::<Tracker>(h).next_deadline()))
+    }
 
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);

@@ -31,7 +31,9 @@ pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
 }
 
 pub(crate) fn registry_mut<'a>(h: jlong) -> RwLockWriteGuard<'a, MechanismRegistry> {
-    get::<Registry>(h).write().unwrap_or_else(|p| p.into_inner())
+    get::<Registry>(h)
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// A host's answer to `request` in the Java form (kind number, value, expiry or NONE, owner).
@@ -46,7 +48,13 @@ pub(crate) fn answer(
     let kind = CredentialAnswerKind::try_from_u32(kind as u32)?;
     let value = opt_string(env, value)?;
     let owner = opt_string(env, owner)?;
-    Ok(CredentialAnswer::decode(request, kind, value.as_deref(), opt(expiry), owner.as_deref())?)
+    Ok(CredentialAnswer::decode(
+        request,
+        kind,
+        value.as_deref(),
+        opt(expiry),
+        owner.as_deref(),
+    )?)
 }
 
 /// A `CredentialRequest` record: mechanism, username, token flag.
@@ -65,18 +73,27 @@ struct LookupSlot<'a> {
 fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn CredentialLookup>> {
     let lookup = env.new_global_ref(lookup)?;
     Ok(Arc::new(HostLookup(move |request: &CredentialRequest| {
-        let mut slot = LookupSlot { request, answer: None };
+        let mut slot = LookupSlot {
+            request,
+            answer: None,
+        };
         let ptr = &mut slot as *mut LookupSlot as jlong;
         call_host("credential lookup", true, |env| {
             let r = self::request(env, request)?;
-            up(env, Up::CallLookup, &[obj(lookup.as_obj()), obj(&r), long(ptr)]).map(drop)
+            up(
+                env,
+                Up::CallLookup,
+                &[obj(lookup.as_obj()), obj(&r), long(ptr)],
+            )
+            .map(drop)
         })?;
         match slot.answer {
             Some(Ok(l)) => Ok(l),
             Some(Err(Fail::Core(e))) => Err(e),
-            _ => {
-                Err(Error::new(ErrorCode::CredentialLookupFailed, "the Java lookup gave no answer"))
-            }
+            _ => Err(Error::new(
+                ErrorCode::CredentialLookupFailed,
+                "the Java lookup gave no answer",
+            )),
         }
     })))
 }
@@ -85,14 +102,21 @@ fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn Cr
 /// extensions (alternating names and values).
 fn outcome_fields(r: Rec, o: &AuthOutcome) -> Rec {
     let p = &o.principal;
-    let r = r.joined(&[&p.principal_type, ":", &p.name]).str(&p.name).str(&o.mechanism);
-    let r = r.i64(raw(o.credential_expiry_ms)).u8(o.principal.token_authenticated.into());
+    let r = r
+        .joined(&[&p.principal_type, ":", &p.name])
+        .str(&p.name)
+        .str(&o.mechanism);
+    let r = r
+        .i64(raw(o.credential_expiry_ms))
+        .u8(o.principal.token_authenticated.into());
     r.strs(o.extensions.iter().flat_map(|(k, v)| [k, v]))
 }
 
 /// The fields of a `ServerSession`: the outcome's, the lifetime and the expiry.
 fn session_fields(r: Rec, s: &ServerSession) -> Rec {
-    outcome_fields(r, &s.outcome).i64(s.lifetime_ms).i64(raw(s.expiry_ms))
+    outcome_fields(r, &s.outcome)
+        .i64(s.lifetime_ms)
+        .i64(raw(s.expiry_ms))
 }
 
 /// A `ServerSession` record.
@@ -120,7 +144,10 @@ fn server_step<'l>(
 ) -> JResult<JObject<'l>> {
     let r = Rec::default().u8(step.kind().as_u32() as u8);
     let r = match step {
-        ServerStep::Challenge(m) | ServerStep::Done { message: Some(m), .. } => r.bytes(Some(&m)),
+        ServerStep::Challenge(m)
+        | ServerStep::Done {
+            message: Some(m), ..
+        } => r.bytes(Some(&m)),
         _ => r.bytes(None),
     };
     match ex.session() {
@@ -133,22 +160,39 @@ fn server_step<'l>(
 natives! {
     // --- CredentialStore
 
-    fn storeNew(_env) -> i64 { Ok(into_handle::<Store>(Arc::new(CredentialStore::new()))) }
+    fn storeNew(_env) -> i64 {
+        Ok(into_handle::<Store>(Arc::new(CredentialStore::new())))
+    }
 
-    fn storeFree(_env, h: jlong) -> () { free::<Store>(h) }
+    fn storeFree(_env, h: jlong) -> () {
+        free::<Store>(h)
+    }
 
     fn storeAddUser(
-        env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean,
+        env,
+        h: jlong,
+        user: JString<'l>,
+        password: JString<'l>,
+        iterations: jint,
+        set: jboolean,
     ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
         // A negative count becomes 0, which the core refuses as too low.
-        let iterations = if set != 0 { u32::try_from(iterations).unwrap_or(0) } else { MIN_ITERATIONS };
+        let iterations = if set != 0 {
+            u32::try_from(iterations).unwrap_or(0)
+        } else {
+            MIN_ITERATIONS
+        };
         Ok(get::<Store>(h).add_user(&user, &password, iterations, &OsRandom)?)
     }
 
     fn storeSetScram(
-        env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
+        env,
+        h: jlong,
+        user: JString<'l>,
+        mechanism: JString<'l>,
+        credential: JString<'l>,
     ) -> () {
         let user = string(env, &user, "username")?;
         let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
@@ -167,30 +211,50 @@ natives! {
     }
 
     fn storeSetToken(
-        env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
-        owner: JString<'l>, expiry: jlong,
+        env,
+        h: jlong,
+        id: JString<'l>,
+        mechanism: JString<'l>,
+        credential: JString<'l>,
+        owner: JString<'l>,
+        expiry: jlong,
     ) -> () {
         let id = string(env, &id, "tokenId")?;
         let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         let owner = string(env, &owner, "owner")?;
-        let c = ServerCredential::scram(c).with_token_owner(owner).with_expiry(opt(expiry));
+        let c = ServerCredential::scram(c)
+            .with_token_owner(owner)
+            .with_expiry(opt(expiry));
         Ok(get::<Store>(h).set_token(&id, m, c)?)
     }
 
     // --- MechanismRegistry
 
-    fn registryNew(_env) -> i64 { Ok(into_handle::<Registry>(RwLock::new(MechanismRegistry::new()))) }
+    fn registryNew(_env) -> i64 {
+        Ok(into_handle::<Registry>(RwLock::new(
+            MechanismRegistry::new(),
+        )))
+    }
 
-    fn registryFree(_env, h: jlong) -> () { free::<Registry>(h) }
+    fn registryFree(_env, h: jlong) -> () {
+        free::<Registry>(h)
+    }
 
-    fn registryAddPasswordServers(env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong) -> () {
+    fn registryAddPasswordServers(
+        env,
+        h: jlong,
+        store: jlong,
+        lookup: JObject<'l>,
+        tokens: jlong,
+    ) -> () {
         let users: Option<Arc<dyn CredentialLookup>> = match (store, lookup.is_null()) {
             (0, true) => None,
             (0, false) => Some(java_lookup(env, &lookup)?),
             (s, _) => Some(get::<Store>(s).clone()),
         };
-        let tokens = (tokens != 0).then(|| get::<crate::tokens::Authority>(tokens).clone() as Arc<dyn CredentialLookup>);
+        let tokens = (tokens != 0)
+            .then(|| get::<crate::tokens::Authority>(tokens).clone() as Arc<dyn CredentialLookup>);
         let mut r = registry_mut(h);
         r.merge(MechanismRegistry::password_servers(None));
         r.set_credential_lookup(users);
@@ -199,7 +263,12 @@ natives! {
     }
 
     fn lookupAnswer(
-        env, slot: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        env,
+        slot: jlong,
+        kind: jint,
+        value: JString<'l>,
+        expiry: jlong,
+        owner: JString<'l>,
     ) -> () {
         // SAFETY: `slot` is the `LookupSlot` of the `java_lookup` call running on this thread.
         let slot = unsafe { &mut *(slot as *mut LookupSlot) };
@@ -208,7 +277,11 @@ natives! {
     }
 
     fn registryAddPasswordClients(
-        env, h: jlong, user: JString<'l>, password: JString<'l>, token: jboolean,
+        env,
+        h: jlong,
+        user: JString<'l>,
+        password: JString<'l>,
+        token: jboolean,
     ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
@@ -221,10 +294,20 @@ natives! {
     }
 
     fn registryAddHostClient(
-        env, h: jlong, name: JString<'l>, factory: JObject<'l>, asynchronous: jboolean,
+        env,
+        h: jlong,
+        name: JString<'l>,
+        factory: JObject<'l>,
+        asynchronous: jboolean,
     ) -> () {
         let name = string(env, &name, "name")?;
-        hostmech::register_client(env, &mut registry_mut(h), &name, &factory, asynchronous != 0)
+        hostmech::register_client(
+            env,
+            &mut registry_mut(h),
+            &name,
+            &factory,
+            asynchronous != 0,
+        )
     }
 
     fn registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> () {
@@ -233,11 +316,15 @@ natives! {
     }
 
     fn registryClientMechanisms(env, h: jlong) -> JObject<'l> {
-        Rec::default().strs(registry(h).client_mechanisms()).done(env)
+        Rec::default()
+            .strs(registry(h).client_mechanisms())
+            .done(env)
     }
 
     fn registryServerMechanisms(env, h: jlong) -> JObject<'l> {
-        Rec::default().strs(registry(h).server_mechanisms()).done(env)
+        Rec::default()
+            .strs(registry(h).server_mechanisms())
+            .done(env)
     }
 
     // --- ClientExchange
@@ -247,14 +334,21 @@ natives! {
         Ok(into_handle(registry(registry_h).client(utf8(&m)?)?))
     }
 
-    fn clientExchangeFree(_env, h: jlong) -> () { free::<ClientExchange>(h) }
+    fn clientExchangeFree(_env, h: jlong) -> () {
+        free::<ClientExchange>(h)
+    }
 
     fn clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l> {
         let step = get_mut::<ClientExchange>(h).start(now)?;
         client_step(env, step)
     }
 
-    fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
+    fn clientExchangeStep(
+        env,
+        h: jlong,
+        challenge: JByteArray<'l>,
+        now: jlong,
+    ) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
         let step = get_mut::<ClientExchange>(h).step(&challenge, now)?;
         client_step(env, step)
@@ -265,7 +359,12 @@ natives! {
         hostmech::stage(env, ex.pending_work())
     }
 
-    fn clientExchangeResume(env, h: jlong, message: JByteArray<'l>, error: JObject<'l>) -> JObject<'l> {
+    fn clientExchangeResume(
+        env,
+        h: jlong,
+        message: JByteArray<'l>,
+        error: JObject<'l>,
+    ) -> JObject<'l> {
         let mut ex = get_mut::<ClientExchange>(h);
         let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let step = hostmech::resume_client(&work, &message, &error)?;
@@ -275,7 +374,9 @@ natives! {
 
     fn clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> () {
         let m = opt_string(env, &message)?;
-        Err(get_mut::<ClientExchange>(h).server_failed(m.as_deref()).into())
+        Err(get_mut::<ClientExchange>(h)
+            .server_failed(m.as_deref())
+            .into())
     }
 
     fn clientExchangeMechanism(env, h: jlong) -> JObject<'l> {
@@ -283,7 +384,9 @@ natives! {
         jstr(env, &m)
     }
 
-    fn clientExchangeComplete(_env, h: jlong) -> bool { Ok(get_mut::<ClientExchange>(h).is_complete()) }
+    fn clientExchangeComplete(_env, h: jlong) -> bool {
+        Ok(get_mut::<ClientExchange>(h).is_complete())
+    }
 
     // --- ServerExchange
 
@@ -292,7 +395,9 @@ natives! {
         Ok(into_handle(registry(registry_h).server(utf8(&m)?)?))
     }
 
-    fn serverExchangeFree(_env, h: jlong) -> () { free::<ServerExchange>(h) }
+    fn serverExchangeFree(_env, h: jlong) -> () {
+        free::<ServerExchange>(h)
+    }
 
     fn serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> () {
         get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
@@ -307,11 +412,19 @@ natives! {
     }
 
     fn serverExchangeProvide(
-        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        env,
+        h: jlong,
+        kind: jint,
+        value: JString<'l>,
+        expiry: jlong,
+        owner: JString<'l>,
         now: jlong,
     ) -> JObject<'l> {
         let mut ex = get_mut::<ServerExchange>(h);
-        let request = ex.pending_request().cloned().ok_or_else(nothing_requested)?;
+        let request = ex
+            .pending_request()
+            .cloned()
+            .ok_or_else(nothing_requested)?;
         let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
         let step = ex.provide_credential(a, now)?;
         server_step(env, ex, step)
@@ -319,7 +432,8 @@ natives! {
 
     fn serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
         let ex = get_mut::<ServerExchange>(h);
-        ex.pending_request().map_or(Ok(JObject::null()), |r| request(env, r))
+        ex.pending_request()
+            .map_or(Ok(JObject::null()), |r| request(env, r))
     }
 
     fn serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
@@ -327,7 +441,13 @@ natives! {
         hostmech::stage(env, ex.pending_work())
     }
 
-    fn serverExchangeResume(env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong) -> JObject<'l> {
+    fn serverExchangeResume(
+        env,
+        h: jlong,
+        step: JObject<'l>,
+        error: JObject<'l>,
+        now: jlong,
+    ) -> JObject<'l> {
         let mut ex = get_mut::<ServerExchange>(h);
         let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
         let r = hostmech::resume_server(&work, &step, &error)?;

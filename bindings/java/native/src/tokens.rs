@@ -43,9 +43,13 @@ fn wire_names(names: &[String]) -> Result<Vec<PrincipalName>, Error> {
 fn token_fields(r: Rec, t: &DelegationToken) -> Rec {
     let r = r.str(&t.info.token_id).bytes(Some(t.hmac()));
     let r = r.bytes(Some(t.hmac_base64().expose()));
-    let r = r.str(&t.info.owner.to_string()).str(&t.info.requester.to_string());
+    let r = r
+        .str(&t.info.owner.to_string())
+        .str(&t.info.requester.to_string());
     let r = r.strs(t.info.renewers.iter().map(|p| p.to_string()));
-    r.i64(t.info.issue_ms).i64(t.info.expiry_ms).i64(t.info.max_ms)
+    r.i64(t.info.issue_ms)
+        .i64(t.info.expiry_ms)
+        .i64(t.info.max_ms)
 }
 
 /// A `DelegationToken` record.
@@ -107,7 +111,15 @@ natives! {
     fn tokenAuthorityDefaults(env) -> JObject<'l> {
         let c = TokenConfig::new("");
         let a = env.new_long_array(3)?;
-        env.set_long_array_region(&a, 0, &[c.max_lifetime_ms, c.expiry_time_ms, c.expiry_check_interval_ms])?;
+        env.set_long_array_region(
+            &a,
+            0,
+            &[
+                c.max_lifetime_ms,
+                c.expiry_time_ms,
+                c.expiry_check_interval_ms,
+            ],
+        )?;
         Ok(a.into())
     }
 
@@ -116,17 +128,28 @@ natives! {
         if !settings.is_null() {
             let mut s = [0i64; 3];
             env.get_long_array_region(&settings, 0, &mut s)?;
-            [c.max_lifetime_ms, c.expiry_time_ms, c.expiry_check_interval_ms] = s;
+            [
+                c.max_lifetime_ms,
+                c.expiry_time_ms,
+                c.expiry_check_interval_ms,
+            ] = s;
         }
         let a = TokenAuthority::new(c, SharedRandom::default())?;
         Ok(into_handle::<Authority>(Arc::new(a)))
     }
 
-    fn tokenAuthorityFree(_env, h: jlong) -> () { free::<Authority>(h) }
+    fn tokenAuthorityFree(_env, h: jlong) -> () {
+        free::<Authority>(h)
+    }
 
     fn tokenAuthorityCreate(
-        env, h: jlong, owner: JString<'l>, requester: JString<'l>, renewers: JObjectArray<'l>,
-        max_lifetime_ms: jlong, now: jlong,
+        env,
+        h: jlong,
+        owner: JString<'l>,
+        requester: JString<'l>,
+        renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong,
+        now: jlong,
     ) -> JObject<'l> {
         let owner = principal_from_str(&string(env, &owner, "owner")?)?;
         let requester = match opt_string(env, &requester)? {
@@ -139,7 +162,12 @@ natives! {
     }
 
     fn tokenAuthorityRenew(
-        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
+        env,
+        h: jlong,
+        hmac: JByteArray<'l>,
+        caller: JString<'l>,
+        period_ms: jlong,
+        now: jlong,
     ) -> i64 {
         let hmac = bytes(env, &hmac, "hmac")?;
         let caller = principal_from_str(&string(env, &caller, "caller")?)?;
@@ -147,7 +175,12 @@ natives! {
     }
 
     fn tokenAuthorityExpire(
-        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
+        env,
+        h: jlong,
+        hmac: JByteArray<'l>,
+        caller: JString<'l>,
+        period_ms: jlong,
+        now: jlong,
     ) -> i64 {
         let hmac = bytes(env, &hmac, "hmac")?;
         let caller = principal_from_str(&string(env, &caller, "caller")?)?;
@@ -155,7 +188,9 @@ natives! {
     }
 
     fn tokenAuthorityDescribe(env, h: jlong, owners: JObjectArray<'l>) -> JObject<'l> {
-        let owners = opt_strings(env, &owners)?.map(|o| principals(&o)).transpose()?;
+        let owners = opt_strings(env, &owners)?
+            .map(|o| principals(&o))
+            .transpose()?;
         let tokens = authority(h).describe(owners.as_deref())?;
         token_array(env, &tokens)
     }
@@ -164,7 +199,9 @@ natives! {
         Rec::default().strs(authority(h).sweep(now)?).done(env)
     }
 
-    fn tokenAuthorityNextSweep(_env, h: jlong) -> i64 { Ok(authority(h).next_sweep_ms()) }
+    fn tokenAuthorityNextSweep(_env, h: jlong) -> i64 {
+        Ok(authority(h).next_sweep_ms())
+    }
 
     fn tokenAuthorityHmac(env, h: jlong, id: JString<'l>) -> JObject<'l> {
         let id = string(env, &id, "tokenId")?;
@@ -182,7 +219,11 @@ natives! {
     }
 
     fn tokenAuthorityHandleRequest(
-        env, h: jlong, frame: JByteArray<'l>, caller: JString<'l>, token_authenticated: jboolean,
+        env,
+        h: jlong,
+        frame: JByteArray<'l>,
+        caller: JString<'l>,
+        token_authenticated: jboolean,
         now: jlong,
     ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
@@ -195,15 +236,24 @@ natives! {
     // --- Tokens in Java, in refreshers and in client registries
 
     fn tokenNew(
-        env, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>,
+        env,
+        id: JString<'l>,
+        hmac: JByteArray<'l>,
+        names: JObjectArray<'l>,
+        times: JLongArray<'l>,
     ) -> JObject<'l> {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         token_object(env, &t)
     }
 
     fn refresherSetDelegationToken(
-        env, h: jlong, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>,
-        times: JLongArray<'l>, now: jlong,
+        env,
+        h: jlong,
+        id: JString<'l>,
+        hmac: JByteArray<'l>,
+        names: JObjectArray<'l>,
+        times: JLongArray<'l>,
+        now: jlong,
     ) -> i64 {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         Ok(t.install(get::<Refr>(h), now)? as i64)
@@ -218,45 +268,79 @@ natives! {
     // --- The token APIs' codec for clients
 
     fn tokenCreateRequest(
-        env, version: jint, correlation_id: jint, renewers: JObjectArray<'l>,
-        max_lifetime_ms: jlong, owner: JString<'l>, client_id: JString<'l>,
+        env,
+        version: jint,
+        correlation_id: jint,
+        renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong,
+        owner: JString<'l>,
+        client_id: JString<'l>,
     ) -> JObject<'l> {
-        let owner = opt_string(env, &owner)?.map(|o| principal_from_str(&o)).transpose()?;
+        let owner = opt_string(env, &owner)?
+            .map(|o| principal_from_str(&o))
+            .transpose()?;
         let r = CreateTokenRequest {
             owner: owner.as_ref().map(PrincipalName::from),
             renewers: wire_names(&strings(env, &renewers)?)?,
             max_lifetime_ms,
         };
         let client_id = opt_string(env, &client_id)?;
-        jbytes(env, &r.encode_request(v(version), correlation_id, client_id.as_deref())?)
+        jbytes(
+            env,
+            &r.encode_request(v(version), correlation_id, client_id.as_deref())?,
+        )
     }
 
     fn tokenRenewOrExpireRequest(
-        env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong,
-        expire: jboolean, client_id: JString<'l>,
+        env,
+        version: jint,
+        correlation_id: jint,
+        hmac: JByteArray<'l>,
+        period_ms: jlong,
+        expire: jboolean,
+        client_id: JString<'l>,
     ) -> JObject<'l> {
         let hmac = Secret::new(bytes(env, &hmac, "hmac")?.to_vec());
         let client_id = opt_string(env, &client_id)?;
         let c = client_id.as_deref();
         let f = match expire != 0 {
-            true => ExpireTokenRequest { hmac, expiry_time_period_ms: period_ms }.encode_request(v(version), correlation_id, c)?,
-            false => RenewTokenRequest { hmac, renew_period_ms: period_ms }.encode_request(v(version), correlation_id, c)?,
+            true => ExpireTokenRequest {
+                hmac,
+                expiry_time_period_ms: period_ms,
+            }
+            .encode_request(v(version), correlation_id, c)?,
+            false => RenewTokenRequest {
+                hmac,
+                renew_period_ms: period_ms,
+            }
+            .encode_request(v(version), correlation_id, c)?,
         };
         jbytes(env, &f)
     }
 
     fn tokenDescribeRequest(
-        env, version: jint, correlation_id: jint, owners: JObjectArray<'l>, client_id: JString<'l>,
+        env,
+        version: jint,
+        correlation_id: jint,
+        owners: JObjectArray<'l>,
+        client_id: JString<'l>,
     ) -> JObject<'l> {
-        let owners = opt_strings(env, &owners)?.map(|o| wire_names(&o)).transpose()?;
+        let owners = opt_strings(env, &owners)?
+            .map(|o| wire_names(&o))
+            .transpose()?;
         let client_id = opt_string(env, &client_id)?;
-        let f = DescribeTokensRequest { owners }.encode_request(v(version), correlation_id, client_id.as_deref())?;
+        let f = DescribeTokensRequest { owners }.encode_request(
+            v(version),
+            correlation_id,
+            client_id.as_deref(),
+        )?;
         jbytes(env, &f)
     }
 
     fn tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
-        let t = token_from_create_response(&CreateTokenResponse::parse_response(v(version), &frame)?)?;
+        let t =
+            token_from_create_response(&CreateTokenResponse::parse_response(v(version), &frame)?)?;
         token_object(env, &t)
     }
 
@@ -271,11 +355,20 @@ natives! {
         token_array(env, &tokens)
     }
 
-    fn tokenIsTokenApi(_env, api_key: jshort) -> bool { Ok(is_token_api(api_key)) }
+    fn tokenIsTokenApi(_env, api_key: jshort) -> bool {
+        Ok(is_token_api(api_key))
+    }
 
     fn tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> {
-        let ranges = if kafka4 != 0 { SUPPORTED_KAFKA_4 } else { SUPPORTED };
-        let flat: Vec<i16> = ranges.iter().flat_map(|r| [r.api_key, r.min_version, r.max_version]).collect();
+        let ranges = if kafka4 != 0 {
+            SUPPORTED_KAFKA_4
+        } else {
+            SUPPORTED
+        };
+        let flat: Vec<i16> = ranges
+            .iter()
+            .flat_map(|r| [r.api_key, r.min_version, r.max_version])
+            .collect();
         let a = env.new_short_array(flat.len() as i32)?;
         env.set_short_array_region(&a, 0, &flat)?;
         Ok(a.into())
