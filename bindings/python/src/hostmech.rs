@@ -56,7 +56,10 @@ fn answer(py: Python<'_>, out: &mut HostOutput, r: PyResult<Bound<'_, PyAny>>) {
             return out.set_error(code, &text);
         }
     };
-    let refused = if v.hasattr("__await__").unwrap_or(false) {
+    // A tuple is an answer; only something else is asked for `__await__` (a failed
+    // `hasattr` costs an AttributeError).
+    let awaitable = !v.is_instance_of::<PyTuple>() && v.hasattr("__await__").unwrap_or(false);
+    let refused = if awaitable {
         let _ = out.set_pending(v.unbind());
         None
     } else if out.is_server() {
