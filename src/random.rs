@@ -1,7 +1,7 @@
 //! Randomness for nonces and salts, injectable so tests can be deterministic.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -31,8 +31,11 @@ impl RandomSource for OsRandom {
 pub struct SharedRandom(pub Arc<dyn RandomSource>);
 
 impl Default for SharedRandom {
+    /// The operating system's source, one instance for the process (an exchange's default
+    /// options allocate nothing for it).
     fn default() -> Self {
-        SharedRandom(Arc::new(OsRandom))
+        static OS: OnceLock<Arc<dyn RandomSource>> = OnceLock::new();
+        SharedRandom(OS.get_or_init(|| Arc::new(OsRandom)).clone())
     }
 }
 

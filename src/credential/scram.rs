@@ -2,11 +2,13 @@
 //! text form of it: what a server keeps for a SCRAM user, below the mechanisms that use it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256, Sha512};
+use sha2::{Digest as _, Sha256, Sha512};
+use zeroize::Zeroize;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::names::{SCRAM_SHA_256, SCRAM_SHA_512};
@@ -70,22 +72,22 @@ impl ScramMechanism {
     }
 
     /// H(data).
-    pub(crate) fn hash(self, data: &[u8]) -> Vec<u8> {
+    pub(crate) fn hash(self, data: &[u8]) -> Digest {
         match self {
-            ScramMechanism::Sha256 => Sha256::digest(data).to_vec(),
-            ScramMechanism::Sha512 => Sha512::digest(data).to_vec(),
+            ScramMechanism::Sha256 => Digest::of(&Sha256::digest(data)),
+            ScramMechanism::Sha512 => Digest::of(&Sha512::digest(data)),
         }
     }
 
     /// HMAC(key, parts concatenated).
-    pub(crate) fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-        fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+    pub(crate) fn hmac(self, key: &[u8], parts: &[&[u8]]) -> Digest {
+        fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], parts: &[&[u8]]) -> Digest {
             let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key)
                 .expect("HMAC accepts keys of any length");
             for p in parts {
                 mac.update(p);
             }
-            mac.finalize().into_bytes().to_vec()
+            Digest::of(&mac.finalize().into_bytes())
         }
         match self {
             ScramMechanism::Sha256 => run::<Hmac<Sha256>>(key, parts),
@@ -115,16 +117,60 @@ impl ScramMechanism {
         iterations: u32,
     ) -> (Secret, Secret) {
         let salted = self.salted_password(password, salt, iterations);
-        let client_key = Secret::new(self.hmac(salted.expose(), &[b"Client Key"]));
-        let server_key = Secret::new(self.hmac(salted.expose(), &[b"Server Key"]));
+        let client_key = Secret::from_slice(&self.hmac(salted.expose(), &[b"Client Key"]));
+        let server_key = Secret::from_slice(&self.hmac(salted.expose(), &[b"Server Key"]));
         (client_key, server_key)
     }
 }
 
+/// A hash or HMAC output (at most 64 bytes) kept on the stack, so that a login's
+/// intermediate values cost no allocation; wiped when dropped, since signatures and keys pass
+/// through it.
+pub(crate) struct Digest {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Digest {
+    /// A copy of `out` (a SHA-256 or SHA-512 output).
+    pub(crate) fn of(out: &[u8]) -> Digest {
+        let mut d = Digest {
+            bytes: [0; 64],
+            len: out.len(),
+        };
+        d.bytes[..out.len()].copy_from_slice(out);
+        d
+    }
+
+    /// `self` XOR `other` (of the same length): a proof from a key and a signature, or back.
+    pub(crate) fn xor(&self, other: &[u8]) -> Digest {
+        let mut d = Digest::of(self);
+        d.bytes.iter_mut().zip(other).for_each(|(a, b)| *a ^= b);
+        d
+    }
+}
+
+impl std::ops::Deref for Digest {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl Drop for Digest {
+    fn drop(&mut self) {
+        self.bytes.zeroize();
+    }
+}
+
 /// What a SCRAM server stores for a user: salt, StoredKey, ServerKey and iteration count.
-/// The password itself is not recoverable from it.
+/// The password itself is not recoverable from it. Clones share one copy (a store hands a
+/// clone to every login without copying the keys); the keys are wiped when the last goes.
 #[derive(Clone, PartialEq, Eq)]
-pub struct ScramCredential {
+pub struct ScramCredential(Arc<ScramParts>);
+
+#[derive(PartialEq, Eq)]
+struct ScramParts {
     mechanism: ScramMechanism,
     salt: Vec<u8>,
     stored_key: Secret,
@@ -135,11 +181,11 @@ pub struct ScramCredential {
 impl fmt::Debug for ScramCredential {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ScramCredential")
-            .field("mechanism", &self.mechanism.name())
+            .field("mechanism", &self.0.mechanism.name())
             .field("salt", &"<redacted>")
             .field("stored_key", &"<redacted>")
             .field("server_key", &"<redacted>")
-            .field("iterations", &self.iterations)
+            .field("iterations", &self.0.iterations)
             .finish()
     }
 }
@@ -173,13 +219,13 @@ impl ScramCredential {
         if iterations == 0 {
             return Err(bad("iterations must be positive"));
         }
-        Ok(ScramCredential {
+        Ok(ScramCredential(Arc::new(ScramParts {
             mechanism,
             salt,
             stored_key: Secret::new(stored_key),
             server_key: Secret::new(server_key),
             iterations,
-        })
+        })))
     }
 
     /// Derives the credential of `password` for a given salt and iteration count.
@@ -206,7 +252,7 @@ impl ScramCredential {
         ScramCredential::new(
             mechanism,
             salt.to_vec(),
-            stored_key,
+            stored_key.to_vec(),
             server_key.expose().to_vec(),
             iterations,
         )
@@ -285,44 +331,46 @@ impl ScramCredential {
     pub fn to_kafka_string(&self) -> String {
         format!(
             "salt={},stored_key={},server_key={},iterations={}",
-            STANDARD.encode(&self.salt),
-            STANDARD.encode(self.stored_key.expose()),
-            STANDARD.encode(self.server_key.expose()),
-            self.iterations
+            STANDARD.encode(&self.0.salt),
+            STANDARD.encode(self.0.stored_key.expose()),
+            STANDARD.encode(self.0.server_key.expose()),
+            self.0.iterations
         )
     }
 
     /// The mechanism.
     pub fn mechanism(&self) -> ScramMechanism {
-        self.mechanism
+        self.0.mechanism
     }
 
     /// The salt.
     pub fn salt(&self) -> &[u8] {
-        &self.salt
+        &self.0.salt
     }
 
     /// The iteration count.
     pub fn iterations(&self) -> u32 {
-        self.iterations
+        self.0.iterations
     }
 
     pub(crate) fn stored_key(&self) -> &Secret {
-        &self.stored_key
+        &self.0.stored_key
     }
 
     pub(crate) fn server_key(&self) -> &Secret {
-        &self.server_key
+        &self.0.server_key
     }
 
     /// Whether `password` is the password this credential was derived from (one PBKDF2 run;
     /// the comparison is constant time).
     pub fn verify_password(&self, password: &[u8]) -> bool {
         let (client_key, _) =
-            self.mechanism
-                .client_and_server_keys(password, &self.salt, self.iterations);
-        self.stored_key
-            .ct_eq(&self.mechanism.hash(client_key.expose()))
+            self.0
+                .mechanism
+                .client_and_server_keys(password, &self.0.salt, self.0.iterations);
+        self.0
+            .stored_key
+            .ct_eq(&self.0.mechanism.hash(client_key.expose()))
     }
 }
 

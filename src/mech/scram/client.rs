@@ -145,17 +145,11 @@ impl ScramClient {
             without_proof.as_bytes(),
         ];
         let stored_key = m.hash(keys.client_key.expose());
-        let signature = Secret::new(m.hmac(&stored_key, &auth_message));
-        let proof = Secret::new(
-            keys.client_key
-                .expose()
-                .iter()
-                .zip(signature.expose())
-                .map(|(a, b)| a ^ b)
-                .collect(),
-        );
-        let expected_signature = Secret::new(m.hmac(keys.server_key.expose(), &auth_message));
-        let message = format!("{without_proof},p={}", STANDARD.encode(proof.expose())).into_bytes();
+        let signature = m.hmac(&stored_key, &auth_message);
+        let proof = signature.xor(keys.client_key.expose());
+        let expected_signature =
+            Secret::from_slice(&m.hmac(keys.server_key.expose(), &auth_message));
+        let message = format!("{without_proof},p={}", STANDARD.encode(&*proof)).into_bytes();
         Ok((message, expected_signature))
     }
 

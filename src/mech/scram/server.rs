@@ -149,15 +149,9 @@ impl ScramServer {
             b",",
             fin.without_proof.as_bytes(),
         ];
-        let signature = Secret::new(m.hmac(p.stored_key.expose(), &auth_message));
-        let client_key = Secret::new(
-            fin.proof
-                .iter()
-                .zip(signature.expose())
-                .map(|(a, b)| a ^ b)
-                .collect(),
-        );
-        if !ct_eq(&m.hash(client_key.expose()), p.stored_key.expose()) {
+        let signature = m.hmac(p.stored_key.expose(), &auth_message);
+        let client_key = signature.xor(&fin.proof);
+        if !ct_eq(&m.hash(&client_key), p.stored_key.expose()) {
             return Err(Error::new(
                 ErrorCode::InvalidCredentials,
                 "Invalid client credentials",
