@@ -4,6 +4,8 @@
 //! (nonce) is ASCII 0x21-0x7E without `,`; an extension name is one or more ASCII letters.
 //! Because no attribute value may hold a `,`, splitting on `,` is exact.
 
+use std::fmt::Write as _;
+
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
@@ -309,8 +311,15 @@ impl ServerFirst {
         })
     }
 
+    /// `r=<nonce>,s=<salt in base64>,i=<iterations>`, written into one allocation.
     pub(crate) fn format(nonce: &str, salt: &[u8], iterations: u32) -> String {
-        format!("r={nonce},s={},i={iterations}", STANDARD.encode(salt))
+        let mut s = String::with_capacity(nonce.len() + salt.len().div_ceil(3) * 4 + 20);
+        s.push_str("r=");
+        s.push_str(nonce);
+        s.push_str(",s=");
+        STANDARD.encode_string(salt, &mut s);
+        let _ = write!(s, ",i={iterations}"); // writing into a String cannot fail
+        s
     }
 }
 
@@ -369,8 +378,12 @@ impl ServerFinal {
         Ok(ServerFinal::Verifier(verifier))
     }
 
+    /// `v=<verifier in base64>`, written into one allocation.
     pub(crate) fn format(verifier: &[u8]) -> String {
-        format!("v={}", STANDARD.encode(verifier))
+        let mut s = String::with_capacity(2 + verifier.len().div_ceil(3) * 4);
+        s.push_str("v=");
+        STANDARD.encode_string(verifier, &mut s);
+        s
     }
 }
 

@@ -6,7 +6,7 @@ use crate::credential::{CredentialAnswer, CredentialRequest, CredentialSecret, S
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::mechanism::{Authenticated, MechServerStep, ServerMechanism};
 use crate::random::{kafka_random_string, SharedRandom};
-use crate::secret::{ct_eq, Secret};
+use crate::secret::ct_eq;
 
 /// Options of a SCRAM server.
 #[derive(Clone, Debug, Default)]
@@ -28,8 +28,8 @@ struct Pending {
     first: ClientFirst,
     server_first: String,
     nonce: String,
-    stored_key: Secret,
-    server_key: Secret,
+    /// The user's credential (shared with the store, not copied).
+    scram: ScramCredential,
     identity: Authenticated,
 }
 
@@ -115,8 +115,7 @@ impl ScramServer {
             first,
             server_first,
             nonce,
-            stored_key: scram.stored_key().clone(),
-            server_key: scram.server_key().clone(),
+            scram: scram.clone(),
             identity,
         }));
         Ok(MechServerStep::Challenge(challenge))
@@ -149,15 +148,15 @@ impl ScramServer {
             b",",
             fin.without_proof.as_bytes(),
         ];
-        let signature = m.hmac(p.stored_key.expose(), &auth_message);
+        let signature = m.hmac(p.scram.stored_key().expose(), &auth_message);
         let client_key = signature.xor(&fin.proof);
-        if !ct_eq(&m.hash(&client_key), p.stored_key.expose()) {
+        if !ct_eq(&m.hash(&client_key), p.scram.stored_key().expose()) {
             return Err(Error::new(
                 ErrorCode::InvalidCredentials,
                 "Invalid client credentials",
             ));
         }
-        let verifier = m.hmac(p.server_key.expose(), &auth_message);
+        let verifier = m.hmac(p.scram.server_key().expose(), &auth_message);
         self.state = State::Done;
         Ok(MechServerStep::Done(
             Some(ServerFinal::format(&verifier).into_bytes()),
