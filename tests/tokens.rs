@@ -41,7 +41,7 @@ fn token_login_is_capped_by_the_token_and_extended_by_a_renew() {
     for mech in ["SCRAM-SHA-256", "SCRAM-SHA-512"] {
         let (authority, server) = setup(0);
         let alice = Principal::user("alice");
-        let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+        let token = authority.create(&alice, Some(&alice), &[], 0, T0).unwrap();
         let refresher = Arc::new(Refresher::new(
             RefreshConfig::default(),
             SharedRandom::default(),
@@ -82,7 +82,7 @@ fn token_login_is_capped_by_the_token_and_extended_by_a_renew() {
 fn expired_token_before_the_sweep_gives_an_expired_session_and_after_it_is_refused() {
     let (authority, server) = setup(3000);
     let alice = Principal::user("alice");
-    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let token = authority.create(&alice, Some(&alice), &[], 0, T0).unwrap();
     let credential = Arc::new(token.client_credential().unwrap());
     let client = ClientConfig::new(
         MechanismRegistry::password_clients(credential),
@@ -116,7 +116,7 @@ fn token_credentials_match_an_independent_derivation() {
     // The client password is the standard base64 of HMAC-SHA512(secret, id) (reference 7.3).
     let (authority, _) = setup(0);
     let alice = Principal::user("alice");
-    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let token = authority.create(&alice, Some(&alice), &[], 0, T0).unwrap();
     let expected = {
         use hmac::{Hmac, Mac};
         let mut m = <Hmac<sha2::Sha512> as Mac>::new_from_slice(b"a-secret-key").unwrap();
@@ -291,7 +291,7 @@ fn the_token_apis_served_by_the_authority() {
 fn bad_token_logins_are_refused_like_kafka() {
     let (authority, server) = setup(0);
     let alice = Principal::user("alice");
-    let token = authority.create(&alice, &alice, &[], 0, T0).unwrap();
+    let token = authority.create(&alice, Some(&alice), &[], 0, T0).unwrap();
     let cases = [
         // The right id with a wrong HMAC (another authority's secret).
         (token.token_id().to_string(), {

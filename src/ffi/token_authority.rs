@@ -74,10 +74,16 @@ pub extern "C" fn ksasl_token_authority_create(
             principal(owner, "owner")?,
             principals(renewers, n_renewers, "renewer")?,
         );
-        let requester = requester_or(requester, &owner)?;
-        let t = a
-            .inner
-            .create(&owner, &requester, &renewers, max_lifetime_ms, now_ms)?;
+        let requester = (!requester.is_null())
+            .then(|| principal(requester, "requester"))
+            .transpose()?;
+        let t = a.inner.create(
+            &owner,
+            requester.as_ref(),
+            &renewers,
+            max_lifetime_ms,
+            now_ms,
+        )?;
         Ok(put_new(token, ksasl_delegation_token::new(t)))
     })
 }

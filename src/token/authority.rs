@@ -116,14 +116,14 @@ impl TokenAuthority {
         Ok(scram)
     }
 
-    /// Creates a token for `owner` on behalf of `requester` (the same principal unless the
-    /// requester creates it for someone else), renewable by `renewers`.
+    /// Creates a token for `owner` on behalf of `requester` (`None`: the owner, who creates it
+    /// for themself), renewable by `renewers`.
     /// `requested_max_lifetime_ms` > 0 shortens the maximum lifetime below
     /// `delegation.token.max.lifetime.ms`; 0 or less takes the default.
     pub fn create(
         &self,
         owner: &Principal,
-        requester: &Principal,
+        requester: Option<&Principal>,
         renewers: &[Principal],
         requested_max_lifetime_ms: i64,
         now_ms: i64,
@@ -147,7 +147,7 @@ impl TokenAuthority {
         let info = TokenInfo {
             token_id: token_id.clone(),
             owner: strip(owner),
-            requester: strip(requester),
+            requester: strip(requester.unwrap_or(owner)),
             renewers: renewers.iter().map(strip).collect(),
             issue_ms: now_ms,
             expiry_ms,
@@ -405,19 +405,29 @@ mod tests {
     }
 
     #[test]
+    fn a_token_without_a_requester_is_requested_by_its_owner() {
+        let a = authority();
+        let (alice, admin) = (Principal::user("alice"), Principal::user("admin"));
+        let own = a.create(&alice, None, &[], 0, 0).unwrap();
+        assert_eq!(own.info.requester, alice);
+        let for_her = a.create(&alice, Some(&admin), &[], 0, 0).unwrap();
+        assert_eq!((for_her.info.owner, for_her.info.requester), (alice, admin));
+    }
+
+    #[test]
     fn create_renew_expire_follow_kafkas_rules() {
         let a = authority();
         let alice = Principal::user("alice");
         let bob = Principal::user("bob");
         let t = a
-            .create(&alice, &alice, std::slice::from_ref(&bob), 0, 1000)
+            .create(&alice, Some(&alice), std::slice::from_ref(&bob), 0, 1000)
             .unwrap();
         assert!(valid_token_id(t.token_id()));
         assert_eq!(t.info.max_ms, 1000 + 1_000_000);
         assert_eq!(t.info.expiry_ms, 1000 + 100_000);
         assert_eq!(t.hmac(), a.hmac(t.token_id()).expose());
         // A shorter requested lifetime caps both timestamps.
-        let short = a.create(&alice, &alice, &[], 50_000, 1000).unwrap();
+        let short = a.create(&alice, Some(&alice), &[], 50_000, 1000).unwrap();
         assert_eq!((short.info.max_ms, short.info.expiry_ms), (51_000, 51_000));
         // Renew: the renewer may, capped by the expiry time and the max timestamp.
         assert_eq!(a.renew(t.hmac(), &bob, 0, 2000).unwrap(), 102_000);
@@ -433,7 +443,7 @@ mod tests {
             ErrorCode::DelegationTokenNotFound
         );
         // Renewing near the max timestamp is capped by it.
-        let capped = a.create(&alice, &alice, &[], 150_000, 0).unwrap();
+        let capped = a.create(&alice, Some(&alice), &[], 150_000, 0).unwrap();
         assert_eq!(capped.info.expiry_ms, 100_000);
         assert_eq!(a.renew(capped.hmac(), &alice, 0, 90_000).unwrap(), 150_000);
         // Expired: renew and expire fail.
@@ -461,7 +471,7 @@ mod tests {
             token_authenticated: false,
         };
         let alice = Principal::user("alice");
-        let e = a.create(&alice, &alice, &[group], 0, 0).unwrap_err();
+        let e = a.create(&alice, Some(&alice), &[group], 0, 0).unwrap_err();
         assert_eq!(kafka_error_code(&e), 67);
         let mut via_token = alice.clone();
         via_token.token_authenticated = true;
@@ -475,7 +485,7 @@ mod tests {
         let a = authority();
         let alice = Principal::user("alice");
         let t = a
-            .create(&alice, &alice, &[Principal::user("bob")], 0, 7)
+            .create(&alice, Some(&alice), &[Principal::user("bob")], 0, 7)
             .unwrap();
         let text = a.export_records().unwrap();
         assert!(!text.contains(&STANDARD.encode(t.hmac())));
@@ -504,8 +514,8 @@ mod tests {
         let a = authority();
         let alice = Principal::user("alice");
         let bob = Principal::user("bob");
-        let t1 = a.create(&alice, &alice, &[], 10, 0).unwrap();
-        let t2 = a.create(&bob, &bob, &[], 0, 0).unwrap();
+        let t1 = a.create(&alice, Some(&alice), &[], 10, 0).unwrap();
+        let t2 = a.create(&bob, Some(&bob), &[], 0, 0).unwrap();
         assert_eq!(a.next_sweep_ms(), i64::MIN);
         assert_eq!(
             a.describe(Some(std::slice::from_ref(&bob))).unwrap().len(),
@@ -544,7 +554,13 @@ mod tests {
         assert!(TokenAuthority::new(c.clone(), SharedRandom::default()).is_err());
         assert!(!format!("{c:?}").contains("\"k\""));
         let t = authority()
-            .create(&Principal::user("a"), &Principal::user("a"), &[], 0, 0)
+            .create(
+                &Principal::user("a"),
+                Some(&Principal::user("a")),
+                &[],
+                0,
+                0,
+            )
             .unwrap();
         let dbg = format!("{t:?}");
         assert!(dbg.contains("<redacted>"));

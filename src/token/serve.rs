@@ -71,7 +71,7 @@ impl TokenAuthority {
                     ..caller.clone()
                 });
             let renewers: Vec<Principal> = r.renewers.iter().map(principal).collect();
-            self.create(&owner, caller, &renewers, r.max_lifetime_ms, now_ms)
+            self.create(&owner, Some(caller), &renewers, r.max_lifetime_ms, now_ms)
         });
         let resp = match result {
             Ok(t) => CreateTokenResponse {

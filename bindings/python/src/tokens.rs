@@ -88,11 +88,15 @@ impl TokenAuthority {
         now_ms: Now,
     ) -> PyResult<Dict<'py>> {
         let owner = principal(owner)?;
-        let requester = requester.map_or_else(|| Ok(owner.clone()), principal)?;
+        let requester = requester.map(principal).transpose()?;
         let renewers = principals(&renewers)?;
-        let t = self
-            .0
-            .create(&owner, &requester, &renewers, max_lifetime_ms, now(now_ms));
+        let t = self.0.create(
+            &owner,
+            requester.as_ref(),
+            &renewers,
+            max_lifetime_ms,
+            now(now_ms),
+        );
         token_dict(py, &t.or_raise()?)
     }
 

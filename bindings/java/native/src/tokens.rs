@@ -152,12 +152,17 @@ natives! {
         now: jlong,
     ) -> JObject<'l> {
         let owner = principal_from_str(&string(env, &owner, "owner")?)?;
-        let requester = match opt_string(env, &requester)? {
-            Some(r) => principal_from_str(&r)?,
-            None => owner.clone(),
-        };
+        let requester = opt_string(env, &requester)?
+            .map(|r| principal_from_str(&r))
+            .transpose()?;
         let renewers = principals(&strings(env, &renewers)?)?;
-        let t = authority(h).create(&owner, &requester, &renewers, max_lifetime_ms, now)?;
+        let t = authority(h).create(
+            &owner,
+            requester.as_ref(),
+            &renewers,
+            max_lifetime_ms,
+            now,
+        )?;
         token_object(env, &t)
     }
 
