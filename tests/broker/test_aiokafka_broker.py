@@ -134,7 +134,11 @@ def test_aiokafka_group_and_producer_survive_session_ends_with_the_integration(b
     # Every long-lived connection (producer, group coordinator, fetcher) re-authenticated
     # about once per session: the broker counted them, and so did the integration.
     assert reauths >= 3 * int(RUN_S * 1000 / LIFETIME_MS) - 3, reauths
-    assert integration.metrics()["successful-reauthentication-total"] == reauths
+    # The broker may count a re-authentication whose answer the client never read, when the
+    # client's stop() closed the connection in the middle of it; nothing else may differ.
+    counted = integration.metrics()["successful-reauthentication-total"]
+    assert reauths - integration.closed_while_reauthenticating <= counted <= reauths, (
+        counted, reauths, integration.closed_while_reauthenticating)
 
 
 def test_stock_aiokafka_connections_are_killed_by_the_broker(broker):

@@ -103,7 +103,11 @@ def test_aiokafka_reauthenticates_with_the_integration(integrated_runs, mechanis
         for (t0, life, _), (t1, _, _) in zip(c.authentications, c.authentications[1:]):
             assert t1 - t0 < life
     total = sum(r[0].metrics()["successful-reauthentication-total"] for r in runs.values())
-    assert integration.metrics()["successful-reauthentication-total"] == total
+    # A server may count a re-authentication whose answer the client never read, when stop()
+    # closed the connection in the middle of it; nothing else may differ.
+    counted = integration.metrics()["successful-reauthentication-total"]
+    assert total - integration.closed_while_reauthenticating <= counted <= total, (
+        counted, total, integration.closed_while_reauthenticating)
 
 
 def test_stock_aiokafka_is_cut_off_by_the_broker():

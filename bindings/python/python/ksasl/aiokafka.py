@@ -58,6 +58,8 @@ class Integration:
         self.reauth_timing = reauth_timing
         #: (host, port, close reason) of every connection closed while the integration was on.
         self.closes: List[Tuple[str, int, Any]] = []
+        #: connections closed (by either side) in the middle of a re-authentication.
+        self.closed_while_reauthenticating = 0
         self._configs: Dict[Tuple[Any, ...], Tuple[ClientConfig, Any]] = {}
 
     def config_for(self, conn: "_conn.AIOKafkaConnection", known: Tuple[int, Optional[int]]) -> Tuple[ClientConfig, Any]:
@@ -259,6 +261,10 @@ class ReauthenticatingConnection(_conn.AIOKafkaConnection):  # type: ignore[misc
         integration = type(self).integration
         if integration is not None and self._reader is not None:
             integration.closes.append((self._host, self._port, reason))
+            if self._ksasl is not None and self._ksasl.reauthenticating:
+                # The broker may have finished this re-authentication (and counted it) while
+                # its answer was still on the way: the client never sees it complete.
+                integration.closed_while_reauthenticating += 1
         if self._ksasl_timer is not None:
             self._ksasl_timer.cancel()
             self._ksasl_timer = None
