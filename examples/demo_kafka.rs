@@ -141,24 +141,35 @@ impl Conn {
             }
             while let Ok(Some(f)) = self.to_server.next_frame() {
                 moved = true;
-                if self.server.is_ready() {
-                    let p = RequestPrefix::parse(&f).unwrap();
-                    match self.server.gate(p.api_key, now) {
-                        Gate::Process => {
-                            let mut r = vec![0, 0, 0, 4];
-                            r.extend_from_slice(&p.correlation_id.to_be_bytes());
-                            self.in_flight.push_back(r);
-                            continue;
-                        }
-                        Gate::CloseExpired => {
-                            println!("{} {}: broker closes the connection: session expired ({} arrived after it)", at(now), self.name, api_name(p.api_key));
-                            self.closed = true;
-                            return;
-                        }
-                        Gate::BeginReauthentication => {
-                            println!("{} {}: broker begins re-authentication", at(now), self.name)
-                        }
+                // The gate routes every frame: only "process" reaches the request handlers.
+                let p = RequestPrefix::parse(&f).ok();
+                let key = p.as_ref().map_or(-1, |p| p.api_key);
+                match self.server.gate(key, now) {
+                    Gate::Process => {
+                        let corr = p.expect("a request").correlation_id;
+                        let mut r = vec![0, 0, 0, 4];
+                        r.extend_from_slice(&corr.to_be_bytes());
+                        self.in_flight.push_back(r);
+                        continue;
                     }
+                    Gate::CloseExpired => {
+                        println!("{} {}: broker closes the connection: session expired ({} arrived after it)", at(now), self.name, api_name(key));
+                        self.closed = true;
+                        return;
+                    }
+                    Gate::Close => {
+                        println!(
+                            "{} {}: broker closes the failed connection",
+                            at(now),
+                            self.name
+                        );
+                        self.closed = true;
+                        return;
+                    }
+                    Gate::BeginReauthentication => {
+                        println!("{} {}: broker begins re-authentication", at(now), self.name)
+                    }
+                    Gate::NotAuthenticated => {} // the exchange's frame
                 }
                 let action = self.server.handle_frame(&f, now);
                 self.to_client

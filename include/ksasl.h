@@ -224,13 +224,17 @@
 /** A host mechanism answers later: finish its pending work, then resume. */
 #define KSASL_SERVER_ACTION_PENDING 7
 
-/* The per-request gate's verdict on an authenticated server connection. (type ksasl_gate) */
-/** Hand the request to the normal request path. */
+/* The per-request gate's verdict on a request a server connection received. Only  `Process` lets a request reach the host's handlers, and only under a live session. (type ksasl_gate) */
+/** A live session: hand the request to the normal request path. */
 #define KSASL_GATE_PROCESS 0
 /** A SaslHandshake that starts a re-authentication: pass the frame to the connection. */
 #define KSASL_GATE_BEGIN_REAUTHENTICATION 1
 /** The session has expired: close the connection now, without a response. */
 #define KSASL_GATE_CLOSE_EXPIRED 2
+/** No session to serve the request under: the first authentication has not finished,  or a re-authentication is in progress. Pass the frame to the connection, which  answers what belongs to the exchange and refuses anything else as Kafka does  (ILLEGAL_SASL_STATE, then close). */
+#define KSASL_GATE_NOT_AUTHENTICATED 3
+/** The connection failed (its authentication or a re-authentication) or was refused:  close it now, without a response. */
+#define KSASL_GATE_CLOSE 4
 
 /* When, within a session, a client re-authenticates. (type ksasl_reauth_timing) */
 /** Apache Kafka's Java client: a uniformly random 85-95 % of the lifetime. */
@@ -1595,8 +1599,8 @@ ksasl_result ksasl_server_connection_error(const ksasl_server_connection *c,
 void ksasl_server_connection_free(ksasl_server_connection *p);
 
 /**
- * The per-request gate of an authenticated connection (`KSASL_GATE_*`; CLOSE_EXPIRED for
- * NULL). Allocation-free.
+ * The per-request gate (`KSASL_GATE_*`): only `KSASL_GATE_PROCESS` lets a request reach
+ * the host's handlers; `KSASL_GATE_CLOSE` for NULL. Allocation-free.
  */
 ksasl_gate ksasl_server_connection_gate(const ksasl_server_connection *c,
                                         int16_t api_key,

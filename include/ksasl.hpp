@@ -192,6 +192,8 @@ enum class gate_verdict : ksasl_gate {
     process = KSASL_GATE_PROCESS,
     begin_reauth = KSASL_GATE_BEGIN_REAUTHENTICATION,
     close_expired = KSASL_GATE_CLOSE_EXPIRED,
+    not_authenticated = KSASL_GATE_NOT_AUTHENTICATED,  ///< pass the frame to handle_frame
+    close = KSASL_GATE_CLOSE,                          ///< failed: close without answering
 };
 
 /// KSASL_SERVER_STEP_*: what a server exchange step produced.

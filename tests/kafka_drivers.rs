@@ -453,6 +453,53 @@ fn gate_table() {
     assert_eq!(p.server.session_expiry_ms(), None);
 }
 
+/// Issue 17, defect 1: the gate never says `Process` without a live session: not before the
+/// first authentication completes, not during a re-authentication, and not after a failure.
+#[test]
+fn gate_never_processes_without_a_live_session() {
+    let all = |s: &ServerConnection, now: i64, want: Gate, when: &str| {
+        for key in -1..=80i16 {
+            assert_eq!(s.gate(key, now), want, "key {key} {when}");
+        }
+    };
+    let cfg = server_config(10_000);
+    let mut s = ServerConnection::new(cfg.clone());
+    all(&s, T0, Gate::NotAuthenticated, "on a new connection");
+    let frame = |f: Vec<u8>| f[4..].to_vec();
+    s.handle_frame(&frame(api_versions_request(3, 1, None, ("x", "1"))), T0);
+    all(&s, T0, Gate::NotAuthenticated, "after ApiVersions");
+    s.handle_frame(&frame(sasl_handshake_request(1, 2, None, "PLAIN")), T0);
+    all(&s, T0, Gate::NotAuthenticated, "during the exchange");
+    let bad = sasl_authenticate_request(2, 3, None, b"\0alice\0wrong");
+    let action = s.handle_frame(&frame(bad), T0);
+    assert!(matches!(action, ServerAction::FailAt { .. }), "{action:?}");
+    all(&s, T0, Gate::Close, "after a failed login");
+    all(&s, i64::MAX, Gate::Close, "after a failed login, later");
+
+    // A re-authentication in progress, then failed: no requests are processed meanwhile.
+    let mut p = pair(client_config("alice", "alice-secret", "PLAIN"), cfg.clone());
+    p.connect(T0);
+    assert_eq!(p.server.gate(3, T0 + 1_000), Gate::Process);
+    p.server.handle_frame(
+        &frame(sasl_handshake_request(1, 9, None, "PLAIN")),
+        T0 + 1_000,
+    );
+    all(
+        &p.server,
+        T0 + 1_000,
+        Gate::NotAuthenticated,
+        "during a re-authentication",
+    );
+    let bad = sasl_authenticate_request(2, 10, None, b"\0alice\0wrong");
+    p.server.handle_frame(&frame(bad), T0 + 1_000);
+    all(
+        &p.server,
+        T0 + 1_000,
+        Gate::Close,
+        "after a failed re-authentication",
+    );
+}
+
 #[test]
 fn gate_counts_expired_connections() {
     let cfg = server_config(1_000);

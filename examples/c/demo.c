@@ -74,9 +74,16 @@ typedef struct {
 } broker_conn_t;
 
 static void broker_frame(broker_conn_t *b, const uint8_t *f, size_t n, int64_t now) {
-    if (ksasl_server_connection_is_ready(b->conn) && n >= 8) {
-        int16_t key = be16(f);
-        ksasl_gate g = ksasl_server_connection_gate(b->conn, key, now);
+    /* The gate routes every frame: only PROCESS (a live session) reaches the handlers. */
+    int16_t gkey = n >= 2 ? be16(f) : -1;
+    ksasl_gate g = ksasl_server_connection_gate(b->conn, gkey, now);
+    if (g == KSASL_GATE_CLOSE) {
+        say("broker", "closes %s: the connection failed", b->name);
+        b->closed = 1;
+        return;
+    }
+    if (g != KSASL_GATE_NOT_AUTHENTICATED && n >= 8) {
+        int16_t key = gkey;
         if (g == KSASL_GATE_PROCESS) {
             uint8_t resp[12];
             put32(resp, 8);

@@ -95,20 +95,21 @@ int main(int argc, char **argv) {
             while (c->fd >= 0 && (used = frame_next(&c->in, &f, &n, 512 * 1024)) != 0) {
                 if (used < 0) { drop(c); break; }
                 int64_t now = wall_ms();
-                if (ksasl_server_connection_is_ready(c->conn) && n >= 8) {
-                    ksasl_gate g = ksasl_server_connection_gate(c->conn, be16(f), now);
-                    if (g == KSASL_GATE_CLOSE_EXPIRED) { printf("closing an expired session\n"); drop(c); break; }
-                    if (g == KSASL_GATE_PROCESS) {
-                        /* Metadata v0 response: correlation id, no brokers, no topics. */
-                        uint8_t resp[16];
-                        put32(resp, 12);
-                        memcpy(resp + 4, f + 4, 4);
-                        put32(resp + 8, 0);
-                        put32(resp + 12, 0);
-                        if (write(c->fd, resp, sizeof resp) < 0) { drop(c); break; }
-                        buf_consume(&c->in, (size_t)used);
-                        continue;
-                    }
+                /* The gate routes every frame: only PROCESS reaches the request handlers (a live
+                 * session); the exchange's frames go to the connection; the rest closes. */
+                ksasl_gate g = ksasl_server_connection_gate(c->conn, n >= 2 ? be16(f) : -1, now);
+                if (g == KSASL_GATE_CLOSE_EXPIRED) { printf("closing an expired session\n"); drop(c); break; }
+                if (g == KSASL_GATE_CLOSE) { drop(c); break; }
+                if (g == KSASL_GATE_PROCESS && n >= 8) {
+                    /* Metadata v0 response: correlation id, no brokers, no topics. */
+                    uint8_t resp[16];
+                    put32(resp, 12);
+                    memcpy(resp + 4, f + 4, 4);
+                    put32(resp + 8, 0);
+                    put32(resp + 12, 0);
+                    if (write(c->fd, resp, sizeof resp) < 0) { drop(c); break; }
+                    buf_consume(&c->in, (size_t)used);
+                    continue;
                 }
                 ksasl_server_action a;
                 const uint8_t *out;

@@ -271,6 +271,11 @@ impl ServerConnection {
     /// authenticated connection. Allocation-free.
     #[inline]
     pub fn gate(&self, api_key: i16, now_ms: i64) -> Gate {
+        match self.phase {
+            Phase::Ready => {}
+            Phase::Done => return Gate::Close,
+            _ => return Gate::NotAuthenticated,
+        }
         if api_key == SASL_HANDSHAKE && self.may_begin_reauthentication(now_ms) {
             return Gate::BeginReauthentication;
         }

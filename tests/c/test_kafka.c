@@ -127,31 +127,37 @@ static void pull_credential(pair *p, int64_t now, ksasl_server_action *act, cons
 
 static void server_frame(pair *p, int64_t now) {
     const uint8_t *f = p->frame.data;
-    if (ksasl_server_connection_is_ready(p->server)) {
-        CHECK(p->frame.len >= 8);
-        switch (ksasl_server_connection_gate(p->server, rd16(f), now)) {
-        case KSASL_GATE_PROCESS: {
-            /* The toy broker answers: correlation id + 4 bytes. */
-            uint8_t resp[12];
-            CHECK_INT(rd16(f), API_METADATA);
-            be32(resp, 8);
-            memcpy(resp + 4, f + 4, 4);
-            memset(resp + 8, 0xab, 4);
-            buf_append(&p->to_client, resp, sizeof resp);
-            return;
-        }
-        case KSASL_GATE_CLOSE_EXPIRED:
-            p->closed_expired = 1;
-            p->closed = 1;
-            return;
-        case KSASL_GATE_BEGIN_REAUTHENTICATION:
-            CHECK_INT(rd16(f), API_SASL_HANDSHAKE);
-            p->begin_reauth++;
-            break;
-        default:
-            CHECK(!"unknown gate verdict");
-            return;
-        }
+    /* The gate alone routes every frame (-1 for a legacy raw token, which has no API key). */
+    int16_t key = p->frame.len >= 2 ? (int16_t)rd16(f) : -1;
+    switch (ksasl_server_connection_gate(p->server, key, now)) {
+    case KSASL_GATE_PROCESS: {
+        /* The toy broker answers: correlation id + 4 bytes. */
+        uint8_t resp[12];
+        CHECK(ksasl_server_connection_is_ready(p->server));
+        CHECK_INT(key, API_METADATA);
+        be32(resp, 8);
+        memcpy(resp + 4, f + 4, 4);
+        memset(resp + 8, 0xab, 4);
+        buf_append(&p->to_client, resp, sizeof resp);
+        return;
+    }
+    case KSASL_GATE_CLOSE_EXPIRED:
+        p->closed_expired = 1;
+        p->closed = 1;
+        return;
+    case KSASL_GATE_CLOSE:
+        p->closed = 1;
+        return;
+    case KSASL_GATE_BEGIN_REAUTHENTICATION:
+        CHECK_INT(key, API_SASL_HANDSHAKE);
+        p->begin_reauth++;
+        break;
+    case KSASL_GATE_NOT_AUTHENTICATED:
+        CHECK(!ksasl_server_connection_is_ready(p->server));
+        break;
+    default:
+        CHECK(!"unknown gate verdict");
+        return;
     }
     ksasl_server_action act = 99;
     const uint8_t *out = NULL;
@@ -568,6 +574,11 @@ static void failures(void) {
         int send = -1;
         cc = client_config_done(client_builder(creg, mechs[i]));
         pair_init(&p, cc, sc);
+        /* Issue 17, defect 1: a connection that has not authenticated is never processed. */
+        for (int16_t key = -1; key <= 80; key++) {
+            CHECK_INT(ksasl_server_connection_gate(p.server, key, T0),
+                      KSASL_GATE_NOT_AUTHENTICATED);
+        }
         CHECK_OK(ksasl_client_connection_start(p.client, T0));
         pump(&p, T0);
         CHECK_INT(p.authenticated, 0);
@@ -606,6 +617,10 @@ static void failures(void) {
         CHECK_INT(act, KSASL_SERVER_ACTION_CLOSE_NOW);
         CHECK_INT(len, 0);
         CHECK_INT(ksasl_server_connection_is_ready(p.server), 0);
+        /* Issue 17, defect 1: the gate of a failed connection says close, for every API. */
+        for (int16_t key = -1; key <= 80; key++) {
+            CHECK_INT(ksasl_server_connection_gate(p.server, key, T0), KSASL_GATE_CLOSE);
+        }
         pair_free(&p);
         ksasl_client_config_free(cc);
     }

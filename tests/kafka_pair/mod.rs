@@ -206,20 +206,24 @@ impl Pair {
     }
 
     fn server_frame(&mut self, frame: &[u8], now: i64) {
-        if self.server.is_ready() {
-            let p = RequestPrefix::parse(frame).unwrap();
-            match self.server.gate(p.api_key, now) {
-                Gate::Process => {
-                    self.delayed_app.push_back(app_response(p.correlation_id));
-                    return;
-                }
-                Gate::CloseExpired => {
-                    self.stats.closed_expired = true;
-                    self.closed = true;
-                    return;
-                }
-                Gate::BeginReauthentication => {}
+        // The gate alone routes every frame (a raw legacy token has no header: -1 stands in).
+        let p = RequestPrefix::parse(frame).ok();
+        match self.server.gate(p.as_ref().map_or(-1, |p| p.api_key), now) {
+            Gate::Process => {
+                let corr = p.expect("a request").correlation_id;
+                self.delayed_app.push_back(app_response(corr));
+                return;
             }
+            Gate::CloseExpired => {
+                self.stats.closed_expired = true;
+                self.closed = true;
+                return;
+            }
+            Gate::Close => {
+                self.closed = true;
+                return;
+            }
+            Gate::BeginReauthentication | Gate::NotAuthenticated => {}
         }
         let out = self.server.handle_frame(frame, now);
         self.server_output(out, now);

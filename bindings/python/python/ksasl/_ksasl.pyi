@@ -187,8 +187,9 @@ class ServerConnection:
     "authenticated", "reauthenticated", "reauth_failed" (the old session holds; error: why),
     "fail_at" (close at ``deadline_ms``; error: why), "close_now" (error: why), or settle
     ``host_task()`` ("need_credential", "pending"). An error carries ``client_message``, what
-    the client was told. ``frames`` are the frames queued since the last call. Once ``ready``, ask ``gate(api_key)`` for each request:
-    "process", "begin_reauthentication" or "close_expired"."""
+    the client was told. ``frames`` are the frames queued since the last call. Ask ``gate(api_key)`` for each request:
+    "process" (only under a live session), "begin_reauthentication" or "not_authenticated" (pass
+    the frame to ``handle_frame``), "close_expired" or "close" (close without answering)."""
 
     def __init__(self, config: ServerConfig) -> None: ...
     def handle_frame(self, frame: bytes, now_ms: Optional[int] = None) -> ServerOutput: ...
