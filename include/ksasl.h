@@ -84,6 +84,8 @@
 #define KSASL_CONNECTION_CLOSED 220
 /** The broker answered with a Kafka error code ksasl has no more specific code for. */
 #define KSASL_KAFKA_ERROR 221
+/** A SCRAM client-first or server-first message carries the reserved `m=` attribute,  which RFC 5802 (section 5.1) requires the receiver to refuse. */
+#define KSASL_SCRAM_RESERVED_ATTRIBUTE 222
 /** The password or proof is wrong. */
 #define KSASL_INVALID_CREDENTIALS 300
 /** The user is not known to the server. */

@@ -268,6 +268,19 @@ fn cases() -> Vec<(&'static str, At, Vec<u8>, ErrorCode)> {
             b"n,,r=abc,n=alice".to_vec(),
             E::MalformedMessage,
         ),
+        // Issue 17, defect 3: RFC 5802's reserved m= attribute fails (Kafka ignores it).
+        (
+            "server-first reserved m= attribute",
+            ServerFirst,
+            b"n,,m=ext,n=alice,r=abc".to_vec(),
+            E::ScramReservedAttribute,
+        ),
+        (
+            "client-first reserved m= attribute",
+            ClientFirst,
+            format!("m=x,r={nonce},s=QUJD,i=4096").into_bytes(),
+            E::ScramReservedAttribute,
+        ),
         (
             "server-first channel binding y",
             ServerFirst,

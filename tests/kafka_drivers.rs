@@ -453,6 +453,37 @@ fn gate_table() {
     assert_eq!(p.server.session_expiry_ms(), None);
 }
 
+/// Issue 17, defect 6: a successful SaslAuthenticate response carries an empty error message
+/// (as Kafka 4.4 sends it), never a null one, in every version.
+#[test]
+fn successful_authenticate_response_has_an_empty_message() {
+    for version in 0..=2i16 {
+        let mut s = ServerConnection::new(server_config(10_000));
+        s.handle_frame(&sasl_handshake_request(1, 1, None, "PLAIN")[4..], T0);
+        s.poll_transmit();
+        let req = sasl_authenticate_request(version, 7, None, b"\0alice\0alice-secret");
+        let action = s.handle_frame(&req[4..], T0);
+        assert!(
+            matches!(action, ServerAction::Authenticated(_)),
+            "{action:?}"
+        );
+        let out = s.poll_transmit().unwrap();
+        let mut want = 7i32.to_be_bytes().to_vec();
+        match version {
+            2 => want.extend_from_slice(&[0, 0, 0, 1, 1]), // tags, error, "" and no bytes (compact)
+            _ => want.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]), // error, "", no bytes
+        }
+        if version >= 1 {
+            want.extend_from_slice(&10_000i64.to_be_bytes());
+        }
+        if version == 2 {
+            want.push(0); // tagged fields
+        }
+        assert_eq!(&out[4..], &want[..], "SaslAuthenticate v{version}");
+        assert_eq!(&out[..4], &(want.len() as i32).to_be_bytes());
+    }
+}
+
 /// Issue 17, defect 1: the gate never says `Process` without a live session: not before the
 /// first authentication completes, not during a re-authentication, and not after a failure.
 #[test]

@@ -9,8 +9,9 @@ this server's address; any topic asked for is created with one partition) and Pr
 * until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
   ApiVersions (listing this broker's APIs, given as ``ServerConfig(api_versions=...)``),
   SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER;
-* afterwards, each request first passes ``conn.gate(api_key)``: "process" (answer it),
-  "begin_reauthentication" (a KIP-368 re-authentication: back to ``handle_frame()``) or
+* every request first passes ``conn.gate(api_key)``: "process" (a live session: answer it),
+  "not_authenticated" (a frame of the exchange: to ``handle_frame()``), "begin_reauthentication"
+  (a KIP-368 re-authentication: to ``handle_frame()``), "close" (the connection failed) or
   "close_expired" (the session outlived ``connections.max.reauth.ms`` or its credential: close
   without answering, as Kafka does).
 
@@ -307,25 +308,28 @@ class KafkaServer:
                 frame = await reader.readexactly(size)
             except (asyncio.IncompleteReadError, ConnectionError):
                 return "client"
-            if conn.ready:
-                api_key = struct.unpack_from(">h", frame)[0]
-                verdict = conn.gate(api_key)
-                if verdict == "close_expired":
-                    log.info("connection %d: session expired, closing", stats.id)
-                    return "expired"
-                if verdict == "process":
-                    response: Optional[bytes]
-                    if api_key == API_VERSIONS:
-                        # Clients ask again once authenticated: the same answer as before.
-                        response = self.config.api_versions_response(frame)
-                    else:
-                        response = self.handle_request(frame, stats)
-                    if response is None:
-                        return "protocol"
-                    writer.write(response)
-                    await writer.drain()
-                    continue
-                # "begin_reauthentication": this SaslHandshake starts a re-authentication.
+            # The gate routes every frame: only "process" (a live session) reaches the handlers.
+            api_key = struct.unpack_from(">h", frame)[0]
+            verdict = conn.gate(api_key)
+            if verdict == "close_expired":
+                log.info("connection %d: session expired, closing", stats.id)
+                return "expired"
+            if verdict == "close":
+                return "auth_failed"
+            if verdict == "process":
+                response: Optional[bytes]
+                if api_key == API_VERSIONS:
+                    # Clients ask again once authenticated: the same answer as before.
+                    response = self.config.api_versions_response(frame)
+                else:
+                    response = self.handle_request(frame, stats)
+                if response is None:
+                    return "protocol"
+                writer.write(response)
+                await writer.drain()
+                continue
+            # "not_authenticated" (the exchange's frame) or "begin_reauthentication" (this
+            # SaslHandshake starts a re-authentication): the connection takes the frame.
             if not await self._authenticate(conn, stats, frame, writer):
                 return "auth_failed"
 

@@ -209,7 +209,8 @@ fn authenticate_response(reply: Reply, response: SaslAuthenticateResponse) -> Ve
 fn ok_response(auth_bytes: Vec<u8>, session_lifetime_ms: i64) -> SaslAuthenticateResponse {
     SaslAuthenticateResponse {
         error_code: error_code::NONE,
-        error_message: None,
+        // Kafka 4.4 sends an empty message, not a null one (issue 17, defect 6).
+        error_message: Some(String::new()),
         auth_bytes,
         session_lifetime_ms,
     }

@@ -295,6 +295,35 @@ static void wrong_states(void) {
     ksasl_client_exchange_free(c);
     c = NULL;
 
+    /* Issue 17, defect 3: RFC 5802's reserved m= attribute fails both sides. */
+    {
+        static const char client_first[] = "n,,m=ext,n=alice,r=abc";
+        ksasl_server_exchange *srv = NULL;
+        buf b = {0};
+        CHECK_OK(ksasl_server_exchange_new(r, "SCRAM-SHA-256", &srv));
+        CHECK_RC(ksasl_server_exchange_step(srv, (const uint8_t *)client_first,
+                                            strlen(client_first), 0, &st, &out, &len),
+                 KSASL_SCRAM_RESERVED_ATTRIBUTE);
+        CHECK(strstr(ksasl_server_exchange_last_error(srv), "m=") != NULL);
+        ksasl_server_exchange_free(srv);
+        CHECK_OK(ksasl_client_exchange_new(r, "SCRAM-SHA-256", &c));
+        CHECK_OK(ksasl_client_exchange_start(c, 0, &out, &len, &done));
+        /* The client's nonce follows "r=" in its first message; the server extends it. */
+        buf_append(&b, (const uint8_t *)"m=x,", 4);
+        {
+            size_t at = 0; /* the output is not NUL-terminated: search within len */
+            while (at + 3 <= len && memcmp(out + at, ",r=", 3) != 0) at++;
+            CHECK(at + 3 <= len);
+            if (at + 3 <= len) buf_append(&b, out + at + 1, len - at - 1);
+        }
+        buf_append(&b, (const uint8_t *)"xyz,s=QUJD,i=4096", 17);
+        CHECK_RC(ksasl_client_exchange_step(c, b.data, b.len, 0, &out, &len, &done),
+                 KSASL_SCRAM_RESERVED_ATTRIBUTE);
+        buf_free(&b);
+        ksasl_client_exchange_free(c);
+        c = NULL;
+    }
+
     /* PLAIN starts done. */
     CHECK_OK(ksasl_client_exchange_new(r, "PLAIN", &c));
     CHECK_OK(ksasl_client_exchange_start(c, 0, &out, &len, &done));

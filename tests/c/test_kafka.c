@@ -1311,6 +1311,50 @@ static void extremes(void) {
     ksasl_credential_store_free(store);
 }
 
+/* Issue 17, defect 6: a successful SaslAuthenticate v1 response carries an empty error message
+ * (00 00, as Kafka 4.4 sends it), not a null one (ff ff). */
+static void success_response_bytes(void) {
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *r = NULL;
+    ksasl_server_config_builder *b = NULL;
+    ksasl_server_config *sc = NULL;
+    ksasl_server_connection *s = NULL;
+    ksasl_server_action act = 0;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    /* SaslHandshake v1 "PLAIN", then SaslAuthenticate v1 "\0alice\0alice-secret" (client id null). */
+    static const uint8_t handshake[] = {0, 17, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0, 5, 'P', 'L', 'A', 'I', 'N'};
+    static const uint8_t authenticate[] = {0, 36, 0, 1, 0, 0, 0, 2, 0xff, 0xff, 0, 0, 0, 19,
+                                           0, 'a', 'l', 'i', 'c', 'e', 0, 'a', 'l', 'i', 'c', 'e',
+                                           '-', 's', 'e', 'c', 'r', 'e', 't'};
+    static const uint8_t want[] = {0, 0, 0, 20, 0, 0, 0, 2, /* length, correlation id */
+                                   0, 0,                     /* error code */
+                                   0, 0,                     /* error message: "" */
+                                   0, 0, 0, 0,               /* auth bytes: none */
+                                   0, 0, 0, 0, 0, 0, 0x27, 0x10}; /* lifetime 10000 ms */
+
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&r));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(r, store));
+    b = server_builder(r);
+    CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 10000));
+    sc = server_config_done(b);
+    CHECK_OK(ksasl_server_connection_new(sc, &s));
+    CHECK_OK(ksasl_server_connection_handle_frame(s, handshake, sizeof handshake, T0, &act, &out,
+                                                  &len, NULL));
+    CHECK_INT(act, KSASL_SERVER_ACTION_CONTINUE);
+    CHECK_OK(ksasl_server_connection_handle_frame(s, authenticate, sizeof authenticate, T0, &act,
+                                                  &out, &len, NULL));
+    CHECK_INT(act, KSASL_SERVER_ACTION_AUTHENTICATED);
+    CHECK_INT(len, sizeof want);
+    CHECK(len == sizeof want && memcmp(out, want, sizeof want) == 0);
+    ksasl_server_connection_free(s);
+    ksasl_server_config_free(sc);
+    ksasl_mechanism_registry_free(r);
+    ksasl_credential_store_free(store);
+}
+
 void test_kafka(void) {
     extremes();
     ownership();
@@ -1319,6 +1363,7 @@ void test_kafka(void) {
     full_flows();
     session_lifetimes();
     failures();
+    success_response_bytes();
     failed_reauthentication();
     expiry_without_reauth();
     pull_form_conn();

@@ -55,15 +55,17 @@ class Pair:
         while to_server:
             to_client = b""
             for f in frames(to_server):
-                if self.server.ready:
-                    (key, _, corr) = struct.unpack(">hhi", f[:8])
-                    verdict = self.server.gate(key, now)
-                    if verdict == "close_expired":
-                        self.closed = "expired"
-                        return
-                    if verdict == "process":
-                        to_client += struct.pack(">ii", 4, corr)
-                        continue
+                # The gate alone routes every frame: only "process" reaches the handlers.
+                (key, _, corr) = struct.unpack(">hhi", f[:8])
+                verdict = self.server.gate(key, now)
+                if verdict in ("close_expired", "close"):
+                    self.closed = "expired" if verdict == "close_expired" else "failed"
+                    return
+                if verdict == "process":
+                    assert self.server.ready
+                    to_client += struct.pack(">ii", 4, corr)
+                    continue
+                assert verdict in ("begin_reauthentication", "not_authenticated"), verdict
                 action, out, _, _ = self.server.handle_frame(f, now)
                 to_client += out
                 assert action in ("continue", "authenticated", "reauthenticated"), action
@@ -112,6 +114,28 @@ def test_authentication_and_reauthentication_with_requests_in_flight(mech):
     m = scfg.metrics(now)
     assert m["successful-reauthentication-total"] == p.events.count("reauthenticated")
     assert m["expired-connections-killed-count"] == 0
+
+
+def test_the_gate_never_processes_without_a_live_session():
+    """Issue 17, defect 1: before authentication, during a re-authentication and after a
+    failure the gate refuses every request."""
+    ccfg, scfg = password_pair("PLAIN")
+    server = ServerConnection(scfg)
+    assert {server.gate(k, T0) for k in range(-1, 81)} == {"not_authenticated"}
+    p = Pair(ccfg, scfg)
+    p.client.start(T0)
+    p.pump(T0)
+    assert p.events == ["authenticated"] and p.server.gate(3, T0) == "process"
+    assert p.server.gate(17, T0 + 1000) == "begin_reauthentication"
+    handshake = struct.pack(">hhih", 17, 1, 7, -1) + struct.pack(">h", 5) + b"PLAIN"
+    action, _, _, _ = p.server.handle_frame(handshake, T0 + 1000)
+    assert action == "continue"
+    assert {p.server.gate(k, T0 + 1000) for k in range(-1, 81)} == {"not_authenticated"}
+    wrong = b"\0alice\0wrong"
+    authenticate = struct.pack(">hhih", 36, 1, 8, -1) + struct.pack(">i", len(wrong)) + wrong
+    action, _, _, error = p.server.handle_frame(authenticate, T0 + 1000)
+    assert action == "fail_at" and error.name == "INVALID_CREDENTIALS"
+    assert {p.server.gate(k, T0 + 1000) for k in range(-1, 81)} == {"close"}
 
 
 def test_without_reauthentication_the_broker_closes_at_expiry():

@@ -207,6 +207,18 @@ fn gs2_authzid(field: &str) -> Result<Option<String>> {
     }
 }
 
+/// Refuses the reserved `m=` attribute (RFC 5802, 5.1: "its presence ... MUST cause
+/// authentication failure").
+fn reserved(attribute: &str, what: &str) -> Result<()> {
+    match attribute.starts_with("m=") {
+        true => Err(Error::new(
+            ErrorCode::ScramReservedAttribute,
+            format!("{what}: the reserved attribute m= is not allowed (RFC 5802)"),
+        )),
+        false => Ok(()),
+    }
+}
+
 impl ClientFirst {
     pub(crate) fn parse(bytes: &[u8]) -> Result<ClientFirst> {
         const WHAT: &str = "client-first message";
@@ -225,21 +237,18 @@ impl ClientFirst {
             return Err(Error::malformed("truncated client-first message"));
         }
         let authzid = gs2_authzid(parts[1])?;
-        // Kafka tolerates (and ignores) a reserved m= attribute before n=.
-        let mut i = 2;
-        if parts[i].starts_with("m=") {
-            i += 1;
-        }
+        // Kafka ignores a reserved m= attribute here; RFC 5802 (5.1) says it must fail.
+        reserved(parts[2], WHAT)?;
         let user = parts
-            .get(i)
+            .get(2)
             .and_then(|p| p.strip_prefix("n="))
             .ok_or_else(|| {
                 Error::malformed("client-first message: expected the username attribute n= here")
             })?;
         // Non-ASCII in the username is a username problem, not an encoding one.
         let username = saslname(user, WHAT)?;
-        let nonce = nonce(parts.get(i + 1).copied(), WHAT)?;
-        let extensions = parts[i + 2..]
+        let nonce = nonce(parts.get(3).copied(), WHAT)?;
+        let extensions = parts[4..]
             .iter()
             .map(|p| extension(p, WHAT))
             .collect::<Result<Vec<_>>>()?;
@@ -274,19 +283,16 @@ impl ServerFirst {
         if let Some(e) = parts[0].strip_prefix("e=") {
             return Err(server_error(e));
         }
-        let mut i = 0;
-        if parts[0].starts_with("m=") {
-            i = 1;
-        }
-        if parts.len() < i + 3 {
+        reserved(parts[0], WHAT)?;
+        if parts.len() < 3 {
             return Err(Error::malformed("truncated server-first message"));
         }
-        let nonce = nonce(Some(parts[i]), WHAT)?;
-        let salt = base64_attr(Some(parts[i + 1]), "s=", WHAT)?;
+        let nonce = nonce(Some(parts[0]), WHAT)?;
+        let salt = base64_attr(Some(parts[1]), "s=", WHAT)?;
         if salt.is_empty() {
             return Err(Error::malformed("server-first message: empty salt"));
         }
-        let digits = parts[i + 2].strip_prefix("i=").ok_or_else(|| {
+        let digits = parts[2].strip_prefix("i=").ok_or_else(|| {
             Error::malformed("server-first message: expected the iteration count i= here")
         })?;
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -301,7 +307,7 @@ impl ServerFirst {
                 u32::MAX
             },
         );
-        for p in &parts[i + 3..] {
+        for p in &parts[3..] {
             extension(p, WHAT)?;
         }
         Ok(ServerFirst {
@@ -412,14 +418,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn client_first_with_authzid_reserved_m_and_extension() {
-        let m = ClientFirst::parse(b"n,a=us=3Der,m=x,n=us=3Der,r=abc=\\;,tokenauth=TRUE").unwrap();
+    fn client_first_with_authzid_and_extension() {
+        let m = ClientFirst::parse(b"n,a=us=3Der,n=us=3Der,r=abc=\\;,tokenauth=TRUE").unwrap();
         assert_eq!(m.gs2_header, "n,a=us=3Der,");
         assert_eq!(m.authzid.as_deref(), Some("us=er"));
         assert_eq!(m.username, "us=er");
         assert_eq!(m.nonce, "abc=\\;");
         assert!(m.token_authenticated());
-        assert_eq!(m.bare, "m=x,n=us=3Der,r=abc=\\;,tokenauth=TRUE");
+        assert_eq!(m.bare, "n=us=3Der,r=abc=\\;,tokenauth=TRUE");
+    }
+
+    /// Issue 17, defect 3: the reserved m= attribute fails both first messages.
+    #[test]
+    fn reserved_m_attribute_is_refused() {
+        for e in [
+            ClientFirst::parse(b"n,,m=ext,n=alice,r=abc").err().unwrap(),
+            ClientFirst::parse(b"n,a=x,m=,n=x,r=abc").err().unwrap(),
+            ServerFirst::parse(b"m=x,r=abcdef,s=QQ==,i=4096")
+                .err()
+                .unwrap(),
+        ] {
+            assert_eq!(e.code(), ErrorCode::ScramReservedAttribute, "{e}");
+        }
     }
 
     #[test]
@@ -442,7 +462,7 @@ mod tests {
             0
         );
         assert_eq!(
-            ServerFirst::parse(b"m=q,r=ab,s=QQ==,i=00010")
+            ServerFirst::parse(b"r=ab,s=QQ==,i=00010")
                 .unwrap()
                 .iterations,
             10

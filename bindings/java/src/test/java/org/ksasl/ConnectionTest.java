@@ -42,6 +42,49 @@ class ConnectionTest {
         }
     }
 
+    /** Every verdict of the gate for API keys -1..80 on {@code c} at {@code now}. */
+    static java.util.Set<Gate> verdicts(ServerConnection c, long now) {
+        java.util.Set<Gate> out = java.util.EnumSet.noneOf(Gate.class);
+        for (short k = -1; k <= 80; k++) {
+            out.add(c.gate(k, now));
+        }
+        return out;
+    }
+
+    /**
+     * Issue 17, defect 1: before authentication, during a re-authentication and after a failure
+     * the gate refuses every request.
+     */
+    @Test
+    void theGateNeverProcessesWithoutALiveSession() throws Exception {
+        try (ServerConfig sc = serverConfig(3000);
+                ClientConfig cc = clientConfig("alice", "alice-secret", "PLAIN", ReauthTiming.KAFKA);
+                ServerConnection fresh = new ServerConnection(sc)) {
+            assertEquals(java.util.Set.of(Gate.NOT_AUTHENTICATED), verdicts(fresh, T0));
+            Wire.Pair p = new Wire.Pair(cc, sc);
+            p.client.start(T0);
+            p.pump(T0);
+            assertEquals(Gate.PROCESS, p.server.gate((short) 3, T0));
+            assertEquals(Gate.BEGIN_REAUTHENTICATION, p.server.gate((short) 17, T0 + 1000));
+            byte[] mech = "PLAIN".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] handshake = ByteBuffer.allocate(10 + 2 + mech.length).putShort((short) 17)
+                    .putShort((short) 1).putInt(7).putShort((short) -1).putShort((short) mech.length)
+                    .put(mech).array();
+            assertEquals(ServerAction.CONTINUE, p.server.handleFrame(handshake, T0 + 1000).action());
+            assertEquals(java.util.Set.of(Gate.NOT_AUTHENTICATED), verdicts(p.server, T0 + 1000));
+            byte[] wrong = "\0alice\0wrong".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] authenticate = ByteBuffer.allocate(10 + 4 + wrong.length).putShort((short) 36)
+                    .putShort((short) 1).putInt(8).putShort((short) -1).putInt(wrong.length)
+                    .put(wrong).array();
+            ServerOutput o = p.server.handleFrame(authenticate, T0 + 1000);
+            assertEquals(ServerAction.FAIL_AT, o.action());
+            assertEquals("INVALID_CREDENTIALS", o.error().codeName());
+            assertEquals(java.util.Set.of(Gate.CLOSE), verdicts(p.server, T0 + 1000));
+            p.client.close();
+            p.server.close();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
     void authenticatesAndReauthenticatesWithinTheLifetime(String mech) throws Exception {

@@ -53,20 +53,22 @@ final class Wire {
             while (toServer.length > 0) {
                 byte[] toClient = new byte[0];
                 for (byte[] f : frames(toServer)) {
-                    if (server.isReady()) {
-                        ByteBuffer h = ByteBuffer.wrap(f);
-                        short key = h.getShort();
-                        h.getShort();
-                        int corr = h.getInt();
-                        Gate g = server.gate(key, now);
-                        if (g == Gate.CLOSE_EXPIRED) {
-                            closed = "expired";
-                            return;
+                    // The gate alone routes every frame: only PROCESS reaches the handlers.
+                    ByteBuffer h = ByteBuffer.wrap(f);
+                    short key = h.getShort();
+                    h.getShort();
+                    int corr = h.getInt();
+                    Gate g = server.gate(key, now);
+                    if (g == Gate.CLOSE_EXPIRED || g == Gate.CLOSE) {
+                        closed = g == Gate.CLOSE ? "failed" : "expired";
+                        return;
+                    }
+                    if (g == Gate.PROCESS) {
+                        if (!server.isReady()) {
+                            throw new AssertionError("PROCESS on a connection that is not ready");
                         }
-                        if (g == Gate.PROCESS) {
-                            toClient = concat(toClient, ByteBuffer.allocate(8).putInt(4).putInt(corr).array());
-                            continue;
-                        }
+                        toClient = concat(toClient, ByteBuffer.allocate(8).putInt(4).putInt(corr).array());
+                        continue;
                     }
                     ServerOutput o = server.handleFrame(f, now);
                     serverOutputs.add(o);

@@ -431,35 +431,40 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 byte[] frame = new byte[size];
                 in.readFully(frame);
                 long now = System.currentTimeMillis();
-                if (ready) {
-                    short apiKey = (short) (((frame[0] & 0xff) << 8) | (frame[1] & 0xff));
-                    Gate gate = conn.gate(apiKey, now);
-                    if (gate == Gate.CLOSE_EXPIRED) {
-                        LOG.log(System.Logger.Level.DEBUG,
-                                () -> "connection " + stats.id() + ": session expired, closing");
-                        return ConnectionStats.CloseReason.EXPIRED;
+                // The gate routes every frame: only PROCESS (a live session) reaches the handlers.
+                short apiKey = (short) (((frame[0] & 0xff) << 8) | (frame[1] & 0xff));
+                Gate gate = conn.gate(apiKey, now);
+                if (gate == Gate.CLOSE_EXPIRED) {
+                    LOG.log(System.Logger.Level.DEBUG,
+                            () -> "connection " + stats.id() + ": session expired, closing");
+                    return ConnectionStats.CloseReason.EXPIRED;
+                }
+                if (gate == Gate.CLOSE) {
+                    return ConnectionStats.CloseReason.AUTHENTICATION_FAILED;
+                }
+                if (gate == Gate.PROCESS) {
+                    // Kafka's clients ask for ApiVersions again once authenticated: the
+                    // answer comes from the same configuration that answered it before.
+                    byte[] response;
+                    if (apiKey == Broker.API_VERSIONS) {
+                        response = apiVersions(frame, stats, now);
+                    } else if (tokens != null && DelegationTokenCodec.isTokenApi(apiKey)) {
+                        response = tokenRequest(conn, frame, stats, now);
+                    } else {
+                        response = broker.handle(frame, stats, now);
                     }
-                    if (gate == Gate.PROCESS) {
-                        // Kafka's clients ask for ApiVersions again once authenticated: the
-                        // answer comes from the same configuration that answered it before.
-                        byte[] response;
-                        if (apiKey == Broker.API_VERSIONS) {
-                            response = apiVersions(frame, stats, now);
-                        } else if (tokens != null && DelegationTokenCodec.isTokenApi(apiKey)) {
-                            response = tokenRequest(conn, frame, stats, now);
-                        } else {
-                            response = broker.handle(frame, stats, now);
-                        }
-                        if (response == null) {
-                            return ConnectionStats.CloseReason.PROTOCOL;
-                        }
-                        out.write(response);
-                        out.flush();
-                        continue;
+                    if (response == null) {
+                        return ConnectionStats.CloseReason.PROTOCOL;
                     }
-                    // BEGIN_REAUTHENTICATION: this SaslHandshake starts a KIP-368 re-authentication.
+                    out.write(response);
+                    out.flush();
+                    continue;
+                }
+                if (gate == Gate.BEGIN_REAUTHENTICATION) {
+                    // This SaslHandshake starts a KIP-368 re-authentication.
                     stats.reauthenticationStarted(now);
                 }
+                // NOT_AUTHENTICATED: a frame of the exchange in progress.
                 if (!authenticate(conn, frame, now, out)) {
                     return ConnectionStats.CloseReason.AUTHENTICATION_FAILED;
                 }
