@@ -288,3 +288,66 @@ mod tests {
         );
     }
 }
+
+/// At most this many characters of anything a peer sent appear in an error message, a
+/// detail or a log line (issue 17): a peer cannot bloat a host's logs.
+pub const QUOTE_LIMIT: usize = 64;
+
+/// Lossy text of bytes for logs, with control characters written as `\xNN`.
+pub(crate) fn printable(bytes: &[u8]) -> String {
+    let mut s = String::new();
+    for ch in String::from_utf8_lossy(bytes).chars() {
+        if (ch as u32) < 0x20 || ch as u32 == 0x7f {
+            s.push_str(&format!("\\x{:02x}", ch as u32));
+        } else if ch.is_control() {
+            s.extend(ch.escape_default());
+        } else {
+            s.push(ch);
+        }
+    }
+    s
+}
+
+/// The one exception to [`QUOTE_LIMIT`]: the error text a broker sends its client
+/// (SaslAuthenticate's `error_message`) is meant for the user and Kafka's own run to 150
+/// characters ("Authentication failed during authentication due to invalid credentials with
+/// SASL mechanism SCRAM-SHA-512", principal-change texts), so a client quotes up to this many.
+pub const SERVER_TEXT_LIMIT: usize = 256;
+
+/// Bytes a peer sent, as text for an error or a log: [`printable`], cut after
+/// [`QUOTE_LIMIT`] characters with the full size noted (`abc... (30000 bytes)`).
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    quote_at_most(bytes, QUOTE_LIMIT)
+}
+
+/// [`quote`] with another limit (see [`SERVER_TEXT_LIMIT`]).
+pub(crate) fn quote_at_most(bytes: &[u8], limit: usize) -> String {
+    // Only a prefix is ever shown, so only a prefix is converted (4 bytes per character at most).
+    let head = &bytes[..bytes.len().min(limit * 4)];
+    let text = printable(head);
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}... ({} bytes)", &text[..cut], bytes.len()),
+        None if head.len() < bytes.len() => format!("{text}... ({} bytes)", bytes.len()),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::*;
+
+    #[test]
+    fn quotes_are_short_and_escaped() {
+        assert_eq!(quote(b"abc"), "abc");
+        assert_eq!(quote(b"a\x01b"), "a\\x01b");
+        let long = vec![b'x'; 30_000];
+        let q = quote(&long);
+        assert_eq!(q, format!("{}... (30000 bytes)", "x".repeat(QUOTE_LIMIT)));
+        assert_eq!(quote(&[b'y'; QUOTE_LIMIT]), "y".repeat(QUOTE_LIMIT));
+        // Escapes and multi-byte characters count as characters, never split.
+        let q = quote("é".repeat(100).as_bytes());
+        assert!(q.starts_with(&"é".repeat(QUOTE_LIMIT)) && q.ends_with("(200 bytes)"));
+        let q = quote(&[1u8; 300]);
+        assert!(q.len() < 120 && q.ends_with("(300 bytes)"), "{q}");
+    }
+}

@@ -18,7 +18,7 @@ use super::messages::{
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
     SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{quote, Error, ErrorCode, Result};
 use crate::mech::{nothing_pending, ClientExchange, ClientStep, HostWork};
 pub use crate::session::ClientSession;
 use crate::session::ONE_YEAR_MS;
@@ -468,14 +468,14 @@ impl ClientConnection {
             error_code::UNSUPPORTED_SASL_MECHANISM => {
                 return Err(Error::new(
                     ErrorCode::UnsupportedSaslMechanism,
-                    format!("Client SASL mechanism '{mech}' not enabled in the server, enabled mechanisms are [{}]", r.mechanisms.join(", ")),
+                    format!("Client SASL mechanism '{mech}' not enabled in the server, enabled mechanisms are [{}]", quote(r.mechanisms.join(", ").as_bytes())),
                 )
-                .with_detail("enabled", r.mechanisms.join(",")))
+                .with_detail("enabled", quote(r.mechanisms.join(",").as_bytes())))
             }
             error_code::ILLEGAL_SASL_STATE => {
                 return Err(Error::new(
                     ErrorCode::IllegalSaslState,
-                    format!("Unexpected handshake request with client mechanism {mech}, enabled mechanisms are [{}]", r.mechanisms.join(", ")),
+                    format!("Unexpected handshake request with client mechanism {mech}, enabled mechanisms are [{}]", quote(r.mechanisms.join(", ").as_bytes())),
                 ))
             }
             c => return Err(kafka_error(c, "SaslHandshake failed")),

@@ -18,7 +18,7 @@ use super::messages::{
     MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
 use crate::credential::{CredentialAnswer, CredentialRequest};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{quote, Error, ErrorCode, Result};
 use crate::mech::{ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerStep};
 use crate::session::{FailedReauthPolicy, Gate};
 use crate::wire::ServerActionKind;
@@ -548,7 +548,7 @@ impl ServerConnection {
         if !enabled.contains(&mechanism) {
             let e = Error::new(
                 ErrorCode::UnsupportedSaslMechanism,
-                format!("Unsupported SASL mechanism {mechanism}"),
+                format!("Unsupported SASL mechanism {}", quote(mechanism.as_bytes())),
             )
             .with_detail("enabled", enabled.join(","));
             let frames = answer(error_code::UNSUPPORTED_SASL_MECHANISM);

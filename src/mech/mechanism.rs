@@ -254,13 +254,16 @@ pub fn server_rejection(mechanism: &str, server_message: Option<&str>) -> Error 
         match server_message {
             Some(m) => format!(
                 "{mechanism} authentication failed: {}",
-                printable(m.as_bytes())
+                quote_at_most(m.as_bytes(), SERVER_TEXT_LIMIT)
             ),
             None => format!("{mechanism} authentication failed"),
         },
     );
     match server_message {
-        Some(m) => e.with_detail("server_message", m),
+        Some(m) => e.with_detail(
+            "server_message",
+            quote_at_most(m.as_bytes(), SERVER_TEXT_LIMIT),
+        ),
         None => e,
     }
 }
@@ -285,20 +288,8 @@ pub trait ServerMechanism: Send {
     }
 }
 
-/// Lossy text of bytes for logs, with control characters written as `\xNN`.
-pub(crate) fn printable(bytes: &[u8]) -> String {
-    let mut s = String::new();
-    for ch in String::from_utf8_lossy(bytes).chars() {
-        if (ch as u32) < 0x20 || ch as u32 == 0x7f {
-            s.push_str(&format!("\\x{:02x}", ch as u32));
-        } else if ch.is_control() {
-            s.extend(ch.escape_default());
-        } else {
-            s.push(ch);
-        }
-    }
-    s
-}
+pub(crate) use crate::error::{printable, quote};
+use crate::error::{quote_at_most, SERVER_TEXT_LIMIT};
 
 #[cfg(test)]
 mod tests {

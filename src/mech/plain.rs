@@ -217,8 +217,8 @@ pub(crate) fn redact(message: &[u8]) -> String {
         [authzid, user, _password] => {
             format!(
                 "{}\\0{}\\0<redacted>",
-                crate::mech::mechanism::printable(authzid),
-                crate::mech::mechanism::printable(user)
+                crate::mech::mechanism::quote(authzid),
+                crate::mech::mechanism::quote(user)
             )
         }
         _ => format!("<{} bytes>", message.len()),

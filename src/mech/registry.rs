@@ -313,7 +313,8 @@ fn unknown(name: &str, known: Vec<String>) -> Error {
     Error::new(
         ErrorCode::UnknownMechanism,
         format!(
-            "SASL mechanism {name:?} is not registered; registered: [{}]",
+            "SASL mechanism \"{}\" is not registered; registered: [{}]",
+            crate::error::quote(name.as_bytes()),
             known.join(", ")
         ),
     )

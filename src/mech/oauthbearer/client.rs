@@ -116,7 +116,7 @@ impl ClientMechanism for OAuthBearerClient {
                 ("openid-configuration", p.openid_configuration),
             ] {
                 if let Some(v) = v {
-                    e = e.with_detail(k, v);
+                    e = e.with_detail(k, crate::error::quote(v.as_bytes()));
                 }
             }
         }

@@ -342,7 +342,7 @@ impl JwksValidator {
             match kid {
                 Some(k) => format!(
                     "no key in the JWKS has kid '{}'",
-                    crate::mech::mechanism::printable(&k.as_bytes()[..k.len().min(100)])
+                    crate::mech::mechanism::quote(k.as_bytes())
                 ),
                 None => "the JWKS is empty".to_string(),
             },
@@ -442,7 +442,7 @@ fn read_header(
             ErrorCode::TokenAlgorithmRefused,
             format!(
                 "algorithm '{}' is not accepted",
-                crate::mech::mechanism::printable(&alg.as_bytes()[..alg.len().min(20)])
+                crate::mech::mechanism::quote(alg.as_bytes())
             ),
         ),
         Ok(_) => reject(ErrorCode::TokenMalformed, "the token header is malformed"),

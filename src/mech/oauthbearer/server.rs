@@ -78,7 +78,7 @@ impl OAuthBearerServer {
                     Err(invalid) => {
                         let list = invalid
                             .iter()
-                            .map(|(k, r)| format!("{k}: {r}"))
+                            .map(|(k, r)| format!("{}: {r}", crate::error::quote(k.as_bytes())))
                             .collect::<Vec<_>>()
                             .join("; ");
                         return Err(Error::disclosed(

@@ -123,13 +123,19 @@ impl SaslExtensions {
         if !is_valid_extension_name(name) {
             return Err(Error::new(
                 ErrorCode::InvalidExtension,
-                format!("Extension name {name} is invalid"),
+                format!(
+                    "Extension name {} is invalid",
+                    crate::error::quote(name.as_bytes())
+                ),
             ));
         }
         if !is_valid_extension_value(value) {
             return Err(Error::new(
                 ErrorCode::InvalidExtension,
-                format!("Extension value for extension {name} is invalid"),
+                format!(
+                    "Extension value for extension {} is invalid",
+                    crate::error::quote(name.as_bytes())
+                ),
             ));
         }
         self.0.insert(name.to_string(), value.to_string());

@@ -153,7 +153,10 @@ fn extension(attr: &str, what: &str) -> Result<(String, String)> {
     if !is_value(value) {
         return Err(Error::new(
             ErrorCode::InvalidExtension,
-            format!("{what}: invalid value for extension {name}"),
+            format!(
+                "{what}: invalid value for extension {}",
+                crate::error::quote(name.as_bytes())
+            ),
         ));
     }
     Ok((name.to_string(), value.to_string()))
@@ -398,7 +401,7 @@ fn server_error(e: &str) -> Error {
         ErrorCode::ServerReportedError,
         format!(
             "the server reported a SCRAM error: {}",
-            crate::mech::mechanism::printable(e.as_bytes())
+            crate::mech::mechanism::quote(e.as_bytes())
         ),
     )
 }
@@ -408,7 +411,7 @@ pub(crate) fn server_final_error(mechanism: &str, e: &str) -> Error {
         ErrorCode::ServerReportedError,
         format!(
             "Sasl authentication using {mechanism} failed with error: {}",
-            crate::mech::mechanism::printable(e.as_bytes())
+            crate::mech::mechanism::quote(e.as_bytes())
         ),
     )
 }
