@@ -295,6 +295,17 @@ static void wrong_states(void) {
     ksasl_client_exchange_free(c);
     c = NULL;
 
+    /* Issue 17, defect 4: a 30,000-character mechanism name is quoted in 64 characters. */
+    {
+        static char name[30001];
+        ksasl_server_exchange *srv = NULL;
+        memset(name, 'M', sizeof name - 1);
+        CHECK_RC(ksasl_server_exchange_new(r, name, &srv), KSASL_UNKNOWN_MECHANISM);
+        CHECK(srv == NULL);
+        CHECK(strlen(ksasl_last_constructor_error()) < 300);
+        CHECK(strstr(ksasl_last_constructor_error(), "(30000 bytes)") != NULL);
+    }
+
     /* Issue 17, defect 3: RFC 5802's reserved m= attribute fails both sides. */
     {
         static const char client_first[] = "n,,m=ext,n=alice,r=abc";

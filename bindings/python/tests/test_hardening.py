@@ -8,6 +8,7 @@ import pytest
 from ksasl import (
     ClientExchange,
     CredentialStore,
+    KsaslError,
     MechanismRegistry,
     ProtocolError,
     ServerConfig,
@@ -65,3 +66,20 @@ def test_successful_authenticate_response_has_an_empty_message(version):
     }[version]
     want = struct.pack(">i", 2) + body
     assert out == struct.pack(">i", len(want)) + want
+
+
+def test_errors_quote_little_of_the_peer():
+    """Defect 4: a 30,000-character mechanism name (or any other peer field) appears in an
+    error as at most 64 characters."""
+    _, servers = registries()
+    name = "M" * 30_000
+    conn = ServerConnection(ServerConfig(servers))
+    handshake = struct.pack(">hhih", 17, 1, 1, -1) + struct.pack(">h", len(name)) + name.encode()
+    action, _, _, error = conn.handle_frame(handshake, T0)
+    assert action in ("fail_at", "close_now") and error is not None
+    assert error.name == "UNSUPPORTED_SASL_MECHANISM"
+    assert len(str(error)) < 300 and "(30000 bytes)" in error.message, str(error)
+    assert all(len(v) < 300 for v in error.details.values())
+    with pytest.raises(KsaslError) as e:
+        ServerExchange(servers, name)
+    assert e.value.name == "UNKNOWN_MECHANISM" and len(str(e.value)) < 300, str(e.value)

@@ -87,4 +87,26 @@ class HardeningTest {
             assertArrayEquals(want, out.frames());
         }
     }
+
+    /** Defect 4: a 30,000-character mechanism name appears in an error as at most 64 characters. */
+    @org.junit.jupiter.api.Test
+    void errorsQuoteLittleOfThePeer() throws Exception {
+        String name = "M".repeat(30_000);
+        try (CredentialStore store = new CredentialStore();
+                MechanismRegistry r = new MechanismRegistry().addPasswordServers(store);
+                ServerConfig sc = ServerConfig.builder(r).build();
+                ServerConnection conn = new ServerConnection(sc)) {
+            byte[] handshake = ByteBuffer.allocate(12 + name.length()).putShort((short) 17).putShort((short) 1)
+                    .putInt(1).putShort((short) -1).putShort((short) name.length()).put(ascii(name)).array();
+            ServerOutput out = conn.handleFrame(handshake, T0);
+            KsaslException e = out.error();
+            assertEquals("UNSUPPORTED_SASL_MECHANISM", e.codeName());
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().length() < 300, e.getMessage());
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("(30000 bytes)"), e.getMessage());
+            e.details().values().forEach(v -> org.junit.jupiter.api.Assertions.assertTrue(v.length() < 300, v));
+            KsaslArgumentException u = assertThrows(KsaslArgumentException.class, () -> new ServerExchange(r, name));
+            assertEquals("UNKNOWN_MECHANISM", u.codeName());
+            org.junit.jupiter.api.Assertions.assertTrue(u.getMessage().length() < 300, u.getMessage());
+        }
+    }
 }
