@@ -82,6 +82,7 @@ c-run-examples: c-examples
 	rm -f target/c/broker.port
 	./target/c/mini_broker target/c/broker.port 2000 alice alice-secret 10 > target/c/mini_broker.log 2>&1 & echo $$! > target/c/mini_broker.pid
 	@for i in $$(seq 100); do [ -s target/c/broker.port ] && break; sleep 0.05; done
+	python3 tests/c/oversize_prefix.py $$(cat target/c/broker.port) || { kill $$(cat target/c/mini_broker.pid); exit 1; }
 	./target/c/kafka_client 127.0.0.1 $$(cat target/c/broker.port) SCRAM-SHA-512 alice alice-secret 4500 2; \
 	  status=$$?; kill $$(cat target/c/mini_broker.pid) 2>/dev/null; rm -f target/c/mini_broker.pid; exit $$status
 

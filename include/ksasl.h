@@ -1558,6 +1558,13 @@ ksasl_result ksasl_server_config_builder_set_max_receive_size(ksasl_server_confi
                                                               int64_t bytes);
 
 /**
+ * `socket.request.max.bytes` (104,857,600): the largest request frame of an
+ * authenticated connection (`ksasl_server_connection_check_frame_size`).
+ */
+ksasl_result ksasl_server_config_builder_set_max_request_size(ksasl_server_config_builder *b,
+                                                              int64_t bytes);
+
+/**
  * After a failed re-authentication: 0 (Kafka) closes; a positive delay keeps the session.
  */
 ksasl_result ksasl_server_config_builder_set_reauth_retry_ms(ksasl_server_config_builder *b,
@@ -1575,6 +1582,17 @@ ksasl_result ksasl_server_config_metric(const ksasl_server_config *c,
                                         const char *name,
                                         int64_t now_ms,
                                         double *value);
+
+/**
+ * Checks a frame's declared length (its 4-byte prefix, decoded) before reading the body:
+ * at most `sasl.server.max.receive.size` until a session is live, then at most
+ * `socket.request.max.bytes`. `*body_len` is the size to read; on an error close the
+ * connection without reading the body (the gate then says `KSASL_GATE_CLOSE`).
+ */
+ksasl_result ksasl_server_connection_check_frame_size(ksasl_server_connection *c,
+                                                      int32_t declared,
+                                                      int64_t now_ms,
+                                                      size_t *body_len);
 
 /**
  * The pending credential request (after `KSASL_SERVER_ACTION_NEED_CREDENTIAL`):

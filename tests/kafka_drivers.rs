@@ -997,3 +997,41 @@ fn api_versions_after_authentication_and_the_version_table_rules() {
 fn app_request_body() -> Vec<u8> {
     kafka_pair::app_request(1)[4..].to_vec()
 }
+
+/// Issue 17, defect 2: a frame's declared length is checked before its body is read: Kafka's
+/// `sasl.server.max.receive.size` until a session is live, `socket.request.max.bytes` after.
+#[test]
+fn frame_sizes_are_refused_by_their_prefix() {
+    let cfg = server_builder()
+        .set_max_reauth_ms(10_000)
+        .set_max_request_size(1_000_000)
+        .build()
+        .unwrap();
+    let mut s = ServerConnection::new(cfg.clone());
+    assert_eq!(s.check_frame_size(524_288, T0).unwrap(), 524_288);
+    assert_eq!(s.check_frame_size(0, T0).unwrap(), 0);
+    let e = s.check_frame_size(104_857_600, T0).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::MessageTooLarge);
+    assert_eq!(
+        e.message(),
+        "Failing SASL authentication due to invalid receive size"
+    );
+    assert_eq!(s.gate(3, T0), Gate::Close, "the connection is over");
+    assert_eq!(cfg.metrics().total("failed-authentication-total"), Some(1));
+    let mut s = ServerConnection::new(cfg.clone());
+    assert_eq!(
+        s.check_frame_size(-1, T0).unwrap_err().code(),
+        ErrorCode::InvalidFrameSize
+    );
+    // Authenticated: the host's request limit applies.
+    let mut p = pair(client_config("alice", "alice-secret", "PLAIN"), cfg.clone());
+    p.connect(T0);
+    assert_eq!(p.server.check_frame_size(1_000_000, T0).unwrap(), 1_000_000);
+    let e = p.server.check_frame_size(1_000_001, T0).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "Invalid receive (size = 1000001 larger than 1000000)"
+    );
+    assert_eq!(p.server.gate(3, T0), Gate::Close);
+    assert_eq!(cfg.metrics().total("failed-authentication-total"), Some(2));
+}

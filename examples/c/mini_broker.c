@@ -86,14 +86,25 @@ int main(int argc, char **argv) {
             conn_t *c = &conns[i];
             if (c->fd < 0 || !p[i + 1].revents) continue;
             uint8_t tmp[65536];
-            ssize_t r = read(c->fd, tmp, sizeof tmp);
+            /* A length prefix is read alone, so it is checked before any body byte is. */
+            ssize_t r = read(c->fd, tmp, c->in.len < 4 ? 4 - c->in.len : sizeof tmp);
             if (r <= 0) { drop(c); continue; }
             buf_push(&c->in, tmp, (size_t)r);
             const uint8_t *f;
             size_t n;
             long used;
-            while (c->fd >= 0 && (used = frame_next(&c->in, &f, &n, 512 * 1024)) != 0) {
-                if (used < 0) { drop(c); break; }
+            for (;;) {
+                /* Kafka's limits on the 4-byte length alone, before any of the body is kept:
+                 * sasl.server.max.receive.size until the session is live, then
+                 * socket.request.max.bytes. */
+                size_t max = 0;
+                if (c->fd < 0 || c->in.len < 4) break;
+                if (ksasl_server_connection_check_frame_size(c->conn, be32(c->in.data), wall_ms(), &max) != KSASL_OK) {
+                    printf("refusing a frame: %s\n", ksasl_server_connection_last_error(c->conn));
+                    drop(c);
+                    break;
+                }
+                if ((used = frame_next(&c->in, &f, &n, max)) <= 0) { if (used < 0) drop(c); break; }
                 int64_t now = wall_ms();
                 /* The gate routes every frame: only PROCESS reaches the request handlers (a live
                  * session); the exchange's frames go to the connection; the rest closes. */

@@ -58,7 +58,6 @@ PRODUCE, METADATA, SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 0, 3, 17, 1
 APIS = [(PRODUCE, 3, 3), (METADATA, 0, 4)]
 NODE_ID = 0
 UNKNOWN_TOPIC_OR_PARTITION, ILLEGAL_SASL_STATE = 3, 34
-MAX_FRAME = 100 * 1024 * 1024
 
 
 def now_ms() -> int:
@@ -302,8 +301,15 @@ class KafkaServer:
         """Serves requests until the connection ends; returns why it ended."""
         while True:
             try:
-                (size,) = struct.unpack(">i", await reader.readexactly(4))
-                if not 8 <= size <= MAX_FRAME:
+                (declared,) = struct.unpack(">i", await reader.readexactly(4))
+                # Kafka's limits, on the length alone: sasl.server.max.receive.size until the
+                # session is live, socket.request.max.bytes after. Nothing is read past them.
+                try:
+                    size = conn.check_frame_size(declared)
+                except ksasl.KsaslError as e:
+                    log.info("connection %d: %s", stats.id, e)
+                    return "protocol"
+                if size < 8:
                     return "protocol"
                 frame = await reader.readexactly(size)
             except (asyncio.IncompleteReadError, ConnectionError):

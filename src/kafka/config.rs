@@ -31,14 +31,21 @@ fn non_negative(name: &str, v: i64) -> Result<i64> {
 }
 
 fn receive_size(v: i64) -> Result<usize> {
+    frame_size("max_receive_size", v)
+}
+
+fn frame_size(name: &str, v: i64) -> Result<usize> {
     if !(1..=i64::from(i32::MAX)).contains(&v) {
         return Err(invalid(format!(
-            "max_receive_size must be 1 to {}, not {v}",
+            "{name} must be 1 to {}, not {v}",
             i32::MAX
         )));
     }
     Ok(v as usize)
 }
+
+/// Kafka's `socket.request.max.bytes` default: 100 MiB.
+pub const DEFAULT_MAX_REQUEST_SIZE: i64 = 104_857_600;
 
 fn retry_policy(ms: i64) -> Result<FailedReauthPolicy> {
     FailedReauthPolicy::from_initial_delay_ms(non_negative("reauth_retry_ms", ms)?)
@@ -56,6 +63,7 @@ pub struct ServerConfig {
     max_reauth_ms: i64,
     max_reauth_ms_by_mechanism: BTreeMap<String, i64>,
     max_receive_size: usize,
+    max_request_size: usize,
     failed_authentication_delay_ms: i64,
     failed_reauth_policy: FailedReauthPolicy,
     api_versions: Vec<ApiVersionRange>,
@@ -71,6 +79,7 @@ pub struct ServerConfigBuilder {
     max_reauth_ms: i64,
     max_reauth_ms_by_mechanism: Vec<(String, i64)>,
     max_receive_size: i64,
+    max_request_size: i64,
     failed_authentication_delay_ms: i64,
     reauth_retry_ms: i64,
     api_versions: Vec<(i64, i64, i64)>,
@@ -104,6 +113,13 @@ impl ServerConfigBuilder {
     /// `sasl.server.max.receive.size` (512 KiB): the largest authentication frame accepted.
     pub fn set_max_receive_size(&mut self, bytes: i64) -> &mut Self {
         self.max_receive_size = bytes;
+        self
+    }
+
+    /// `socket.request.max.bytes` (104,857,600): the largest request frame of an
+    /// authenticated connection ([`ServerConnection::check_frame_size`](super::server::ServerConnection::check_frame_size)).
+    pub fn set_max_request_size(&mut self, bytes: i64) -> &mut Self {
+        self.max_request_size = bytes;
         self
     }
 
@@ -177,6 +193,7 @@ impl ServerConfigBuilder {
             max_reauth_ms: non_negative("max_reauth_ms", self.max_reauth_ms)?,
             max_reauth_ms_by_mechanism: by_mechanism,
             max_receive_size: receive_size(self.max_receive_size)?,
+            max_request_size: frame_size("max_request_size", self.max_request_size)?,
             failed_authentication_delay_ms: non_negative(
                 "failed_authentication_delay_ms",
                 self.failed_authentication_delay_ms,
@@ -241,6 +258,7 @@ impl ServerConfig {
             max_reauth_ms: 0,
             max_reauth_ms_by_mechanism: Vec::new(),
             max_receive_size: DEFAULT_MAX_RECEIVE_SIZE as i64,
+            max_request_size: DEFAULT_MAX_REQUEST_SIZE,
             failed_authentication_delay_ms: DEFAULT_FAILED_AUTHENTICATION_DELAY_MS,
             reauth_retry_ms: 0,
             api_versions: Vec::new(),
@@ -274,6 +292,11 @@ impl ServerConfig {
     /// `sasl.server.max.receive.size`.
     pub fn max_receive_size(&self) -> usize {
         self.max_receive_size
+    }
+
+    /// `socket.request.max.bytes`.
+    pub fn max_request_size(&self) -> usize {
+        self.max_request_size
     }
 
     /// `connection.failed.authentication.delay.ms`.

@@ -397,6 +397,58 @@ impl ServerConnection {
         self.out(Vec::new(), ServerAction::CloseNow(Error::new(code, why)))
     }
 
+    /// Checks a frame's declared length (its 4-byte prefix) before the host reads the body, as
+    /// Kafka does: while no session is live (before the first authentication completes, or in
+    /// a re-authentication's exchange) at most `sasl.server.max.receive.size`, afterwards at
+    /// most `socket.request.max.bytes`. Returns the body's size; on an error the host closes
+    /// the connection without reading the body (a refusal during authentication counts as a
+    /// failed authentication, and the gate then says `Close`).
+    pub fn check_frame_size(&mut self, declared: i32, now_ms: i64) -> Result<usize> {
+        let Ok(size) = usize::try_from(declared) else {
+            let e = Error::new(
+                ErrorCode::InvalidFrameSize,
+                format!("Invalid receive (size = {declared})"),
+            );
+            return Err(self.refuse_frame(e, now_ms));
+        };
+        if matches!(self.phase, Phase::Ready) {
+            let max = self.config.max_request_size();
+            return match size <= max {
+                true => Ok(size),
+                false => {
+                    let e = Error::new(
+                        ErrorCode::MessageTooLarge,
+                        format!("Invalid receive (size = {declared} larger than {max})"),
+                    );
+                    Err(self.refuse_frame(e, now_ms))
+                }
+            };
+        }
+        match size <= self.config.max_receive_size() {
+            true => Ok(size),
+            false => {
+                let e = Error::new(
+                    ErrorCode::MessageTooLarge,
+                    "Failing SASL authentication due to invalid receive size",
+                )
+                .with_detail("size", declared.to_string());
+                Err(self.refuse_frame(e, now_ms))
+            }
+        }
+    }
+
+    /// A refused frame length: the connection is over (counted as a failed authentication
+    /// unless it was live, or already over).
+    fn refuse_frame(&mut self, e: Error, now_ms: i64) -> Error {
+        if !matches!(self.phase, Phase::Ready | Phase::Done) {
+            self.config
+                .metrics()
+                .authentication_failed(self.reauthenticating, now_ms);
+        }
+        self.phase = Phase::Done;
+        e
+    }
+
     /// Handles one frame received during (re-)authentication.
     pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ServerAction {
         if frame.len() > self.config.max_receive_size() {

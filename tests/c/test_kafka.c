@@ -1339,6 +1339,9 @@ static void success_response_bytes(void) {
     CHECK_OK(ksasl_mechanism_registry_add_password_servers(r, store));
     b = server_builder(r);
     CHECK_OK(ksasl_server_config_builder_set_max_reauth_ms(b, NULL, 10000));
+    CHECK_RC(ksasl_server_config_builder_set_max_request_size(b, 0), KSASL_OK);
+    CHECK(ksasl_server_config_builder_build(b, &sc) == KSASL_INVALID_CONFIG && sc == NULL);
+    CHECK_OK(ksasl_server_config_builder_set_max_request_size(b, 1000000));
     sc = server_config_done(b);
     CHECK_OK(ksasl_server_connection_new(sc, &s));
     CHECK_OK(ksasl_server_connection_handle_frame(s, handshake, sizeof handshake, T0, &act, &out,
@@ -1350,6 +1353,23 @@ static void success_response_bytes(void) {
     CHECK_INT(len, sizeof want);
     CHECK(len == sizeof want && memcmp(out, want, sizeof want) == 0);
     ksasl_server_connection_free(s);
+
+    /* Issue 17, defect 2: Kafka's limits on a frame's declared length, before its body. */
+    {
+        size_t body = 7;
+        CHECK_OK(ksasl_server_connection_new(sc, &s));
+        CHECK_OK(ksasl_server_connection_check_frame_size(s, 524288, T0, &body));
+        CHECK_INT(body, 524288);
+        CHECK_RC(ksasl_server_connection_check_frame_size(s, 100 * 1024 * 1024, T0, &body),
+                 KSASL_MESSAGE_TOO_LARGE);
+        CHECK_INT(ksasl_server_connection_gate(s, API_METADATA, T0), KSASL_GATE_CLOSE);
+        ksasl_server_connection_free(s);
+        CHECK_OK(ksasl_server_connection_new(sc, &s));
+        CHECK_RC(ksasl_server_connection_check_frame_size(s, -1, T0, &body),
+                 KSASL_INVALID_FRAME_SIZE);
+        CHECK_RC(ksasl_server_connection_check_frame_size(s, 8, T0, NULL), KSASL_NULL_ARGUMENT);
+        ksasl_server_connection_free(s);
+    }
     ksasl_server_config_free(sc);
     ksasl_mechanism_registry_free(r);
     ksasl_credential_store_free(store);

@@ -367,3 +367,18 @@ def test_example_runs_standalone():
         out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 0
     assert "successful-authentication-total 1.0" in out.splitlines()
+
+
+def test_example_closes_on_an_oversize_length_prefix():
+    """Issue 17, defect 2: a frame declaring 100 MiB from an anonymous client is refused on its
+    4-byte length alone: the broker closes without waiting for (or buffering) the body."""
+    server = kafka_server.KafkaServer(max_reauth_ms=LIFETIME_MS)
+    port = server.start_in_thread()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(struct.pack(">i", 100 * 1024 * 1024))
+            assert sock.recv(1) == b"", "the broker answered instead of closing"
+        m = server.metrics()
+        assert m["failed-authentication-total"] == 1
+    finally:
+        server.stop_thread()

@@ -62,7 +62,7 @@ impl ServerConfig {
     #[new]
     #[pyo3(signature = (registry, enabled_mechanisms = None, max_reauth_ms = None,
         max_reauth_ms_for = None, max_receive_size = None, failed_authentication_delay_ms = None,
-        reauth_retry_ms = None, api_versions = None))]
+        reauth_retry_ms = None, api_versions = None, max_request_size = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -74,11 +74,12 @@ impl ServerConfig {
         failed_authentication_delay_ms: Option<i64>,
         reauth_retry_ms: Option<i64>,
         api_versions: Option<Vec<(i64, i64, i64)>>,
+        max_request_size: Option<i64>,
     ) -> PyResult<Self> {
         let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),
             set_max_reauth_ms(max_reauth_ms), set_max_receive_size(max_receive_size),
-            set_reauth_retry_ms(reauth_retry_ms),
+            set_reauth_retry_ms(reauth_retry_ms), set_max_request_size(max_request_size),
             set_failed_authentication_delay_ms(failed_authentication_delay_ms));
         for (mechanism, ms) in max_reauth_ms_for.unwrap_or_default() {
             b.set_max_reauth_ms_for(&mechanism, ms);

@@ -79,6 +79,14 @@ impl ServerConnection {
         output(py, &mut c, action)
     }
 
+    /// A frame's declared length, checked before the body is read (Kafka's limits).
+    #[pyo3(signature = (declared, now_ms = None))]
+    fn check_frame_size(&self, py: Python<'_>, declared: i32, now_ms: Now) -> PyResult<usize> {
+        lock(py, &self.0)
+            .check_frame_size(declared, now(now_ms))
+            .or_raise()
+    }
+
     #[pyo3(signature = (api_key, now_ms = None))]
     fn gate(&self, py: Python<'_>, api_key: i16, now_ms: Now) -> &'static str {
         lock(py, &self.0).gate(api_key, now(now_ms)).name()

@@ -83,3 +83,22 @@ def test_errors_quote_little_of_the_peer():
     with pytest.raises(KsaslError) as e:
         ServerExchange(servers, name)
     assert e.value.name == "UNKNOWN_MECHANISM" and len(str(e.value)) < 300, str(e.value)
+
+
+def test_frame_sizes_are_checked_on_the_length_alone():
+    """Defect 2: Kafka's limits apply to a frame's declared length, before the body is read."""
+    clients, servers = registries()
+    config = ServerConfig(servers, max_reauth_ms=10_000, max_request_size=1_000_000)
+    conn = ServerConnection(config)
+    assert conn.check_frame_size(524_288, T0) == 524_288
+    with pytest.raises(ProtocolError) as e:
+        conn.check_frame_size(100 * 1024 * 1024, T0)
+    assert e.value.name == "MESSAGE_TOO_LARGE"
+    assert e.value.message == "Failing SASL authentication due to invalid receive size"
+    assert conn.gate(3, T0) == "close"
+    with pytest.raises(ProtocolError) as e:
+        ServerConnection(config).check_frame_size(-1, T0)
+    assert e.value.name == "INVALID_FRAME_SIZE"
+    with pytest.raises(KsaslError) as e:
+        ServerConfig(servers, max_request_size=0)
+    assert e.value.name == "INVALID_CONFIG"

@@ -298,6 +298,7 @@ setters! { ServerConfigBuilder:
     serverConfigBuilderSetMaxReauthMsFor(env, mechanism: JString<'l>, ms: jlong)
         |b| b.set_max_reauth_ms_for(&string(env, &mechanism, "mechanism")?, ms);
     serverConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
+    serverConfigBuilderSetMaxRequestSize(_env, n: jlong) |b| b.set_max_request_size(n);
     serverConfigBuilderSetFailedAuthenticationDelayMs(_env, ms: jlong)
         |b| b.set_failed_authentication_delay_ms(ms);
     serverConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
@@ -421,6 +422,10 @@ natives! {
     fn serverConnPendingWork(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         hostmech::stage(env, s.conn.pending_work())
+    }
+
+    fn serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64 {
+        Ok(server(h).conn.check_frame_size(declared, now)? as i64)
     }
 
     fn serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {

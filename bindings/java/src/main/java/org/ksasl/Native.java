@@ -309,6 +309,8 @@ final class Native {
     /** {@code sasl.server.max.receive.size}. */
     static native void serverConfigBuilderSetMaxReceiveSize(long b, long bytes);
 
+    static native void serverConfigBuilderSetMaxRequestSize(long b, long bytes);
+
     /** {@code connection.failed.authentication.delay.ms}. */
     static native void serverConfigBuilderSetFailedAuthenticationDelayMs(long b, long ms);
 
@@ -364,6 +366,9 @@ final class Native {
 
     /** The stage of the mechanism's pending work, or null. */
     static native Object serverConnPendingWork(long h);
+
+    /** A frame's declared length checked before its body is read: the body's size. */
+    static native long serverConnCheckFrameSize(long h, int declared, long nowMs) throws KsaslException;
 
     /** The gate's verdict on a request, by its Gate number. */
     static native int serverConnGate(long h, short apiKey, long nowMs);

@@ -74,6 +74,15 @@ public final class ServerConfig extends NativeHandle {
             return this;
         }
 
+        /**
+         * {@code socket.request.max.bytes}: the largest request frame of an authenticated
+         * connection (default 104,857,600), checked by {@link ServerConnection#checkFrameSize}.
+         */
+        public Builder setMaxRequestSize(long bytes) {
+            setters.add(b -> Native.serverConfigBuilderSetMaxRequestSize(b, bytes));
+            return this;
+        }
+
         /** KIP-306's {@code connection.failed.authentication.delay.ms} (default 100). */
         public Builder setFailedAuthenticationDelayMs(long ms) {
             setters.add(b -> Native.serverConfigBuilderSetFailedAuthenticationDelayMs(b, ms));

@@ -181,7 +181,17 @@ public final class ServerConnection extends NativeHandle {
         return CompletableFuture.completedFuture(with(Native::serverConnTakeHeld));
     }
 
-    /** The verdict on one request with API key {@code apiKey} of an authenticated connection. */
+    /**
+     * Checks a frame's declared length (its 4-byte prefix) before the body is read, as Kafka
+     * does: at most {@code sasl.server.max.receive.size} until a session is live, then at most
+     * {@code socket.request.max.bytes}. Returns the body's size; on an exception close the
+     * connection without reading the body (the gate then says {@link Gate#CLOSE}).
+     */
+    public int checkFrameSize(int declared, long nowMs) throws KsaslException {
+        return (int) (long) with(h -> Native.serverConnCheckFrameSize(h, declared, nowMs));
+    }
+
+    /** The verdict on one request with API key {@code apiKey}: {@link Gate#PROCESS} only under a live session. */
     public Gate gate(short apiKey, long nowMs) {
         return Gate.fromNumber(with(h -> Native.serverConnGate(h, apiKey, nowMs)));
     }

@@ -109,4 +109,22 @@ class HardeningTest {
             org.junit.jupiter.api.Assertions.assertTrue(u.getMessage().length() < 300, u.getMessage());
         }
     }
+
+    /** Defect 2: Kafka's limits apply to a frame's declared length, before the body is read. */
+    @org.junit.jupiter.api.Test
+    void frameSizesAreCheckedOnTheLengthAlone() throws Exception {
+        try (CredentialStore store = new CredentialStore();
+                MechanismRegistry r = new MechanismRegistry().addPasswordServers(store);
+                ServerConfig sc = ServerConfig.builder(r).setMaxRequestSize(1_000_000).build();
+                ServerConnection conn = new ServerConnection(sc);
+                ServerConnection other = new ServerConnection(sc)) {
+            assertEquals(524_288, conn.checkFrameSize(524_288, T0));
+            KsaslProtocolException e = assertThrows(KsaslProtocolException.class,
+                    () -> conn.checkFrameSize(100 * 1024 * 1024, T0));
+            assertEquals("MESSAGE_TOO_LARGE", e.codeName());
+            assertEquals(Gate.CLOSE, conn.gate((short) 3, T0));
+            e = assertThrows(KsaslProtocolException.class, () -> other.checkFrameSize(-1, T0));
+            assertEquals("INVALID_FRAME_SIZE", e.codeName());
+        }
+    }
 }

@@ -73,10 +73,6 @@ public final class KsaslKafkaServer implements AutoCloseable {
 
     /** The only address this server listens on. */
     public static final String HOST = "127.0.0.1";
-    /** Kafka's {@code sasl.server.max.receive.size}: the largest frame read before authentication. */
-    static final int MAX_SASL_RECEIVE_SIZE = 512 * 1024;
-    /** Kafka's {@code socket.request.max.bytes}: the largest request after authentication. */
-    static final int MAX_REQUEST_SIZE = 100 * 1024 * 1024;
 
     private final CredentialStore store;
     private final TokenAuthority tokens;
@@ -419,13 +415,18 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private ConnectionStats.CloseReason serve(ServerConnection conn, DataInputStream in, OutputStream out)
                 throws IOException, InterruptedException {
             while (true) {
-                int size = in.readInt();
-                boolean ready = conn.isReady();
-                // Before authentication (and during a re-authentication) Kafka reads at most
-                // sasl.server.max.receive.size; afterwards socket.request.max.bytes.
-                if (size < 8 || size > (ready ? MAX_REQUEST_SIZE : MAX_SASL_RECEIVE_SIZE)) {
-                    LOG.log(System.Logger.Level.DEBUG,
-                            () -> "connection " + stats.id() + ": invalid frame size " + size);
+                int declared = in.readInt();
+                // Kafka's limits on the length alone, before the body is read: ksasl applies
+                // sasl.server.max.receive.size until the session is live, then
+                // socket.request.max.bytes.
+                int size;
+                try {
+                    size = conn.checkFrameSize(declared, System.currentTimeMillis());
+                } catch (KsaslException e) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": " + e.getMessage());
+                    return ConnectionStats.CloseReason.PROTOCOL;
+                }
+                if (size < 8) {
                     return ConnectionStats.CloseReason.PROTOCOL;
                 }
                 byte[] frame = new byte[size];

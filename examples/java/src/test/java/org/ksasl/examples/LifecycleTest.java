@@ -57,8 +57,9 @@ class LifecycleTest {
         try (KsaslKafkaServer server = KsaslKafkaServer.builder().build()) {
             server.start();
             try (Socket s = new Socket(KsaslKafkaServer.HOST, server.port())) {
-                // Larger than sasl.server.max.receive.size (512 KiB): refused before it is read.
-                new DataOutputStream(s.getOutputStream()).writeInt(KsaslKafkaServer.MAX_SASL_RECEIVE_SIZE + 1);
+                // Issue 17, defect 2: 100 MiB, larger than sasl.server.max.receive.size
+                // (512 KiB): refused on its 4-byte length, before any of the body is read.
+                new DataOutputStream(s.getOutputStream()).writeInt(100 * 1024 * 1024);
                 s.setSoTimeout(5000);
                 assertEquals(-1, s.getInputStream().read());
             }
