@@ -309,6 +309,7 @@ final class Native {
     /** {@code sasl.server.max.receive.size}. */
     static native void serverConfigBuilderSetMaxReceiveSize(long b, long bytes);
 
+    /** {@code socket.request.max.bytes}. */
     static native void serverConfigBuilderSetMaxRequestSize(long b, long bytes);
 
     /** {@code connection.failed.authentication.delay.ms}. */
