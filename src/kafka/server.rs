@@ -206,6 +206,14 @@ fn authenticate_response(reply: Reply, response: SaslAuthenticateResponse) -> Ve
     }
 }
 
+/// Kafka's refusal of an authentication frame over `sasl.server.max.receive.size`.
+fn invalid_receive_size() -> Error {
+    Error::new(
+        ErrorCode::MessageTooLarge,
+        "Failing SASL authentication due to invalid receive size",
+    )
+}
+
 fn ok_response(auth_bytes: Vec<u8>, session_lifetime_ms: i64) -> SaslAuthenticateResponse {
     SaslAuthenticateResponse {
         error_code: error_code::NONE,
@@ -289,8 +297,8 @@ impl ServerConnection {
 
     #[inline]
     fn may_begin_reauthentication(&self, now_ms: i64) -> bool {
-        matches!(self.phase, Phase::Ready)
-            && self.expiry_ms != i64::MAX
+        // Both callers hold a `Ready` connection (the gate returns before otherwise).
+        self.expiry_ms != i64::MAX
             && self
                 .reauth_started_ms
                 .map_or(true, |t| now_ms.saturating_sub(t) >= 1000)
@@ -404,37 +412,24 @@ impl ServerConnection {
     /// the connection without reading the body (a refusal during authentication counts as a
     /// failed authentication, and the gate then says `Close`).
     pub fn check_frame_size(&mut self, declared: i32, now_ms: i64) -> Result<usize> {
-        let Ok(size) = usize::try_from(declared) else {
-            let e = Error::new(
+        let live = matches!(self.phase, Phase::Ready);
+        let max = match live {
+            true => self.config.max_request_size(),
+            false => self.config.max_receive_size(),
+        };
+        let e = match usize::try_from(declared) {
+            Ok(size) if size <= max => return Ok(size),
+            Ok(_) if live => Error::new(
+                ErrorCode::MessageTooLarge,
+                format!("Invalid receive (size = {declared} larger than {max})"),
+            ),
+            Ok(_) => invalid_receive_size().with_detail("size", declared.to_string()),
+            Err(_) => Error::new(
                 ErrorCode::InvalidFrameSize,
                 format!("Invalid receive (size = {declared})"),
-            );
-            return Err(self.refuse_frame(e, now_ms));
+            ),
         };
-        if matches!(self.phase, Phase::Ready) {
-            let max = self.config.max_request_size();
-            return match size <= max {
-                true => Ok(size),
-                false => {
-                    let e = Error::new(
-                        ErrorCode::MessageTooLarge,
-                        format!("Invalid receive (size = {declared} larger than {max})"),
-                    );
-                    Err(self.refuse_frame(e, now_ms))
-                }
-            };
-        }
-        match size <= self.config.max_receive_size() {
-            true => Ok(size),
-            false => {
-                let e = Error::new(
-                    ErrorCode::MessageTooLarge,
-                    "Failing SASL authentication due to invalid receive size",
-                )
-                .with_detail("size", declared.to_string());
-                Err(self.refuse_frame(e, now_ms))
-            }
-        }
+        Err(self.refuse_frame(e, now_ms))
     }
 
     /// A refused frame length: the connection is over (counted as a failed authentication
@@ -452,11 +447,7 @@ impl ServerConnection {
     /// Handles one frame received during (re-)authentication.
     pub fn handle_frame(&mut self, frame: &[u8], now_ms: i64) -> ServerAction {
         if frame.len() > self.config.max_receive_size() {
-            let e = Error::new(
-                ErrorCode::MessageTooLarge,
-                "Failing SASL authentication due to invalid receive size",
-            );
-            return self.fail(Vec::new(), e, now_ms);
+            return self.fail(Vec::new(), invalid_receive_size(), now_ms);
         }
         match std::mem::replace(&mut self.phase, Phase::Done) {
             Phase::Exchange {
