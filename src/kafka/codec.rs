@@ -280,10 +280,11 @@ impl Writer {
 // encoder that pick the classic or compact encodings of the version.
 
 /// Whether `version` of `api_key` is a flexible (tagged-field) version, for the APIs ksasl
-/// knows: ApiVersions from v3, SaslAuthenticate from v2, the delegation-token APIs (38-41)
-/// from v2; every other API is read with classic headers.
+/// knows: Metadata from v9, ApiVersions from v3, SaslAuthenticate from v2, the
+/// delegation-token APIs (38-41) from v2; every other API is read with classic headers.
 pub fn is_flexible(api_key: i16, version: i16) -> bool {
     match api_key {
+        3 => version >= 9,
         18 => version >= 3,
         36 => version >= 2,
         38..=41 => version >= 2,

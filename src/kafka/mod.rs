@@ -6,4 +6,5 @@ pub mod codec;
 pub mod config;
 pub mod delegation_tokens;
 pub mod messages;
+pub mod refusal;
 pub mod server;

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use super::codec::{decode_body, encode_response, Decoder, Message, RequestHeader};
 use super::messages::{
-    error_code, raw_frame, ApiVersionsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse,
-    SaslHandshakeRequest, SaslHandshakeResponse, API_VERSIONS, MAX_SASL_AUTHENTICATE_VERSION,
-    MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
+    error_code, raw_frame, SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+    SaslHandshakeResponse, API_VERSIONS, MAX_SASL_AUTHENTICATE_VERSION, MAX_SASL_HANDSHAKE_VERSION,
+    SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
+use super::refusal::{self, Refusal};
 use crate::credential::{CredentialAnswer, CredentialRequest};
 use crate::error::{quote, Error, ErrorCode, Result};
 use crate::mech::{ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerStep};
@@ -26,6 +27,7 @@ use crate::wire::ServerActionKind;
 pub use super::config::{
     ServerConfig, ServerConfigBuilder, DEFAULT_FAILED_AUTHENTICATION_DELAY_MS,
 };
+pub use super::refusal::RefusedRequest;
 pub use crate::mech::ServerSession;
 
 /// What the host does after handing the connection a frame.
@@ -149,6 +151,7 @@ pub struct ServerConnection {
     reauth_capable: bool,
     reauthenticating: bool,
     outbox: Vec<u8>,
+    refused: Option<Box<RefusedRequest>>,
 }
 
 impl std::fmt::Debug for ServerConnection {
@@ -252,6 +255,7 @@ impl ServerConnection {
             reauth_capable: false,
             reauthenticating: false,
             outbox: Vec::new(),
+            refused: None,
         }
     }
 
@@ -633,7 +637,7 @@ impl ServerConnection {
         now_ms: i64,
     ) -> ServerAction {
         if h.api_key != SASL_AUTHENTICATE {
-            return self.unexpected_during_authentication(h, now_ms);
+            return self.unexpected_during_authentication(h, body, now_ms);
         }
         let version = h.api_version;
         if !(0..=MAX_SASL_AUTHENTICATE_VERSION).contains(&version) {
@@ -658,33 +662,44 @@ impl ServerConnection {
         self.after_step(auth, Mode::Wrapped, reply, r, now_ms)
     }
 
-    /// Kafka's answer to another request during the exchange: ILLEGAL_SASL_STATE (in the
-    /// request type's response where ksasl knows the schema), then close.
-    fn unexpected_during_authentication(&mut self, h: &RequestHeader, now_ms: i64) -> ServerAction {
-        let e = unexpected("authenticate", h.api_key, "authentication");
-        let frames = match h.api_key {
-            SASL_HANDSHAKE => respond(
-                &SaslHandshakeResponse {
+    /// Kafka's answer to another request during the exchange: that API's error response
+    /// with ILLEGAL_SASL_STATE where ksasl has the schema (the host builds it for other APIs
+    /// from [`refused_request`](Self::refused_request)), then close; a request Kafka cannot
+    /// read is not answered.
+    fn unexpected_during_authentication(
+        &mut self,
+        h: &RequestHeader,
+        body: Decoder<'_>,
+        now_ms: i64,
+    ) -> ServerAction {
+        let e = unexpected("authenticate", h.api_key, "authentication")
+            .with_detail("api_version", h.api_version.to_string())
+            .with_detail("correlation_id", h.correlation_id.to_string());
+        match refusal::during_exchange(h, body) {
+            Refusal::Answer(frames) => self.fail(frames, e, now_ms),
+            Refusal::Unreadable(why) => {
+                let e = e.with_detail("unreadable", why.message().to_string());
+                self.close_now(e, true, now_ms)
+            }
+            Refusal::HostAnswers => {
+                self.refused = Some(Box::new(RefusedRequest {
+                    api_key: h.api_key,
+                    api_version: h.api_version,
+                    correlation_id: h.correlation_id,
                     error_code: error_code::ILLEGAL_SASL_STATE,
-                    mechanisms: vec![],
-                },
-                h.api_version.clamp(0, MAX_SASL_HANDSHAKE_VERSION),
-                h.correlation_id,
-            ),
-            API_VERSIONS => respond(
-                &ApiVersionsResponse {
-                    error_code: error_code::ILLEGAL_SASL_STATE,
-                    api_keys: vec![],
-                    throttle_time_ms: 0,
-                },
-                0,
-                h.correlation_id,
-            ),
-            // The host builds this API's error response (ILLEGAL_SASL_STATE) from the
-            // error's details if it knows the schema.
-            _ => Vec::new(),
-        };
-        self.fail(frames, e, now_ms)
+                    error_message: e.message().to_string(),
+                }));
+                self.fail(Vec::new(), e, now_ms)
+            }
+        }
+    }
+
+    /// The request that interrupted the exchange when ksasl does not have its API's schema:
+    /// after the `FailAt` it caused, the host writes that API's error response (with
+    /// `error_code`, ILLEGAL_SASL_STATE) at the deadline, as Kafka does, or closes without
+    /// answering if it cannot read the request either. `None` otherwise.
+    pub fn refused_request(&self) -> Option<&RefusedRequest> {
+        self.refused.as_deref()
     }
 
     /// Answers a [`ServerAction::NeedCredential`]. Without a pending request nothing changes

@@ -105,7 +105,8 @@ impl ServerMechanism for PlainServer {
         // Split on NUL into at most four parts: anything but three is an error.
         let fields: Vec<&[u8]> = response.splitn(4, |&b| b == 0).collect();
         if fields.len() != 3 {
-            return Err(Error::new(
+            // Kafka sends these three texts to the client (SaslAuthenticationException).
+            return Err(Error::disclosed(
                 ErrorCode::InvalidPlainMessage,
                 format!(
                     "Invalid SASL/PLAIN response: expected 3 tokens, got {}",
@@ -130,13 +131,13 @@ impl ServerMechanism for PlainServer {
             ));
         }
         if username.is_empty() {
-            return Err(Error::new(
+            return Err(Error::disclosed(
                 ErrorCode::UsernameNotSpecified,
                 "Authentication failed: username not specified",
             ));
         }
         if fields[2].is_empty() {
-            return Err(Error::new(
+            return Err(Error::disclosed(
                 ErrorCode::PasswordNotSpecified,
                 "Authentication failed: password not specified",
             ));
