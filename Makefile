@@ -137,7 +137,7 @@ test-java: java-native
 # the harness smoke tests, every ksasl client (C, Python, Java) with every mechanism,
 # negative controls and signed JWTs, and aiokafka with ksasl.aiokafka. Broker logs of a
 # failed start stay in tests/broker/target/broker-logs.
-test-broker: python-binding target/c/kafka_client java-binding
+test-broker: python-binding target/c/kafka_client target/c/mini_broker java-binding
 	$(PY) -m pytest -q -p no:warnings tests/broker
 
 # --- benchmarks ----------------------------------------------------------------------------

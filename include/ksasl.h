@@ -1678,6 +1678,21 @@ ksasl_result ksasl_server_connection_provide_credential(ksasl_server_connection 
                                                         int64_t *deadline_ms);
 
 /**
+ * After a `KSASL_SERVER_ACTION_FAIL_AT` without frames: 1 if a request other than
+ * SaslAuthenticate interrupted the exchange and ksasl does not have its API's schema, so
+ * the host writes that API's error response (Kafka's, with `*error_code`,
+ * ILLEGAL_SASL_STATE) at the deadline, or closes without answering if it cannot read the
+ * request either. Writes the request's API key, version and correlation id and the error
+ * code to the out-parameters that are not NULL; the text is the message of
+ * `ksasl_server_connection_error`. 0 when there is none (and for NULL).
+ */
+int ksasl_server_connection_refused_request(const ksasl_server_connection *c,
+                                            int16_t *api_key,
+                                            int16_t *api_version,
+                                            int32_t *correlation_id,
+                                            int16_t *error_code);
+
+/**
  * Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer (`answer`
  * from `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the callback would
  * return); outputs as `ksasl_server_connection_handle_frame` (a failed answer fails the

@@ -132,7 +132,13 @@ int main(int argc, char **argv) {
                 if (a == KSASL_SERVER_ACTION_FAIL_AT || a == KSASL_SERVER_ACTION_CLOSE_NOW) {
                     const char *why = NULL, *told = NULL;
                     ksasl_result reason = ksasl_server_connection_error(c->conn, &why, &told);
+                    int16_t api_key = 0, version = 0;
                     printf("authentication failed: %s: %s (the client was told: \"%s\")\n", ksasl_result_name(reason), why, told);
+                    /* ksasl answers the requests whose schema it has; this broker implements no
+                     * other API, so it closes without answering, as Kafka does for what it cannot
+                     * read. (A broker that can read the request writes its error response.) */
+                    if (ksasl_server_connection_refused_request(c->conn, &api_key, &version, NULL, NULL))
+                        printf("no answer for API %d v%d: closing\n", api_key, version);
                     drop(c);
                 }
             }

@@ -352,6 +352,11 @@ class KafkaServer:
             log.info("connection %d: %s: %s (the client was told: %s)", stats.id, action, error,
                      error.client_message)
         if action == "fail_at":  # Kafka delays the failure response, then closes
+            refused = conn.refused_request()
+            if not out and refused is not None:
+                # A request of an API ksasl has no schema for interrupted the exchange (ksasl
+                # answers the others itself): Kafka's error response for it, if readable.
+                out = self.refusal(frame, refused) or b""
             await asyncio.sleep(max(0, (deadline_ms or now) - now_ms()) / 1000)
             writer.write(out)
             await writer.drain()
@@ -392,6 +397,31 @@ class KafkaServer:
             log.warning("connection %d: unsupported request %d v%d", stats.id, api_key, version)
             return None
         response = i32(corr) + body
+        return i32(len(response)) + response
+
+    def refusal(self, frame: bytes, refused: Dict[str, Any]) -> Optional[bytes]:
+        """Kafka's error response to a Produce v3 request that interrupted a SASL exchange
+        (every partition with the error), or None when Kafka would close without answering:
+        another API or version this broker cannot read, a malformed request, or acks=0."""
+        if (refused["api_key"], refused["api_version"]) != (PRODUCE, 3):
+            return None
+        r = Reader(frame)
+        r.int16(), r.int16(), r.int32(), r.string()  # the request header
+        try:
+            r.string()  # transactional_id
+            acks = r.int16()
+            r.int32()  # timeout_ms
+            topics = r.array(lambda: (r.string(), r.array(lambda: (r.int32(), r.bytes()))))
+        except (ValueError, struct.error):
+            return None
+        if topics is None or acks == 0 or any(n is None or p is None for n, p in topics):
+            return None
+        code = refused["error_code"]
+        responses = [
+            string(name) + array([i32(index) + i16(code) + i64(-1) + i64(-1) for index, _ in parts or []])
+            for name, parts in topics
+        ]
+        response = i32(refused["correlation_id"]) + array(responses) + i32(0)  # throttle_time_ms
         return i32(len(response)) + response
 
     def metadata(self, version: int, r: Reader) -> bytes:

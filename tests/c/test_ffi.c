@@ -315,6 +315,7 @@ static const struct {
     FN(ksasl_server_connection_check_frame_size),
     FN(ksasl_server_connection_handle_frame),
     FN(ksasl_server_connection_is_ready),
+    FN(ksasl_server_connection_refused_request),
     FN(ksasl_server_connection_last_error),
     FN(ksasl_server_connection_new),
     FN(ksasl_server_connection_pending_work),

@@ -691,6 +691,61 @@ static void failures(void) {
         ksasl_mechanism_registry_free(only_plain);
         ksasl_refresher_free(refresher);
     }
+    /* Issue 17, defect 5: another request in the middle of the exchange. Metadata (a schema
+     * ksasl has) gets Kafka 4.4's error response; Produce (one it has not) is left to the host
+     * with what it needs to answer. */
+    {
+        static const uint8_t handshake[] = {0, 17, 0, 1, 0, 0, 0, 1, 0, 4, 't', 'e', 's', 't',
+                                            0, 5, 'P', 'L', 'A', 'I', 'N'};
+        static const uint8_t metadata_v4[] = {0, 3, 0, 4, 0, 0, 0, 2, 0, 4, 't', 'e', 's', 't',
+                                              0, 0, 0, 1, 0, 1, 't', 1};
+        /* Kafka 4.4's bytes (tests/vectors/kafka44_refusals.json), length prefix included. */
+        static const uint8_t kafka[] = {0, 0, 0, 32, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+                                        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1,
+                                        0, 34, 0, 1, 't', 0, 0, 0, 0, 0};
+        static const uint8_t produce_v3[] = {0, 0, 0, 3, 0, 0, 0, 9, 0, 4, 't', 'e', 's', 't',
+                                             0xff, 0xff, 0, 1, 0, 0, 3, 0xe8, 0, 0, 0, 0};
+        ksasl_server_connection *s = NULL;
+        ksasl_server_action act = 0;
+        const uint8_t *out = NULL;
+        size_t len = 0;
+        int64_t deadline = 0;
+        int16_t key = -1, version = -1, code = -1;
+        int32_t corr = -1;
+        const char *message = NULL;
+
+        CHECK_OK(ksasl_server_connection_new(sc, &s));
+        CHECK_INT(ksasl_server_connection_refused_request(s, &key, &version, &corr, &code), 0);
+        CHECK_INT(ksasl_server_connection_refused_request(NULL, NULL, NULL, NULL, NULL), 0);
+        CHECK_OK(ksasl_server_connection_handle_frame(s, handshake, sizeof handshake, T0, &act, &out,
+                                                      &len, NULL));
+        CHECK_OK(ksasl_server_connection_handle_frame(s, metadata_v4, sizeof metadata_v4, T0, &act,
+                                                      &out, &len, &deadline));
+        CHECK_INT(act, KSASL_SERVER_ACTION_FAIL_AT);
+        CHECK_INT(deadline, T0 + 100);
+        CHECK_INT(len, sizeof kafka);
+        CHECK(memcmp(out, kafka, sizeof kafka) == 0);
+        CHECK_INT(ksasl_server_connection_refused_request(s, &key, &version, &corr, &code), 0);
+        ksasl_server_connection_free(s);
+
+        CHECK_OK(ksasl_server_connection_new(sc, &s));
+        CHECK_OK(ksasl_server_connection_handle_frame(s, handshake, sizeof handshake, T0, &act, &out,
+                                                      &len, NULL));
+        CHECK_OK(ksasl_server_connection_handle_frame(s, produce_v3, sizeof produce_v3, T0, &act,
+                                                      &out, &len, &deadline));
+        CHECK_INT(act, KSASL_SERVER_ACTION_FAIL_AT);
+        CHECK_INT(len, 0);
+        CHECK_INT(ksasl_server_connection_refused_request(s, &key, &version, &corr, &code), 1);
+        CHECK_INT(key, 0);
+        CHECK_INT(version, 3);
+        CHECK_INT(corr, 9);
+        CHECK_INT(code, 34);
+        CHECK_INT(ksasl_server_connection_refused_request(s, NULL, NULL, NULL, NULL), 1);
+        CHECK_RC(ksasl_server_connection_error(s, &message, NULL), KSASL_ILLEGAL_SASL_STATE);
+        CHECK_STR(message, "Unexpected Kafka request of type PRODUCE during SASL authentication.");
+        CHECK_INT(ksasl_server_connection_gate(s, 0, T0), KSASL_GATE_CLOSE);
+        ksasl_server_connection_free(s);
+    }
     ksasl_server_config_free(sc);
     ksasl_mechanism_registry_free(sreg);
     ksasl_mechanism_registry_free(creg);

@@ -98,6 +98,18 @@ impl ServerConnection {
         server::ServerConnection::illegal_state_response(frame).map(Bytes::from)
     }
 
+    /// The request that interrupted the exchange when ksasl does not have its API's schema.
+    fn refused_request<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
+        lock(py, &self.0)
+            .refused_request()
+            .map(|r| {
+                Ok(dict!(py, api_key: r.api_key, api_version: r.api_version,
+                    correlation_id: r.correlation_id, error_code: r.error_code,
+                    error_message: &r.error_message))
+            })
+            .transpose()
+    }
+
     #[getter]
     fn ready(&self, py: Python<'_>) -> bool {
         lock(py, &self.0).is_ready()

@@ -138,6 +138,43 @@ def test_the_gate_never_processes_without_a_live_session():
     assert {p.server.gate(k, T0 + 1000) for k in range(-1, 81)} == {"close"}
 
 
+def test_a_request_in_the_middle_of_an_exchange_is_answered_as_kafka_does():
+    """Issue 17, defect 5: Metadata during the exchange gets Kafka 4.4's error response;
+    Produce (no schema in ksasl) is left to the host with what it needs to answer."""
+    vectors = os.path.join(HERE, "..", "..", "..", "tests", "vectors", "kafka44_refusals.json")
+    with open(vectors) as f:
+        recorded = json.load(f)
+    _, scfg = password_pair("PLAIN")
+    for name in ("metadata_v4", "metadata_v12", "api_versions_v3", "describe_delegation_token_v2"):
+        server = ServerConnection(scfg)
+        first, second = (bytes.fromhex(r) for r in recorded[name]["requests"])
+        assert server.handle_frame(first, T0)[0] == "continue"
+        action, out, deadline, error = server.handle_frame(second, T0)
+        assert (action, deadline, error.name) == ("fail_at", T0 + 100, "ILLEGAL_SASL_STATE")
+        assert frames(out) == [bytes.fromhex(recorded[name]["kafka_4_4"][1])], name
+        assert server.refused_request() is None
+    server = ServerConnection(scfg)
+    assert server.refused_request() is None
+    first, second = (bytes.fromhex(r) for r in recorded["produce_v3_one_partition"]["requests"])
+    server.handle_frame(first, T0)
+    action, out, _, error = server.handle_frame(second, T0)
+    assert (action, out) == ("fail_at", b"")
+    assert server.refused_request() == {
+        "api_key": 0,
+        "api_version": 3,
+        "correlation_id": 2,
+        "error_code": 34,
+        "error_message": "Unexpected Kafka request of type PRODUCE during SASL authentication.",
+    }
+    assert error.message == server.refused_request()["error_message"]
+    # A request Kafka cannot read is not answered, and nothing is left to the host.
+    server = ServerConnection(scfg)
+    first, second = (bytes.fromhex(r) for r in recorded["metadata_v14"]["requests"])
+    server.handle_frame(first, T0)
+    action, out, _, _ = server.handle_frame(second, T0)
+    assert (action, out, server.refused_request()) == ("close_now", b"", None)
+
+
 def test_without_reauthentication_the_broker_closes_at_expiry():
     ccfg, scfg = password_pair("SCRAM-SHA-256", timing="disabled")
     p = Pair(ccfg, scfg)

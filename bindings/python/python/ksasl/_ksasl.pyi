@@ -203,6 +203,13 @@ class ServerConnection:
         the body's size, or ProtocolError (close without reading the body)."""
     @staticmethod
     def illegal_state_response(frame: bytes) -> Optional[bytes]: ...
+    def refused_request(self) -> Optional[dict[str, Any]]:
+        """After a "fail_at" without frames: the request (other than SaslAuthenticate) that
+        interrupted the exchange, when ksasl does not have its API's schema. ksasl answers
+        ApiVersions, SaslHandshake, Metadata and the delegation-token APIs itself; for others
+        the host writes Kafka's error response for that API (``api_key``, ``api_version``,
+        ``correlation_id``, ``error_code`` 34 ILLEGAL_SASL_STATE, ``error_message``) at the
+        deadline, or closes without answering if it cannot read the request. None otherwise."""
     @property
     def ready(self) -> bool: ...
     def next_deadline(self) -> Optional[int]: ...
