@@ -7,7 +7,7 @@ use jni::sys::{jboolean, jint, jlong, jshort};
 use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConnection, ClientEvent};
 use ksasl::kafka::config::{ClientConfig, ClientConfigBuilder, ServerConfig, ServerConfigBuilder};
-use ksasl::kafka::server::{ServerAction, ServerConnection};
+use ksasl::kafka::server::{RefusedRequest, ServerAction, ServerConnection};
 use ksasl::mech::{nothing_pending, nothing_requested, HostTask};
 use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
@@ -56,6 +56,15 @@ fn client_session<'l>(env: &mut JNIEnv<'l>, s: Option<&ClientSession>) -> JResul
         .i64(raw(s.reauth_at_ms))
         .i64(raw(s.expiry_ms));
     r.i64(s.latency_ms).done(env)
+}
+
+/// A `RefusedRequest` record: API key, version, correlation id, error code, error message.
+fn refused<'l>(env: &mut JNIEnv<'l>, r: &RefusedRequest) -> JResult<JObject<'l>> {
+    let rec = Rec::default()
+        .i32(r.api_key.into())
+        .i32(r.api_version.into())
+        .i32(r.correlation_id);
+    rec.i32(r.error_code.into()).str(&r.error_message).done(env)
 }
 
 /// The event's kind number; a failure is thrown, a failed re-authentication kept for
@@ -426,6 +435,13 @@ natives! {
 
     fn serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64 {
         Ok(server(h).conn.check_frame_size(declared, now)? as i64)
+    }
+
+    fn serverConnRefusedRequest(env, h: jlong) -> JObject<'l> {
+        let s = server(h);
+        s.conn
+            .refused_request()
+            .map_or(Ok(JObject::null()), |r| refused(env, r))
     }
 
     fn serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {

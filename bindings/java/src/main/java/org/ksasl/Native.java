@@ -371,6 +371,12 @@ final class Native {
     /** A frame's declared length checked before its body is read: the body's size. */
     static native long serverConnCheckFrameSize(long h, int declared, long nowMs) throws KsaslException;
 
+    /**
+     * The request that interrupted the exchange when the core has no schema for its API (a
+     * {@link RefusedRequest} record), or null.
+     */
+    static native byte[] serverConnRefusedRequest(long h);
+
     /** The gate's verdict on a request, by its Gate number. */
     static native int serverConnGate(long h, short apiKey, long nowMs);
 

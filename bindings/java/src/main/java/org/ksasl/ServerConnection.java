@@ -191,6 +191,16 @@ public final class ServerConnection extends NativeHandle {
         return (int) (long) with(h -> Native.serverConnCheckFrameSize(h, declared, nowMs));
     }
 
+    /**
+     * The request that interrupted the exchange when ksasl has no schema for its API: after the
+     * {@link ServerAction#FAIL_AT} (with no frames) it caused, the host writes that API's error
+     * response, built from this, at the deadline, as Kafka does, or nothing if it cannot read
+     * the request either. {@code null} otherwise (ksasl answered, or nothing was refused).
+     */
+    public RefusedRequest refusedRequest() {
+        return RefusedRequest.of(with(Native::serverConnRefusedRequest));
+    }
+
     /** The verdict on one request with API key {@code apiKey}: {@link Gate#PROCESS} only under a live session. */
     public Gate gate(short apiKey, long nowMs) {
         return Gate.fromNumber(with(h -> Native.serverConnGate(h, apiKey, nowMs)));

@@ -267,6 +267,52 @@ class ConnectionTest {
         }
     }
 
+    static byte[] unhex(String hex) {
+        byte[] out = new byte[hex.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+
+    /**
+     * Issue 17, defect 5: a request other than SaslAuthenticate during an exchange. ksasl
+     * answers Metadata itself; for Produce, whose schema it does not have, it writes nothing
+     * and tells the host what it needs to build Kafka's answer.
+     */
+    @Test
+    void aRequestRefusedDuringTheExchangeIsLeftToTheHostOnlyWithoutASchema() throws Exception {
+        // SaslHandshake v1 PLAIN, correlation id 1, client id "test".
+        byte[] handshake = unhex("00110001000000010004746573740005504c41494e");
+        // Metadata v4 for topics t1 and t2 (auto-create), correlation id 2.
+        byte[] metadata = unhex("000300040000000200047465737400000002000274310002743201");
+        // Produce v3, correlation id 7: acks 1, timeout 1000, topic "t" partition 0, no records.
+        byte[] produce = unhex("0000000300000007000474657374ffff0001000003e800000001000174000000010000000000000000");
+        try (ServerConfig sc = serverConfig(3000);
+                ServerConnection fresh = new ServerConnection(sc);
+                ServerConnection md = new ServerConnection(sc);
+                ServerConnection pr = new ServerConnection(sc)) {
+            assertNull(fresh.refusedRequest());
+
+            assertEquals(ServerAction.CONTINUE, md.handleFrame(handshake, T0).action());
+            ServerOutput o = md.handleFrame(metadata, T0);
+            assertEquals(ServerAction.FAIL_AT, o.action());
+            assertTrue(o.frames().length > 4, o.toString());
+            ByteBuffer b = ByteBuffer.wrap(o.frames());
+            assertEquals(o.frames().length - 4, b.getInt());
+            assertEquals(2, b.getInt());
+            assertNull(md.refusedRequest());
+
+            assertEquals(ServerAction.CONTINUE, pr.handleFrame(handshake, T0).action());
+            assertNull(pr.refusedRequest());
+            o = pr.handleFrame(produce, T0);
+            assertEquals(ServerAction.FAIL_AT, o.action());
+            assertEquals(0, o.frames().length);
+            assertEquals(new RefusedRequest((short) 0, (short) 3, 7, (short) 34,
+                    "Unexpected Kafka request of type PRODUCE during SASL authentication."), pr.refusedRequest());
+        }
+    }
+
     @Test
     void oauthRefresherTrackerDriveReauthenticationWithANewToken() throws Exception {
         try (Refresher refresher = new Refresher();

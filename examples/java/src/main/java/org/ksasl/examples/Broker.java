@@ -2,6 +2,8 @@ package org.ksasl.examples;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -10,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.regex.Pattern;
+import org.ksasl.RefusedRequest;
 import org.ksasl.ServerConnection;
 
 /**
@@ -30,6 +33,10 @@ import org.ksasl.ServerConnection;
  * get Kafka's ILLEGAL_SASL_STATE answer from {@link ServerConnection#illegalStateResponse}.
  * Anything else makes {@link #handle} return {@code null}, and the server closes the connection,
  * as a Kafka broker does for an API or version it does not know.
+ *
+ * <p>A Produce or InitProducerId request sent in the middle of a SASL exchange is refused by
+ * ksasl, which has no schema for them ({@link ServerConnection#refusedRequest}): {@link #refusal}
+ * builds Kafka 4.4's answer, the API's error response with ILLEGAL_SASL_STATE.
  */
 final class Broker {
     static final short PRODUCE = 0;
@@ -174,6 +181,119 @@ final class Broker {
             case INIT_PRODUCER_ID: return initProducerId(h.apiVersion(), r).frame(h.correlationId(), flex);
             default: return null;
         }
+    }
+
+    // --- Requests refused during a SASL exchange -------------------------------------------
+
+    /**
+     * Kafka 4.4's answer to a request that interrupted a SASL exchange and that ksasl left to
+     * the host ({@link ServerConnection#refusedRequest}): the response frame (with its length
+     * prefix) Kafka's {@code getErrorResponse} builds, carrying the refusal's error code, or
+     * {@code null} where Kafka closes without answering: a request Kafka cannot read, Produce
+     * with acks=0 or a null record set (Kafka has no response then), and, since this class only
+     * speaks them, any API or version other than the Produce and InitProducerId versions it
+     * implements (a Kafka broker would answer Produce v13, which this one does not read).
+     */
+    byte[] refusal(RefusedRequest refused, byte[] frame) {
+        short key = refused.apiKey();
+        short v = refused.apiVersion();
+        ApiRange api = ALL_APIS.stream().filter(a -> a.apiKey() == key).findFirst().orElse(null);
+        if (api == null || !api.supports(v)) {
+            return null;
+        }
+        boolean flex = flexible(key, v);
+        try {
+            RequestReader r = new RequestReader(frame);
+            r.int16(); // api key
+            r.int16(); // version
+            r.int32(); // correlation id
+            r.kafkaString(false, true); // client id: classic even in request header v2
+            r.kafkaTags(flex);
+            ResponseWriter w;
+            switch (key) {
+                case PRODUCE: w = produceRefusal(v, r, refused); break;
+                case INIT_PRODUCER_ID: w = initProducerIdRefusal(v, r, refused); break;
+                default: w = null; // ksasl answers Metadata itself
+            }
+            return w == null ? null : w.frame(refused.correlationId(), flex);
+        } catch (RequestReader.MalformedRequestException e) {
+            return null;
+        }
+    }
+
+    /**
+     * A partition as Kafka 4.4's {@code ProduceRequest.partitionSizes()} keys it: a
+     * {@code TopicIdPartition} (topic id zero before Produce v13), whose hash code this one has.
+     * Kafka answers a refused Produce in that map's order; a {@link HashMap} with the same hash
+     * codes and the same insertions (by {@code compute}) iterates in the same order.
+     */
+    private record KafkaPartition(String topic, int partition) {
+        @Override
+        public int hashCode() {
+            // 31 * (31 + Uuid.ZERO_UUID.hashCode()) + TopicPartition.hashCode()
+            return 31 * 31 + 31 * (31 + partition) + topic.hashCode();
+        }
+    }
+
+    /** Kafka's {@code ProduceRequest.getErrorResponse}: one entry per distinct partition. */
+    private static ResponseWriter produceRefusal(short v, RequestReader r, RefusedRequest refused) {
+        boolean flex = v >= 9;
+        r.kafkaString(flex, true); // transactional_id
+        short acks = r.int16();
+        r.int32(); // timeout_ms
+        Map<KafkaPartition, Boolean> partitions = new HashMap<>();
+        boolean nullRecords = false;
+        int topicCount = r.kafkaArrayLength(flex);
+        for (int i = 0; i < topicCount; i++) {
+            String name = r.kafkaString(flex, false);
+            int partitionCount = r.kafkaArrayLength(flex);
+            for (int j = 0; j < partitionCount; j++) {
+                int index = r.int32();
+                nullRecords |= r.kafkaSkipNullableBytes(flex);
+                r.kafkaTags(flex);
+                // With compute(), as Kafka: a new key goes to the head of its bin, not the tail.
+                partitions.compute(new KafkaPartition(name, index), (p, seen) -> Boolean.TRUE);
+            }
+            r.kafkaTags(flex);
+        }
+        r.kafkaTags(flex);
+        // acks=0: Kafka's error response is null; null records: Kafka's size count fails. Kafka
+        // then closes without answering.
+        if (acks == 0 || nullRecords) {
+            return null;
+        }
+        Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+        partitions.keySet().forEach(p -> byTopic.computeIfAbsent(p.topic(), t -> new ArrayList<>()).add(p.partition()));
+        ResponseWriter w = new ResponseWriter(flex).arrayLength(byTopic.size());
+        byTopic.forEach((name, indexes) -> {
+            w.string(name).arrayLength(indexes.size());
+            for (int index : indexes) {
+                w.int32(index).int16(refused.errorCode()).int64(-1).int64(-1); // base_offset, log_append_time_ms
+                if (v >= 5) {
+                    w.int64(-1); // log_start_offset
+                }
+                if (v >= 8) {
+                    w.arrayLength(0).string(refused.errorMessage()); // record_errors, error_message
+                }
+                w.tags();
+            }
+            w.tags();
+        });
+        return w.int32(0).tags(); // throttle_time_ms
+    }
+
+    /** Kafka's {@code InitProducerIdRequest.getErrorResponse}. */
+    private static ResponseWriter initProducerIdRefusal(short v, RequestReader r, RefusedRequest refused) {
+        boolean flex = v >= 2;
+        r.kafkaString(flex, true); // transactional_id
+        r.int32(); // transaction_timeout_ms
+        if (v >= 3) {
+            r.int64(); // producer_id
+            r.int16(); // producer_epoch
+        }
+        r.kafkaTags(flex);
+        // throttle_time_ms, error_code, producer_id, producer_epoch
+        return new ResponseWriter(flex).int32(0).int16(refused.errorCode()).int64(-1).int16(-1).tags();
     }
 
     // --- Metadata (key 3) -----------------------------------------------------------------

@@ -30,6 +30,7 @@ import org.ksasl.Gate;
 import org.ksasl.HostServerMechanism;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
+import org.ksasl.RefusedRequest;
 import org.ksasl.ServerAction;
 import org.ksasl.ServerConfig;
 import org.ksasl.ServerConnection;
@@ -49,7 +50,10 @@ import org.ksasl.TokenAuthority;
  *       {@link ServerConnection#handleFrame}, which answers ApiVersions (listing this server's
  *       APIs, given to {@link ServerConfig.Builder#setApiVersion}), SaslHandshake and
  *       SaslAuthenticate for PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (Kafka's
- *       unsecured tokens); a failure is written at the KIP-306 deadline, then the socket closes;
+ *       unsecured tokens); a failure is written at the KIP-306 deadline, then the socket closes.
+ *       Another request in the middle of an exchange gets that API's error response
+ *       (ILLEGAL_SASL_STATE) as Kafka 4.4 sends it, from ksasl or, for Produce and InitProducerId
+ *       ({@link ServerConnection#refusedRequest}), from the {@link Broker};
  *   <li>afterwards each request first passes {@link ServerConnection#gate}: PROCESS (the
  *       {@link Broker} answers it), BEGIN_REAUTHENTICATION (a KIP-368 re-authentication starts:
  *       back to {@code handleFrame}) or CLOSE_EXPIRED (the session outlived
@@ -483,11 +487,23 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": "
                             + (stats.authentications().isEmpty() ? "" : "re-") + "authentication failed: " + o.error()
                             + " (the client is told: " + o.error().clientMessage() + ")");
+                    byte[] answer = o.frames();
+                    RefusedRequest refused = conn.refusedRequest();
+                    if (answer.length == 0 && refused != null) {
+                        // A request of an API ksasl has no schema for interrupted the exchange:
+                        // Kafka answers with that API's error response (ILLEGAL_SASL_STATE) when
+                        // it can read the request, and the Broker builds it for the APIs and
+                        // versions it implements; otherwise nothing is written.
+                        byte[] built = broker.refusal(refused, frame);
+                        LOG.log(System.Logger.Level.DEBUG, () -> "connection " + stats.id() + ": refused " + refused
+                                + (built == null ? ", not answered" : ", answered"));
+                        answer = built == null ? answer : built;
+                    }
                     long wait = o.deadlineMs() - System.currentTimeMillis();
                     if (wait > 0) {
                         Thread.sleep(wait);
                     }
-                    out.write(o.frames());
+                    out.write(answer);
                     out.flush();
                     return false;
                 }

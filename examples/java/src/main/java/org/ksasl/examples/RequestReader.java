@@ -145,4 +145,73 @@ final class RequestReader {
             skipTaggedFields();
         }
     }
+
+    // --- Kafka's own rules (the generated readers of kafka-clients 4.4), for a request that must
+    // be read exactly as a Kafka broker reads it: what Kafka cannot read, it does not answer.
+
+    /**
+     * A length as Kafka reads it: int16 or int32, or in flexible versions an unsigned varint
+     * minus one, in int arithmetic. Any negative length means null.
+     */
+    private int kafkaLength(boolean flexible, boolean wide) {
+        if (flexible) {
+            return unsignedVarint() - 1;
+        }
+        return wide ? int32() : int16();
+    }
+
+    /** A string as Kafka reads it: {@code null} for any negative length if {@code nullable}. */
+    String kafkaString(boolean flexible, boolean nullable) {
+        int n = kafkaLength(flexible, false);
+        if (n < 0) {
+            if (nullable) {
+                return null;
+            }
+            throw new MalformedRequestException("non-nullable string serialized as null");
+        }
+        if (n > 0x7fff) {
+            throw new MalformedRequestException("string of length " + n);
+        }
+        need(n);
+        byte[] b = new byte[n];
+        buf.get(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** Skips nullable bytes (a record set) as Kafka reads them; returns whether they were null. */
+    boolean kafkaSkipNullableBytes(boolean flexible) {
+        int n = kafkaLength(flexible, true);
+        if (n < 0) {
+            return true;
+        }
+        need(n);
+        buf.position(buf.position() + n);
+        return false;
+    }
+
+    /** A non-nullable array's element count as Kafka reads it, with its limits. */
+    int kafkaArrayLength(boolean flexible) {
+        int n = kafkaLength(flexible, true);
+        if (n < 0 || n > buf.remaining() || n > 1_000_000) {
+            throw new MalformedRequestException("array of " + n + " elements with " + buf.remaining() + " bytes left");
+        }
+        return n;
+    }
+
+    /** Skips a tagged-field section in flexible versions as Kafka reads it, with its limits. */
+    void kafkaTags(boolean flexible) {
+        if (!flexible) {
+            return;
+        }
+        int count = unsignedVarint();
+        if (count < 0 || count > buf.remaining() || count > 10_000) {
+            throw new MalformedRequestException(count + " tagged fields with " + buf.remaining() + " bytes left");
+        }
+        for (int i = 0; i < count; i++) {
+            unsignedVarint(); // tag
+            int size = unsignedVarint();
+            need(size);
+            buf.position(buf.position() + size);
+        }
+    }
 }
