@@ -11,11 +11,13 @@
 //! and caches the keys SCRAM derives from them, so re-authentication with an unchanged
 //! password costs no PBKDF2.
 
+pub mod mask;
 pub mod password;
 pub mod request;
 pub mod scram;
 pub mod store;
 
+pub use mask::UnknownUserMask;
 pub use password::{PasswordCredential, PasswordSource};
 pub use request::{
     AskHost, CredentialAnswer, CredentialAnswerKind, CredentialLookup, CredentialRequest,

@@ -11,9 +11,11 @@ use super::messages::{
     API_VERSIONS, MAX_API_VERSIONS_VERSION, MAX_SASL_AUTHENTICATE_VERSION,
     MAX_SASL_HANDSHAKE_VERSION, SASL_AUTHENTICATE, SASL_HANDSHAKE,
 };
+use crate::credential::UnknownUserMask;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::{MechanismRegistry, DEFAULT_MAX_RECEIVE_SIZE};
 use crate::random::SharedRandom;
+use crate::secret::Secret;
 use crate::session::{FailedReauthPolicy, ReauthPolicy, ReauthTiming, SaslMetrics};
 
 /// Kafka's default `connection.failed.authentication.delay.ms`.
@@ -68,6 +70,7 @@ pub struct ServerConfig {
     failed_reauth_policy: FailedReauthPolicy,
     api_versions: Vec<ApiVersionRange>,
     metrics: Arc<SaslMetrics>,
+    unknown_user_mask: Option<Arc<UnknownUserMask>>,
 }
 
 /// The values of a [`ServerConfig`], checked by [`ServerConfigBuilder::build`]. Unset values
@@ -84,6 +87,7 @@ pub struct ServerConfigBuilder {
     reauth_retry_ms: i64,
     api_versions: Vec<(i64, i64, i64)>,
     metrics: Option<Arc<SaslMetrics>>,
+    unknown_user_mask: Option<(Secret, i64)>,
 }
 
 impl ServerConfigBuilder {
@@ -150,6 +154,18 @@ impl ServerConfigBuilder {
         self
     }
 
+    /// Enumeration resistance (off by default, as in Kafka): a login for an unknown user of
+    /// PLAIN or SCRAM gets a stand-in credential (for SCRAM a salt derived from the name under
+    /// `secret`, and `iterations`) and fails at the final message with exactly the error and
+    /// text of a wrong password, so a client cannot tell the two apart (RFC 5802 §5.1). The
+    /// secret (at least 16 bytes) must stay the same across restarts and servers; iterations
+    /// (4096 to 16384) should be those of the real credentials. The host still sees the
+    /// difference: the error's `unknown_user` detail.
+    pub fn set_unknown_user_mask(&mut self, secret: &[u8], iterations: i64) -> &mut Self {
+        self.unknown_user_mask = Some((Secret::from_slice(secret), iterations));
+        self
+    }
+
     /// Shares the metrics of another configuration (default: a set of its own).
     pub fn set_metrics(&mut self, metrics: Arc<SaslMetrics>) -> &mut Self {
         self.metrics = Some(metrics);
@@ -201,6 +217,13 @@ impl ServerConfigBuilder {
             failed_reauth_policy: retry_policy(self.reauth_retry_ms)?,
             api_versions,
             metrics: self.metrics.clone().unwrap_or_default(),
+            unknown_user_mask: match &self.unknown_user_mask {
+                Some((secret, iterations)) => {
+                    let iterations = u32::try_from(*iterations).unwrap_or(0);
+                    Some(Arc::new(UnknownUserMask::new(secret.expose(), iterations)?))
+                }
+                None => None,
+            },
         }))
     }
 }
@@ -263,6 +286,7 @@ impl ServerConfig {
             reauth_retry_ms: 0,
             api_versions: Vec::new(),
             metrics: None,
+            unknown_user_mask: None,
         }
     }
 
@@ -297,6 +321,11 @@ impl ServerConfig {
     /// `socket.request.max.bytes`.
     pub fn max_request_size(&self) -> usize {
         self.max_request_size
+    }
+
+    /// The stand-in credentials for unknown users, when enumeration resistance is on.
+    pub fn unknown_user_mask(&self) -> Option<&Arc<UnknownUserMask>> {
+        self.unknown_user_mask.as_ref()
     }
 
     /// `connection.failed.authentication.delay.ms`.

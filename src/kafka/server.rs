@@ -615,6 +615,7 @@ impl ServerConnection {
         };
         auth.set_max_receive_size(self.config.max_receive_size());
         auth.set_max_reauth_ms(self.config.max_reauth_ms(&mechanism));
+        auth.set_unknown_user_mask(self.config.unknown_user_mask().cloned());
         let mode = if h.api_version == 0 {
             Mode::Legacy
         } else {

@@ -9,7 +9,9 @@ use super::mechanism::{
     AuthOutcome, ClientMechanism, ClientStep, HostWork, MechServerStep, Principal, ServerMechanism,
     ServerStep,
 };
-use crate::credential::{CredentialAnswer, CredentialLookup, CredentialRequest, Lookup};
+use crate::credential::{
+    CredentialAnswer, CredentialLookup, CredentialRequest, Lookup, UnknownUserMask,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::session_lifetime;
 
@@ -258,6 +260,27 @@ impl ClientExchange {
     }
 }
 
+/// With a mask, an unknown user's stand-in credential instead of `Unknown` (password logins
+/// of the mechanisms the mask covers), and `masked` set. The stand-in is derived for known
+/// users too, and dropped, so that both kinds of login do the same work.
+fn stand_in(
+    mask: &Option<Arc<UnknownUserMask>>,
+    req: &CredentialRequest,
+    answer: CredentialAnswer,
+    masked: &mut bool,
+) -> CredentialAnswer {
+    let Some(mask) = mask.as_ref().filter(|_| !req.token_authenticated) else {
+        return answer;
+    };
+    match (mask.credential(&req.mechanism, &req.username), answer) {
+        (Some(c), CredentialAnswer::Unknown) => {
+            *masked = true;
+            CredentialAnswer::Found(c)
+        }
+        (_, answer) => answer,
+    }
+}
+
 /// A server exchange: one mechanism instance plus the state machine around it.
 pub struct ServerExchange {
     mech: Box<dyn ServerMechanism>,
@@ -272,6 +295,10 @@ pub struct ServerExchange {
     request: Option<CredentialRequest>,
     /// The mechanism's work while its answer is pending.
     pending: Option<HostWork>,
+    /// Stand-in credentials for unknown users (enumeration resistance), if enabled.
+    unknown_users: Option<Arc<UnknownUserMask>>,
+    /// Whether the credential being checked is a stand-in: the exchange cannot succeed.
+    masked: bool,
 }
 
 impl fmt::Debug for ServerExchange {
@@ -298,7 +325,15 @@ impl ServerExchange {
             now_ms: 0,
             request: None,
             pending: None,
+            unknown_users: None,
+            masked: false,
         }
+    }
+
+    /// Answers unknown users with stand-in credentials so that they fail like wrong passwords
+    /// (see [`UnknownUserMask`]); `None` (the default) fails them as Kafka does.
+    pub fn set_unknown_user_mask(&mut self, mask: Option<Arc<UnknownUserMask>>) {
+        self.unknown_users = mask;
     }
 
     /// Sets `connections.max.reauth.ms` for this exchange's session (0, the default: the
@@ -406,7 +441,10 @@ impl ServerExchange {
             return Err(nothing_requested());
         }
         self.now_ms = now_ms;
-        self.request = None;
+        let answer = match self.request.take() {
+            Some(req) => stand_in(&self.unknown_users, &req, answer, &mut self.masked),
+            None => answer,
+        };
         let r = guarded(|| self.mech.provide_credential(answer, now_ms));
         let r = unpanic(r, self.mech.name());
         self.after(r)
@@ -445,6 +483,7 @@ impl ServerExchange {
             answered += 1;
             match lookup.lookup(req) {
                 Lookup::Now(answer) => {
+                    let answer = stand_in(&self.unknown_users, req, answer, &mut self.masked);
                     let now = self.now_ms;
                     let g = guarded(|| self.mech.provide_credential(answer, now));
                     r = unpanic(g, self.mech.name())
@@ -457,7 +496,19 @@ impl ServerExchange {
 
     fn after(&mut self, r: Result<MechServerStep>) -> Result<ServerStep> {
         self.pending = None;
-        let r = self.answer_from_store(r);
+        let mut r = self.answer_from_store(r);
+        if self.masked {
+            // A stand-in never authenticates; the host learns the user was unknown, the
+            // client only what a wrong password tells it.
+            r = match r {
+                Ok(MechServerStep::Done(..)) => Err(Error::new(
+                    ErrorCode::InvalidCredentials,
+                    "Invalid client credentials",
+                )),
+                other => other,
+            }
+            .map_err(|e| e.with_detail("unknown_user", "true"));
+        }
         match r {
             Ok(MechServerStep::Challenge(b)) => {
                 self.state = ExchangeState::WaitingForPeer;
