@@ -1571,6 +1571,19 @@ ksasl_result ksasl_server_config_builder_set_reauth_retry_ms(ksasl_server_config
                                                              int64_t ms);
 
 /**
+ * Enumeration resistance (off by default, as in Kafka): a PLAIN or SCRAM login for an
+ * unknown user gets a stand-in credential (for SCRAM a salt derived from the name under
+ * `secret`, at least 16 bytes, the same on every broker and across restarts; and
+ * `iterations`, 4096 to 16384, those of the real credentials) and fails at the final
+ * message exactly as a wrong password does. The host sees `unknown_user` in the detail.
+ * Checked by `ksasl_server_config_builder_build`.
+ */
+ksasl_result ksasl_server_config_builder_set_unknown_user_mask(ksasl_server_config_builder *b,
+                                                               const uint8_t *secret,
+                                                               size_t secret_len,
+                                                               int64_t iterations);
+
+/**
  * Frees a server configuration; its connections keep what they need (NULL is a no-op).
  */
 void ksasl_server_config_free(ksasl_server_config *p);
@@ -1612,6 +1625,15 @@ ksasl_result ksasl_server_connection_credential_request(const ksasl_server_conne
 ksasl_result ksasl_server_connection_error(const ksasl_server_connection *c,
                                            const char **message,
                                            const char **client_text);
+
+/**
+ * One structured detail of the last action's error (see `ksasl_server_connection_error`),
+ * for example `unknown_user` ("true" when enumeration resistance answered an unknown user),
+ * or `api_key` of a request refused during the exchange: borrowed until the next call on the
+ * connection; NULL when the error has no such detail, when there is no error, and for NULL
+ * arguments.
+ */
+const char *ksasl_server_connection_error_detail(const ksasl_server_connection *c, const char *key);
 
 /**
  * Frees a server connection (NULL is a no-op).

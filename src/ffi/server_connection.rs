@@ -25,6 +25,8 @@ pub struct ksasl_server_connection {
     pub(crate) session: (CString, CString),
     /// The last action's error: code, message and the text sent to the client.
     pub(crate) reason: (u32, CString, CString),
+    /// The last action's error's details (key, value).
+    details: Vec<(CString, CString)>,
     err: LastError,
 }
 handle!(ksasl_server_connection(
@@ -32,7 +34,8 @@ handle!(ksasl_server_connection(
     out,
     request,
     session,
-    reason
+    reason,
+    details
 ));
 
 /// Runs `f` and reports its action, the frames the connection queued, and the deadline.
@@ -54,10 +57,13 @@ pub(crate) fn output(
             );
         }
         c.reason = Default::default();
+        c.details.clear();
         if let Some(e) = a.error() {
             c.err.set(e);
             let text = cstring(e.client_text().unwrap_or_default());
             c.reason = (e.code().as_u32(), cstring(e.message()), text);
+            let detail = |(k, v): &(String, String)| (cstring(k), cstring(v));
+            c.details = e.details().iter().map(detail).collect();
         }
         let frames = c.inner.poll_transmit().unwrap_or_default();
         put_message(&mut c.out, Some(frames), out, out_len);
@@ -134,6 +140,27 @@ pub extern "C" fn ksasl_server_connection_session(
         );
         put_opt(lifetime_ms, s.lifetime_ms);
         Ok(put_opt(expiry_ms, s.expiry_ms.unwrap_or(-1)))
+    })
+}
+
+/// One structured detail of the last action's error (see `ksasl_server_connection_error`),
+/// for example `unknown_user` ("true" when enumeration resistance answered an unknown user),
+/// or `api_key` of a request refused during the exchange: borrowed until the next call on the
+/// connection; NULL when the error has no such detail, when there is no error, and for NULL
+/// arguments.
+#[no_mangle]
+pub extern "C" fn ksasl_server_connection_error_detail(
+    c: *const ksasl_server_connection,
+    key: *const c_char,
+) -> *const c_char {
+    get(c, std::ptr::null(), |c| {
+        let Ok(key) = text(key, "key") else {
+            return std::ptr::null();
+        };
+        c.details
+            .iter()
+            .find(|(k, _)| k.as_bytes() == key.as_bytes())
+            .map_or(std::ptr::null(), |(_, v)| v.as_ptr())
     })
 }
 

@@ -10,8 +10,6 @@ Run:  .venv/bin/python -m pytest -q tests/broker
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -28,6 +26,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from broker import KafkaBroker  # noqa: E402
+from scram_client import client_final  # noqa: E402
 
 kafka = pytest.importorskip("kafka")
 from kafka import KafkaAdminClient, KafkaProducer  # noqa: E402
@@ -149,7 +148,6 @@ def raw_plain(port: int, user: str, password: str):
 
 def raw_scram(port: int, mechanism: str, user: str, password: str, tokenauth: bool = False):
     """Full SCRAM exchange; returns the final (error, message, auth_bytes, session_lifetime_ms)."""
-    h = hashlib.sha256 if mechanism == "SCRAM-SHA-256" else hashlib.sha512
     c = RawKafka(port)
     try:
         err, _ = c.handshake(mechanism)
@@ -159,16 +157,8 @@ def raw_scram(port: int, mechanism: str, user: str, password: str, tokenauth: bo
         err, msg, server_first, _ = c.authenticate(("n,," + bare).encode())
         if err:
             return err, msg, server_first, 0
-        attrs = dict(kv.split("=", 1) for kv in server_first.decode().split(","))
-        salted = hashlib.pbkdf2_hmac(h().name, password.encode(), base64.b64decode(attrs["s"]), int(attrs["i"]))
-        client_key = hmac.new(salted, b"Client Key", h).digest()
-        stored = h(client_key).digest()
-        without_proof = f"c=biws,r={attrs['r']}"
-        auth_msg = f"{bare},{server_first.decode()},{without_proof}".encode()
-        sig = hmac.new(stored, auth_msg, h).digest()
-        proof = bytes(a ^ b for a, b in zip(client_key, sig))
-        final = f"{without_proof},p={base64.b64encode(proof).decode()}"
-        return c.authenticate(final.encode())
+        final = client_final(mechanism, password, bare, server_first)
+        return c.authenticate(final)
     finally:
         c.close()
 

@@ -18,8 +18,6 @@ it came is compared there.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import os
 import secrets
@@ -41,6 +39,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "examples" / "python"))
 from broker import KafkaBroker  # noqa: E402
 from refusal_cases import cases, replay  # noqa: E402
+from scram_client import client_final  # noqa: E402
 
 VECTORS = ROOT / "tests" / "vectors" / "kafka44_refusals.json"
 MINI_BROKER = ROOT / "target" / "c" / "mini_broker"
@@ -288,7 +287,6 @@ def sasl(c: Conn, version: Optional[int], token: bytes, nonce: str = "") -> Tupl
 
 
 def scram_run(port: int, version: Optional[int], mechanism: str, password: str, user: str = USER) -> List[object]:
-    h = hashlib.sha256 if mechanism == "SCRAM-SHA-256" else hashlib.sha512
     c = Conn(port)
     try:
         seen = [handshake(c, 0 if version is None else 1, mechanism)]
@@ -300,14 +298,7 @@ def scram_run(port: int, version: Optional[int], mechanism: str, password: str, 
             if err > 0:  # after a failure the server closes: one more message shows it
                 seen.append(sasl(c, version, b"n,,n=x,r=y")[0])
             return seen
-        attrs = dict(kv.split("=", 1) for kv in server_first.decode().split(","))
-        salted = hashlib.pbkdf2_hmac(h().name, password.encode(), base64.b64decode(attrs["s"]), int(attrs["i"]))
-        client_key = hmac.new(salted, b"Client Key", h).digest()
-        stored = h(client_key).digest()
-        without_proof = f"c=biws,r={attrs['r']}"
-        auth_msg = f"{bare},{server_first.decode()},{without_proof}".encode()
-        proof = bytes(a ^ b for a, b in zip(client_key, hmac.new(stored, auth_msg, h).digest()))
-        final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+        final = client_final(mechanism, password, bare, server_first)
         record, _, err = sasl(c, version, final, nonce)
         seen.append(record)
         if err > 0:

@@ -97,6 +97,12 @@ static int server_case(const config_case *c, const ksasl_mechanism_registry *r,
         CHECK_OK(ksasl_server_config_builder_set_reauth_retry_ms(b, num(v)));
     } else if (strcmp(c->set, "max_receive_size") == 0) {
         CHECK_OK(ksasl_server_config_builder_set_max_receive_size(b, num(v)));
+    } else if (strcmp(c->set, "max_request_size") == 0) {
+        CHECK_OK(ksasl_server_config_builder_set_max_request_size(b, num(v)));
+    } else if (strcmp(c->set, "unknown_user_mask") == 0) {
+        CHECK_INT(c->n, 2);
+        CHECK_OK(ksasl_server_config_builder_set_unknown_user_mask(
+            b, (const uint8_t *)str(&v[0]), strlen(str(&v[0])), num(&v[1])));
     } else if (strcmp(c->set, "api_version") == 0) {
         CHECK_INT(c->n, 3);
         CHECK_OK(ksasl_server_config_builder_set_api_version(b, num(&v[0]), num(&v[1]),

@@ -316,6 +316,8 @@ static const struct {
     FN(ksasl_server_connection_handle_frame),
     FN(ksasl_server_connection_is_ready),
     FN(ksasl_server_connection_refused_request),
+    FN(ksasl_server_connection_error_detail),
+    FN(ksasl_server_config_builder_set_unknown_user_mask),
     FN(ksasl_server_connection_last_error),
     FN(ksasl_server_connection_new),
     FN(ksasl_server_connection_pending_work),

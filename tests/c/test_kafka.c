@@ -752,6 +752,66 @@ static void failures(void) {
     ksasl_credential_store_free(store);
 }
 
+/* Issue 17, enumeration resistance: with the option, an unknown SCRAM user fails as a wrong
+ * password does, at the same step with the same code and text; the host sees the detail. */
+static void unknown_users(void) {
+    static const char secret[] = "a secret shared by every broker";
+    ksasl_credential_store *store = NULL;
+    ksasl_mechanism_registry *sreg = NULL;
+    ksasl_server_config *sc = NULL;
+    char wrong_text[256] = {0};
+
+    CHECK_OK(ksasl_credential_store_new(&store));
+    CHECK_OK(ksasl_credential_store_add_user(store, "alice", "alice-secret", 4096));
+    CHECK_OK(ksasl_mechanism_registry_new(&sreg));
+    CHECK_OK(ksasl_mechanism_registry_add_password_servers(sreg, store));
+    {
+        ksasl_server_config_builder *b = server_builder(sreg);
+        ksasl_server_config *none = NULL;
+        CHECK_OK(ksasl_server_config_builder_set_unknown_user_mask(b, (const uint8_t *)"short", 5, 4096));
+        CHECK_RC(ksasl_server_config_builder_build(b, &none), KSASL_INVALID_CONFIG);
+        CHECK(none == NULL);
+        CHECK_RC(ksasl_server_config_builder_set_unknown_user_mask(b, NULL, 16, 4096),
+                 KSASL_NULL_ARGUMENT);
+        CHECK_OK(ksasl_server_config_builder_set_unknown_user_mask(b, (const uint8_t *)secret,
+                                                                   strlen(secret), 4096));
+        sc = server_config_done(b);
+    }
+    for (int unknown = 0; unknown <= 1; unknown++) {
+        ksasl_mechanism_registry *creg = NULL;
+        ksasl_client_config *cc = NULL;
+        pair p;
+        CHECK_OK(ksasl_mechanism_registry_new(&creg));
+        CHECK_OK(ksasl_mechanism_registry_add_password_clients(creg, unknown ? "mallory" : "alice",
+                                                               "not-the-password"));
+        cc = client_config_done(client_builder(creg, "SCRAM-SHA-256"));
+        pair_init(&p, cc, sc);
+        CHECK_OK(ksasl_client_connection_start(p.client, T0));
+        pump(&p, T0);
+        CHECK_INT(p.authenticated, 0);
+        CHECK_INT(p.fail_act, KSASL_SERVER_ACTION_FAIL_AT);
+        CHECK_RC(p.reason, KSASL_INVALID_CREDENTIALS);
+        CHECK_RC(p.client_rc, KSASL_SERVER_REJECTED_AUTHENTICATION);
+        if (unknown) {
+            CHECK_STR(p.client_text, wrong_text);
+            CHECK_STR(ksasl_server_connection_error_detail(p.server, "unknown_user"), "true");
+        } else {
+            snprintf(wrong_text, sizeof wrong_text, "%s", p.client_text);
+            CHECK(ksasl_server_connection_error_detail(p.server, "unknown_user") == NULL);
+        }
+        CHECK(ksasl_server_connection_error_detail(p.server, NULL) == NULL);
+        CHECK(ksasl_server_connection_error_detail(NULL, "unknown_user") == NULL);
+        pair_free(&p);
+        ksasl_client_config_free(cc);
+        ksasl_mechanism_registry_free(creg);
+    }
+    CHECK_STR(wrong_text, "Authentication failed during authentication due to invalid credentials "
+                          "with SASL mechanism SCRAM-SHA-256");
+    ksasl_server_config_free(sc);
+    ksasl_mechanism_registry_free(sreg);
+    ksasl_credential_store_free(store);
+}
+
 /* A failed re-authentication with the retry policy on both sides: the session holds. */
 static void failed_reauthentication(void) {
     ksasl_credential_store *store = NULL;
@@ -1438,6 +1498,7 @@ void test_kafka(void) {
     full_flows();
     session_lifetimes();
     failures();
+    unknown_users();
     success_response_bytes();
     failed_reauthentication();
     expiry_without_reauth();

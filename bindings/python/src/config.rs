@@ -62,7 +62,8 @@ impl ServerConfig {
     #[new]
     #[pyo3(signature = (registry, enabled_mechanisms = None, max_reauth_ms = None,
         max_reauth_ms_for = None, max_receive_size = None, failed_authentication_delay_ms = None,
-        reauth_retry_ms = None, api_versions = None, max_request_size = None))]
+        reauth_retry_ms = None, api_versions = None, max_request_size = None,
+        unknown_user_mask = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -75,6 +76,7 @@ impl ServerConfig {
         reauth_retry_ms: Option<i64>,
         api_versions: Option<Vec<(i64, i64, i64)>>,
         max_request_size: Option<i64>,
+        unknown_user_mask: Option<(Vec<u8>, i64)>,
     ) -> PyResult<Self> {
         let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),
@@ -86,6 +88,9 @@ impl ServerConfig {
         }
         for (api_key, min, max) in api_versions.unwrap_or_default() {
             b.set_api_version(api_key, min, max);
+        }
+        if let Some((secret, iterations)) = unknown_user_mask {
+            b.set_unknown_user_mask(&secret, iterations);
         }
         Ok(ServerConfig(b.build().or_raise()?))
     }

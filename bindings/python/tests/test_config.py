@@ -35,6 +35,7 @@ def build(case):
     kwargs = {
         "max_reauth_ms_for": lambda: {"max_reauth_ms_for": {value[0]: value[1]}},
         "api_version": lambda: {"api_versions": [tuple(value)]},
+        "unknown_user_mask": lambda: {"unknown_user_mask": (value[0].encode(), value[1])},
     }.get(name, lambda: {name: value})()
     return ServerConfig(registry(), **kwargs)
 

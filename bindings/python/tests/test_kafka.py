@@ -175,6 +175,45 @@ def test_a_request_in_the_middle_of_an_exchange_is_answered_as_kafka_does():
     assert (action, out, server.refused_request()) == ("close_now", b"", None)
 
 
+def test_unknown_users_fail_like_wrong_passwords_with_the_mask():
+    """Issue 17, enumeration resistance: an unknown SCRAM user gets a challenge and fails at
+    the final message with a wrong password's code and text; the host sees unknown_user."""
+    store = CredentialStore()
+    store.add_user("alice", "alice-secret")
+    servers = MechanismRegistry()
+    servers.add_password_servers(store)
+    with pytest.raises(ksasl.KsaslError) as e:
+        ServerConfig(servers, unknown_user_mask=(b"short", 4096))
+    assert e.value.name == "INVALID_CONFIG"
+    scfg = ServerConfig(servers, unknown_user_mask=(b"a secret shared by every broker", 4096))
+
+    def login(user):
+        clients = MechanismRegistry()
+        clients.add_password_clients(user, "not-the-password")
+        client = ClientConnection(ClientConfig(clients, "SCRAM-SHA-256"))
+        server = ServerConnection(scfg)
+        client.start(T0)
+        steps = []
+        while True:
+            (frame,) = frames(client.transmit())
+            action, out, _, error = server.handle_frame(frame, T0)
+            steps.append(action)
+            if action != "continue":
+                (answer,) = frames(out)
+                return steps, answer[4:], error
+            for f in frames(out):
+                client.handle_frame(f, T0)
+
+    wrong_steps, wrong_answer, wrong = login("alice")
+    unknown_steps, unknown_answer, unknown = login("mallory")
+    assert wrong_steps == unknown_steps and unknown_steps[-1] == "fail_at" and len(unknown_steps) >= 3
+    assert wrong_answer == unknown_answer  # the final SaslAuthenticate response, byte for byte
+    assert (wrong.name, wrong.client_message) == (unknown.name, unknown.client_message)
+    assert unknown.name == "INVALID_CREDENTIALS"
+    assert dict(unknown.details).get("unknown_user") == "true"
+    assert "unknown_user" not in dict(wrong.details)
+
+
 def test_without_reauthentication_the_broker_closes_at_expiry():
     ccfg, scfg = password_pair("SCRAM-SHA-256", timing="disabled")
     p = Pair(ccfg, scfg)

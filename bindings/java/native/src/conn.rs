@@ -308,6 +308,8 @@ setters! { ServerConfigBuilder:
         |b| b.set_max_reauth_ms_for(&string(env, &mechanism, "mechanism")?, ms);
     serverConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
     serverConfigBuilderSetMaxRequestSize(_env, n: jlong) |b| b.set_max_request_size(n);
+    serverConfigBuilderSetUnknownUserMask(env, secret: JByteArray<'l>, iterations: jlong)
+        |b| b.set_unknown_user_mask(&bytes(env, &secret, "secret")?, iterations);
     serverConfigBuilderSetFailedAuthenticationDelayMs(_env, ms: jlong)
         |b| b.set_failed_authentication_delay_ms(ms);
     serverConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);

@@ -163,7 +163,10 @@ class ClientConnection:
 class ServerConfig:
     """Configuration of one listener's server connections (only the arguments given are passed
     to the core): ``max_reauth_ms`` is ``connections.max.reauth.ms``, ``max_reauth_ms_for``
-    its value per mechanism; ``api_versions`` adds ``(api_key, min, max)`` entries."""
+    its value per mechanism; ``api_versions`` adds ``(api_key, min, max)`` entries;
+    ``unknown_user_mask=(secret, iterations)`` turns on enumeration resistance (an unknown
+    PLAIN or SCRAM user fails exactly as a wrong password does; the secret, at least 16 bytes,
+    must be the same on every broker; the error's ``unknown_user`` detail tells the host)."""
 
     def __init__(
         self,
@@ -176,6 +179,7 @@ class ServerConfig:
         reauth_retry_ms: Optional[int] = None,
         api_versions: Optional[list[Tuple[int, int, int]]] = None,
         max_request_size: Optional[int] = None,
+        unknown_user_mask: Optional[Tuple[bytes, int]] = None,
     ) -> None: ...
     def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]: ...
     def api_versions_response(self, frame: bytes) -> bytes:

@@ -312,6 +312,9 @@ final class Native {
     /** {@code socket.request.max.bytes}. */
     static native void serverConfigBuilderSetMaxRequestSize(long b, long bytes);
 
+    /** Enumeration resistance: stand-in credentials for unknown users under a server secret. */
+    static native void serverConfigBuilderSetUnknownUserMask(long b, byte[] secret, long iterations);
+
     /** {@code connection.failed.authentication.delay.ms}. */
     static native void serverConfigBuilderSetFailedAuthenticationDelayMs(long b, long ms);
 

@@ -83,6 +83,22 @@ public final class ServerConfig extends NativeHandle {
             return this;
         }
 
+        /**
+         * Enumeration resistance (off by default, as in Kafka): a PLAIN or SCRAM login for an
+         * unknown user gets a stand-in credential (for SCRAM a salt derived from the name under
+         * {@code secret} and {@code iterations}) and fails at the final message exactly as a
+         * wrong password does, so clients cannot tell unknown users from wrong passwords. The
+         * secret (at least 16 bytes) must be the same on every broker and across restarts;
+         * iterations (4096 to 16384) should be those of the real credentials. The host still
+         * sees the difference: the {@code unknown_user} detail of the error. Checked by
+         * {@link #build}.
+         */
+        public Builder setUnknownUserMask(byte[] secret, int iterations) {
+            byte[] copy = Objects.requireNonNull(secret, "secret").clone();
+            setters.add(b -> Native.serverConfigBuilderSetUnknownUserMask(b, copy, iterations));
+            return this;
+        }
+
         /** KIP-306's {@code connection.failed.authentication.delay.ms} (default 100). */
         public Builder setFailedAuthenticationDelayMs(long ms) {
             setters.add(b -> Native.serverConfigBuilderSetFailedAuthenticationDelayMs(b, ms));

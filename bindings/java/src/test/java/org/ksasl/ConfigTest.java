@@ -51,6 +51,10 @@ class ConfigTest {
             case "failed_authentication_delay_ms": return b.setFailedAuthenticationDelayMs(v.asLong());
             case "reauth_retry_ms": return b.setReauthRetryMs(v.asLong());
             case "max_receive_size": return b.setMaxReceiveSize(v.asLong());
+            case "max_request_size": return b.setMaxRequestSize(v.asLong());
+            case "unknown_user_mask":
+                return b.setUnknownUserMask(v.get(0).asText().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        v.get(1).asInt());
             case "api_version": return b.setApiVersion(v.get(0).asLong(), v.get(1).asLong(), v.get(2).asLong());
             case "enabled_mechanisms": {
                 List<String> names = new ArrayList<>();

@@ -314,6 +314,46 @@ class ConnectionTest {
     }
 
     @Test
+    void unknownUsersFailLikeWrongPasswordsWithTheMask() throws Exception {
+        // Issue 17, enumeration resistance.
+        byte[] secret = "a secret shared by every broker".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (CredentialStore store = new CredentialStore()) {
+            store.addUser("alice", "alice-secret");
+            try (MechanismRegistry r = new MechanismRegistry().addPasswordServers(store)) {
+                assertEquals("INVALID_CONFIG", assertThrows(KsaslArgumentException.class,
+                        () -> ServerConfig.builder(r).setUnknownUserMask(new byte[15], 4096).build()).codeName());
+                try (ServerConfig sc = ServerConfig.builder(r).setUnknownUserMask(secret, 4096).build()) {
+                    ServerOutput wrong = failedLogin(sc, "alice");
+                    ServerOutput unknown = failedLogin(sc, "mallory");
+                    assertEquals(ServerAction.FAIL_AT, unknown.action());
+                    assertArrayEquals(wrong.frames(), unknown.frames());
+                    assertEquals("INVALID_CREDENTIALS", unknown.error().codeName());
+                    assertEquals(wrong.error().codeName(), unknown.error().codeName());
+                    assertEquals(wrong.error().clientMessage(), unknown.error().clientMessage());
+                    assertEquals("true", unknown.error().details().get("unknown_user"));
+                    assertNull(wrong.error().details().get("unknown_user"));
+                }
+            }
+        }
+    }
+
+    /** A SCRAM-SHA-256 login with a wrong password; the server's last output. */
+    private static ServerOutput failedLogin(ServerConfig sc, String user) throws Exception {
+        try (ClientConfig cc = clientConfig(user, "not-the-password", "SCRAM-SHA-256", ReauthTiming.KAFKA)) {
+            Wire.Pair p = new Wire.Pair(cc, sc);
+            p.client.start(T0);
+            assertThrows(KsaslException.class, () -> p.pump(T0));
+            ServerOutput last = p.serverOutputs.get(p.serverOutputs.size() - 1);
+            // ApiVersions, SaslHandshake, the challenge (the unknown user gets one too), then the
+            // failure at the final message.
+            assertEquals(4, p.serverOutputs.size(), p.serverOutputs.toString());
+            p.client.close();
+            p.server.close();
+            return last;
+        }
+    }
+
+    @Test
     void oauthRefresherTrackerDriveReauthenticationWithANewToken() throws Exception {
         try (Refresher refresher = new Refresher();
                 Tracker tracker = new Tracker(refresher, 1000);
