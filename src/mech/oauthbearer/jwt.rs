@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::unsecured::{json_object, number};
 use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{quote, Error, ErrorCode, Result};
 use crate::secret::Secret;
 
 /// Kafka's default clock skew for signed tokens (`sasl.oauthbearer.clock.skew.seconds`).
@@ -90,7 +90,8 @@ impl JwtValidatorConfig {
             algorithms.push(n.parse::<Algorithm>().map_err(|_| {
                 Error::new(
                     ErrorCode::InvalidConfig,
-                    format!("{:?} is not a JWS algorithm", &n[..n.len().min(32)]),
+                    // Quoted like every peer or host text (a byte slice could split a character).
+                    format!("\"{}\" is not a JWS algorithm", quote(n.as_bytes())),
                 )
             })?);
         }
