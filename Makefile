@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind
+.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind soak
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -139,6 +139,15 @@ test-java: java-native
 # failed start stay in tests/broker/target/broker-logs.
 test-broker: python-binding target/c/kafka_client target/c/mini_broker java-binding
 	$(PY) -m pytest -q -p no:warnings tests/broker
+
+# --- soak (not part of `make test`) -------------------------------------------------------
+# 1,000 client connections over loopback against a ksasl server (a child process) with a
+# 2-second session lifetime for 240 s: every client re-authenticates 100+ times while sending
+# requests; PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER with refreshed tokens. Prints requests
+# sent/answered, re-authentications per connection, expiry kills, failures and the server's
+# RSS every second; exits non-zero if a figure misses (examples/soak.rs; BENCHMARKS.md).
+soak:
+	$(CARGO) run --release --quiet --example soak
 
 # --- benchmarks ----------------------------------------------------------------------------
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.
