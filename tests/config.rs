@@ -61,7 +61,9 @@ fn server(set: &str, v: &Value) -> Result<()> {
         "reauth_retry_ms" => b.set_reauth_retry_ms(int(v)),
         "max_receive_size" => b.set_max_receive_size(int(v)),
         "max_request_size" => b.set_max_request_size(int(v)),
-        "unknown_user_mask" => b.set_unknown_user_mask(v[0].as_str().unwrap().as_bytes(), int(&v[1])),
+        "unknown_user_mask" => {
+            b.set_unknown_user_mask(v[0].as_str().unwrap().as_bytes(), int(&v[1]))
+        }
         "api_version" => b.set_api_version(int(&v[0]), int(&v[1]), int(&v[2])),
         "enabled_mechanisms" => b.set_enabled_mechanisms(
             v.as_array()
