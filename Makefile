@@ -9,7 +9,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind soak
+.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind soak fuzz fuzz-smoke
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +21,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust test-python test-interop test-c test-java test-broker
+test: lint test-rust fuzz-smoke test-python test-interop test-c test-java test-broker
 
 test-rust:
 	$(CARGO) test
@@ -139,6 +139,18 @@ test-java: java-native
 # failed start stay in tests/broker/target/broker-logs.
 test-broker: python-binding target/c/kafka_client target/c/mini_broker java-binding
 	$(PY) -m pytest -q -p no:warnings tests/broker
+
+# --- coverage-guided fuzzing (fuzz/, FUZZING.md) ---------------------------------------------
+# cargo-fuzz on the nightly toolchain (installed by fuzz/run.sh if missing): every target for
+# FUZZ_SECONDS each, with the executions per target; a crash fails the run and leaves its
+# input in fuzz/artifacts/<target>/.
+FUZZ_SECONDS ?= 600
+fuzz:
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+# The smoke in `make test`: every target for 5 seconds.
+fuzz-smoke:
+	fuzz/run.sh 5
 
 # --- soak (not part of `make test`) -------------------------------------------------------
 # 1,000 client connections over loopback against a ksasl server (a child process) with a
