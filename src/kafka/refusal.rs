@@ -13,7 +13,7 @@
 //! ApiVersions above the highest version gets the version-0 answer, and version 0 of the
 //! delegation-token APIs (removed by KIP-896) is not read at all.
 
-use super::codec::{Decoder, Encoder, Message, RequestHeader, Writer};
+use super::codec::{encode_response, Decoder, Encoder, Message, RequestHeader, Writer};
 use super::delegation_tokens::{
     CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, DescribeTokensResponse,
     ExpireTokenRequest, ExpiryResponse, PrincipalName, RenewTokenRequest, CREATE_DELEGATION_TOKEN,
@@ -61,63 +61,43 @@ pub(crate) enum Refusal {
 
 /// Kafka's answer to `h` (whose body is `body`) during a SASL exchange.
 pub(crate) fn during_exchange(h: &RequestHeader, body: Decoder<'_>) -> Refusal {
-    let v = h.api_version;
+    let (v, corr) = (h.api_version, h.correlation_id);
     let answer = match h.api_key {
-        API_VERSIONS => api_versions(v, body),
-        SASL_HANDSHAKE => handshake(v, body),
-        METADATA => metadata(v, body),
-        CREATE_DELEGATION_TOKEN => token_api::<CreateTokenRequest, _>(v, body, |_| {
+        API_VERSIONS => api_versions(v, corr, body),
+        SASL_HANDSHAKE => handshake(v, corr, body),
+        METADATA => metadata(v, corr, body),
+        CREATE_DELEGATION_TOKEN => {
             let anonymous = PrincipalName::new("User", "ANONYMOUS");
-            CreateTokenResponse {
+            let r = CreateTokenResponse {
                 error_code: ILLEGAL_SASL_STATE,
-                owner: anonymous.clone(),
                 requester: if v >= 3 {
-                    anonymous
+                    anonymous.clone()
                 } else {
                     Default::default()
                 },
+                owner: anonymous,
                 issue_timestamp_ms: -1,
                 expiry_timestamp_ms: -1,
                 max_timestamp_ms: -1,
                 ..Default::default()
-            }
-        }),
-        RENEW_DELEGATION_TOKEN => token_api::<RenewTokenRequest, _>(v, body, |_| expiry()),
-        EXPIRE_DELEGATION_TOKEN => token_api::<ExpireTokenRequest, _>(v, body, |_| expiry()),
+            };
+            token_api::<CreateTokenRequest, _>(v, corr, body, r)
+        }
+        RENEW_DELEGATION_TOKEN => token_api::<RenewTokenRequest, _>(v, corr, body, expiry()),
+        EXPIRE_DELEGATION_TOKEN => token_api::<ExpireTokenRequest, _>(v, corr, body, expiry()),
         DESCRIBE_DELEGATION_TOKEN => {
-            token_api::<DescribeTokensRequest, _>(v, body, |_| DescribeTokensResponse {
+            let r = DescribeTokensResponse {
                 error_code: ILLEGAL_SASL_STATE,
                 ..Default::default()
-            })
+            };
+            token_api::<DescribeTokensRequest, _>(v, corr, body, r)
         }
         _ => return Refusal::HostAnswers,
     };
-    match answer.and_then(|(body, version)| frame(h, version, body)) {
+    match answer {
         Ok(frames) => Refusal::Answer(frames),
         Err(e) => Refusal::Unreadable(e),
     }
-}
-
-/// A response frame for `h` at `version`: the header (v1 where the version is flexible,
-/// except for ApiVersions) and `body`.
-fn frame(h: &RequestHeader, version: i16, body: Vec<u8>) -> Result<Vec<u8>> {
-    let mut w = Writer::framed();
-    w.i32(h.correlation_id);
-    if super::codec::response_header_flexible(h.api_key, version) {
-        w.no_tagged_fields();
-    }
-    w.buf.extend_from_slice(&body);
-    Ok(w.finish_frame())
-}
-
-/// Encodes `m` at `version` with the flexibility of `M`'s API.
-fn body_of<M: Message>(m: &M, version: i16) -> Result<Vec<u8>> {
-    let mut out = Encoder {
-        w: Writer::default(),
-        flexible: super::codec::is_flexible(M::API_KEY, version),
-    };
-    m.write_body(version, &mut out)?;
-    Ok(out.w.buf)
 }
 
 /// Reads the body of `M` at `version`, ignoring trailing bytes as Kafka does.
@@ -129,7 +109,7 @@ fn unreadable(what: &str, version: i16) -> Error {
     super::codec::invalid(&format!("{what} version {version} is not readable"))
 }
 
-fn api_versions(v: i16, body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
+fn api_versions(v: i16, corr: i32, body: Decoder<'_>) -> Result<Vec<u8>> {
     // Kafka answers a version it does not have in version 0, without reading the body.
     let version = if (0..=MAX_API_VERSIONS_VERSION).contains(&v) {
         read::<ApiVersionsRequest>(v, body)?;
@@ -142,10 +122,10 @@ fn api_versions(v: i16, body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
         api_keys: vec![],
         throttle_time_ms: 0,
     };
-    Ok((body_of(&r, version)?, version))
+    encode_response(&r, version, corr)
 }
 
-fn handshake(v: i16, body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
+fn handshake(v: i16, corr: i32, body: Decoder<'_>) -> Result<Vec<u8>> {
     if !(0..=MAX_SASL_HANDSHAKE_VERSION).contains(&v) {
         return Err(unreadable("SaslHandshake", v));
     }
@@ -154,7 +134,7 @@ fn handshake(v: i16, body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
         error_code: ILLEGAL_SASL_STATE,
         mechanisms: vec![],
     };
-    Ok((body_of(&r, v)?, v))
+    encode_response(&r, v, corr)
 }
 
 fn expiry() -> ExpiryResponse {
@@ -167,14 +147,15 @@ fn expiry() -> ExpiryResponse {
 /// A delegation-token API: versions 1 to the schema's highest (Kafka 4 no longer reads 0).
 fn token_api<Q: Message, R: Message>(
     v: i16,
+    corr: i32,
     body: Decoder<'_>,
-    response: impl FnOnce(Q) -> R,
-) -> Result<(Vec<u8>, i16)> {
+    response: R,
+) -> Result<Vec<u8>> {
     if !(1..=Q::MAX_VERSION).contains(&v) {
         return Err(unreadable(Q::NAME, v));
     }
-    let q = read::<Q>(v, body)?;
-    Ok((body_of(&response(q), v)?, v))
+    read::<Q>(v, body)?;
+    encode_response(&response, v, corr)
 }
 
 /// One topic of a Metadata request, as its error response echoes it.
@@ -266,16 +247,18 @@ fn read_name(d: &mut Decoder<'_>) -> Result<Option<String>> {
 
 /// Kafka's generic Metadata error response: every topic asked for with the error, no
 /// brokers, no partitions, unknown authorized operations.
-fn metadata(v: i16, mut body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
+fn metadata(v: i16, corr: i32, mut body: Decoder<'_>) -> Result<Vec<u8>> {
     if !(0..=MAX_METADATA_VERSION).contains(&v) {
         return Err(unreadable("Metadata", v));
     }
     let topics = read_metadata(v, &mut body)?.unwrap_or_default();
     const UNKNOWN_OPERATIONS: i32 = i32::MIN;
     let mut out = Encoder {
-        w: Writer::default(),
+        w: Writer::framed(),
         flexible: v >= 9,
     };
+    out.w.i32(corr);
+    out.end_struct(); // the response header's tagged fields in flexible versions
     if v >= 3 {
         out.w.i32(0); // throttle_time_ms
     }
@@ -309,5 +292,5 @@ fn metadata(v: i16, mut body: Decoder<'_>) -> Result<(Vec<u8>, i16)> {
         out.w.i16(ILLEGAL_SASL_STATE);
     }
     out.end_struct();
-    Ok((out.w.buf, v))
+    Ok(out.w.finish_frame())
 }
