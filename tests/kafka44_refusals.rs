@@ -3,8 +3,11 @@
 //! broker's (`tests/vectors/kafka44_refusals.json`, recorded by `tests/broker/refusal_cases.py`
 //! and checked against the live broker by `tests/broker/test_wire_compare.py`).
 
+mod common;
+
 use std::sync::Arc;
 
+use common::{to_hex, unhex};
 use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::*;
 
@@ -19,17 +22,6 @@ fn config() -> Arc<ServerConfig> {
         .set_max_reauth_ms(3000)
         .build()
         .unwrap()
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 /// What a host on ksasl sends for each request: the answer frame (hex, no length prefix) or
@@ -60,7 +52,7 @@ fn replay(requests: &[Vec<u8>]) -> (Vec<String>, Option<ksasl::kafka::server::Re
             break;
         }
         assert!(frames.len() >= 4);
-        out.push(hex(&frames[4..]));
+        out.push(to_hex(&frames[4..]));
         if closing {
             // Written at the deadline, then the connection closes.
             if i + 1 < requests.len() {

@@ -4,8 +4,11 @@
 //! and kafka-clients 4.4.0), refusal of malformed input and of fields a version lacks, and
 //! random input that never panics a parser.
 
+mod common;
+
 use std::fmt::Debug;
 
+use common::unhex;
 use ksasl::kafka::codec::{is_flexible, Reader, RequestHeader};
 use ksasl::kafka::delegation_tokens::*;
 use ksasl::kafka::messages::{response_correlation_id, RequestPrefix};
@@ -67,14 +70,6 @@ fn hex(s: &str) -> Vec<u8> {
         }
     }
     out
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0);
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 fn user(name: &str) -> PrincipalName {
