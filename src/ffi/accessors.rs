@@ -32,7 +32,7 @@ use crate::kafka::server::ServerConnection;
 use crate::mech::HostOutput;
 use crate::random::OsRandom;
 use crate::refresh::Refresher;
-use crate::token::{expiry_from_response, TokenAuthority};
+use crate::token::expiry_from_response;
 use crate::wire::{Gate, ReauthTiming};
 
 /// `ksasl_<t>_free` for each handle, and `ksasl_<t>_last_error` for those that keep one.

@@ -5,42 +5,18 @@
 use std::ffi::{c_char, CString};
 
 use super::boundary::*;
-use crate::error::{Error, Result};
-use crate::mech::Principal;
+use crate::error::Result;
 use crate::secret::Secret;
-use crate::token::{principal_from_str, DelegationToken, TokenInfo};
+use crate::token::DelegationToken;
 
-fn named(e: Error, what: &str) -> Error {
-    Error::new(e.code(), format!("{what}: {}", e.message()))
-}
-
-/// A required principal argument.
-pub(crate) fn principal(p: *const c_char, what: &str) -> Result<Principal> {
-    principal_from_str(text(p, what)?).map_err(|e| named(e, what))
-}
-
-/// The requester argument: NULL means the owner.
-pub(crate) fn requester_or(p: *const c_char, owner: &Principal) -> Result<Principal> {
-    match p.is_null() {
-        true => Ok(owner.clone()),
-        false => principal(p, "requester"),
-    }
-}
-
-/// `n` principals (the array may be NULL when `n` is 0).
-pub(crate) fn principals(p: *const *const c_char, n: usize, what: &str) -> Result<Vec<Principal>> {
-    let each = |s| principal_from_str(s).map_err(|e| named(e, what));
-    texts(p, n, what)?.into_iter().map(each).collect()
-}
-
-/// An optional list of principals: NULL with `n` 0 is no list ("every token").
-pub(crate) fn opt_principals(
+/// An optional list of names: NULL with `n` 0 is no list ("every token").
+pub(crate) fn opt_texts<'a>(
     p: *const *const c_char,
     n: usize,
     what: &str,
-) -> Result<Option<Vec<Principal>>> {
+) -> Result<Option<Vec<&'a str>>> {
     (!p.is_null() || n > 0)
-        .then(|| principals(p, n, what))
+        .then(|| texts(p, n, what))
         .transpose()
 }
 
@@ -86,18 +62,17 @@ pub extern "C" fn ksasl_delegation_token_new(
     out: *mut *mut ksasl_delegation_token,
 ) -> ksasl_result {
     construct(out, || {
-        let owner = principal(owner, "owner")?;
-        let info = TokenInfo {
-            token_id: text(token_id, "token_id")?.to_string(),
-            requester: requester_or(requester, &owner)?,
-            owner,
-            renewers: Vec::new(),
-            issue_ms,
-            expiry_ms,
-            max_ms,
-        };
-        let h = bytes(hmac, hmac_len, "hmac")?.to_vec();
-        Ok(ksasl_delegation_token::new(DelegationToken::new(info, h)))
+        let names = (
+            text(owner, "owner")?,
+            opt_text(requester, "requester")?,
+            &[] as &[&str],
+        );
+        let (id, h) = (
+            text(token_id, "token_id")?,
+            bytes(hmac, hmac_len, "hmac")?.to_vec(),
+        );
+        let t = DelegationToken::from_parts(id, h, names, [issue_ms, expiry_ms, max_ms])?;
+        Ok(ksasl_delegation_token::new(t))
     })
 }
 

@@ -7,12 +7,9 @@ use std::ffi::c_char;
 use super::boundary::*;
 use super::delegation_token::*;
 use crate::error::Result;
-use crate::kafka::delegation_tokens::{
-    CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest, ExpireTokenRequest,
-    PrincipalName, RenewTokenRequest,
-};
-use crate::secret::Secret;
-use crate::token::{token_from_create_response, tokens_from_describe_response};
+use crate::kafka::delegation_tokens::CreateTokenResponse;
+use crate::token::{change_token_request, create_token_request, describe_tokens_request};
+use crate::token::{token_from_create_response, tokens_from_describe_response, RequestHeader};
 
 /// Builds delegation-token request frames (with their length prefix) and reads responses
 /// (without it, as `ksasl_client_connection_handle_frame` returns them).
@@ -31,11 +28,11 @@ fn request(
     c: *mut ksasl_delegation_token_codec,
     (version, correlation_id, client_id): RequestArgs,
     (out, out_len): (*mut *const u8, *mut usize),
-    f: impl FnOnce(i16, i32, Option<&str>) -> Result<Vec<u8>>,
+    f: impl FnOnce(RequestHeader) -> Result<Vec<u8>>,
 ) -> ksasl_result {
     with(c, |c| {
         need!(out, out_len);
-        c.out = f(version, correlation_id, opt_text(client_id, "client_id")?)?;
+        c.out = f((version, correlation_id, opt_text(client_id, "client_id")?))?;
         Ok(put_bytes(Some(&c.out), out, out_len))
     })
 }
@@ -76,17 +73,12 @@ pub extern "C" fn ksasl_delegation_token_codec_create_request(
         c,
         (version, correlation_id, client_id),
         (out, out_len),
-        |v, corr, id| {
-            let owner = (!owner.is_null())
-                .then(|| principal(owner, "owner"))
-                .transpose()?;
-            let renewers = principals(renewers, n_renewers, "renewer")?;
-            CreateTokenRequest {
-                owner: owner.as_ref().map(PrincipalName::from),
-                renewers: renewers.iter().map(PrincipalName::from).collect(),
-                max_lifetime_ms,
-            }
-            .encode_request(v, corr, id)
+        |h| {
+            let (o, r) = (
+                opt_text(owner, "owner")?,
+                texts(renewers, n_renewers, "renewer")?,
+            );
+            create_token_request(h, o, &r, max_lifetime_ms)
         },
     )
 }
@@ -109,14 +101,7 @@ pub extern "C" fn ksasl_delegation_token_codec_renew_request(
         c,
         (version, correlation_id, client_id),
         (out, out_len),
-        |v, corr, id| {
-            let hmac = Secret::from_slice(bytes(hmac, hmac_len, "hmac")?);
-            RenewTokenRequest {
-                hmac,
-                renew_period_ms,
-            }
-            .encode_request(v, corr, id)
-        },
+        |h| change_token_request(h, false, bytes(hmac, hmac_len, "hmac")?, renew_period_ms),
     )
 }
 
@@ -138,14 +123,7 @@ pub extern "C" fn ksasl_delegation_token_codec_expire_request(
         c,
         (version, correlation_id, client_id),
         (out, out_len),
-        |v, corr, id| {
-            let hmac = Secret::from_slice(bytes(hmac, hmac_len, "hmac")?);
-            let r = ExpireTokenRequest {
-                hmac,
-                expiry_time_period_ms: expiry_period_ms,
-            };
-            r.encode_request(v, corr, id)
-        },
+        |h| change_token_request(h, true, bytes(hmac, hmac_len, "hmac")?, expiry_period_ms),
     )
 }
 
@@ -166,11 +144,7 @@ pub extern "C" fn ksasl_delegation_token_codec_describe_request(
         c,
         (version, correlation_id, client_id),
         (out, out_len),
-        |v, corr, id| {
-            let owners = opt_principals(owners, n_owners, "owner")?;
-            let owners = owners.map(|o| o.iter().map(PrincipalName::from).collect());
-            DescribeTokensRequest { owners }.encode_request(v, corr, id)
-        },
+        |h| describe_tokens_request(h, opt_texts(owners, n_owners, "owner")?.as_deref()),
     )
 }
 

@@ -6,8 +6,6 @@ use std::sync::Arc;
 
 use super::boundary::*;
 use super::delegation_token::*;
-use crate::error::Result;
-use crate::mech::Principal;
 use crate::secret::Secret;
 use crate::token::{TokenAuthority, TokenConfig};
 
@@ -70,38 +68,32 @@ pub extern "C" fn ksasl_token_authority_create(
 ) -> ksasl_result {
     with(a, |a| {
         need!(token);
-        let (owner, renewers) = (
-            principal(owner, "owner")?,
-            principals(renewers, n_renewers, "renewer")?,
-        );
-        let requester = (!requester.is_null())
-            .then(|| principal(requester, "requester"))
-            .transpose()?;
-        let t = a.inner.create(
-            &owner,
-            requester.as_ref(),
-            &renewers,
-            max_lifetime_ms,
-            now_ms,
-        )?;
+        let (o, r) = (text(owner, "owner")?, opt_text(requester, "requester")?);
+        let renewers = texts(renewers, n_renewers, "renewer")?;
+        let t = a
+            .inner
+            .create_by_name(o, r, &renewers, max_lifetime_ms, now_ms)?;
         Ok(put_new(token, ksasl_delegation_token::new(t)))
     })
 }
 
-type Change = fn(&TokenAuthority, &[u8], &Principal, i64, i64) -> Result<i64>;
-
-/// Renews or expires the token whose HMAC is given for a caller, writing its new expiry.
+/// Renews or (`expire`) expires the token whose HMAC is given for a caller, writing its new
+/// expiry.
 pub(crate) fn change(
     a: *mut ksasl_token_authority,
     (hmac, hmac_len, caller): (*const u8, usize, *const c_char),
     (period_ms, now_ms): (i64, i64),
     expiry_ms: *mut i64,
-    f: Change,
+    expire: bool,
 ) -> ksasl_result {
     with(a, |a| {
         need!(expiry_ms);
-        let (h, caller) = (bytes(hmac, hmac_len, "hmac")?, principal(caller, "caller")?);
-        Ok(put(expiry_ms, f(&a.inner, h, &caller, period_ms, now_ms)?))
+        let (h, caller) = (bytes(hmac, hmac_len, "hmac")?, text(caller, "caller")?);
+        Ok(put(
+            expiry_ms,
+            a.inner
+                .change_by_name(expire, h, caller, period_ms, now_ms)?,
+        ))
     })
 }
 
@@ -119,7 +111,7 @@ pub extern "C" fn ksasl_token_authority_describe(
         need!(list);
         let tokens = a
             .inner
-            .describe(opt_principals(owners, n_owners, "owner")?.as_deref())?;
+            .describe_by_name(opt_texts(owners, n_owners, "owner")?.as_deref())?;
         Ok(put_new(list, ksasl_delegation_token_list::new(tokens)))
     })
 }
@@ -198,11 +190,13 @@ pub extern "C" fn ksasl_token_authority_handle_request(
 ) -> ksasl_result {
     with(a, |a| {
         need!(out, out_len);
-        let mut p = super::delegation_token::principal(principal, "principal")?;
-        p.token_authenticated = token_authenticated != 0;
+        let (f, p) = (
+            bytes(frame, frame_len, "frame")?,
+            text(principal, "principal")?,
+        );
         let response = a
             .inner
-            .handle_request(bytes(frame, frame_len, "frame")?, &p, now_ms)?;
+            .handle_request_by_name(f, p, token_authenticated != 0, now_ms)?;
         Ok(put_message(&mut a.out, Some(response), out, out_len))
     })
 }

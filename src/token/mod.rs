@@ -16,10 +16,15 @@
 //! [`TokenAuthority::next_sweep_ms`] says when to sweep.
 
 mod authority;
+mod by_name;
 mod info;
 mod serve;
 
 pub use authority::TokenAuthority;
+pub use by_name::{
+    change_token_request, create_token_request, describe_tokens_request, principal_arg,
+    principal_args, RequestHeader,
+};
 pub use info::*;
 pub use serve::{
     expiry_from_response, token_from_create_response, token_from_described,

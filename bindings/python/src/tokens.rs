@@ -1,23 +1,10 @@
 //! Delegation tokens: `TokenAuthority`, tokens as dicts, and the codec of Kafka's token APIs.
 
-use ksasl::kafka::delegation_tokens::{self as codec, PrincipalName};
-use ksasl::token::{self, principal_from_str, DelegationToken, TokenConfig, TokenInfo};
-use ksasl::{Principal, Secret, SharedRandom};
+use ksasl::kafka::delegation_tokens as codec;
+use ksasl::token::{self, DelegationToken, TokenConfig};
+use ksasl::SharedRandom;
 
 use crate::glue::*;
-
-/// `User:alice`, `Group:x`, or a bare name meaning `User:<name>`.
-fn principal(s: &str) -> PyResult<Principal> {
-    principal_from_str(s).or_raise()
-}
-
-fn principals(names: &[String]) -> PyResult<Vec<Principal>> {
-    names.iter().map(|s| principal(s)).collect()
-}
-
-fn wire(names: &[String]) -> PyResult<Vec<PrincipalName>> {
-    Ok(principals(names)?.iter().map(PrincipalName::from).collect())
-}
 
 /// A token as a dict: id, HMAC, its base64 (the SCRAM password), principals, timestamps.
 fn token_dict<'py>(py: Python<'py>, t: &DelegationToken) -> PyResult<Dict<'py>> {
@@ -42,16 +29,12 @@ fn tokens<'py>(
 pub(crate) fn token_from_dict(dict: &Dict) -> PyResult<DelegationToken> {
     let d = dict.as_any();
     let text = |k: &str| d.get_item(k)?.extract::<String>();
-    let info = TokenInfo {
-        token_id: text("token_id")?,
-        owner: principal(&text("owner")?)?,
-        requester: principal(&text("requester")?)?,
-        renewers: Vec::new(),
-        issue_ms: d.get_item("issue_ms")?.extract()?,
-        expiry_ms: d.get_item("expiry_ms")?.extract()?,
-        max_ms: d.get_item("max_ms")?.extract()?,
-    };
-    Ok(DelegationToken::new(info, d.get_item("hmac")?.extract()?))
+    let (owner, requester) = (text("owner")?, text("requester")?);
+    let times = ["issue_ms", "expiry_ms", "max_ms"].map(|k| d.get_item(k)?.extract::<i64>());
+    let [issue, expiry, max] = times;
+    let (id, hmac) = (text("token_id")?, d.get_item("hmac")?.extract()?);
+    let names = (owner.as_str(), Some(requester.as_str()), &[] as &[&str]);
+    DelegationToken::from_parts(&id, hmac, names, [issue?, expiry?, max?]).or_raise()
 }
 
 /// Delegation tokens with Kafka's rules and `delegation.token.*` defaults; serves Kafka's token
@@ -87,30 +70,23 @@ impl TokenAuthority {
         max_lifetime_ms: i64,
         now_ms: Now,
     ) -> PyResult<Dict<'py>> {
-        let owner = principal(owner)?;
-        let requester = requester.map(principal).transpose()?;
-        let renewers = principals(&renewers)?;
-        let t = self.0.create(
-            &owner,
-            requester.as_ref(),
-            &renewers,
-            max_lifetime_ms,
-            now(now_ms),
-        );
+        let t = self
+            .0
+            .create_by_name(owner, requester, &renewers, max_lifetime_ms, now(now_ms));
         token_dict(py, &t.or_raise()?)
     }
 
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn renew(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
         self.0
-            .renew(hmac, &principal(caller)?, period_ms, now(now_ms))
+            .change_by_name(false, hmac, caller, period_ms, now(now_ms))
             .or_raise()
     }
 
     #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
     fn expire(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
         self.0
-            .expire(hmac, &principal(caller)?, period_ms, now(now_ms))
+            .change_by_name(true, hmac, caller, period_ms, now(now_ms))
             .or_raise()
     }
 
@@ -120,8 +96,7 @@ impl TokenAuthority {
         py: Python<'py>,
         owners: Option<Vec<String>>,
     ) -> PyResult<Vec<Dict<'py>>> {
-        let owners = owners.map(|o| principals(&o)).transpose()?;
-        tokens(py, self.0.describe(owners.as_deref()))
+        tokens(py, self.0.describe_by_name(owners.as_deref()))
     }
 
     #[pyo3(signature = (now_ms = None))]
@@ -153,13 +128,10 @@ impl TokenAuthority {
         token_authenticated: bool,
         now_ms: Now,
     ) -> PyResult<Bytes> {
-        let mut p = self::principal(principal)?;
-        p.token_authenticated = token_authenticated;
-        Ok(self
+        let r = self
             .0
-            .handle_request(frame, &p, now(now_ms))
-            .or_raise()?
-            .into())
+            .handle_request_by_name(frame, principal, token_authenticated, now(now_ms));
+        Ok(r.or_raise()?.into())
     }
 }
 
@@ -175,18 +147,9 @@ pub(crate) fn create_token_request(
     owner: Option<String>,
     client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let owner = owner
-        .map(|o| wire(&[o]))
-        .transpose()?
-        .and_then(|mut o| o.pop());
-    let r = codec::CreateTokenRequest {
-        owner,
-        renewers: wire(&renewers)?,
-        max_lifetime_ms,
-    };
-    Ok(r.encode_request(version, correlation_id, client_id)
-        .or_raise()?
-        .into())
+    let header = (version, correlation_id, client_id);
+    let r = token::create_token_request(header, owner.as_deref(), &renewers, max_lifetime_ms);
+    Ok(r.or_raise()?.into())
 }
 
 /// A RenewDelegationToken (`expire=False`) or ExpireDelegationToken request frame.
@@ -200,19 +163,8 @@ pub(crate) fn renew_or_expire_token_request(
     expire: bool,
     client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let (hmac, corr) = (Secret::from_slice(hmac), correlation_id);
-    let f = match expire {
-        true => codec::ExpireTokenRequest {
-            hmac,
-            expiry_time_period_ms: period_ms,
-        }
-        .encode_request(version, corr, client_id),
-        false => codec::RenewTokenRequest {
-            hmac,
-            renew_period_ms: period_ms,
-        }
-        .encode_request(version, corr, client_id),
-    };
+    let header = (version, correlation_id, client_id);
+    let f = token::change_token_request(header, expire, hmac, period_ms);
     Ok(f.or_raise()?.into())
 }
 
@@ -225,12 +177,9 @@ pub(crate) fn describe_tokens_request(
     owners: Option<Vec<String>>,
     client_id: Option<&str>,
 ) -> PyResult<Bytes> {
-    let r = codec::DescribeTokensRequest {
-        owners: owners.map(|o| wire(&o)).transpose()?,
-    };
-    Ok(r.encode_request(version, correlation_id, client_id)
-        .or_raise()?
-        .into())
+    let header = (version, correlation_id, client_id);
+    let r = token::describe_tokens_request(header, owners.as_deref());
+    Ok(r.or_raise()?.into())
 }
 
 /// The token of a CreateDelegationToken response frame; raises the broker's error.

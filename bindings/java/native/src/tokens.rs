@@ -11,15 +11,14 @@ use jni::objects::{JByteArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jshort};
 use jni::JNIEnv;
 use ksasl::kafka::delegation_tokens::{
-    is_token_api, CreateTokenRequest, CreateTokenResponse, DescribeTokensRequest,
-    ExpireTokenRequest, PrincipalName, RenewTokenRequest, SUPPORTED, SUPPORTED_KAFKA_4,
+    is_token_api, CreateTokenResponse, SUPPORTED, SUPPORTED_KAFKA_4,
 };
-use ksasl::mech::Principal;
 use ksasl::token::{
-    expiry_from_response, principal_from_str, token_from_create_response,
-    tokens_from_describe_response, DelegationToken, TokenAuthority, TokenConfig, TokenInfo,
+    change_token_request, create_token_request, describe_tokens_request, expiry_from_response,
+    token_from_create_response, tokens_from_describe_response, DelegationToken, TokenAuthority,
+    TokenConfig,
 };
-use ksasl::{Error, ErrorCode, Secret, SharedRandom};
+use ksasl::{Error, ErrorCode, SharedRandom};
 
 use crate::glue::{
     bytes, free, get, into_handle, jbytes, jstr, natives, opt_string, opt_strings, string, strings,
@@ -29,14 +28,6 @@ use crate::oauth::Refr;
 use crate::objects::registry_mut;
 
 pub(crate) type Authority = Arc<TokenAuthority>;
-
-fn principals(names: &[String]) -> Result<Vec<Principal>, Error> {
-    names.iter().map(|n| principal_from_str(n)).collect()
-}
-
-fn wire_names(names: &[String]) -> Result<Vec<PrincipalName>, Error> {
-    Ok(principals(names)?.iter().map(PrincipalName::from).collect())
-}
 
 /// A `DelegationToken`'s fields: id, HMAC, its base64, owner, requester, renewers, issue,
 /// expiry and maximum times.
@@ -71,28 +62,25 @@ fn core_token(
     names: &JObjectArray<'_>,
     times: &JLongArray<'_>,
 ) -> JResult<DelegationToken> {
-    let token_id = string(env, id, "tokenId")?;
-    let hmac = bytes(env, hmac, "hmac")?.to_vec();
-    let names = strings(env, names)?;
-    let mut t = [0i64; 3];
+    let (id, hmac) = (
+        string(env, id, "tokenId")?,
+        bytes(env, hmac, "hmac")?.to_vec(),
+    );
+    let (names, mut t) = (strings(env, names)?, [0i64; 3]);
     env.get_long_array_region(times, 0, &mut t)?;
     let [owner, requester, renewers @ ..] = names.as_slice() else {
-        return Err(Error::new(
+        let e = Error::new(
             ErrorCode::InvalidArgument,
             "a token needs an owner and a requester",
-        )
-        .into());
+        );
+        return Err(e.into());
     };
-    let info = TokenInfo {
-        token_id,
-        owner: principal_from_str(owner)?,
-        requester: principal_from_str(requester)?,
-        renewers: principals(renewers)?,
-        issue_ms: t[0],
-        expiry_ms: t[1],
-        max_ms: t[2],
-    };
-    Ok(DelegationToken::new(info, hmac))
+    Ok(DelegationToken::from_parts(
+        &id,
+        hmac,
+        (owner, Some(requester), renewers),
+        t,
+    )?)
 }
 
 /// An API version from Java's int: one outside `i16` becomes the nearest `i16`, which the
@@ -143,60 +131,31 @@ natives! {
     }
 
     fn tokenAuthorityCreate(
-        env,
-        h: jlong,
-        owner: JString<'l>,
-        requester: JString<'l>,
-        renewers: JObjectArray<'l>,
-        max_lifetime_ms: jlong,
-        now: jlong,
+        env, h: jlong, owner: JString<'l>, requester: JString<'l>, renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong, now: jlong,
     ) -> JObject<'l> {
-        let owner = principal_from_str(&string(env, &owner, "owner")?)?;
-        let requester = opt_string(env, &requester)?
-            .map(|r| principal_from_str(&r))
-            .transpose()?;
-        let renewers = principals(&strings(env, &renewers)?)?;
-        let t = authority(h).create(
-            &owner,
-            requester.as_ref(),
-            &renewers,
-            max_lifetime_ms,
-            now,
-        )?;
+        let (o, r) = (string(env, &owner, "owner")?, opt_string(env, &requester)?);
+        let renewers = strings(env, &renewers)?;
+        let t = authority(h).create_by_name(&o, r.as_deref(), &renewers, max_lifetime_ms, now)?;
         token_object(env, &t)
     }
 
     fn tokenAuthorityRenew(
-        env,
-        h: jlong,
-        hmac: JByteArray<'l>,
-        caller: JString<'l>,
-        period_ms: jlong,
-        now: jlong,
+        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
     ) -> i64 {
-        let hmac = bytes(env, &hmac, "hmac")?;
-        let caller = principal_from_str(&string(env, &caller, "caller")?)?;
-        Ok(authority(h).renew(&hmac, &caller, period_ms, now)?)
+        let (hmac, caller) = (bytes(env, &hmac, "hmac")?, string(env, &caller, "caller")?);
+        Ok(authority(h).change_by_name(false, &hmac, &caller, period_ms, now)?)
     }
 
     fn tokenAuthorityExpire(
-        env,
-        h: jlong,
-        hmac: JByteArray<'l>,
-        caller: JString<'l>,
-        period_ms: jlong,
-        now: jlong,
+        env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
     ) -> i64 {
-        let hmac = bytes(env, &hmac, "hmac")?;
-        let caller = principal_from_str(&string(env, &caller, "caller")?)?;
-        Ok(authority(h).expire(&hmac, &caller, period_ms, now)?)
+        let (hmac, caller) = (bytes(env, &hmac, "hmac")?, string(env, &caller, "caller")?);
+        Ok(authority(h).change_by_name(true, &hmac, &caller, period_ms, now)?)
     }
 
     fn tokenAuthorityDescribe(env, h: jlong, owners: JObjectArray<'l>) -> JObject<'l> {
-        let owners = opt_strings(env, &owners)?
-            .map(|o| principals(&o))
-            .transpose()?;
-        let tokens = authority(h).describe(owners.as_deref())?;
+        let tokens = authority(h).describe_by_name(opt_strings(env, &owners)?.as_deref())?;
         token_array(env, &tokens)
     }
 
@@ -224,41 +183,26 @@ natives! {
     }
 
     fn tokenAuthorityHandleRequest(
-        env,
-        h: jlong,
-        frame: JByteArray<'l>,
-        caller: JString<'l>,
-        token_authenticated: jboolean,
+        env, h: jlong, frame: JByteArray<'l>, caller: JString<'l>, token_authenticated: jboolean,
         now: jlong,
     ) -> JObject<'l> {
-        let frame = bytes(env, &frame, "frame")?;
-        let mut p = principal_from_str(&string(env, &caller, "principal")?)?;
-        p.token_authenticated = token_authenticated != 0;
-        let out = authority(h).handle_request(&frame, &p, now)?;
+        let (frame, p) = (bytes(env, &frame, "frame")?, string(env, &caller, "principal")?);
+        let out = authority(h).handle_request_by_name(&frame, &p, token_authenticated != 0, now)?;
         jbytes(env, &out)
     }
 
     // --- Tokens in Java, in refreshers and in client registries
 
     fn tokenNew(
-        env,
-        id: JString<'l>,
-        hmac: JByteArray<'l>,
-        names: JObjectArray<'l>,
-        times: JLongArray<'l>,
+        env, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>,
     ) -> JObject<'l> {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         token_object(env, &t)
     }
 
     fn refresherSetDelegationToken(
-        env,
-        h: jlong,
-        id: JString<'l>,
-        hmac: JByteArray<'l>,
-        names: JObjectArray<'l>,
-        times: JLongArray<'l>,
-        now: jlong,
+        env, h: jlong, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>,
+        times: JLongArray<'l>, now: jlong,
     ) -> i64 {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         Ok(t.install(get::<Refr>(h), now)? as i64)
@@ -273,73 +217,30 @@ natives! {
     // --- The token APIs' codec for clients
 
     fn tokenCreateRequest(
-        env,
-        version: jint,
-        correlation_id: jint,
-        renewers: JObjectArray<'l>,
-        max_lifetime_ms: jlong,
-        owner: JString<'l>,
-        client_id: JString<'l>,
+        env, version: jint, correlation_id: jint, renewers: JObjectArray<'l>,
+        max_lifetime_ms: jlong, owner: JString<'l>, client_id: JString<'l>,
     ) -> JObject<'l> {
-        let owner = opt_string(env, &owner)?
-            .map(|o| principal_from_str(&o))
-            .transpose()?;
-        let r = CreateTokenRequest {
-            owner: owner.as_ref().map(PrincipalName::from),
-            renewers: wire_names(&strings(env, &renewers)?)?,
-            max_lifetime_ms,
-        };
+        let (owner, renewers) = (opt_string(env, &owner)?, strings(env, &renewers)?);
         let client_id = opt_string(env, &client_id)?;
-        jbytes(
-            env,
-            &r.encode_request(v(version), correlation_id, client_id.as_deref())?,
-        )
+        let header = (v(version), correlation_id, client_id.as_deref());
+        jbytes(env, &create_token_request(header, owner.as_deref(), &renewers, max_lifetime_ms)?)
     }
 
     fn tokenRenewOrExpireRequest(
-        env,
-        version: jint,
-        correlation_id: jint,
-        hmac: JByteArray<'l>,
-        period_ms: jlong,
-        expire: jboolean,
-        client_id: JString<'l>,
+        env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong,
+        expire: jboolean, client_id: JString<'l>,
     ) -> JObject<'l> {
-        let hmac = Secret::new(bytes(env, &hmac, "hmac")?.to_vec());
-        let client_id = opt_string(env, &client_id)?;
-        let c = client_id.as_deref();
-        let f = match expire != 0 {
-            true => ExpireTokenRequest {
-                hmac,
-                expiry_time_period_ms: period_ms,
-            }
-            .encode_request(v(version), correlation_id, c)?,
-            false => RenewTokenRequest {
-                hmac,
-                renew_period_ms: period_ms,
-            }
-            .encode_request(v(version), correlation_id, c)?,
-        };
-        jbytes(env, &f)
+        let (hmac, client_id) = (bytes(env, &hmac, "hmac")?, opt_string(env, &client_id)?);
+        let header = (v(version), correlation_id, client_id.as_deref());
+        jbytes(env, &change_token_request(header, expire != 0, &hmac, period_ms)?)
     }
 
     fn tokenDescribeRequest(
-        env,
-        version: jint,
-        correlation_id: jint,
-        owners: JObjectArray<'l>,
-        client_id: JString<'l>,
+        env, version: jint, correlation_id: jint, owners: JObjectArray<'l>, client_id: JString<'l>,
     ) -> JObject<'l> {
-        let owners = opt_strings(env, &owners)?
-            .map(|o| wire_names(&o))
-            .transpose()?;
-        let client_id = opt_string(env, &client_id)?;
-        let f = DescribeTokensRequest { owners }.encode_request(
-            v(version),
-            correlation_id,
-            client_id.as_deref(),
-        )?;
-        jbytes(env, &f)
+        let (owners, client_id) = (opt_strings(env, &owners)?, opt_string(env, &client_id)?);
+        let header = (v(version), correlation_id, client_id.as_deref());
+        jbytes(env, &describe_tokens_request(header, owners.as_deref())?)
     }
 
     fn tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
