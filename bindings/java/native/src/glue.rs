@@ -63,6 +63,18 @@ macro_rules! setters {
 }
 pub(crate) use setters;
 
+/// Declares the entry points whose body is one expression, one line each (continued, indented,
+/// when longer): `x(env, a: T, ...) -> R = expr;` is the entry point `x` of [`natives!`]
+/// returning `expr`, an `R` or a `Result` of one (with a ksasl error or a [`Fail`]).
+macro_rules! calls {
+    ($($name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty = $body:expr;)*) => {
+        $crate::glue::natives! {$(
+            fn $name($env $(, $arg: $t)*) -> $ret { $crate::glue::Ret::ret($body) }
+        )*}
+    };
+}
+pub(crate) use calls;
+
 /// A value an entry point returns to Java, and what it returns when it throws instead.
 pub(crate) trait IntoJni {
     type Raw;
@@ -70,13 +82,25 @@ pub(crate) trait IntoJni {
     fn fail() -> Self::Raw;
 }
 
+/// The value of a [`calls!`] entry point's expression: an `R`, or a result of one.
+pub(crate) trait Ret<R> {
+    fn ret(self) -> JResult<R>;
+}
+
+impl<R: IntoJni, E: Into<Fail>> Ret<R> for Result<R, E> {
+    fn ret(self) -> JResult<R> {
+        self.map_err(Into::into)
+    }
+}
+
 macro_rules! into_jni {
-    ($($t:ty => $raw:ty, $conv:expr, $fail:expr;)*) => {$(
-        impl IntoJni for $t {
+    ($($(@$l:lifetime)? $t:ty => $raw:ty, $conv:expr, $fail:expr;)*) => {$(
+        impl$(<$l>)? IntoJni for $t {
             type Raw = $raw;
             fn raw(self) -> $raw { $conv(self) }
             fn fail() -> $raw { $fail }
         }
+        impl$(<$l>)? Ret<$t> for $t { fn ret(self) -> JResult<$t> { Ok(self) } }
     )*};
 }
 
@@ -85,7 +109,7 @@ into_jni! {
     i32 => jint, |v| v, 0;
     i64 => jlong, |v| v, 0;
     bool => jboolean, |v: bool| v as jboolean, 0;
-    JObject<'_> => jobject, |v: JObject<'_>| v.into_raw(), std::ptr::null_mut();
+    @'l JObject<'l> => jobject, |v: JObject<'l>| v.into_raw(), std::ptr::null_mut();
 }
 
 // --- the Java methods native code calls ------------------------------------------------------
@@ -273,9 +297,11 @@ pub(crate) fn keep_host_cause() -> Option<HostCause> {
     STATE.with(|s| s.cause.take())
 }
 
-/// Puts back (or records) the host exception behind a failure.
-pub(crate) fn restore_host_cause(cause: HostCause) {
-    STATE.with(|s| s.cause.set(Some(cause)));
+/// Puts back (or records) the host exception behind a failure, if any.
+pub(crate) fn restore_host_cause(cause: Option<HostCause>) {
+    if cause.is_some() {
+        STATE.with(|s| s.cause.set(cause));
+    }
 }
 
 fn take_host_cause(e: &Error) -> Option<GlobalRef> {
@@ -283,7 +309,7 @@ fn take_host_cause(e: &Error) -> Option<GlobalRef> {
     if code == e.code() && e.message().ends_with(text.as_str()) {
         return Some(g);
     }
-    restore_host_cause((code, text, g));
+    restore_host_cause(Some((code, text, g)));
     None
 }
 
@@ -320,9 +346,7 @@ pub(crate) fn entry<'l, T: IntoJni>(
             Fail::Core(Error::new(ErrorCode::Panic, text))
         }
     };
-    if let Some(cause) = cause {
-        restore_host_cause(cause);
-    }
+    restore_host_cause(cause);
     throw(env, fail);
     if outer {
         drop(keep_host_cause());
@@ -494,6 +518,15 @@ pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>>
     }
 }
 
+/// `f`'s object for a value, null for none.
+pub(crate) fn or_null<'l, T>(
+    env: &mut JNIEnv<'l>,
+    v: Option<T>,
+    f: impl FnOnce(&mut JNIEnv<'l>, T) -> JResult<JObject<'l>>,
+) -> JResult<JObject<'l>> {
+    v.map_or(Ok(JObject::null()), |v| f(env, v))
+}
+
 pub(crate) fn jstr<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
     Ok(env.new_string(s)?.into())
 }
@@ -622,11 +655,11 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
     Ok(())
 }
 
-natives! {
-    fn version(env) -> JObject<'l> {
-        jstr(env, ksasl::VERSION)
-    }
+calls! {
+    version(env) -> JObject<'l> = jstr(env, ksasl::VERSION);
+}
 
+natives! {
     fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {

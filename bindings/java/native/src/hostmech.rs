@@ -12,14 +12,14 @@ use jni::objects::{GlobalRef, JByteArray, JObject, JString};
 use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 use ksasl::mech::{
-    host_failure, ClientStep, HostClientCalls, HostOutput, HostServerCalls, HostWork,
-    MechServerStep, MechanismRegistry,
+    host_failure, nothing_pending, ClientStep, HostClientCalls, HostOutput, HostServerCalls,
+    HostWork, MechServerStep, MechanismRegistry,
 };
 use ksasl::{ErrorCode, Result};
 
 use crate::glue::{
-    bytes, call_host, long, natives, obj, opt, opt_string, restore_host_cause, string, up, JResult,
-    Up,
+    bytes, call_host, calls, long, natives, obj, opt, opt_string, restore_host_cause, string, up,
+    JResult, Up,
 };
 
 /// The pending work of a Java mechanism: the stage it returned and, for an asynchronous client,
@@ -122,17 +122,17 @@ fn create(name: &str, factory: &GlobalRef, server: bool) -> Result<GlobalRef> {
 }
 
 /// Registers a Java client mechanism factory (of `AsyncHostClientMechanism`s when
-/// `asynchronous`).
+/// `asynchronous`) under `name`.
 pub(crate) fn register_client(
     env: &mut JNIEnv<'_>,
     r: &mut MechanismRegistry,
-    name: &str,
+    name: &JString<'_>,
     factory: &JObject<'_>,
     asynchronous: bool,
 ) -> JResult<()> {
+    let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    let n = name.to_string();
-    r.register_host_client(name, move || {
+    r.register_host_client(&n.clone(), move || {
         let mechanism = create(&n, &f, false)?;
         Ok(Box::new(JavaClient {
             mechanism,
@@ -142,16 +142,16 @@ pub(crate) fn register_client(
     Ok(())
 }
 
-/// Registers a Java server mechanism factory.
+/// Registers a Java server mechanism factory under `name`.
 pub(crate) fn register_server(
     env: &mut JNIEnv<'_>,
     r: &mut MechanismRegistry,
-    name: &str,
+    name: &JString<'_>,
     factory: &JObject<'_>,
 ) -> JResult<()> {
+    let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    let n = name.to_string();
-    r.register_host_server(name, move || {
+    r.register_host_server(&n.clone(), move || {
         let mechanism = create(&n, &f, true)?;
         Ok(Box::new(JavaServer { mechanism }) as Box<dyn HostServerCalls>)
     })?;
@@ -166,13 +166,14 @@ pub(crate) fn stage<'l>(env: &mut JNIEnv<'l>, work: Option<&HostWork>) -> JResul
     }
 }
 
-/// The late answer to a Java client mechanism's `work`: the message its stage completed with
-/// (`error` null) or the exception it completed with.
+/// The late answer to a Java client mechanism's `work` (none: nothing is pending): the message
+/// its stage completed with (`error` null) or the exception it completed with.
 pub(crate) fn resume_client(
-    work: &HostWork,
+    work: Option<&HostWork>,
     message: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<ClientStep>> {
+    let work = work.ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(false);
     let mechanism = work
         .downcast_ref::<Stage>()
@@ -193,13 +194,14 @@ pub(crate) fn resume_client(
     out.late_client_step(work, 0)
 }
 
-/// The late answer to a Java server mechanism's `work`: the `HostServerStep` its stage
-/// completed with (`error` null) or the exception it completed with.
+/// The late answer to a Java server mechanism's `work` (none: nothing is pending): the
+/// `HostServerStep` its stage completed with (`error` null) or the exception it completed with.
 pub(crate) fn resume_server(
-    work: &HostWork,
+    work: Option<&HostWork>,
     step: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<MechServerStep>> {
+    let work = work.ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(true);
     match error.is_null() {
         false => call(&mut out, Up::HostFail, &[error], None, None),
@@ -217,24 +219,17 @@ fn output<'a>(out: jlong) -> &'a mut HostOutput {
 
 // A wrong use of the output is recorded in it by the core (and fails the step), so the
 // setters ignore their results.
+calls! {
+    hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> ()
+        = drop(output(out).set_message(&bytes(env, &message, "message")?));
+    hostSetDone(_env, out: jlong) -> () = drop(output(out).set_done());
+    hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> ()
+        = drop(output(out).set_authenticated(&string(env, &id, "authorizationId")?, opt(expiry)));
+    hostRefuse(env, out: jlong, what: JString<'l>) -> ()
+        = drop(output(out).refuse(ErrorCode::HostMechanismFailed, string(env, &what, "what")?));
+}
+
 natives! {
-    fn hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> () {
-        let m = bytes(env, &message, "message")?;
-        let _ = output(out).set_message(&m);
-        Ok(())
-    }
-
-    fn hostSetDone(_env, out: jlong) -> () {
-        let _ = output(out).set_done();
-        Ok(())
-    }
-
-    fn hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> () {
-        let id = string(env, &id, "authorizationId")?;
-        let _ = output(out).set_authenticated(&id, opt(expiry));
-        Ok(())
-    }
-
     fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
         let mechanism = (!mechanism.is_null())
@@ -256,14 +251,8 @@ natives! {
         }
         if !cause.is_null() {
             let code = known.unwrap_or(ErrorCode::HostMechanismFailed);
-            restore_host_cause((code, text, env.new_global_ref(cause)?));
+            restore_host_cause(Some((code, text, env.new_global_ref(cause)?)));
         }
-        Ok(())
-    }
-
-    fn hostRefuse(env, out: jlong, what: JString<'l>) -> () {
-        let what = string(env, &what, "what")?;
-        output(out).refuse(ErrorCode::HostMechanismFailed, what);
         Ok(())
     }
 }

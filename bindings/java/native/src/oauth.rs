@@ -15,8 +15,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings,
-    raw, setters, string, strings, up, JResult, Rec, Up,
+    bytes, call_host, calls, free, get, get_mut, into_handle, jstr, long, natives, obj, opt,
+    opt_strings, raw, setters, string, strings, up, JResult, Rec, Up,
 };
 use crate::objects::registry_mut;
 
@@ -64,15 +64,23 @@ fn token<'l>(
     r.i64(generation as i64).done(env)
 }
 
-natives! {
+calls! {
     // --- OAUTHBEARER servers and clients of a registry
+    registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(get::<Jwks>(jwks).clone());
+    registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(java_validator(env, &validator)?);
+    registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> ()
+        = registry_mut(h).register_oauthbearer_client(get::<Refr>(refresher).clone());
 
+    // --- JwksValidator and its configuration
+    jwtConfigNew(_env) -> i64 = into_handle(JwtValidatorConfig::default());
+    jwtConfigFree(_env, c: jlong) -> () = free::<JwtValidatorConfig>(c);
+}
+
+natives! {
     fn registryAddOAuthUnsecured(
-        env,
-        h: jlong,
-        scope: JObjectArray<'l>,
-        skew: jlong,
-        skew_set: jboolean,
+        env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
     ) -> () {
         let mut c = UnsecuredValidatorConfig::default();
         if let Some(scope) = opt_strings(env, &scope)? {
@@ -86,39 +94,11 @@ natives! {
         Ok(())
     }
 
-    fn registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> () {
-        let v = get::<Jwks>(jwks).clone();
-        registry_mut(h).register_cached_oauthbearer_server(v);
-        Ok(())
-    }
-
-    fn registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> () {
-        let v = java_validator(env, &validator)?;
-        registry_mut(h).register_cached_oauthbearer_server(v);
-        Ok(())
-    }
-
     fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
         // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
         *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
         Ok(())
-    }
-
-    fn registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> () {
-        let r = get::<Refr>(refresher).clone();
-        registry_mut(h).register_oauthbearer_client(r);
-        Ok(())
-    }
-
-    // --- JwksValidator and its configuration
-
-    fn jwtConfigNew(_env) -> i64 {
-        Ok(into_handle(JwtValidatorConfig::default()))
-    }
-
-    fn jwtConfigFree(_env, c: jlong) -> () {
-        free::<JwtValidatorConfig>(c)
     }
 }
 
@@ -143,26 +123,20 @@ setters! { JwtValidatorConfig:
     jwtConfigSetUnknownKidIntervalMs(_env, ms: jlong) |c| c.unknown_kid_interval_ms = ms;
 }
 
+calls! {
+    jwksNew(_env, c: jlong) -> i64
+        = into_handle::<Jwks>(Arc::new(JwksValidator::new(get::<JwtValidatorConfig>(c).clone())?));
+    jwksFree(_env, h: jlong) -> () = free::<Jwks>(h);
+    jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32
+        = get::<Jwks>(h).set_jwks(&string(env, &json, "jwksJson")?, now)? as i32;
+    jwksNextRefresh(_env, h: jlong) -> i64 = get::<Jwks>(h).next_refresh_ms();
+
+    // --- Refresher and its configuration
+    refreshConfigNew(_env) -> i64 = into_handle(RefreshConfig::builder());
+    refreshConfigFree(_env, c: jlong) -> () = free::<RefreshConfigBuilder>(c);
+}
+
 natives! {
-    fn jwksNew(_env, c: jlong) -> i64 {
-        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(
-            get_mut::<JwtValidatorConfig>(c).clone(),
-        )?)))
-    }
-
-    fn jwksFree(_env, h: jlong) -> () {
-        free::<Jwks>(h)
-    }
-
-    fn jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
-        let json = string(env, &json, "jwksJson")?;
-        Ok(get::<Jwks>(h).set_jwks(&json, now)? as i32)
-    }
-
-    fn jwksNextRefresh(_env, h: jlong) -> i64 {
-        Ok(get::<Jwks>(h).next_refresh_ms())
-    }
-
     fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
@@ -176,11 +150,7 @@ natives! {
     }
 
     fn unsecuredToken(
-        env,
-        principal: JString<'l>,
-        lifetime_seconds: jlong,
-        scope: JObjectArray<'l>,
-        now: jlong,
+        env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
     ) -> JObject<'l> {
         let principal = string(env, &principal, "principal")?;
         let mut b =
@@ -190,16 +160,6 @@ natives! {
         }
         let t = b.build(now)?;
         token(env, &t, &[], 0)
-    }
-
-    // --- Refresher and its configuration
-
-    fn refreshConfigNew(_env) -> i64 {
-        Ok(into_handle(RefreshConfig::builder()))
-    }
-
-    fn refreshConfigFree(_env, c: jlong) -> () {
-        free::<RefreshConfigBuilder>(c)
     }
 }
 
@@ -214,6 +174,20 @@ setters! { RefreshConfigBuilder:
     refreshConfigSetRetryBackoffMaxMs(_env, v: jlong) |b| b.retry_backoff_max_ms(v);
 }
 
+calls! {
+    refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
+    refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
+    refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> ()
+        = get::<Refr>(h).set_token_failure(&string(env, &reason, "reason")?, now);
+    refresherNextDeadline(_env, h: jlong) -> i64 = raw(get::<Refr>(h).next_deadline());
+    refresherGeneration(_env, h: jlong) -> i64 = get::<Refr>(h).generation() as i64;
+
+    // --- Tracker
+    trackerFree(_env, h: jlong) -> () = free::<Tracker>(h);
+    trackerForget(_env, h: jlong, id: jlong) -> () = get::<Tracker>(h).forget(id as u64);
+    trackerNextDeadline(_env, h: jlong) -> i64 = raw(get::<Tracker>(h).next_deadline());
+}
+
 natives! {
     fn refresherNew(_env, c: jlong) -> i64 {
         let config = get_mut::<RefreshConfigBuilder>(c).build()?;
@@ -223,22 +197,9 @@ natives! {
         ))))
     }
 
-    fn refresherFree(_env, h: jlong) -> () {
-        free::<Refr>(h)
-    }
-
-    fn refresherPoll(_env, h: jlong, now: jlong) -> bool {
-        Ok(get::<Refr>(h).poll(now))
-    }
-
     fn refresherSetToken(
-        env,
-        h: jlong,
-        token: JString<'l>,
-        expiry: jlong,
-        principal: JString<'l>,
-        extensions: JObjectArray<'l>,
-        now: jlong,
+        env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
+        extensions: JObjectArray<'l>, now: jlong,
     ) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
@@ -250,25 +211,10 @@ natives! {
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
 
-    fn refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> () {
-        let reason = string(env, &reason, "reason")?;
-        Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
-    }
-
-    fn refresherNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(get::<Refr>(h).next_deadline()))
-    }
-
-    fn refresherGeneration(_env, h: jlong) -> i64 {
-        Ok(get::<Refr>(h).generation() as i64)
-    }
-
     fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
         token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
     }
-
-    // --- Tracker
 
     fn trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
         let mut c = TrackerConfig::default();
@@ -279,17 +225,8 @@ natives! {
         Ok(into_handle(Tracker::new(r, c)?))
     }
 
-    fn trackerFree(_env, h: jlong) -> () {
-        free::<Tracker>(h)
-    }
-
     fn trackerAuthenticated(
-        _env,
-        h: jlong,
-        id: jlong,
-        generation: jlong,
-        lifetime: jlong,
-        reauth_at: jlong,
+        _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
         expiry: jlong,
     ) -> () {
         let (Ok(id), Ok(generation)) = (u64::try_from(id), u64::try_from(generation)) else {
@@ -306,15 +243,6 @@ natives! {
             latency_ms: 0,
         };
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
-    }
-
-    fn trackerForget(_env, h: jlong, id: jlong) -> () {
-        get::<Tracker>(h).forget(id as u64);
-        Ok(())
-    }
-
-    fn trackerNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(get::<Tracker>(h).next_deadline()))
     }
 
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
