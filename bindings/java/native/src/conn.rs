@@ -13,9 +13,9 @@ use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
 
 use crate::glue::{
-    bytes, calls, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, long,
-    natives, obj, opt_string, or_null, raw, restore_host_cause, setters, string, strings, up,
-    HostCause, JResult, Rec, Up,
+    bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, long, natives,
+    obj, opt_string, or_null, raw, restore_host_cause, setters, string, strings, up, HostCause,
+    JResult, Rec, Up,
 };
 use crate::hostmech;
 use crate::objects::{answer, registry, request, session};
@@ -134,7 +134,7 @@ fn server<'a>(h: jlong) -> &'a mut ServerConn {
     get_mut::<ServerConn>(h)
 }
 
-calls! {
+natives! {
     // --- client configuration
     clientConfigBuilderNew(env, r: jlong, m: JString<'l>) -> i64
         = into_handle(ClientConfig::builder(registry(r).clone(), &string(env, &m, "mechanism")?));
@@ -156,7 +156,7 @@ setters! { ClientConfigBuilder:
     clientConfigBuilderSetMaxReceiveSize(_env, n: jlong) |b| b.set_max_receive_size(n);
 }
 
-calls! {
+natives! {
     clientConfigBuilderBuild(_env, b: jlong) -> i64
         = into_handle::<ClientCfg>(get_mut::<ClientConfigBuilder>(b).build()?);
     clientConfigFree(_env, h: jlong) -> () = free::<ClientCfg>(h);
@@ -164,29 +164,6 @@ calls! {
         = metrics(env, get::<ClientCfg>(h).metrics(), now);
 
     // --- client connection
-    clientConnFree(_env, h: jlong) -> () = free::<ClientConn>(h);
-    clientConnStart(_env, h: jlong, now: jlong) -> () = client(h).conn.start(now);
-    clientConnTransmit(env, h: jlong) -> JObject<'l>
-        = jbytes(env, &client(h).conn.poll_transmit().unwrap_or_default());
-    clientConnPendingWork(env, h: jlong) -> JObject<'l>
-        = hostmech::stage(env, client(h).conn.pending_work());
-    clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l>
-        = exception(env, &client(h).conn.connection_closed(now));
-    clientConnNextDeadline(_env, h: jlong) -> i64 = raw(client(h).conn.next_deadline());
-    clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool
-        = client(h).conn.handle_timeout(now);
-    clientConnReauthPending(_env, h: jlong, now: jlong) -> bool
-        = client(h).conn.reauth_pending(now);
-    clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool
-        = client(h).conn.before_request(now);
-    clientConnStartReauth(_env, h: jlong, now: jlong) -> bool
-        = client(h).conn.start_reauthentication(now);
-    clientConnSession(env, h: jlong) -> JObject<'l> = client_session(env, client(h).conn.session());
-    clientConnReauthenticating(_env, h: jlong) -> bool = client(h).conn.is_reauthenticating();
-    clientConnReady(_env, h: jlong) -> bool = client(h).conn.is_ready();
-}
-
-natives! {
     fn clientConnNew(_env, config: jlong) -> i64 {
         let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
         Ok(into_handle(ClientConn {
@@ -194,6 +171,11 @@ natives! {
             failure: None,
         }))
     }
+
+    clientConnFree(_env, h: jlong) -> () = free::<ClientConn>(h);
+    clientConnStart(_env, h: jlong, now: jlong) -> () = client(h).conn.start(now);
+    clientConnTransmit(env, h: jlong) -> JObject<'l>
+        = jbytes(env, &client(h).conn.poll_transmit().unwrap_or_default());
 
     fn clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
         let c = client(h);
@@ -218,6 +200,9 @@ natives! {
         up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
     }
 
+    clientConnPendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, client(h).conn.pending_work());
+
     fn clientConnResume(
         _env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong,
     ) -> i32 {
@@ -226,9 +211,22 @@ natives! {
         let ev = c.conn.resume(step, now);
         client_event(c, ev)
     }
-}
 
-calls! {
+    clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l>
+        = exception(env, &client(h).conn.connection_closed(now));
+    clientConnNextDeadline(_env, h: jlong) -> i64 = raw(client(h).conn.next_deadline());
+    clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.handle_timeout(now);
+    clientConnReauthPending(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.reauth_pending(now);
+    clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.before_request(now);
+    clientConnStartReauth(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.start_reauthentication(now);
+    clientConnSession(env, h: jlong) -> JObject<'l> = client_session(env, client(h).conn.session());
+    clientConnReauthenticating(_env, h: jlong) -> bool = client(h).conn.is_reauthenticating();
+    clientConnReady(_env, h: jlong) -> bool = client(h).conn.is_ready();
+
     // --- server configuration
     serverConfigBuilderNew(_env, r: jlong) -> i64
         = into_handle(ServerConfig::builder(registry(r).clone()));
@@ -252,38 +250,20 @@ setters! { ServerConfigBuilder:
         |b| b.set_api_version(key, min, max);
 }
 
-calls! {
+natives! {
     serverConfigBuilderBuild(_env, b: jlong) -> i64
         = into_handle::<ServerCfg>(get_mut::<ServerConfigBuilder>(b).build()?);
     serverConfigFree(_env, h: jlong) -> () = free::<ServerCfg>(h);
     serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l>
         = metrics(env, get::<ServerCfg>(h).metrics(), now);
 
-    // --- server connection
-    serverConnFree(_env, h: jlong) -> () = free::<ServerConn>(h);
-    serverConnPendingRequest(env, h: jlong) -> JObject<'l>
-        = or_null(env, server(h).conn.pending_request(), request);
-    serverConnPendingWork(env, h: jlong) -> JObject<'l>
-        = hostmech::stage(env, server(h).conn.pending_work());
-    serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64
-        = server(h).conn.check_frame_size(declared, now)? as i64;
-    serverConnRefusedRequest(env, h: jlong) -> JObject<'l>
-        = or_null(env, server(h).conn.refused_request(), refused);
-    serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32
-        = server(h).conn.gate(api_key, now).as_u32() as i32;
-    serverConnReady(_env, h: jlong) -> bool = server(h).conn.is_ready();
-    serverConnNextDeadline(_env, h: jlong) -> i64 = raw(server(h).conn.next_deadline());
-    serverConnSession(env, h: jlong) -> JObject<'l>
-        = or_null(env, server(h).conn.session(), session);
-}
-
-natives! {
     fn serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let (answer, _) = get::<ServerCfg>(h).api_versions_response(&frame)?;
         jbytes(env, &answer)
     }
 
+    // --- server connection
     fn serverConnNew(_env, config: jlong) -> i64 {
         let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
         Ok(into_handle(ServerConn {
@@ -292,6 +272,8 @@ natives! {
             held_cause: None,
         }))
     }
+
+    serverConnFree(_env, h: jlong) -> () = free::<ServerConn>(h);
 
     fn serverConnHandleFrame(
         env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
@@ -339,9 +321,25 @@ natives! {
         server_output(env, s, a)
     }
 
+    serverConnPendingRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.pending_request(), request);
+    serverConnPendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, server(h).conn.pending_work());
+    serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64
+        = server(h).conn.check_frame_size(declared, now)? as i64;
+    serverConnRefusedRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.refused_request(), refused);
+    serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32
+        = server(h).conn.gate(api_key, now).as_u32() as i32;
+
     fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let answer = ServerConnection::illegal_state_response(&frame);
         or_null(env, answer, |env, b| jbytes(env, &b))
     }
+
+    serverConnReady(_env, h: jlong) -> bool = server(h).conn.is_ready();
+    serverConnNextDeadline(_env, h: jlong) -> i64 = raw(server(h).conn.next_deadline());
+    serverConnSession(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.session(), session);
 }

@@ -29,9 +29,15 @@ pub(crate) const NONE: i64 = i64::MIN;
 /// Declares JNI entry points: `fn x(env, a: T, ...) -> R { body }` becomes the exported
 /// function `Java_org_ksasl_Native_x` (the native method `x` of `Native.java`), its body run by
 /// [`entry`] with `env` bound to the `&mut JNIEnv` and returning `JResult<R>` (`R`: `()`,
-/// `i32`, `i64`, `bool` or `JObject`).
+/// `i32`, `i64`, `bool` or `JObject`). An entry point whose body is one expression is one table
+/// line (continued, indented, when longer): `x(env, a: T, ...) -> R = expr;` returns `expr`, an
+/// `R` or a `Result` of one (with a ksasl error or a [`Fail`]).
 macro_rules! natives {
-    ($(fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block)*) => {$(
+    () => {};
+    (
+        fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block
+        $($rest:tt)*
+    ) => {
         #[export_name = concat!("Java_org_ksasl_Native_", stringify!($name))]
         #[allow(non_snake_case, clippy::too_many_arguments, unused_mut)]
         pub extern "system" fn $name<'l>(
@@ -44,7 +50,16 @@ macro_rules! natives {
                 |$env: &mut jni::JNIEnv<'l>| -> $crate::glue::JResult<$ret> { $body },
             )
         }
-    )*};
+        $crate::glue::natives! { $($rest)* }
+    };
+    (
+        $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty = $body:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::glue::natives! {
+            fn $name($env $(, $arg: $t)*) -> $ret { $crate::glue::Ret::ret($body) } $($rest)*
+        }
+    };
 }
 pub(crate) use natives;
 
@@ -63,18 +78,6 @@ macro_rules! setters {
 }
 pub(crate) use setters;
 
-/// Declares the entry points whose body is one expression, one line each (continued, indented,
-/// when longer): `x(env, a: T, ...) -> R = expr;` is the entry point `x` of [`natives!`]
-/// returning `expr`, an `R` or a `Result` of one (with a ksasl error or a [`Fail`]).
-macro_rules! calls {
-    ($($name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty = $body:expr;)*) => {
-        $crate::glue::natives! {$(
-            fn $name($env $(, $arg: $t)*) -> $ret { $crate::glue::Ret::ret($body) }
-        )*}
-    };
-}
-pub(crate) use calls;
-
 /// A value an entry point returns to Java, and what it returns when it throws instead.
 pub(crate) trait IntoJni {
     type Raw;
@@ -82,7 +85,7 @@ pub(crate) trait IntoJni {
     fn fail() -> Self::Raw;
 }
 
-/// The value of a [`calls!`] entry point's expression: an `R`, or a result of one.
+/// The value of a one-expression entry point ([`natives!`]): an `R`, or a result of one.
 pub(crate) trait Ret<R> {
     fn ret(self) -> JResult<R>;
 }
@@ -151,7 +154,7 @@ upcalls! {
 static VM: OnceLock<JavaVM> = OnceLock::new();
 static METHODS: OnceLock<Vec<(GlobalRef, JStaticMethodID)>> = OnceLock::new();
 
-/// Looks up the classes and methods native code calls, once.
+/// Looks up the classes and methods native code once.
 #[no_mangle]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) -> jint {
     let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
@@ -389,16 +392,8 @@ pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<
         None => JObject::null(),
     };
     let code = int(e.code().as_u32() as i32);
-    up(
-        env,
-        Up::Error,
-        &[
-            code,
-            boolean(e.code().is_state_misuse()),
-            obj(&fields),
-            obj(&cause),
-        ],
-    )
+    let misuse = boolean(e.code().is_state_misuse());
+    up(env, Up::Error, &[code, misuse, obj(&fields), obj(&cause)])
 }
 
 /// Runs host code (a lookup, a validator, a host mechanism) on the current thread, attaching
@@ -655,11 +650,9 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
     Ok(())
 }
 
-calls! {
-    version(env) -> JObject<'l> = jstr(env, ksasl::VERSION);
-}
-
 natives! {
+    version(env) -> JObject<'l> = jstr(env, ksasl::VERSION);
+
     fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {

@@ -18,8 +18,8 @@ use ksasl::mech::{
 use ksasl::{ErrorCode, Result};
 
 use crate::glue::{
-    bytes, call_host, calls, long, natives, obj, opt, opt_string, restore_host_cause, string, up,
-    JResult, Up,
+    bytes, call_host, long, natives, obj, opt, opt_string, restore_host_cause, string, up, JResult,
+    Up,
 };
 
 /// The pending work of a Java mechanism: the stage it returned and, for an asynchronous client,
@@ -30,23 +30,23 @@ pub(crate) struct Stage {
 }
 
 /// Calls one Java helper for a host mechanism with `objects` (references of the calling
-/// thread), `message` as a `byte[]` when there is one, the time, and the address of `out`; the
-/// helper answers through the setters below. If the helper cannot run, the step fails.
+/// thread), then for a step the message (a `byte[]`, or null) and the time, and the address of
+/// `out`; the helper answers through the setters below. If the helper cannot run, the step
+/// fails.
 fn call(
     out: &mut HostOutput,
     which: Up,
     objects: &[&JObject<'_>],
-    message: Option<Option<&[u8]>>,
-    now: Option<i64>,
+    step: Option<(Option<&[u8]>, i64)>,
 ) {
     let ptr = out as *mut HostOutput as jlong;
     let r = call_host("mechanism", false, |env| {
-        let m = match message.flatten() {
+        let m = match step.and_then(|(m, _)| m) {
             Some(m) => env.byte_array_from_slice(m)?.into(),
             None => JObject::null(),
         };
         let mut a: Vec<_> = objects.iter().map(|o| obj(o)).collect();
-        a.extend(message.map(|_| obj(&m)).into_iter().chain(now.map(long)));
+        a.extend(step.into_iter().flat_map(|(_, now)| [obj(&m), long(now)]));
         a.push(long(ptr));
         up(env, which, &a).map(drop)
     });
@@ -71,13 +71,8 @@ impl HostClientCalls for JavaClient {
         } else {
             Up::HostClient
         };
-        call(
-            out,
-            helper,
-            &[self.mechanism.as_obj()],
-            Some(challenge),
-            Some(now_ms),
-        );
+        let m = [self.mechanism.as_obj()];
+        call(out, helper, &m, Some((challenge, now_ms)));
         0
     }
 }
@@ -89,13 +84,8 @@ struct JavaServer {
 
 impl HostServerCalls for JavaServer {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        call(
-            out,
-            Up::HostServer,
-            &[self.mechanism.as_obj()],
-            Some(Some(response)),
-            Some(now_ms),
-        );
+        let m = [self.mechanism.as_obj()];
+        call(out, Up::HostServer, &m, Some((Some(response), now_ms)));
         0
     }
 }
@@ -173,20 +163,14 @@ pub(crate) fn resume_client(
     message: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<ClientStep>> {
-    let work = work.ok_or_else(nothing_pending)?;
+    let work = &work.cloned().ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(false);
     let mechanism = work
         .downcast_ref::<Stage>()
         .and_then(|s| s.mechanism.as_ref());
     match (error.is_null(), mechanism) {
-        (false, _) => call(&mut out, Up::HostFail, &[error], None, None),
-        (true, Some(m)) => call(
-            &mut out,
-            Up::HostClientAnswer,
-            &[m.as_obj(), message],
-            None,
-            None,
-        ),
+        (false, _) => call(&mut out, Up::HostFail, &[error], None),
+        (true, Some(m)) => call(&mut out, Up::HostClientAnswer, &[m.as_obj(), message], None),
         (true, None) => {
             drop(out.refuse(ErrorCode::HostMechanismFailed, "left no client mechanism"))
         }
@@ -201,11 +185,11 @@ pub(crate) fn resume_server(
     step: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<MechServerStep>> {
-    let work = work.ok_or_else(nothing_pending)?;
+    let work = &work.cloned().ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(true);
     match error.is_null() {
-        false => call(&mut out, Up::HostFail, &[error], None, None),
-        true => call(&mut out, Up::HostServerAnswer, &[step], None, None),
+        false => call(&mut out, Up::HostFail, &[error], None),
+        true => call(&mut out, Up::HostServerAnswer, &[step], None),
     }
     out.late_server_step(work, 0)
 }
@@ -219,17 +203,13 @@ fn output<'a>(out: jlong) -> &'a mut HostOutput {
 
 // A wrong use of the output is recorded in it by the core (and fails the step), so the
 // setters ignore their results.
-calls! {
+natives! {
     hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> ()
         = drop(output(out).set_message(&bytes(env, &message, "message")?));
     hostSetDone(_env, out: jlong) -> () = drop(output(out).set_done());
     hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> ()
         = drop(output(out).set_authenticated(&string(env, &id, "authorizationId")?, opt(expiry)));
-    hostRefuse(env, out: jlong, what: JString<'l>) -> ()
-        = drop(output(out).refuse(ErrorCode::HostMechanismFailed, string(env, &what, "what")?));
-}
 
-natives! {
     fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
         let mechanism = (!mechanism.is_null())
@@ -245,9 +225,7 @@ natives! {
         let known = u32::try_from(code).ok().and_then(ErrorCode::from_u32);
         match code {
             0 => o.set_error(None, &text),
-            c => {
-                let _ = o.set_error_code(c as u32, &text);
-            }
+            c => drop(o.set_error_code(c as u32, &text)),
         }
         if !cause.is_null() {
             let code = known.unwrap_or(ErrorCode::HostMechanismFailed);
@@ -255,4 +233,7 @@ natives! {
         }
         Ok(())
     }
+
+    hostRefuse(env, out: jlong, what: JString<'l>) -> ()
+        = drop(output(out).refuse(ErrorCode::HostMechanismFailed, string(env, &what, "what")?));
 }

@@ -15,8 +15,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    bytes, call_host, calls, free, get, get_mut, into_handle, jstr, long, natives, obj, opt,
-    opt_strings, raw, setters, string, strings, up, JResult, Rec, Up,
+    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_strings,
+    raw, setters, string, strings, up, JResult, Rec, Up,
 };
 use crate::objects::registry_mut;
 
@@ -36,12 +36,8 @@ fn java_validator(
             let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
             call_host("token validator", true, |env| {
                 let t = jstr(env, token)?;
-                up(
-                    env,
-                    Up::CallValidate,
-                    &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)],
-                )?;
-                Ok(())
+                let args = [obj(v.as_obj()), obj(&t), long(now_ms), long(slot)];
+                up(env, Up::CallValidate, &args).map(drop)
             })?;
             Ok(accepted)
         },
@@ -64,21 +60,8 @@ fn token<'l>(
     r.i64(generation as i64).done(env)
 }
 
-calls! {
-    // --- OAUTHBEARER servers and clients of a registry
-    registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> ()
-        = registry_mut(h).register_cached_oauthbearer_server(get::<Jwks>(jwks).clone());
-    registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> ()
-        = registry_mut(h).register_cached_oauthbearer_server(java_validator(env, &validator)?);
-    registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> ()
-        = registry_mut(h).register_oauthbearer_client(get::<Refr>(refresher).clone());
-
-    // --- JwksValidator and its configuration
-    jwtConfigNew(_env) -> i64 = into_handle(JwtValidatorConfig::default());
-    jwtConfigFree(_env, c: jlong) -> () = free::<JwtValidatorConfig>(c);
-}
-
 natives! {
+    // --- OAUTHBEARER servers and clients of a registry
     fn registryAddOAuthUnsecured(
         env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
     ) -> () {
@@ -94,12 +77,24 @@ natives! {
         Ok(())
     }
 
+    registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(get::<Jwks>(jwks).clone());
+    registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(java_validator(env, &validator)?);
+
     fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
         // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
         *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
         Ok(())
     }
+
+    registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> ()
+        = registry_mut(h).register_oauthbearer_client(get::<Refr>(refresher).clone());
+
+    // --- JwksValidator and its configuration
+    jwtConfigNew(_env) -> i64 = into_handle(JwtValidatorConfig::default());
+    jwtConfigFree(_env, c: jlong) -> () = free::<JwtValidatorConfig>(c);
 }
 
 setters! { JwtValidatorConfig:
@@ -123,7 +118,7 @@ setters! { JwtValidatorConfig:
     jwtConfigSetUnknownKidIntervalMs(_env, ms: jlong) |c| c.unknown_kid_interval_ms = ms;
 }
 
-calls! {
+natives! {
     jwksNew(_env, c: jlong) -> i64
         = into_handle::<Jwks>(Arc::new(JwksValidator::new(get::<JwtValidatorConfig>(c).clone())?));
     jwksFree(_env, h: jlong) -> () = free::<Jwks>(h);
@@ -131,12 +126,6 @@ calls! {
         = get::<Jwks>(h).set_jwks(&string(env, &json, "jwksJson")?, now)? as i32;
     jwksNextRefresh(_env, h: jlong) -> i64 = get::<Jwks>(h).next_refresh_ms();
 
-    // --- Refresher and its configuration
-    refreshConfigNew(_env) -> i64 = into_handle(RefreshConfig::builder());
-    refreshConfigFree(_env, c: jlong) -> () = free::<RefreshConfigBuilder>(c);
-}
-
-natives! {
     fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
@@ -161,6 +150,10 @@ natives! {
         let t = b.build(now)?;
         token(env, &t, &[], 0)
     }
+
+    // --- Refresher and its configuration
+    refreshConfigNew(_env) -> i64 = into_handle(RefreshConfig::builder());
+    refreshConfigFree(_env, c: jlong) -> () = free::<RefreshConfigBuilder>(c);
 }
 
 setters! { RefreshConfigBuilder:
@@ -174,20 +167,6 @@ setters! { RefreshConfigBuilder:
     refreshConfigSetRetryBackoffMaxMs(_env, v: jlong) |b| b.retry_backoff_max_ms(v);
 }
 
-calls! {
-    refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
-    refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
-    refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> ()
-        = get::<Refr>(h).set_token_failure(&string(env, &reason, "reason")?, now);
-    refresherNextDeadline(_env, h: jlong) -> i64 = raw(get::<Refr>(h).next_deadline());
-    refresherGeneration(_env, h: jlong) -> i64 = get::<Refr>(h).generation() as i64;
-
-    // --- Tracker
-    trackerFree(_env, h: jlong) -> () = free::<Tracker>(h);
-    trackerForget(_env, h: jlong, id: jlong) -> () = get::<Tracker>(h).forget(id as u64);
-    trackerNextDeadline(_env, h: jlong) -> i64 = raw(get::<Tracker>(h).next_deadline());
-}
-
 natives! {
     fn refresherNew(_env, c: jlong) -> i64 {
         let config = get_mut::<RefreshConfigBuilder>(c).build()?;
@@ -196,6 +175,9 @@ natives! {
             SharedRandom::default(),
         ))))
     }
+
+    refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
+    refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
 
     fn refresherSetToken(
         env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
@@ -211,11 +193,17 @@ natives! {
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
 
+    refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> ()
+        = get::<Refr>(h).set_token_failure(&string(env, &reason, "reason")?, now);
+    refresherNextDeadline(_env, h: jlong) -> i64 = raw(get::<Refr>(h).next_deadline());
+    refresherGeneration(_env, h: jlong) -> i64 = get::<Refr>(h).generation() as i64;
+
     fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
         token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
     }
 
+    // --- Tracker
     fn trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
         let mut c = TrackerConfig::default();
         if spread_set != 0 {
@@ -224,6 +212,8 @@ natives! {
         let r = get::<Refr>(refresher).clone();
         Ok(into_handle(Tracker::new(r, c)?))
     }
+
+    trackerFree(_env, h: jlong) -> () = free::<Tracker>(h);
 
     fn trackerAuthenticated(
         _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
@@ -244,6 +234,9 @@ natives! {
         };
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
     }
+
+    trackerForget(_env, h: jlong, id: jlong) -> () = get::<Tracker>(h).forget(id as u64);
+    trackerNextDeadline(_env, h: jlong) -> i64 = raw(get::<Tracker>(h).next_deadline());
 
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);

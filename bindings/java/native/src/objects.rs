@@ -16,8 +16,8 @@ use ksasl::{
 };
 
 use crate::glue::{
-    bytes, call_host, calls, free, get, get_mut, into_handle, jstr, long, natives, obj, opt,
-    opt_string, or_null, raw, string, up, utf8, Fail, JResult, Rec, Up,
+    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_string,
+    or_null, raw, string, up, utf8, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -80,12 +80,8 @@ fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn Cr
         let ptr = &mut slot as *mut LookupSlot as jlong;
         call_host("credential lookup", true, |env| {
             let r = self::request(env, request)?;
-            up(
-                env,
-                Up::CallLookup,
-                &[obj(lookup.as_obj()), obj(&r), long(ptr)],
-            )
-            .map(drop)
+            let args = [obj(lookup.as_obj()), obj(&r), long(ptr)];
+            up(env, Up::CallLookup, &args).map(drop)
         })?;
         match slot.answer {
             Some(Ok(l)) => Ok(l),
@@ -157,56 +153,11 @@ fn server_step<'l>(
     .done(env)
 }
 
-calls! {
+natives! {
     // --- CredentialStore
     storeNew(_env) -> i64 = into_handle::<Store>(Arc::new(CredentialStore::new()));
     storeFree(_env, h: jlong) -> () = free::<Store>(h);
-    storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> ()
-        = get::<Store>(h).set_user_expiry(&string(env, &user, "username")?, opt(expiry));
-    storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool
-        = get::<Store>(h).remove_user(&string(env, &user, "username")?);
 
-    // --- MechanismRegistry
-    registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
-    registryFree(_env, h: jlong) -> () = free::<Registry>(h);
-    registryAddHostClient(env, h: jlong, name: JString<'l>, factory: JObject<'l>, a: jboolean) -> ()
-        = hostmech::register_client(env, &mut registry_mut(h), &name, &factory, a != 0);
-    registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> ()
-        = hostmech::register_server(env, &mut registry_mut(h), &name, &factory);
-    registryClientMechanisms(env, h: jlong) -> JObject<'l>
-        = Rec::default().strs(registry(h).client_mechanisms()).done(env);
-    registryServerMechanisms(env, h: jlong) -> JObject<'l>
-        = Rec::default().strs(registry(h).server_mechanisms()).done(env);
-
-    // --- ClientExchange
-    clientExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
-        = into_handle(registry(r).client(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
-    clientExchangeFree(_env, h: jlong) -> () = free::<ClientExchange>(h);
-    clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l>
-        = client_step(env, get_mut::<ClientExchange>(h).start(now)?);
-    clientExchangePendingWork(env, h: jlong) -> JObject<'l>
-        = hostmech::stage(env, get_mut::<ClientExchange>(h).pending_work());
-    clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> ()
-        = Err(get_mut::<ClientExchange>(h).server_failed(opt_string(env, &message)?.as_deref()));
-    clientExchangeMechanism(env, h: jlong) -> JObject<'l>
-        = jstr(env, get_mut::<ClientExchange>(h).mechanism());
-    clientExchangeComplete(_env, h: jlong) -> bool = get_mut::<ClientExchange>(h).is_complete();
-
-    // --- ServerExchange
-    serverExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
-        = into_handle(registry(r).server(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
-    serverExchangeFree(_env, h: jlong) -> () = free::<ServerExchange>(h);
-    serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> ()
-        = get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
-    serverExchangePendingRequest(env, h: jlong) -> JObject<'l>
-        = or_null(env, get_mut::<ServerExchange>(h).pending_request(), request);
-    serverExchangePendingWork(env, h: jlong) -> JObject<'l>
-        = hostmech::stage(env, get_mut::<ServerExchange>(h).pending_work());
-    serverExchangeClientMessage(env, h: jlong) -> JObject<'l>
-        = or_null(env, get_mut::<ServerExchange>(h).client_message(), |env, m| jstr(env, &m));
-}
-
-natives! {
     fn storeAddUser(
         env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean,
     ) -> () {
@@ -230,6 +181,11 @@ natives! {
         Ok(get::<Store>(h).set_scram(&user, c)?)
     }
 
+    storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> ()
+        = get::<Store>(h).set_user_expiry(&string(env, &user, "username")?, opt(expiry));
+    storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool
+        = get::<Store>(h).remove_user(&string(env, &user, "username")?);
+
     fn storeSetToken(
         env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
         owner: JString<'l>, expiry: jlong,
@@ -243,6 +199,10 @@ natives! {
             .with_expiry(opt(expiry));
         Ok(get::<Store>(h).set_token(&id, m, c)?)
     }
+
+    // --- MechanismRegistry
+    registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
+    registryFree(_env, h: jlong) -> () = free::<Registry>(h);
 
     fn registryAddPasswordServers(
         env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong,
@@ -283,11 +243,30 @@ natives! {
         Ok(())
     }
 
+    registryAddHostClient(env, h: jlong, name: JString<'l>, factory: JObject<'l>, a: jboolean) -> ()
+        = hostmech::register_client(env, &mut registry_mut(h), &name, &factory, a != 0);
+    registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> ()
+        = hostmech::register_server(env, &mut registry_mut(h), &name, &factory);
+    registryClientMechanisms(env, h: jlong) -> JObject<'l>
+        = Rec::default().strs(registry(h).client_mechanisms()).done(env);
+    registryServerMechanisms(env, h: jlong) -> JObject<'l>
+        = Rec::default().strs(registry(h).server_mechanisms()).done(env);
+
+    // --- ClientExchange
+    clientExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
+        = into_handle(registry(r).client(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
+    clientExchangeFree(_env, h: jlong) -> () = free::<ClientExchange>(h);
+    clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l>
+        = client_step(env, get_mut::<ClientExchange>(h).start(now)?);
+
     fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
         let step = get_mut::<ClientExchange>(h).step(&challenge, now)?;
         client_step(env, step)
     }
+
+    clientExchangePendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, get_mut::<ClientExchange>(h).pending_work());
 
     fn clientExchangeResume(
         env, h: jlong, message: JByteArray<'l>, error: JObject<'l>,
@@ -297,6 +276,19 @@ natives! {
         let step = ex.resume(step)?;
         client_step(env, step)
     }
+
+    clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> ()
+        = Err(get_mut::<ClientExchange>(h).server_failed(opt_string(env, &message)?.as_deref()));
+    clientExchangeMechanism(env, h: jlong) -> JObject<'l>
+        = jstr(env, get_mut::<ClientExchange>(h).mechanism());
+    clientExchangeComplete(_env, h: jlong) -> bool = get_mut::<ClientExchange>(h).is_complete();
+
+    // --- ServerExchange
+    serverExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
+        = into_handle(registry(r).server(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
+    serverExchangeFree(_env, h: jlong) -> () = free::<ServerExchange>(h);
+    serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> ()
+        = get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
 
     fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
@@ -315,6 +307,11 @@ natives! {
         server_step(env, ex, step)
     }
 
+    serverExchangePendingRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, get_mut::<ServerExchange>(h).pending_request(), request);
+    serverExchangePendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, get_mut::<ServerExchange>(h).pending_work());
+
     fn serverExchangeResume(
         env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong,
     ) -> JObject<'l> {
@@ -323,4 +320,7 @@ natives! {
         let step = ex.resume(r, now)?;
         server_step(env, ex, step)
     }
+
+    serverExchangeClientMessage(env, h: jlong) -> JObject<'l>
+        = or_null(env, get_mut::<ServerExchange>(h).client_message(), |env, m| jstr(env, &m));
 }
