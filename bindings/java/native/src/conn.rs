@@ -27,15 +27,14 @@ type ServerCfg = Arc<ServerConfig>;
 /// exception behind it) until Java reads it.
 struct ClientConn {
     conn: ClientConnection,
-    failure: Option<(Error, Option<i64>, Option<HostCause>)>,
+    failed: Option<(Error, Option<i64>, Option<HostCause>)>,
 }
 
 /// A server connection, and the last action of a frame an asynchronous host is settling
 /// (`hold`) with the host exception behind its failure, if any.
 struct ServerConn {
     conn: ServerConnection,
-    held: Option<ServerAction>,
-    held_cause: Option<HostCause>,
+    held: Option<(ServerAction, Option<HostCause>)>,
 }
 
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
@@ -74,7 +73,7 @@ fn client_event(c: &mut ClientConn, ev: ClientEvent) -> JResult<i32> {
     match ev {
         ClientEvent::Failed(e) => Err(e.into()),
         ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
-            c.failure = Some((error, retry_at_ms, keep_host_cause()));
+            c.failed = Some((error, retry_at_ms, keep_host_cause()));
             Ok(kind)
         }
         _ => Ok(kind),
@@ -121,8 +120,7 @@ fn deliver<'l>(
         return server_output(env, s, a);
     }
     refuse_misuse(&a)?;
-    s.held = Some(a);
-    s.held_cause = keep_host_cause();
+    s.held = Some((a, keep_host_cause()));
     Ok(JObject::null())
 }
 
@@ -164,14 +162,8 @@ natives! {
         = metrics(env, get::<ClientCfg>(h).metrics(), now);
 
     // --- client connection
-    fn clientConnNew(_env, config: jlong) -> i64 {
-        let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
-        Ok(into_handle(ClientConn {
-            conn,
-            failure: None,
-        }))
-    }
-
+    clientConnNew(_env, c: jlong) -> i64
+        = into_handle(ClientConn { conn: ClientConnection::new(Arc::clone(get(c))), failed: None });
     clientConnFree(_env, h: jlong) -> () = free::<ClientConn>(h);
     clientConnStart(_env, h: jlong, now: jlong) -> () = client(h).conn.start(now);
     clientConnTransmit(env, h: jlong) -> JObject<'l>
@@ -192,7 +184,7 @@ natives! {
     }
 
     fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
-        let failure = client(h).failure.take();
+        let failure = client(h).failed.take();
         let (e, retry, cause) = failure
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
         restore_host_cause(cause);
@@ -264,14 +256,8 @@ natives! {
     }
 
     // --- server connection
-    fn serverConnNew(_env, config: jlong) -> i64 {
-        let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
-        Ok(into_handle(ServerConn {
-            conn,
-            held: None,
-            held_cause: None,
-        }))
-    }
+    serverConnNew(_env, c: jlong) -> i64
+        = into_handle(ServerConn { conn: ServerConnection::new(Arc::clone(get(c))), held: None });
 
     serverConnFree(_env, h: jlong) -> () = free::<ServerConn>(h);
 
@@ -313,11 +299,11 @@ natives! {
 
     fn serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
         let s = server(h);
-        restore_host_cause(s.held_cause.take());
-        let a = s
+        let (a, cause) = s
             .held
             .take()
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
+        restore_host_cause(cause);
         server_output(env, s, a)
     }
 

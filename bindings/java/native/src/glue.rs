@@ -233,8 +233,8 @@ impl From<jni::errors::Error> for Fail {
 
 pub(crate) type JResult<T> = Result<T, Fail>;
 
-fn internal(message: &str) -> Fail {
-    Fail::Core(Error::new(ErrorCode::Internal, message))
+fn internal(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::Internal, message)
 }
 
 /// A host mechanism's exception with the code and text of the failure it became.
@@ -364,7 +364,7 @@ fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
     let e = match fail {
         Fail::Core(e) => e,
         Fail::Java => return,
-        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure: {j}")),
+        Fail::Jni(j) => internal(format!("JNI failure: {j}")),
     };
     match exception(env, &e) {
         Ok(obj) => drop(env.throw(JThrowable::from(obj))),
@@ -404,17 +404,12 @@ pub(crate) fn call_host<T>(
     keep: bool,
     f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
 ) -> Result<T, Error> {
-    let vm = VM
-        .get()
-        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    let vm = VM.get().ok_or_else(|| internal("JNI_OnLoad did not run"))?;
     let mut env = match vm.get_env() {
         Ok(env) => env,
-        Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("cannot attach the thread: {e}"),
-            )
-        })?,
+        Err(_) => vm
+            .attach_current_thread_as_daemon()
+            .map_err(|e| internal(format!("cannot attach the thread: {e}")))?,
     };
     let r = env.with_local_frame(16, |env| f(env));
     let threw = || {
@@ -435,17 +430,14 @@ pub(crate) fn call_host<T>(
     r.map_err(|f| match f {
         Fail::Core(e) => e,
         Fail::Java => threw(),
-        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure in {what}: {j}")),
+        Fail::Jni(j) => internal(format!("JNI failure in {what}: {j}")),
     })
 }
 
 // --- conversions and records -----------------------------------------------------------------
 
 pub(crate) fn null_argument(what: &str) -> Fail {
-    Fail::Core(Error::new(
-        ErrorCode::NullArgument,
-        format!("{what} must not be null"),
-    ))
+    Error::new(ErrorCode::NullArgument, format!("{what} must not be null")).into()
 }
 
 pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResult<String> {
@@ -495,7 +487,7 @@ pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JRe
 
 /// Text Java sent as UTF-8 bytes (from `String.getBytes(UTF_8)`: always valid).
 pub(crate) fn utf8(b: &[u8]) -> JResult<&str> {
-    std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))
+    Ok(std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))?)
 }
 
 pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>> {
