@@ -58,35 +58,20 @@ fn call(
     }
 }
 
-/// One exchange of a Java client mechanism.
-struct JavaClient {
-    mechanism: GlobalRef,
-    asynchronous: bool,
-}
+/// One exchange of a Java mechanism: the object, and the helper that calls it (`HostClient`,
+/// `HostAsyncClient` or `HostServer`: each takes the message as a `byte[]` and the time).
+struct JavaMechanism(GlobalRef, Up);
 
-impl HostClientCalls for JavaClient {
+impl HostClientCalls for JavaMechanism {
     fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        let helper = if self.asynchronous {
-            Up::HostAsyncClient
-        } else {
-            Up::HostClient
-        };
-        let m = [self.mechanism.as_obj()];
-        call(out, helper, &m, Some((challenge, now_ms)));
+        call(out, self.1, &[self.0.as_obj()], Some((challenge, now_ms)));
         0
     }
 }
 
-/// One exchange of a Java server mechanism.
-struct JavaServer {
-    mechanism: GlobalRef,
-}
-
-impl HostServerCalls for JavaServer {
+impl HostServerCalls for JavaMechanism {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        let m = [self.mechanism.as_obj()];
-        call(out, Up::HostServer, &m, Some((Some(response), now_ms)));
-        0
+        HostClientCalls::call(self, Some(response), now_ms, out)
     }
 }
 
@@ -120,16 +105,16 @@ pub(crate) fn register_client(
     factory: &JObject<'_>,
     asynchronous: bool,
 ) -> JResult<()> {
+    let helper = match asynchronous {
+        true => Up::HostAsyncClient,
+        false => Up::HostClient,
+    };
     let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    r.register_host_client(&n.clone(), move || {
-        let mechanism = create(&n, &f, false)?;
-        Ok(Box::new(JavaClient {
-            mechanism,
-            asynchronous,
-        }) as Box<dyn HostClientCalls>)
-    })?;
-    Ok(())
+    Ok(r.register_host_client(&n.clone(), move || {
+        let m = JavaMechanism(create(&n, &f, false)?, helper);
+        Ok(Box::new(m) as Box<dyn HostClientCalls>)
+    })?)
 }
 
 /// Registers a Java server mechanism factory under `name`.
@@ -141,11 +126,10 @@ pub(crate) fn register_server(
 ) -> JResult<()> {
     let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    r.register_host_server(&n.clone(), move || {
-        let mechanism = create(&n, &f, true)?;
-        Ok(Box::new(JavaServer { mechanism }) as Box<dyn HostServerCalls>)
-    })?;
-    Ok(())
+    Ok(r.register_host_server(&n.clone(), move || {
+        let m = JavaMechanism(create(&n, &f, true)?, Up::HostServer);
+        Ok(Box::new(m) as Box<dyn HostServerCalls>)
+    })?)
 }
 
 /// The stage of pending work (a new local reference), or null.
