@@ -168,7 +168,6 @@ natives! {
     clientConnStart(_env, h: jlong, now: jlong) -> () = client(h).conn.start(now);
     clientConnTransmit(env, h: jlong) -> JObject<'l>
         = jbytes(env, &client(h).conn.poll_transmit().unwrap_or_default());
-
     fn clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
         let c = client(h);
         // While the connection is ready the core answers Application without reading the
@@ -182,7 +181,6 @@ natives! {
         };
         client_event(c, ev)
     }
-
     fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
         let failure = client(h).failed.take();
         let (e, retry, cause) = failure
@@ -191,10 +189,8 @@ natives! {
         let e = exception(env, &e)?;
         up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
     }
-
     clientConnPendingWork(env, h: jlong) -> JObject<'l>
         = hostmech::stage(env, client(h).conn.pending_work());
-
     fn clientConnResume(
         _env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong,
     ) -> i32 {
@@ -203,7 +199,6 @@ natives! {
         let ev = c.conn.resume(step, now);
         client_event(c, ev)
     }
-
     clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l>
         = exception(env, &client(h).conn.connection_closed(now));
     clientConnNextDeadline(_env, h: jlong) -> i64 = raw(client(h).conn.next_deadline());
@@ -248,7 +243,6 @@ natives! {
     serverConfigFree(_env, h: jlong) -> () = free::<ServerCfg>(h);
     serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l>
         = metrics(env, get::<ServerCfg>(h).metrics(), now);
-
     fn serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let (answer, _) = get::<ServerCfg>(h).api_versions_response(&frame)?;
@@ -258,9 +252,7 @@ natives! {
     // --- server connection
     serverConnNew(_env, c: jlong) -> i64
         = into_handle(ServerConn { conn: ServerConnection::new(Arc::clone(get(c))), held: None });
-
     serverConnFree(_env, h: jlong) -> () = free::<ServerConn>(h);
-
     fn serverConnHandleFrame(
         env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
     ) -> JObject<'l> {
@@ -269,7 +261,6 @@ natives! {
         let a = s.conn.handle_frame(&frame, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnProvide(
         env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
         now: jlong, hold: jboolean,
@@ -279,7 +270,6 @@ natives! {
         let a = s.conn.provide_credential(a, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnResume(
         env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
     ) -> JObject<'l> {
@@ -288,7 +278,6 @@ natives! {
         let a = s.conn.resume(r, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
         match server(h).conn.host_task() {
             Some(HostTask::Credential(r)) => request(env, r),
@@ -296,7 +285,6 @@ natives! {
             None => Ok(JObject::null()),
         }
     }
-
     fn serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
         let s = server(h);
         let (a, cause) = s
@@ -306,7 +294,6 @@ natives! {
         restore_host_cause(cause);
         server_output(env, s, a)
     }
-
     serverConnPendingRequest(env, h: jlong) -> JObject<'l>
         = or_null(env, server(h).conn.pending_request(), request);
     serverConnPendingWork(env, h: jlong) -> JObject<'l>
@@ -317,13 +304,11 @@ natives! {
         = or_null(env, server(h).conn.refused_request(), refused);
     serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32
         = server(h).conn.gate(api_key, now).as_u32() as i32;
-
     fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let answer = ServerConnection::illegal_state_response(&frame);
         or_null(env, answer, |env, b| jbytes(env, &b))
     }
-
     serverConnReady(_env, h: jlong) -> bool = server(h).conn.is_ready();
     serverConnNextDeadline(_env, h: jlong) -> i64 = raw(server(h).conn.next_deadline());
     serverConnSession(env, h: jlong) -> JObject<'l>

@@ -644,7 +644,6 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
 
 natives! {
     version(env) -> JObject<'l> = jstr(env, ksasl::VERSION);
-
     fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {
@@ -657,7 +656,6 @@ natives! {
             })
             .done(env)
     }
-
     fn errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
         let message = string(env, &message, "message")?;
         let code = u32::try_from(code)

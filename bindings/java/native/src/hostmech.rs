@@ -193,7 +193,6 @@ natives! {
     hostSetDone(_env, out: jlong) -> () = drop(output(out).set_done());
     hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> ()
         = drop(output(out).set_authenticated(&string(env, &id, "authorizationId")?, opt(expiry)));
-
     fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
         let mechanism = (!mechanism.is_null())
@@ -202,7 +201,6 @@ natives! {
         let _ = output(out).set_pending(Stage { stage, mechanism });
         Ok(())
     }
-
     fn hostSetError(env, out: jlong, code: jint, text: JString<'l>, cause: JObject<'l>) -> () {
         let text = opt_string(env, &text)?.unwrap_or_default();
         let o = output(out);
@@ -217,7 +215,6 @@ natives! {
         }
         Ok(())
     }
-
     hostRefuse(env, out: jlong, what: JString<'l>) -> ()
         = drop(output(out).refuse(ErrorCode::HostMechanismFailed, string(env, &what, "what")?));
 }

@@ -76,19 +76,16 @@ natives! {
         registry_mut(h).register_cached_oauthbearer_server(Arc::new(v));
         Ok(())
     }
-
     registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> ()
         = registry_mut(h).register_cached_oauthbearer_server(get::<Jwks>(jwks).clone());
     registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> ()
         = registry_mut(h).register_cached_oauthbearer_server(java_validator(env, &validator)?);
-
     fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
         // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
         *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
         Ok(())
     }
-
     registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> ()
         = registry_mut(h).register_oauthbearer_client(get::<Refr>(refresher).clone());
 
@@ -125,7 +122,6 @@ natives! {
     jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32
         = get::<Jwks>(h).set_jwks(&string(env, &json, "jwksJson")?, now)? as i32;
     jwksNextRefresh(_env, h: jlong) -> i64 = get::<Jwks>(h).next_refresh_ms();
-
     fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
@@ -137,7 +133,6 @@ natives! {
             .strs(&v.scope)
             .done(env)
     }
-
     fn unsecuredToken(
         env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
     ) -> JObject<'l> {
@@ -175,10 +170,8 @@ natives! {
             SharedRandom::default(),
         ))))
     }
-
     refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
     refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
-
     fn refresherSetToken(
         env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
         extensions: JObjectArray<'l>, now: jlong,
@@ -192,12 +185,10 @@ natives! {
             .collect();
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
-
     refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> ()
         = get::<Refr>(h).set_token_failure(&string(env, &reason, "reason")?, now);
     refresherNextDeadline(_env, h: jlong) -> i64 = raw(get::<Refr>(h).next_deadline());
     refresherGeneration(_env, h: jlong) -> i64 = get::<Refr>(h).generation() as i64;
-
     fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
         token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
@@ -212,9 +203,7 @@ natives! {
         let r = get::<Refr>(refresher).clone();
         Ok(into_handle(Tracker::new(r, c)?))
     }
-
     trackerFree(_env, h: jlong) -> () = free::<Tracker>(h);
-
     fn trackerAuthenticated(
         _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
         expiry: jlong,
@@ -234,10 +223,8 @@ natives! {
         };
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
     }
-
     trackerForget(_env, h: jlong, id: jlong) -> () = get::<Tracker>(h).forget(id as u64);
     trackerNextDeadline(_env, h: jlong) -> i64 = raw(get::<Tracker>(h).next_deadline());
-
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);
         let mut v = vec![p.refresh as i64];

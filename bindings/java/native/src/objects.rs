@@ -157,7 +157,6 @@ natives! {
     // --- CredentialStore
     storeNew(_env) -> i64 = into_handle::<Store>(Arc::new(CredentialStore::new()));
     storeFree(_env, h: jlong) -> () = free::<Store>(h);
-
     fn storeAddUser(
         env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean,
     ) -> () {
@@ -171,7 +170,6 @@ natives! {
         };
         Ok(get::<Store>(h).add_user(&user, &password, iterations, &OsRandom)?)
     }
-
     fn storeSetScram(
         env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
     ) -> () {
@@ -180,12 +178,10 @@ natives! {
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         Ok(get::<Store>(h).set_scram(&user, c)?)
     }
-
     storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> ()
         = get::<Store>(h).set_user_expiry(&string(env, &user, "username")?, opt(expiry));
     storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool
         = get::<Store>(h).remove_user(&string(env, &user, "username")?);
-
     fn storeSetToken(
         env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
         owner: JString<'l>, expiry: jlong,
@@ -203,7 +199,6 @@ natives! {
     // --- MechanismRegistry
     registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
     registryFree(_env, h: jlong) -> () = free::<Registry>(h);
-
     fn registryAddPasswordServers(
         env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong,
     ) -> () {
@@ -220,7 +215,6 @@ natives! {
         r.set_token_lookup(tokens);
         Ok(())
     }
-
     fn lookupAnswer(
         env, slot: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
     ) -> () {
@@ -229,7 +223,6 @@ natives! {
         slot.answer = Some(answer(env, Some(slot.request), kind, &value, expiry, &owner));
         Ok(())
     }
-
     fn registryAddPasswordClients(
         env, h: jlong, user: JString<'l>, password: JString<'l>, token: jboolean,
     ) -> () {
@@ -242,7 +235,6 @@ natives! {
         registry_mut(h).merge(MechanismRegistry::password_clients(Arc::new(c)));
         Ok(())
     }
-
     registryAddHostClient(env, h: jlong, name: JString<'l>, factory: JObject<'l>, a: jboolean) -> ()
         = hostmech::register_client(env, &mut registry_mut(h), &name, &factory, a != 0);
     registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> ()
@@ -258,16 +250,13 @@ natives! {
     clientExchangeFree(_env, h: jlong) -> () = free::<ClientExchange>(h);
     clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l>
         = client_step(env, get_mut::<ClientExchange>(h).start(now)?);
-
     fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
         let step = get_mut::<ClientExchange>(h).step(&challenge, now)?;
         client_step(env, step)
     }
-
     clientExchangePendingWork(env, h: jlong) -> JObject<'l>
         = hostmech::stage(env, get_mut::<ClientExchange>(h).pending_work());
-
     fn clientExchangeResume(
         env, h: jlong, message: JByteArray<'l>, error: JObject<'l>,
     ) -> JObject<'l> {
@@ -276,7 +265,6 @@ natives! {
         let step = ex.resume(step)?;
         client_step(env, step)
     }
-
     clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> ()
         = Err(get_mut::<ClientExchange>(h).server_failed(opt_string(env, &message)?.as_deref()));
     clientExchangeMechanism(env, h: jlong) -> JObject<'l>
@@ -289,14 +277,12 @@ natives! {
     serverExchangeFree(_env, h: jlong) -> () = free::<ServerExchange>(h);
     serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> ()
         = get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
-
     fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
         let ex = get_mut::<ServerExchange>(h);
         let step = ex.step(&response, now)?;
         server_step(env, ex, step)
     }
-
     fn serverExchangeProvide(
         env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
         now: jlong,
@@ -306,12 +292,10 @@ natives! {
         let step = ex.provide_credential(a, now)?;
         server_step(env, ex, step)
     }
-
     serverExchangePendingRequest(env, h: jlong) -> JObject<'l>
         = or_null(env, get_mut::<ServerExchange>(h).pending_request(), request);
     serverExchangePendingWork(env, h: jlong) -> JObject<'l>
         = hostmech::stage(env, get_mut::<ServerExchange>(h).pending_work());
-
     fn serverExchangeResume(
         env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong,
     ) -> JObject<'l> {
@@ -320,7 +304,6 @@ natives! {
         let step = ex.resume(r, now)?;
         server_step(env, ex, step)
     }
-
     serverExchangeClientMessage(env, h: jlong) -> JObject<'l>
         = or_null(env, get_mut::<ServerExchange>(h).client_message(), |env, m| jstr(env, &m));
 }
