@@ -8,14 +8,14 @@ use jni::JNIEnv;
 use ksasl::kafka::client::{ClientConnection, ClientEvent};
 use ksasl::kafka::config::{ClientConfig, ClientConfigBuilder, ServerConfig, ServerConfigBuilder};
 use ksasl::kafka::server::{RefusedRequest, ServerAction, ServerConnection};
-use ksasl::mech::{nothing_pending, nothing_requested, HostTask};
+use ksasl::mech::HostTask;
 use ksasl::session::{ClientSession, ReauthTiming, SaslMetrics};
 use ksasl::{Error, ErrorCode, ErrorKind};
 
 use crate::glue::{
     bytes, exception, free, get, get_mut, int, into_handle, jbytes, keep_host_cause, long, natives,
-    obj, opt_string, raw, restore_host_cause, setters, string, strings, up, HostCause, JResult,
-    Rec, Up,
+    obj, opt_string, or_null, raw, restore_host_cause, setters, string, strings, up, HostCause,
+    JResult, Rec, Up,
 };
 use crate::hostmech;
 use crate::objects::{answer, registry, request, session};
@@ -27,15 +27,14 @@ type ServerCfg = Arc<ServerConfig>;
 /// exception behind it) until Java reads it.
 struct ClientConn {
     conn: ClientConnection,
-    failure: Option<(Error, Option<i64>, Option<HostCause>)>,
+    failed: Option<(Error, Option<i64>, Option<HostCause>)>,
 }
 
 /// A server connection, and the last action of a frame an asynchronous host is settling
 /// (`hold`) with the host exception behind its failure, if any.
 struct ServerConn {
     conn: ServerConnection,
-    held: Option<ServerAction>,
-    held_cause: Option<HostCause>,
+    held: Option<(ServerAction, Option<HostCause>)>,
 }
 
 fn metrics<'l>(env: &mut JNIEnv<'l>, m: &SaslMetrics, now: i64) -> JResult<JObject<'l>> {
@@ -74,7 +73,7 @@ fn client_event(c: &mut ClientConn, ev: ClientEvent) -> JResult<i32> {
     match ev {
         ClientEvent::Failed(e) => Err(e.into()),
         ClientEvent::ReauthenticationFailed { error, retry_at_ms } => {
-            c.failure = Some((error, retry_at_ms, keep_host_cause()));
+            c.failed = Some((error, retry_at_ms, keep_host_cause()));
             Ok(kind)
         }
         _ => Ok(kind),
@@ -91,9 +90,7 @@ fn server_output<'l>(
 ) -> JResult<JObject<'l>> {
     refuse_misuse(&a)?;
     let frames = jbytes(env, &s.conn.poll_transmit().unwrap_or_default())?;
-    let error = a
-        .error()
-        .map_or(Ok(JObject::null()), |e| exception(env, e))?;
+    let error = or_null(env, a.error(), exception)?;
     let args = [
         int(a.kind().as_u32() as i32),
         obj(&frames),
@@ -123,8 +120,7 @@ fn deliver<'l>(
         return server_output(env, s, a);
     }
     refuse_misuse(&a)?;
-    s.held = Some(a);
-    s.held_cause = keep_host_cause();
+    s.held = Some((a, keep_host_cause()));
     Ok(JObject::null())
 }
 
@@ -138,18 +134,9 @@ fn server<'a>(h: jlong) -> &'a mut ServerConn {
 
 natives! {
     // --- client configuration
-
-    fn clientConfigBuilderNew(env, registry_h: jlong, mechanism: JString<'l>) -> i64 {
-        let m = string(env, &mechanism, "mechanism")?;
-        Ok(into_handle(ClientConfig::builder(
-            registry(registry_h).clone(),
-            &m,
-        )))
-    }
-
-    fn clientConfigBuilderFree(_env, b: jlong) -> () {
-        free::<ClientConfigBuilder>(b)
-    }
+    clientConfigBuilderNew(env, r: jlong, m: JString<'l>) -> i64
+        = into_handle(ClientConfig::builder(registry(r).clone(), &string(env, &m, "mechanism")?));
+    clientConfigBuilderFree(_env, b: jlong) -> () = free::<ClientConfigBuilder>(b);
 }
 
 setters! { ClientConfigBuilder:
@@ -168,45 +155,21 @@ setters! { ClientConfigBuilder:
 }
 
 natives! {
-    fn clientConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ClientCfg>(
-            get_mut::<ClientConfigBuilder>(b).build()?,
-        ))
-    }
-
-    fn clientConfigFree(_env, h: jlong) -> () {
-        free::<ClientCfg>(h)
-    }
-
-    fn clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
-        metrics(env, get::<ClientCfg>(h).metrics(), now)
-    }
+    clientConfigBuilderBuild(_env, b: jlong) -> i64
+        = into_handle::<ClientCfg>(get_mut::<ClientConfigBuilder>(b).build()?);
+    clientConfigFree(_env, h: jlong) -> () = free::<ClientCfg>(h);
+    clientConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l>
+        = metrics(env, get::<ClientCfg>(h).metrics(), now);
 
     // --- client connection
-
-    fn clientConnNew(_env, config: jlong) -> i64 {
-        let conn = ClientConnection::new(get::<ClientCfg>(config).clone());
-        Ok(into_handle(ClientConn {
-            conn,
-            failure: None,
-        }))
-    }
-
-    fn clientConnFree(_env, h: jlong) -> () {
-        free::<ClientConn>(h)
-    }
-
-    fn clientConnStart(_env, h: jlong, now: jlong) -> () {
-        Ok(client(h).conn.start(now)?)
-    }
-
-    fn clientConnTransmit(env, h: jlong) -> JObject<'l> {
-        let out = client(h).conn.poll_transmit().unwrap_or_default();
-        jbytes(env, &out)
-    }
-
+    clientConnNew(_env, c: jlong) -> i64
+        = into_handle(ClientConn { conn: ClientConnection::new(Arc::clone(get(c))), failed: None });
+    clientConnFree(_env, h: jlong) -> () = free::<ClientConn>(h);
+    clientConnStart(_env, h: jlong, now: jlong) -> () = client(h).conn.start(now);
+    clientConnTransmit(env, h: jlong) -> JObject<'l>
+        = jbytes(env, &client(h).conn.poll_transmit().unwrap_or_default());
     fn clientConnHandleFrame(env, h: jlong, frame: JByteArray<'l>, now: jlong) -> i32 {
-        let mut c = client(h);
+        let c = client(h);
         // While the connection is ready the core answers Application without reading the
         // frame (ClientConnection::is_ready): its bytes need not cross into Rust.
         let ev = match c.conn.is_ready() {
@@ -218,86 +181,43 @@ natives! {
         };
         client_event(c, ev)
     }
-
     fn clientConnReauthFailure(env, h: jlong) -> JObject<'l> {
-        let failure = client(h).failure.take();
+        let failure = client(h).failed.take();
         let (e, retry, cause) = failure
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "no re-authentication failed"))?;
-        if let Some(cause) = cause {
-            restore_host_cause(cause);
-        }
+        restore_host_cause(cause);
         let e = exception(env, &e)?;
         up(env, Up::ReauthFailed, &[obj(&e), long(raw(retry))])
     }
-
-    fn clientConnPendingWork(env, h: jlong) -> JObject<'l> {
-        let c = client(h);
-        hostmech::stage(env, c.conn.pending_work())
-    }
-
+    clientConnPendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, client(h).conn.pending_work());
     fn clientConnResume(
-        _env,
-        h: jlong,
-        message: JByteArray<'l>,
-        error: JObject<'l>,
-        now: jlong,
+        _env, h: jlong, message: JByteArray<'l>, error: JObject<'l>, now: jlong,
     ) -> i32 {
-        let mut c = client(h);
-        let work = c.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
-        let step = hostmech::resume_client(&work, &message, &error)?;
+        let c = client(h);
+        let step = hostmech::resume_client(c.conn.pending_work(), &message, &error)?;
         let ev = c.conn.resume(step, now);
         client_event(c, ev)
     }
-
-    fn clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l> {
-        let e = client(h).conn.connection_closed(now);
-        exception(env, &e)
-    }
-
-    fn clientConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(client(h).conn.next_deadline()))
-    }
-
-    fn clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool {
-        Ok(client(h).conn.handle_timeout(now)?)
-    }
-
-    fn clientConnReauthPending(_env, h: jlong, now: jlong) -> bool {
-        Ok(client(h).conn.reauth_pending(now))
-    }
-
-    fn clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool {
-        Ok(client(h).conn.before_request(now)?)
-    }
-
-    fn clientConnStartReauth(_env, h: jlong, now: jlong) -> bool {
-        Ok(client(h).conn.start_reauthentication(now)?)
-    }
-
-    fn clientConnSession(env, h: jlong) -> JObject<'l> {
-        let c = client(h);
-        client_session(env, c.conn.session())
-    }
-
-    fn clientConnReauthenticating(_env, h: jlong) -> bool {
-        Ok(client(h).conn.is_reauthenticating())
-    }
-
-    fn clientConnReady(_env, h: jlong) -> bool {
-        Ok(client(h).conn.is_ready())
-    }
+    clientConnClosed(env, h: jlong, now: jlong) -> JObject<'l>
+        = exception(env, &client(h).conn.connection_closed(now));
+    clientConnNextDeadline(_env, h: jlong) -> i64 = raw(client(h).conn.next_deadline());
+    clientConnHandleTimeout(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.handle_timeout(now);
+    clientConnReauthPending(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.reauth_pending(now);
+    clientConnBeforeRequest(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.before_request(now);
+    clientConnStartReauth(_env, h: jlong, now: jlong) -> bool
+        = client(h).conn.start_reauthentication(now);
+    clientConnSession(env, h: jlong) -> JObject<'l> = client_session(env, client(h).conn.session());
+    clientConnReauthenticating(_env, h: jlong) -> bool = client(h).conn.is_reauthenticating();
+    clientConnReady(_env, h: jlong) -> bool = client(h).conn.is_ready();
 
     // --- server configuration
-
-    fn serverConfigBuilderNew(_env, registry_h: jlong) -> i64 {
-        Ok(into_handle(ServerConfig::builder(
-            registry(registry_h).clone(),
-        )))
-    }
-
-    fn serverConfigBuilderFree(_env, b: jlong) -> () {
-        free::<ServerConfigBuilder>(b)
-    }
+    serverConfigBuilderNew(_env, r: jlong) -> i64
+        = into_handle(ServerConfig::builder(registry(r).clone()));
+    serverConfigBuilderFree(_env, b: jlong) -> () = free::<ServerConfigBuilder>(b);
 }
 
 setters! { ServerConfigBuilder:
@@ -318,20 +238,11 @@ setters! { ServerConfigBuilder:
 }
 
 natives! {
-    fn serverConfigBuilderBuild(_env, b: jlong) -> i64 {
-        Ok(into_handle::<ServerCfg>(
-            get_mut::<ServerConfigBuilder>(b).build()?,
-        ))
-    }
-
-    fn serverConfigFree(_env, h: jlong) -> () {
-        free::<ServerCfg>(h)
-    }
-
-    fn serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l> {
-        metrics(env, get::<ServerCfg>(h).metrics(), now)
-    }
-
+    serverConfigBuilderBuild(_env, b: jlong) -> i64
+        = into_handle::<ServerCfg>(get_mut::<ServerConfigBuilder>(b).build()?);
+    serverConfigFree(_env, h: jlong) -> () = free::<ServerCfg>(h);
+    serverConfigMetrics(env, h: jlong, now: jlong) -> JObject<'l>
+        = metrics(env, get::<ServerCfg>(h).metrics(), now);
     fn serverConfigApiVersionsResponse(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let (answer, _) = get::<ServerCfg>(h).api_versions_response(&frame)?;
@@ -339,135 +250,67 @@ natives! {
     }
 
     // --- server connection
-
-    fn serverConnNew(_env, config: jlong) -> i64 {
-        let conn = ServerConnection::new(get::<ServerCfg>(config).clone());
-        Ok(into_handle(ServerConn {
-            conn,
-            held: None,
-            held_cause: None,
-        }))
-    }
-
-    fn serverConnFree(_env, h: jlong) -> () {
-        free::<ServerConn>(h)
-    }
-
+    serverConnNew(_env, c: jlong) -> i64
+        = into_handle(ServerConn { conn: ServerConnection::new(Arc::clone(get(c))), held: None });
+    serverConnFree(_env, h: jlong) -> () = free::<ServerConn>(h);
     fn serverConnHandleFrame(
-        env,
-        h: jlong,
-        frame: JByteArray<'l>,
-        now: jlong,
-        hold: jboolean,
+        env, h: jlong, frame: JByteArray<'l>, now: jlong, hold: jboolean,
     ) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
-        let mut s = server(h);
+        let s = server(h);
         let a = s.conn.handle_frame(&frame, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnProvide(
-        env,
-        h: jlong,
-        kind: jint,
-        value: JString<'l>,
-        expiry: jlong,
-        owner: JString<'l>,
-        now: jlong,
-        hold: jboolean,
+        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
+        now: jlong, hold: jboolean,
     ) -> JObject<'l> {
-        let mut s = server(h);
-        let request = s
-            .conn
-            .pending_request()
-            .cloned()
-            .ok_or_else(nothing_requested)?;
-        let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
+        let s = server(h);
+        let a = answer(env, s.conn.pending_request(), kind, &value, expiry, &owner)?.now()?;
         let a = s.conn.provide_credential(a, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnResume(
-        env,
-        h: jlong,
-        step: JObject<'l>,
-        error: JObject<'l>,
-        now: jlong,
-        hold: jboolean,
+        env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong, hold: jboolean,
     ) -> JObject<'l> {
-        let mut s = server(h);
-        let work = s.conn.pending_work().cloned().ok_or_else(nothing_pending)?;
-        let r = hostmech::resume_server(&work, &step, &error)?;
+        let s = server(h);
+        let r = hostmech::resume_server(s.conn.pending_work(), &step, &error)?;
         let a = s.conn.resume(r, now);
         deliver(env, s, a, hold)
     }
-
     fn serverConnHostTask(env, h: jlong) -> JObject<'l> {
-        let s = server(h);
-        match s.conn.host_task() {
+        match server(h).conn.host_task() {
             Some(HostTask::Credential(r)) => request(env, r),
             Some(HostTask::Mechanism(w)) => hostmech::stage(env, Some(w)),
             None => Ok(JObject::null()),
         }
     }
-
     fn serverConnTakeHeld(env, h: jlong) -> JObject<'l> {
-        let mut s = server(h);
-        if let Some(cause) = s.held_cause.take() {
-            restore_host_cause(cause);
-        }
-        let a = s
+        let s = server(h);
+        let (a, cause) = s
             .held
             .take()
             .ok_or_else(|| Error::new(ErrorCode::WrongState, "no output is held"))?;
+        restore_host_cause(cause);
         server_output(env, s, a)
     }
-
-    fn serverConnPendingRequest(env, h: jlong) -> JObject<'l> {
-        let s = server(h);
-        s.conn
-            .pending_request()
-            .map_or(Ok(JObject::null()), |r| request(env, r))
-    }
-
-    fn serverConnPendingWork(env, h: jlong) -> JObject<'l> {
-        let s = server(h);
-        hostmech::stage(env, s.conn.pending_work())
-    }
-
-    fn serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64 {
-        Ok(server(h).conn.check_frame_size(declared, now)? as i64)
-    }
-
-    fn serverConnRefusedRequest(env, h: jlong) -> JObject<'l> {
-        let s = server(h);
-        s.conn
-            .refused_request()
-            .map_or(Ok(JObject::null()), |r| refused(env, r))
-    }
-
-    fn serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32 {
-        Ok(server(h).conn.gate(api_key, now).as_u32() as i32)
-    }
-
+    serverConnPendingRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.pending_request(), request);
+    serverConnPendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, server(h).conn.pending_work());
+    serverConnCheckFrameSize(_env, h: jlong, declared: jint, now: jlong) -> i64
+        = server(h).conn.check_frame_size(declared, now)? as i64;
+    serverConnRefusedRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.refused_request(), refused);
+    serverConnGate(_env, h: jlong, api_key: jshort, now: jlong) -> i32
+        = server(h).conn.gate(api_key, now).as_u32() as i32;
     fn serverConnIllegalState(env, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
-        ServerConnection::illegal_state_response(&frame)
-            .map_or(Ok(JObject::null()), |b| jbytes(env, &b))
+        let answer = ServerConnection::illegal_state_response(&frame);
+        or_null(env, answer, |env, b| jbytes(env, &b))
     }
-
-    fn serverConnReady(_env, h: jlong) -> bool {
-        Ok(server(h).conn.is_ready())
-    }
-
-    fn serverConnNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(server(h).conn.next_deadline()))
-    }
-
-    fn serverConnSession(env, h: jlong) -> JObject<'l> {
-        let s = server(h);
-        s.conn
-            .session()
-            .map_or(Ok(JObject::null()), |s| session(env, s))
-    }
+    serverConnReady(_env, h: jlong) -> bool = server(h).conn.is_ready();
+    serverConnNextDeadline(_env, h: jlong) -> i64 = raw(server(h).conn.next_deadline());
+    serverConnSession(env, h: jlong) -> JObject<'l>
+        = or_null(env, server(h).conn.session(), session);
 }

@@ -29,9 +29,15 @@ pub(crate) const NONE: i64 = i64::MIN;
 /// Declares JNI entry points: `fn x(env, a: T, ...) -> R { body }` becomes the exported
 /// function `Java_org_ksasl_Native_x` (the native method `x` of `Native.java`), its body run by
 /// [`entry`] with `env` bound to the `&mut JNIEnv` and returning `JResult<R>` (`R`: `()`,
-/// `i32`, `i64`, `bool` or `JObject`).
+/// `i32`, `i64`, `bool` or `JObject`). An entry point whose body is one expression is one table
+/// line (continued, indented, when longer): `x(env, a: T, ...) -> R = expr;` returns `expr`, an
+/// `R` or a `Result` of one (with a ksasl error or a [`Fail`]).
 macro_rules! natives {
-    ($(fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block)*) => {$(
+    () => {};
+    (
+        fn $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty $body:block
+        $($rest:tt)*
+    ) => {
         #[export_name = concat!("Java_org_ksasl_Native_", stringify!($name))]
         #[allow(non_snake_case, clippy::too_many_arguments, unused_mut)]
         pub extern "system" fn $name<'l>(
@@ -44,7 +50,16 @@ macro_rules! natives {
                 |$env: &mut jni::JNIEnv<'l>| -> $crate::glue::JResult<$ret> { $body },
             )
         }
-    )*};
+        $crate::glue::natives! { $($rest)* }
+    };
+    (
+        $name:ident($env:ident $(, $arg:ident: $t:ty)* $(,)?) -> $ret:ty = $body:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::glue::natives! {
+            fn $name($env $(, $arg: $t)*) -> $ret { $crate::glue::Ret::ret($body) } $($rest)*
+        }
+    };
 }
 pub(crate) use natives;
 
@@ -70,13 +85,25 @@ pub(crate) trait IntoJni {
     fn fail() -> Self::Raw;
 }
 
+/// The value of a one-expression entry point ([`natives!`]): an `R`, or a result of one.
+pub(crate) trait Ret<R> {
+    fn ret(self) -> JResult<R>;
+}
+
+impl<R: IntoJni, E: Into<Fail>> Ret<R> for Result<R, E> {
+    fn ret(self) -> JResult<R> {
+        self.map_err(Into::into)
+    }
+}
+
 macro_rules! into_jni {
-    ($($t:ty => $raw:ty, $conv:expr, $fail:expr;)*) => {$(
-        impl IntoJni for $t {
+    ($($(@$l:lifetime)? $t:ty => $raw:ty, $conv:expr, $fail:expr;)*) => {$(
+        impl$(<$l>)? IntoJni for $t {
             type Raw = $raw;
             fn raw(self) -> $raw { $conv(self) }
             fn fail() -> $raw { $fail }
         }
+        impl$(<$l>)? Ret<$t> for $t { fn ret(self) -> JResult<$t> { Ok(self) } }
     )*};
 }
 
@@ -85,7 +112,7 @@ into_jni! {
     i32 => jint, |v| v, 0;
     i64 => jlong, |v| v, 0;
     bool => jboolean, |v: bool| v as jboolean, 0;
-    JObject<'_> => jobject, |v: JObject<'_>| v.into_raw(), std::ptr::null_mut();
+    @'l JObject<'l> => jobject, |v: JObject<'l>| v.into_raw(), std::ptr::null_mut();
 }
 
 // --- the Java methods native code calls ------------------------------------------------------
@@ -127,7 +154,7 @@ upcalls! {
 static VM: OnceLock<JavaVM> = OnceLock::new();
 static METHODS: OnceLock<Vec<(GlobalRef, JStaticMethodID)>> = OnceLock::new();
 
-/// Looks up the classes and methods native code calls, once.
+/// Looks up the classes and methods native code once.
 #[no_mangle]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) -> jint {
     let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
@@ -206,8 +233,8 @@ impl From<jni::errors::Error> for Fail {
 
 pub(crate) type JResult<T> = Result<T, Fail>;
 
-fn internal(message: &str) -> Fail {
-    Fail::Core(Error::new(ErrorCode::Internal, message))
+fn internal(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::Internal, message)
 }
 
 /// A host mechanism's exception with the code and text of the failure it became.
@@ -273,9 +300,11 @@ pub(crate) fn keep_host_cause() -> Option<HostCause> {
     STATE.with(|s| s.cause.take())
 }
 
-/// Puts back (or records) the host exception behind a failure.
-pub(crate) fn restore_host_cause(cause: HostCause) {
-    STATE.with(|s| s.cause.set(Some(cause)));
+/// Puts back (or records) the host exception behind a failure, if any.
+pub(crate) fn restore_host_cause(cause: Option<HostCause>) {
+    if cause.is_some() {
+        STATE.with(|s| s.cause.set(cause));
+    }
 }
 
 fn take_host_cause(e: &Error) -> Option<GlobalRef> {
@@ -283,7 +312,7 @@ fn take_host_cause(e: &Error) -> Option<GlobalRef> {
     if code == e.code() && e.message().ends_with(text.as_str()) {
         return Some(g);
     }
-    restore_host_cause((code, text, g));
+    restore_host_cause(Some((code, text, g)));
     None
 }
 
@@ -320,9 +349,7 @@ pub(crate) fn entry<'l, T: IntoJni>(
             Fail::Core(Error::new(ErrorCode::Panic, text))
         }
     };
-    if let Some(cause) = cause {
-        restore_host_cause(cause);
-    }
+    restore_host_cause(cause);
     throw(env, fail);
     if outer {
         drop(keep_host_cause());
@@ -337,7 +364,7 @@ fn throw(env: &mut JNIEnv<'_>, fail: Fail) {
     let e = match fail {
         Fail::Core(e) => e,
         Fail::Java => return,
-        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure: {j}")),
+        Fail::Jni(j) => internal(format!("JNI failure: {j}")),
     };
     match exception(env, &e) {
         Ok(obj) => drop(env.throw(JThrowable::from(obj))),
@@ -365,16 +392,8 @@ pub(crate) fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JResult<JObject<
         None => JObject::null(),
     };
     let code = int(e.code().as_u32() as i32);
-    up(
-        env,
-        Up::Error,
-        &[
-            code,
-            boolean(e.code().is_state_misuse()),
-            obj(&fields),
-            obj(&cause),
-        ],
-    )
+    let misuse = boolean(e.code().is_state_misuse());
+    up(env, Up::Error, &[code, misuse, obj(&fields), obj(&cause)])
 }
 
 /// Runs host code (a lookup, a validator, a host mechanism) on the current thread, attaching
@@ -385,17 +404,12 @@ pub(crate) fn call_host<T>(
     keep: bool,
     f: impl for<'a> FnOnce(&mut JNIEnv<'a>) -> JResult<T>,
 ) -> Result<T, Error> {
-    let vm = VM
-        .get()
-        .ok_or_else(|| Error::new(ErrorCode::Internal, "JNI_OnLoad did not run"))?;
+    let vm = VM.get().ok_or_else(|| internal("JNI_OnLoad did not run"))?;
     let mut env = match vm.get_env() {
         Ok(env) => env,
-        Err(_) => vm.attach_current_thread_as_daemon().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("cannot attach the thread: {e}"),
-            )
-        })?,
+        Err(_) => vm
+            .attach_current_thread_as_daemon()
+            .map_err(|e| internal(format!("cannot attach the thread: {e}")))?,
     };
     let r = env.with_local_frame(16, |env| f(env));
     let threw = || {
@@ -416,17 +430,14 @@ pub(crate) fn call_host<T>(
     r.map_err(|f| match f {
         Fail::Core(e) => e,
         Fail::Java => threw(),
-        Fail::Jni(j) => Error::new(ErrorCode::Internal, format!("JNI failure in {what}: {j}")),
+        Fail::Jni(j) => internal(format!("JNI failure in {what}: {j}")),
     })
 }
 
 // --- conversions and records -----------------------------------------------------------------
 
 pub(crate) fn null_argument(what: &str) -> Fail {
-    Fail::Core(Error::new(
-        ErrorCode::NullArgument,
-        format!("{what} must not be null"),
-    ))
+    Error::new(ErrorCode::NullArgument, format!("{what} must not be null")).into()
 }
 
 pub(crate) fn string(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JResult<String> {
@@ -476,7 +487,7 @@ pub(crate) fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>, what: &str) -> JRe
 
 /// Text Java sent as UTF-8 bytes (from `String.getBytes(UTF_8)`: always valid).
 pub(crate) fn utf8(b: &[u8]) -> JResult<&str> {
-    std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))
+    Ok(std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))?)
 }
 
 pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>> {
@@ -492,6 +503,15 @@ pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>>
         f.SetByteArrayRegion.unwrap()(raw, a, 0, n, b.as_ptr().cast());
         Ok(JObject::from_raw(a))
     }
+}
+
+/// `f`'s object for a value, null for none.
+pub(crate) fn or_null<'l, T>(
+    env: &mut JNIEnv<'l>,
+    v: Option<T>,
+    f: impl FnOnce(&mut JNIEnv<'l>, T) -> JResult<JObject<'l>>,
+) -> JResult<JObject<'l>> {
+    v.map_or(Ok(JObject::null()), |v| f(env, v))
 }
 
 pub(crate) fn jstr<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
@@ -623,10 +643,7 @@ pub(crate) fn free<T>(h: jlong) -> JResult<()> {
 }
 
 natives! {
-    fn version(env) -> JObject<'l> {
-        jstr(env, ksasl::VERSION)
-    }
-
+    version(env) -> JObject<'l> = jstr(env, ksasl::VERSION);
     fn wireTable(env, name: JString<'l>) -> JObject<'l> {
         let name = string(env, &name, "name")?;
         let table = ksasl::wire::table(&name).ok_or_else(|| {
@@ -639,7 +656,6 @@ natives! {
             })
             .done(env)
     }
-
     fn errorNew(env, code: jint, message: JString<'l>) -> JObject<'l> {
         let message = string(env, &message, "message")?;
         let code = u32::try_from(code)

@@ -12,8 +12,8 @@ use jni::objects::{GlobalRef, JByteArray, JObject, JString};
 use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 use ksasl::mech::{
-    host_failure, ClientStep, HostClientCalls, HostOutput, HostServerCalls, HostWork,
-    MechServerStep, MechanismRegistry,
+    host_failure, nothing_pending, ClientStep, HostClientCalls, HostOutput, HostServerCalls,
+    HostWork, MechServerStep, MechanismRegistry,
 };
 use ksasl::{ErrorCode, Result};
 
@@ -30,23 +30,23 @@ pub(crate) struct Stage {
 }
 
 /// Calls one Java helper for a host mechanism with `objects` (references of the calling
-/// thread), `message` as a `byte[]` when there is one, the time, and the address of `out`; the
-/// helper answers through the setters below. If the helper cannot run, the step fails.
+/// thread), then for a step the message (a `byte[]`, or null) and the time, and the address of
+/// `out`; the helper answers through the setters below. If the helper cannot run, the step
+/// fails.
 fn call(
     out: &mut HostOutput,
     which: Up,
     objects: &[&JObject<'_>],
-    message: Option<Option<&[u8]>>,
-    now: Option<i64>,
+    step: Option<(Option<&[u8]>, i64)>,
 ) {
     let ptr = out as *mut HostOutput as jlong;
     let r = call_host("mechanism", false, |env| {
-        let m = match message.flatten() {
+        let m = match step.and_then(|(m, _)| m) {
             Some(m) => env.byte_array_from_slice(m)?.into(),
             None => JObject::null(),
         };
         let mut a: Vec<_> = objects.iter().map(|o| obj(o)).collect();
-        a.extend(message.map(|_| obj(&m)).into_iter().chain(now.map(long)));
+        a.extend(step.into_iter().flat_map(|(_, now)| [obj(&m), long(now)]));
         a.push(long(ptr));
         up(env, which, &a).map(drop)
     });
@@ -58,45 +58,20 @@ fn call(
     }
 }
 
-/// One exchange of a Java client mechanism.
-struct JavaClient {
-    mechanism: GlobalRef,
-    asynchronous: bool,
-}
+/// One exchange of a Java mechanism: the object, and the helper that calls it (`HostClient`,
+/// `HostAsyncClient` or `HostServer`: each takes the message as a `byte[]` and the time).
+struct JavaMechanism(GlobalRef, Up);
 
-impl HostClientCalls for JavaClient {
+impl HostClientCalls for JavaMechanism {
     fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        let helper = if self.asynchronous {
-            Up::HostAsyncClient
-        } else {
-            Up::HostClient
-        };
-        call(
-            out,
-            helper,
-            &[self.mechanism.as_obj()],
-            Some(challenge),
-            Some(now_ms),
-        );
+        call(out, self.1, &[self.0.as_obj()], Some((challenge, now_ms)));
         0
     }
 }
 
-/// One exchange of a Java server mechanism.
-struct JavaServer {
-    mechanism: GlobalRef,
-}
-
-impl HostServerCalls for JavaServer {
+impl HostServerCalls for JavaMechanism {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        call(
-            out,
-            Up::HostServer,
-            &[self.mechanism.as_obj()],
-            Some(Some(response)),
-            Some(now_ms),
-        );
-        0
+        HostClientCalls::call(self, Some(response), now_ms, out)
     }
 }
 
@@ -122,40 +97,39 @@ fn create(name: &str, factory: &GlobalRef, server: bool) -> Result<GlobalRef> {
 }
 
 /// Registers a Java client mechanism factory (of `AsyncHostClientMechanism`s when
-/// `asynchronous`).
+/// `asynchronous`) under `name`.
 pub(crate) fn register_client(
     env: &mut JNIEnv<'_>,
     r: &mut MechanismRegistry,
-    name: &str,
+    name: &JString<'_>,
     factory: &JObject<'_>,
     asynchronous: bool,
 ) -> JResult<()> {
+    let helper = match asynchronous {
+        true => Up::HostAsyncClient,
+        false => Up::HostClient,
+    };
+    let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    let n = name.to_string();
-    r.register_host_client(name, move || {
-        let mechanism = create(&n, &f, false)?;
-        Ok(Box::new(JavaClient {
-            mechanism,
-            asynchronous,
-        }) as Box<dyn HostClientCalls>)
-    })?;
-    Ok(())
+    Ok(r.register_host_client(&n.clone(), move || {
+        let m = JavaMechanism(create(&n, &f, false)?, helper);
+        Ok(Box::new(m) as Box<dyn HostClientCalls>)
+    })?)
 }
 
-/// Registers a Java server mechanism factory.
+/// Registers a Java server mechanism factory under `name`.
 pub(crate) fn register_server(
     env: &mut JNIEnv<'_>,
     r: &mut MechanismRegistry,
-    name: &str,
+    name: &JString<'_>,
     factory: &JObject<'_>,
 ) -> JResult<()> {
+    let n = string(env, name, "name")?;
     let f = env.new_global_ref(factory)?;
-    let n = name.to_string();
-    r.register_host_server(name, move || {
-        let mechanism = create(&n, &f, true)?;
-        Ok(Box::new(JavaServer { mechanism }) as Box<dyn HostServerCalls>)
-    })?;
-    Ok(())
+    Ok(r.register_host_server(&n.clone(), move || {
+        let m = JavaMechanism(create(&n, &f, true)?, Up::HostServer);
+        Ok(Box::new(m) as Box<dyn HostServerCalls>)
+    })?)
 }
 
 /// The stage of pending work (a new local reference), or null.
@@ -166,26 +140,21 @@ pub(crate) fn stage<'l>(env: &mut JNIEnv<'l>, work: Option<&HostWork>) -> JResul
     }
 }
 
-/// The late answer to a Java client mechanism's `work`: the message its stage completed with
-/// (`error` null) or the exception it completed with.
+/// The late answer to a Java client mechanism's `work` (none: nothing is pending): the message
+/// its stage completed with (`error` null) or the exception it completed with.
 pub(crate) fn resume_client(
-    work: &HostWork,
+    work: Option<&HostWork>,
     message: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<ClientStep>> {
+    let work = &work.cloned().ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(false);
     let mechanism = work
         .downcast_ref::<Stage>()
         .and_then(|s| s.mechanism.as_ref());
     match (error.is_null(), mechanism) {
-        (false, _) => call(&mut out, Up::HostFail, &[error], None, None),
-        (true, Some(m)) => call(
-            &mut out,
-            Up::HostClientAnswer,
-            &[m.as_obj(), message],
-            None,
-            None,
-        ),
+        (false, _) => call(&mut out, Up::HostFail, &[error], None),
+        (true, Some(m)) => call(&mut out, Up::HostClientAnswer, &[m.as_obj(), message], None),
         (true, None) => {
             drop(out.refuse(ErrorCode::HostMechanismFailed, "left no client mechanism"))
         }
@@ -193,17 +162,18 @@ pub(crate) fn resume_client(
     out.late_client_step(work, 0)
 }
 
-/// The late answer to a Java server mechanism's `work`: the `HostServerStep` its stage
-/// completed with (`error` null) or the exception it completed with.
+/// The late answer to a Java server mechanism's `work` (none: nothing is pending): the
+/// `HostServerStep` its stage completed with (`error` null) or the exception it completed with.
 pub(crate) fn resume_server(
-    work: &HostWork,
+    work: Option<&HostWork>,
     step: &JObject<'_>,
     error: &JObject<'_>,
 ) -> Result<Result<MechServerStep>> {
+    let work = &work.cloned().ok_or_else(nothing_pending)?;
     let mut out = HostOutput::new(true);
     match error.is_null() {
-        false => call(&mut out, Up::HostFail, &[error], None, None),
-        true => call(&mut out, Up::HostServerAnswer, &[step], None, None),
+        false => call(&mut out, Up::HostFail, &[error], None),
+        true => call(&mut out, Up::HostServerAnswer, &[step], None),
     }
     out.late_server_step(work, 0)
 }
@@ -218,23 +188,11 @@ fn output<'a>(out: jlong) -> &'a mut HostOutput {
 // A wrong use of the output is recorded in it by the core (and fails the step), so the
 // setters ignore their results.
 natives! {
-    fn hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> () {
-        let m = bytes(env, &message, "message")?;
-        let _ = output(out).set_message(&m);
-        Ok(())
-    }
-
-    fn hostSetDone(_env, out: jlong) -> () {
-        let _ = output(out).set_done();
-        Ok(())
-    }
-
-    fn hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> () {
-        let id = string(env, &id, "authorizationId")?;
-        let _ = output(out).set_authenticated(&id, opt(expiry));
-        Ok(())
-    }
-
+    hostSetMessage(env, out: jlong, message: JByteArray<'l>) -> ()
+        = drop(output(out).set_message(&bytes(env, &message, "message")?));
+    hostSetDone(_env, out: jlong) -> () = drop(output(out).set_done());
+    hostSetAuthenticated(env, out: jlong, id: JString<'l>, expiry: jlong) -> ()
+        = drop(output(out).set_authenticated(&string(env, &id, "authorizationId")?, opt(expiry)));
     fn hostSetPending(env, out: jlong, stage: JObject<'l>, mechanism: JObject<'l>) -> () {
         let stage = env.new_global_ref(stage)?;
         let mechanism = (!mechanism.is_null())
@@ -243,27 +201,20 @@ natives! {
         let _ = output(out).set_pending(Stage { stage, mechanism });
         Ok(())
     }
-
     fn hostSetError(env, out: jlong, code: jint, text: JString<'l>, cause: JObject<'l>) -> () {
         let text = opt_string(env, &text)?.unwrap_or_default();
         let o = output(out);
         let known = u32::try_from(code).ok().and_then(ErrorCode::from_u32);
         match code {
             0 => o.set_error(None, &text),
-            c => {
-                let _ = o.set_error_code(c as u32, &text);
-            }
+            c => drop(o.set_error_code(c as u32, &text)),
         }
         if !cause.is_null() {
             let code = known.unwrap_or(ErrorCode::HostMechanismFailed);
-            restore_host_cause((code, text, env.new_global_ref(cause)?));
+            restore_host_cause(Some((code, text, env.new_global_ref(cause)?)));
         }
         Ok(())
     }
-
-    fn hostRefuse(env, out: jlong, what: JString<'l>) -> () {
-        let what = string(env, &what, "what")?;
-        output(out).refuse(ErrorCode::HostMechanismFailed, what);
-        Ok(())
-    }
+    hostRefuse(env, out: jlong, what: JString<'l>) -> ()
+        = drop(output(out).refuse(ErrorCode::HostMechanismFailed, string(env, &what, "what")?));
 }

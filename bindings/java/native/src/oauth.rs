@@ -36,12 +36,8 @@ fn java_validator(
             let slot = &mut accepted as *mut Option<(String, i64)> as jlong;
             call_host("token validator", true, |env| {
                 let t = jstr(env, token)?;
-                up(
-                    env,
-                    Up::CallValidate,
-                    &[obj(v.as_obj()), obj(&t), long(now_ms), long(slot)],
-                )?;
-                Ok(())
+                let args = [obj(v.as_obj()), obj(&t), long(now_ms), long(slot)];
+                up(env, Up::CallValidate, &args).map(drop)
             })?;
             Ok(accepted)
         },
@@ -66,13 +62,8 @@ fn token<'l>(
 
 natives! {
     // --- OAUTHBEARER servers and clients of a registry
-
     fn registryAddOAuthUnsecured(
-        env,
-        h: jlong,
-        scope: JObjectArray<'l>,
-        skew: jlong,
-        skew_set: jboolean,
+        env, h: jlong, scope: JObjectArray<'l>, skew: jlong, skew_set: jboolean,
     ) -> () {
         let mut c = UnsecuredValidatorConfig::default();
         if let Some(scope) = opt_strings(env, &scope)? {
@@ -85,41 +76,22 @@ natives! {
         registry_mut(h).register_cached_oauthbearer_server(Arc::new(v));
         Ok(())
     }
-
-    fn registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> () {
-        let v = get::<Jwks>(jwks).clone();
-        registry_mut(h).register_cached_oauthbearer_server(v);
-        Ok(())
-    }
-
-    fn registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> () {
-        let v = java_validator(env, &validator)?;
-        registry_mut(h).register_cached_oauthbearer_server(v);
-        Ok(())
-    }
-
+    registryAddOAuthJwks(_env, h: jlong, jwks: jlong) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(get::<Jwks>(jwks).clone());
+    registryAddOAuthValidator(env, h: jlong, validator: JObject<'l>) -> ()
+        = registry_mut(h).register_cached_oauthbearer_server(java_validator(env, &validator)?);
     fn validatorAnswer(env, slot: jlong, principal: JString<'l>, expiry: jlong) -> () {
         let principal = string(env, &principal, "principal")?;
         // SAFETY: `slot` is the answer of the `java_validator` call running on this thread.
         *unsafe { &mut *(slot as *mut Option<(String, i64)>) } = Some((principal, expiry));
         Ok(())
     }
-
-    fn registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> () {
-        let r = get::<Refr>(refresher).clone();
-        registry_mut(h).register_oauthbearer_client(r);
-        Ok(())
-    }
+    registryAddOAuthClient(_env, h: jlong, refresher: jlong) -> ()
+        = registry_mut(h).register_oauthbearer_client(get::<Refr>(refresher).clone());
 
     // --- JwksValidator and its configuration
-
-    fn jwtConfigNew(_env) -> i64 {
-        Ok(into_handle(JwtValidatorConfig::default()))
-    }
-
-    fn jwtConfigFree(_env, c: jlong) -> () {
-        free::<JwtValidatorConfig>(c)
-    }
+    jwtConfigNew(_env) -> i64 = into_handle(JwtValidatorConfig::default());
+    jwtConfigFree(_env, c: jlong) -> () = free::<JwtValidatorConfig>(c);
 }
 
 setters! { JwtValidatorConfig:
@@ -144,25 +116,12 @@ setters! { JwtValidatorConfig:
 }
 
 natives! {
-    fn jwksNew(_env, c: jlong) -> i64 {
-        Ok(into_handle::<Jwks>(Arc::new(JwksValidator::new(
-            get_mut::<JwtValidatorConfig>(c).clone(),
-        )?)))
-    }
-
-    fn jwksFree(_env, h: jlong) -> () {
-        free::<Jwks>(h)
-    }
-
-    fn jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32 {
-        let json = string(env, &json, "jwksJson")?;
-        Ok(get::<Jwks>(h).set_jwks(&json, now)? as i32)
-    }
-
-    fn jwksNextRefresh(_env, h: jlong) -> i64 {
-        Ok(get::<Jwks>(h).next_refresh_ms())
-    }
-
+    jwksNew(_env, c: jlong) -> i64
+        = into_handle::<Jwks>(Arc::new(JwksValidator::new(get::<JwtValidatorConfig>(c).clone())?));
+    jwksFree(_env, h: jlong) -> () = free::<Jwks>(h);
+    jwksSet(env, h: jlong, json: JString<'l>, now: jlong) -> i32
+        = get::<Jwks>(h).set_jwks(&string(env, &json, "jwksJson")?, now)? as i32;
+    jwksNextRefresh(_env, h: jlong) -> i64 = get::<Jwks>(h).next_refresh_ms();
     fn jwksValidate(env, h: jlong, token: JString<'l>, now: jlong) -> JObject<'l> {
         let token = string(env, &token, "token")?;
         let v = get::<Jwks>(h)
@@ -174,13 +133,8 @@ natives! {
             .strs(&v.scope)
             .done(env)
     }
-
     fn unsecuredToken(
-        env,
-        principal: JString<'l>,
-        lifetime_seconds: jlong,
-        scope: JObjectArray<'l>,
-        now: jlong,
+        env, principal: JString<'l>, lifetime_seconds: jlong, scope: JObjectArray<'l>, now: jlong,
     ) -> JObject<'l> {
         let principal = string(env, &principal, "principal")?;
         let mut b =
@@ -193,14 +147,8 @@ natives! {
     }
 
     // --- Refresher and its configuration
-
-    fn refreshConfigNew(_env) -> i64 {
-        Ok(into_handle(RefreshConfig::builder()))
-    }
-
-    fn refreshConfigFree(_env, c: jlong) -> () {
-        free::<RefreshConfigBuilder>(c)
-    }
+    refreshConfigNew(_env) -> i64 = into_handle(RefreshConfig::builder());
+    refreshConfigFree(_env, c: jlong) -> () = free::<RefreshConfigBuilder>(c);
 }
 
 setters! { RefreshConfigBuilder:
@@ -222,23 +170,11 @@ natives! {
             SharedRandom::default(),
         ))))
     }
-
-    fn refresherFree(_env, h: jlong) -> () {
-        free::<Refr>(h)
-    }
-
-    fn refresherPoll(_env, h: jlong, now: jlong) -> bool {
-        Ok(get::<Refr>(h).poll(now))
-    }
-
+    refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
+    refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
     fn refresherSetToken(
-        env,
-        h: jlong,
-        token: JString<'l>,
-        expiry: jlong,
-        principal: JString<'l>,
-        extensions: JObjectArray<'l>,
-        now: jlong,
+        env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
+        extensions: JObjectArray<'l>, now: jlong,
     ) -> i64 {
         let token = string(env, &token, "token")?;
         let principal = string(env, &principal, "principal")?;
@@ -249,27 +185,16 @@ natives! {
             .collect();
         Ok(get::<Refr>(h).set_token(&token, expiry, &principal, &ext, now)? as i64)
     }
-
-    fn refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> () {
-        let reason = string(env, &reason, "reason")?;
-        Ok(get::<Refr>(h).set_token_failure(&reason, now)?)
-    }
-
-    fn refresherNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(get::<Refr>(h).next_deadline()))
-    }
-
-    fn refresherGeneration(_env, h: jlong) -> i64 {
-        Ok(get::<Refr>(h).generation() as i64)
-    }
-
+    refresherSetTokenFailure(env, h: jlong, reason: JString<'l>, now: jlong) -> ()
+        = get::<Refr>(h).set_token_failure(&string(env, &reason, "reason")?, now);
+    refresherNextDeadline(_env, h: jlong) -> i64 = raw(get::<Refr>(h).next_deadline());
+    refresherGeneration(_env, h: jlong) -> i64 = get::<Refr>(h).generation() as i64;
     fn refresherCurrent(env, h: jlong, now: jlong) -> JObject<'l> {
         let (t, e, g) = get::<Refr>(h).current_token(now)?;
         token(env, &t, &e.map().iter().collect::<Vec<_>>(), g)
     }
 
     // --- Tracker
-
     fn trackerNew(_env, refresher: jlong, spread: jlong, spread_set: jboolean) -> i64 {
         let mut c = TrackerConfig::default();
         if spread_set != 0 {
@@ -278,18 +203,9 @@ natives! {
         let r = get::<Refr>(refresher).clone();
         Ok(into_handle(Tracker::new(r, c)?))
     }
-
-    fn trackerFree(_env, h: jlong) -> () {
-        free::<Tracker>(h)
-    }
-
+    trackerFree(_env, h: jlong) -> () = free::<Tracker>(h);
     fn trackerAuthenticated(
-        _env,
-        h: jlong,
-        id: jlong,
-        generation: jlong,
-        lifetime: jlong,
-        reauth_at: jlong,
+        _env, h: jlong, id: jlong, generation: jlong, lifetime: jlong, reauth_at: jlong,
         expiry: jlong,
     ) -> () {
         let (Ok(id), Ok(generation)) = (u64::try_from(id), u64::try_from(generation)) else {
@@ -307,16 +223,8 @@ natives! {
         };
         Ok(get::<Tracker>(h).authenticated(id, generation, &s)?)
     }
-
-    fn trackerForget(_env, h: jlong, id: jlong) -> () {
-        get::<Tracker>(h).forget(id as u64);
-        Ok(())
-    }
-
-    fn trackerNextDeadline(_env, h: jlong) -> i64 {
-        Ok(raw(get::<Tracker>(h).next_deadline()))
-    }
-
+    trackerForget(_env, h: jlong, id: jlong) -> () = get::<Tracker>(h).forget(id as u64);
+    trackerNextDeadline(_env, h: jlong) -> i64 = raw(get::<Tracker>(h).next_deadline());
     fn trackerPoll(env, h: jlong, now: jlong) -> JObject<'l> {
         let p = get::<Tracker>(h).poll(now);
         let mut v = vec![p.refresh as i64];

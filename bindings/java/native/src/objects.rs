@@ -8,9 +8,7 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::JNIEnv;
 use ksasl::credential::scram::MIN_ITERATIONS;
 use ksasl::credential::{CredentialAnswerKind, HostLookup};
-use ksasl::mech::{
-    nothing_pending, nothing_requested, AuthOutcome, ClientStep, ServerSession, ServerStep,
-};
+use ksasl::mech::{nothing_requested, AuthOutcome, ClientStep, ServerSession, ServerStep};
 use ksasl::{
     ClientExchange, CredentialAnswer, CredentialLookup, CredentialRequest, CredentialStore, Error,
     ErrorCode, Lookup, MechanismRegistry, OsRandom, PasswordCredential, ScramCredential,
@@ -19,7 +17,7 @@ use ksasl::{
 
 use crate::glue::{
     bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_string,
-    raw, string, up, utf8, Fail, JResult, Rec, Up,
+    or_null, raw, string, up, utf8, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
@@ -36,15 +34,17 @@ pub(crate) fn registry_mut<'a>(h: jlong) -> RwLockWriteGuard<'a, MechanismRegist
         .unwrap_or_else(|p| p.into_inner())
 }
 
-/// A host's answer to `request` in the Java form (kind number, value, expiry or NONE, owner).
+/// A host's answer to `request` (none: nothing was requested) in the Java form (kind number,
+/// value, expiry or NONE, owner).
 pub(crate) fn answer(
     env: &mut JNIEnv<'_>,
-    request: &CredentialRequest,
+    request: Option<&CredentialRequest>,
     kind: jint,
     value: &JString<'_>,
     expiry: jlong,
     owner: &JString<'_>,
 ) -> JResult<Lookup> {
+    let request = request.ok_or_else(nothing_requested)?;
     let kind = CredentialAnswerKind::try_from_u32(kind as u32)?;
     let value = opt_string(env, value)?;
     let owner = opt_string(env, owner)?;
@@ -80,12 +80,8 @@ fn java_lookup(env: &mut JNIEnv<'_>, lookup: &JObject<'_>) -> JResult<Arc<dyn Cr
         let ptr = &mut slot as *mut LookupSlot as jlong;
         call_host("credential lookup", true, |env| {
             let r = self::request(env, request)?;
-            up(
-                env,
-                Up::CallLookup,
-                &[obj(lookup.as_obj()), obj(&r), long(ptr)],
-            )
-            .map(drop)
+            let args = [obj(lookup.as_obj()), obj(&r), long(ptr)];
+            up(env, Up::CallLookup, &args).map(drop)
         })?;
         match slot.answer {
             Some(Ok(l)) => Ok(l),
@@ -159,22 +155,10 @@ fn server_step<'l>(
 
 natives! {
     // --- CredentialStore
-
-    fn storeNew(_env) -> i64 {
-        Ok(into_handle::<Store>(Arc::new(CredentialStore::new())))
-    }
-
-    fn storeFree(_env, h: jlong) -> () {
-        free::<Store>(h)
-    }
-
+    storeNew(_env) -> i64 = into_handle::<Store>(Arc::new(CredentialStore::new()));
+    storeFree(_env, h: jlong) -> () = free::<Store>(h);
     fn storeAddUser(
-        env,
-        h: jlong,
-        user: JString<'l>,
-        password: JString<'l>,
-        iterations: jint,
-        set: jboolean,
+        env, h: jlong, user: JString<'l>, password: JString<'l>, iterations: jint, set: jboolean,
     ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
@@ -186,38 +170,21 @@ natives! {
         };
         Ok(get::<Store>(h).add_user(&user, &password, iterations, &OsRandom)?)
     }
-
     fn storeSetScram(
-        env,
-        h: jlong,
-        user: JString<'l>,
-        mechanism: JString<'l>,
-        credential: JString<'l>,
+        env, h: jlong, user: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
     ) -> () {
         let user = string(env, &user, "username")?;
         let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
         let c = ScramCredential::from_kafka_string(m, &string(env, &credential, "credential")?)?;
         Ok(get::<Store>(h).set_scram(&user, c)?)
     }
-
-    fn storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> () {
-        let user = string(env, &user, "username")?;
-        Ok(get::<Store>(h).set_user_expiry(&user, opt(expiry))?)
-    }
-
-    fn storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool {
-        let user = string(env, &user, "username")?;
-        Ok(get::<Store>(h).remove_user(&user)?)
-    }
-
+    storeSetUserExpiry(env, h: jlong, user: JString<'l>, expiry: jlong) -> ()
+        = get::<Store>(h).set_user_expiry(&string(env, &user, "username")?, opt(expiry));
+    storeRemoveUser(env, h: jlong, user: JString<'l>) -> bool
+        = get::<Store>(h).remove_user(&string(env, &user, "username")?);
     fn storeSetToken(
-        env,
-        h: jlong,
-        id: JString<'l>,
-        mechanism: JString<'l>,
-        credential: JString<'l>,
-        owner: JString<'l>,
-        expiry: jlong,
+        env, h: jlong, id: JString<'l>, mechanism: JString<'l>, credential: JString<'l>,
+        owner: JString<'l>, expiry: jlong,
     ) -> () {
         let id = string(env, &id, "tokenId")?;
         let m = ScramMechanism::try_from_name(&string(env, &mechanism, "mechanism")?)?;
@@ -230,23 +197,10 @@ natives! {
     }
 
     // --- MechanismRegistry
-
-    fn registryNew(_env) -> i64 {
-        Ok(into_handle::<Registry>(RwLock::new(
-            MechanismRegistry::new(),
-        )))
-    }
-
-    fn registryFree(_env, h: jlong) -> () {
-        free::<Registry>(h)
-    }
-
+    registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
+    registryFree(_env, h: jlong) -> () = free::<Registry>(h);
     fn registryAddPasswordServers(
-        env,
-        h: jlong,
-        store: jlong,
-        lookup: JObject<'l>,
-        tokens: jlong,
+        env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong,
     ) -> () {
         let users: Option<Arc<dyn CredentialLookup>> = match (store, lookup.is_null()) {
             (0, true) => None,
@@ -261,27 +215,16 @@ natives! {
         r.set_token_lookup(tokens);
         Ok(())
     }
-
     fn lookupAnswer(
-        env,
-        slot: jlong,
-        kind: jint,
-        value: JString<'l>,
-        expiry: jlong,
-        owner: JString<'l>,
+        env, slot: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
     ) -> () {
         // SAFETY: `slot` is the `LookupSlot` of the `java_lookup` call running on this thread.
         let slot = unsafe { &mut *(slot as *mut LookupSlot) };
-        slot.answer = Some(answer(env, slot.request, kind, &value, expiry, &owner));
+        slot.answer = Some(answer(env, Some(slot.request), kind, &value, expiry, &owner));
         Ok(())
     }
-
     fn registryAddPasswordClients(
-        env,
-        h: jlong,
-        user: JString<'l>,
-        password: JString<'l>,
-        token: jboolean,
+        env, h: jlong, user: JString<'l>, password: JString<'l>, token: jboolean,
     ) -> () {
         let user = string(env, &user, "username")?;
         let password = string(env, &password, "password")?;
@@ -292,171 +235,75 @@ natives! {
         registry_mut(h).merge(MechanismRegistry::password_clients(Arc::new(c)));
         Ok(())
     }
-
-    fn registryAddHostClient(
-        env,
-        h: jlong,
-        name: JString<'l>,
-        factory: JObject<'l>,
-        asynchronous: jboolean,
-    ) -> () {
-        let name = string(env, &name, "name")?;
-        hostmech::register_client(
-            env,
-            &mut registry_mut(h),
-            &name,
-            &factory,
-            asynchronous != 0,
-        )
-    }
-
-    fn registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> () {
-        let name = string(env, &name, "name")?;
-        hostmech::register_server(env, &mut registry_mut(h), &name, &factory)
-    }
-
-    fn registryClientMechanisms(env, h: jlong) -> JObject<'l> {
-        Rec::default()
-            .strs(registry(h).client_mechanisms())
-            .done(env)
-    }
-
-    fn registryServerMechanisms(env, h: jlong) -> JObject<'l> {
-        Rec::default()
-            .strs(registry(h).server_mechanisms())
-            .done(env)
-    }
+    registryAddHostClient(env, h: jlong, name: JString<'l>, factory: JObject<'l>, a: jboolean) -> ()
+        = hostmech::register_client(env, &mut registry_mut(h), &name, &factory, a != 0);
+    registryAddHostServer(env, h: jlong, name: JString<'l>, factory: JObject<'l>) -> ()
+        = hostmech::register_server(env, &mut registry_mut(h), &name, &factory);
+    registryClientMechanisms(env, h: jlong) -> JObject<'l>
+        = Rec::default().strs(registry(h).client_mechanisms()).done(env);
+    registryServerMechanisms(env, h: jlong) -> JObject<'l>
+        = Rec::default().strs(registry(h).server_mechanisms()).done(env);
 
     // --- ClientExchange
-
-    fn clientExchangeNew(env, registry_h: jlong, mechanism: JByteArray<'l>) -> i64 {
-        let m = bytes(env, &mechanism, "mechanism")?;
-        Ok(into_handle(registry(registry_h).client(utf8(&m)?)?))
-    }
-
-    fn clientExchangeFree(_env, h: jlong) -> () {
-        free::<ClientExchange>(h)
-    }
-
-    fn clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l> {
-        let step = get_mut::<ClientExchange>(h).start(now)?;
-        client_step(env, step)
-    }
-
-    fn clientExchangeStep(
-        env,
-        h: jlong,
-        challenge: JByteArray<'l>,
-        now: jlong,
-    ) -> JObject<'l> {
+    clientExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
+        = into_handle(registry(r).client(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
+    clientExchangeFree(_env, h: jlong) -> () = free::<ClientExchange>(h);
+    clientExchangeStart(env, h: jlong, now: jlong) -> JObject<'l>
+        = client_step(env, get_mut::<ClientExchange>(h).start(now)?);
+    fn clientExchangeStep(env, h: jlong, challenge: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let challenge = bytes(env, &challenge, "challenge")?;
         let step = get_mut::<ClientExchange>(h).step(&challenge, now)?;
         client_step(env, step)
     }
-
-    fn clientExchangePendingWork(env, h: jlong) -> JObject<'l> {
-        let ex = get_mut::<ClientExchange>(h);
-        hostmech::stage(env, ex.pending_work())
-    }
-
+    clientExchangePendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, get_mut::<ClientExchange>(h).pending_work());
     fn clientExchangeResume(
-        env,
-        h: jlong,
-        message: JByteArray<'l>,
-        error: JObject<'l>,
+        env, h: jlong, message: JByteArray<'l>, error: JObject<'l>,
     ) -> JObject<'l> {
-        let mut ex = get_mut::<ClientExchange>(h);
-        let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
-        let step = hostmech::resume_client(&work, &message, &error)?;
+        let ex = get_mut::<ClientExchange>(h);
+        let step = hostmech::resume_client(ex.pending_work(), &message, &error)?;
         let step = ex.resume(step)?;
         client_step(env, step)
     }
-
-    fn clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> () {
-        let m = opt_string(env, &message)?;
-        Err(get_mut::<ClientExchange>(h)
-            .server_failed(m.as_deref())
-            .into())
-    }
-
-    fn clientExchangeMechanism(env, h: jlong) -> JObject<'l> {
-        let m = get_mut::<ClientExchange>(h).mechanism().to_string();
-        jstr(env, &m)
-    }
-
-    fn clientExchangeComplete(_env, h: jlong) -> bool {
-        Ok(get_mut::<ClientExchange>(h).is_complete())
-    }
+    clientExchangeServerFailed(env, h: jlong, message: JString<'l>) -> ()
+        = Err(get_mut::<ClientExchange>(h).server_failed(opt_string(env, &message)?.as_deref()));
+    clientExchangeMechanism(env, h: jlong) -> JObject<'l>
+        = jstr(env, get_mut::<ClientExchange>(h).mechanism());
+    clientExchangeComplete(_env, h: jlong) -> bool = get_mut::<ClientExchange>(h).is_complete();
 
     // --- ServerExchange
-
-    fn serverExchangeNew(env, registry_h: jlong, mechanism: JByteArray<'l>) -> i64 {
-        let m = bytes(env, &mechanism, "mechanism")?;
-        Ok(into_handle(registry(registry_h).server(utf8(&m)?)?))
-    }
-
-    fn serverExchangeFree(_env, h: jlong) -> () {
-        free::<ServerExchange>(h)
-    }
-
-    fn serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> () {
-        get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
-        Ok(())
-    }
-
+    serverExchangeNew(env, r: jlong, mechanism: JByteArray<'l>) -> i64
+        = into_handle(registry(r).server(utf8(&bytes(env, &mechanism, "mechanism")?)?)?);
+    serverExchangeFree(_env, h: jlong) -> () = free::<ServerExchange>(h);
+    serverExchangeSetMaxReauthMs(_env, h: jlong, ms: jlong) -> ()
+        = get_mut::<ServerExchange>(h).set_max_reauth_ms(ms);
     fn serverExchangeStep(env, h: jlong, response: JByteArray<'l>, now: jlong) -> JObject<'l> {
         let response = bytes(env, &response, "response")?;
-        let mut ex = get_mut::<ServerExchange>(h);
+        let ex = get_mut::<ServerExchange>(h);
         let step = ex.step(&response, now)?;
         server_step(env, ex, step)
     }
-
     fn serverExchangeProvide(
-        env,
-        h: jlong,
-        kind: jint,
-        value: JString<'l>,
-        expiry: jlong,
-        owner: JString<'l>,
+        env, h: jlong, kind: jint, value: JString<'l>, expiry: jlong, owner: JString<'l>,
         now: jlong,
     ) -> JObject<'l> {
-        let mut ex = get_mut::<ServerExchange>(h);
-        let request = ex
-            .pending_request()
-            .cloned()
-            .ok_or_else(nothing_requested)?;
-        let a = answer(env, &request, kind, &value, expiry, &owner)?.now()?;
+        let ex = get_mut::<ServerExchange>(h);
+        let a = answer(env, ex.pending_request(), kind, &value, expiry, &owner)?.now()?;
         let step = ex.provide_credential(a, now)?;
         server_step(env, ex, step)
     }
-
-    fn serverExchangePendingRequest(env, h: jlong) -> JObject<'l> {
-        let ex = get_mut::<ServerExchange>(h);
-        ex.pending_request()
-            .map_or(Ok(JObject::null()), |r| request(env, r))
-    }
-
-    fn serverExchangePendingWork(env, h: jlong) -> JObject<'l> {
-        let ex = get_mut::<ServerExchange>(h);
-        hostmech::stage(env, ex.pending_work())
-    }
-
+    serverExchangePendingRequest(env, h: jlong) -> JObject<'l>
+        = or_null(env, get_mut::<ServerExchange>(h).pending_request(), request);
+    serverExchangePendingWork(env, h: jlong) -> JObject<'l>
+        = hostmech::stage(env, get_mut::<ServerExchange>(h).pending_work());
     fn serverExchangeResume(
-        env,
-        h: jlong,
-        step: JObject<'l>,
-        error: JObject<'l>,
-        now: jlong,
+        env, h: jlong, step: JObject<'l>, error: JObject<'l>, now: jlong,
     ) -> JObject<'l> {
-        let mut ex = get_mut::<ServerExchange>(h);
-        let work = ex.pending_work().cloned().ok_or_else(nothing_pending)?;
-        let r = hostmech::resume_server(&work, &step, &error)?;
+        let ex = get_mut::<ServerExchange>(h);
+        let r = hostmech::resume_server(ex.pending_work(), &step, &error)?;
         let step = ex.resume(r, now)?;
         server_step(env, ex, step)
     }
-
-    fn serverExchangeClientMessage(env, h: jlong) -> JObject<'l> {
-        let m = get_mut::<ServerExchange>(h).client_message();
-        m.map_or(Ok(JObject::null()), |m| jstr(env, &m))
-    }
+    serverExchangeClientMessage(env, h: jlong) -> JObject<'l>
+        = or_null(env, get_mut::<ServerExchange>(h).client_message(), |env, m| jstr(env, &m));
 }
