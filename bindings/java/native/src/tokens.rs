@@ -95,22 +95,13 @@ fn authority<'a>(h: jlong) -> &'a TokenAuthority {
 
 natives! {
     // --- TokenAuthority
-
     fn tokenAuthorityDefaults(env) -> JObject<'l> {
         let c = TokenConfig::new("");
         let a = env.new_long_array(3)?;
-        env.set_long_array_region(
-            &a,
-            0,
-            &[
-                c.max_lifetime_ms,
-                c.expiry_time_ms,
-                c.expiry_check_interval_ms,
-            ],
-        )?;
+        let defaults = [c.max_lifetime_ms, c.expiry_time_ms, c.expiry_check_interval_ms];
+        env.set_long_array_region(&a, 0, &defaults)?;
         Ok(a.into())
     }
-
     fn tokenAuthorityNew(env, key: JString<'l>, settings: JLongArray<'l>) -> i64 {
         let mut c = TokenConfig::new(string(env, &key, "secretKey")?.as_str());
         if !settings.is_null() {
@@ -125,11 +116,7 @@ natives! {
         let a = TokenAuthority::new(c, SharedRandom::default())?;
         Ok(into_handle::<Authority>(Arc::new(a)))
     }
-
-    fn tokenAuthorityFree(_env, h: jlong) -> () {
-        free::<Authority>(h)
-    }
-
+    tokenAuthorityFree(_env, h: jlong) -> () = free::<Authority>(h);
     fn tokenAuthorityCreate(
         env, h: jlong, owner: JString<'l>, requester: JString<'l>, renewers: JObjectArray<'l>,
         max_lifetime_ms: jlong, now: jlong,
@@ -139,49 +126,34 @@ natives! {
         let t = authority(h).create_by_name(&o, r.as_deref(), &renewers, max_lifetime_ms, now)?;
         token_object(env, &t)
     }
-
     fn tokenAuthorityRenew(
         env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
     ) -> i64 {
         let (hmac, caller) = (bytes(env, &hmac, "hmac")?, string(env, &caller, "caller")?);
         Ok(authority(h).change_by_name(false, &hmac, &caller, period_ms, now)?)
     }
-
     fn tokenAuthorityExpire(
         env, h: jlong, hmac: JByteArray<'l>, caller: JString<'l>, period_ms: jlong, now: jlong,
     ) -> i64 {
         let (hmac, caller) = (bytes(env, &hmac, "hmac")?, string(env, &caller, "caller")?);
         Ok(authority(h).change_by_name(true, &hmac, &caller, period_ms, now)?)
     }
-
     fn tokenAuthorityDescribe(env, h: jlong, owners: JObjectArray<'l>) -> JObject<'l> {
         let tokens = authority(h).describe_by_name(opt_strings(env, &owners)?.as_deref())?;
         token_array(env, &tokens)
     }
-
-    fn tokenAuthoritySweep(env, h: jlong, now: jlong) -> JObject<'l> {
-        Rec::default().strs(authority(h).sweep(now)?).done(env)
-    }
-
-    fn tokenAuthorityNextSweep(_env, h: jlong) -> i64 {
-        Ok(authority(h).next_sweep_ms())
-    }
-
+    tokenAuthoritySweep(env, h: jlong, now: jlong) -> JObject<'l> =
+        Rec::default().strs(authority(h).sweep(now)?).done(env);
+    tokenAuthorityNextSweep(_env, h: jlong) -> i64 = authority(h).next_sweep_ms();
     fn tokenAuthorityHmac(env, h: jlong, id: JString<'l>) -> JObject<'l> {
         let id = string(env, &id, "tokenId")?;
         jbytes(env, authority(h).hmac(&id).expose())
     }
-
-    fn tokenAuthorityExport(env, h: jlong) -> JObject<'l> {
-        let text = authority(h).export_records()?;
-        jstr(env, &text)
-    }
-
+    tokenAuthorityExport(env, h: jlong) -> JObject<'l> = jstr(env, &authority(h).export_records()?);
     fn tokenAuthorityImport(env, h: jlong, records: JString<'l>) -> i32 {
         let text = string(env, &records, "records")?;
         Ok(authority(h).import_records(&text)?.min(i32::MAX as usize) as i32)
     }
-
     fn tokenAuthorityHandleRequest(
         env, h: jlong, frame: JByteArray<'l>, caller: JString<'l>, token_authenticated: jboolean,
         now: jlong,
@@ -192,14 +164,12 @@ natives! {
     }
 
     // --- Tokens in Java, in refreshers and in client registries
-
     fn tokenNew(
         env, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>, times: JLongArray<'l>,
     ) -> JObject<'l> {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         token_object(env, &t)
     }
-
     fn refresherSetDelegationToken(
         env, h: jlong, id: JString<'l>, hmac: JByteArray<'l>, names: JObjectArray<'l>,
         times: JLongArray<'l>, now: jlong,
@@ -207,15 +177,10 @@ natives! {
         let t = core_token(env, &id, &hmac, &names, &times)?;
         Ok(t.install(get::<Refr>(h), now)? as i64)
     }
-
-    fn registryAddRefreshingPasswordClients(_env, h: jlong, refresher: jlong) -> () {
-        let r = get::<Refr>(refresher).clone();
-        registry_mut(h).register_refreshing_password_clients(r);
-        Ok(())
-    }
+    registryAddRefreshingPasswordClients(_env, h: jlong, refresher: jlong) -> () =
+        registry_mut(h).register_refreshing_password_clients(get::<Refr>(refresher).clone());
 
     // --- The token APIs' codec for clients
-
     fn tokenCreateRequest(
         env, version: jint, correlation_id: jint, renewers: JObjectArray<'l>,
         max_lifetime_ms: jlong, owner: JString<'l>, client_id: JString<'l>,
@@ -225,7 +190,6 @@ natives! {
         let header = (v(version), correlation_id, client_id.as_deref());
         jbytes(env, &create_token_request(header, owner.as_deref(), &renewers, max_lifetime_ms)?)
     }
-
     fn tokenRenewOrExpireRequest(
         env, version: jint, correlation_id: jint, hmac: JByteArray<'l>, period_ms: jlong,
         expire: jboolean, client_id: JString<'l>,
@@ -234,7 +198,6 @@ natives! {
         let header = (v(version), correlation_id, client_id.as_deref());
         jbytes(env, &change_token_request(header, expire != 0, &hmac, period_ms)?)
     }
-
     fn tokenDescribeRequest(
         env, version: jint, correlation_id: jint, owners: JObjectArray<'l>, client_id: JString<'l>,
     ) -> JObject<'l> {
@@ -242,39 +205,23 @@ natives! {
         let header = (v(version), correlation_id, client_id.as_deref());
         jbytes(env, &describe_tokens_request(header, owners.as_deref())?)
     }
-
     fn tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
         let frame = bytes(env, &frame, "frame")?;
         let t =
             token_from_create_response(&CreateTokenResponse::parse_response(v(version), &frame)?)?;
         token_object(env, &t)
     }
-
-    fn tokenParseExpiryResponse(env, version: jint, frame: JByteArray<'l>) -> i64 {
-        let frame = bytes(env, &frame, "frame")?;
-        Ok(expiry_from_response(v(version), &frame)?)
-    }
-
+    tokenParseExpiryResponse(env, version: jint, frame: JByteArray<'l>) -> i64 =
+        expiry_from_response(v(version), &bytes(env, &frame, "frame")?);
     fn tokenParseDescribeResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
-        let frame = bytes(env, &frame, "frame")?;
-        let tokens = tokens_from_describe_response(v(version), &frame)?;
+        let tokens = tokens_from_describe_response(v(version), &bytes(env, &frame, "frame")?)?;
         token_array(env, &tokens)
     }
-
-    fn tokenIsTokenApi(_env, api_key: jshort) -> bool {
-        Ok(is_token_api(api_key))
-    }
-
+    tokenIsTokenApi(_env, api_key: jshort) -> bool = is_token_api(api_key);
     fn tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> {
-        let ranges = if kafka4 != 0 {
-            SUPPORTED_KAFKA_4
-        } else {
-            SUPPORTED
-        };
-        let flat: Vec<i16> = ranges
-            .iter()
-            .flat_map(|r| [r.api_key, r.min_version, r.max_version])
-            .collect();
+        let ranges = if kafka4 != 0 { SUPPORTED_KAFKA_4 } else { SUPPORTED };
+        let flat: Vec<i16> =
+            ranges.iter().flat_map(|r| [r.api_key, r.min_version, r.max_version]).collect();
         let a = env.new_short_array(flat.len() as i32)?;
         env.set_short_array_region(&a, 0, &flat)?;
         Ok(a.into())
