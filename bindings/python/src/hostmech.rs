@@ -1,13 +1,16 @@
 //! Mechanisms written in Python: their answers go into the core's `HostOutput`, which holds
 //! the rules; an `async def` method's awaitable is the pending work.
 
-use ksasl::mech::{host_failure, HostClientCalls, HostServerCalls, HostTask};
+use ksasl::mech::{host_failure, nothing_pending, HostClientCalls, HostServerCalls, HostTask};
 use ksasl::wire::ServerStepKind;
 use ksasl::{ErrorCode, HostOutput, HostWork};
 use pyo3::exceptions::PyBaseException;
 
 use crate::dicts::request_dict;
 use crate::glue::*;
+
+type Late = ksasl::Result<ksasl::ClientStep>;
+type LateServer = ksasl::Result<ksasl::mech::MechServerStep>;
 
 pub(crate) struct PyMechanism(PyObject);
 
@@ -96,15 +99,35 @@ fn server_answer(out: &mut HostOutput, v: &Bound<'_, PyAny>) -> Option<()> {
     Some(())
 }
 
-/// The late answer (what the awaitable returned, or raised) for the core to resume with.
-pub(crate) fn late(py: Python<'_>, server: bool, result: &Bound<'_, PyAny>) -> HostOutput {
+/// The late answer (what the awaitable returned, or raised) to the pending `work`, as the
+/// core's step for `resume`; raises when nothing is pending.
+fn late<R>(
+    py: Python<'_>,
+    work: Option<&HostWork>,
+    result: &Any,
+    server: bool,
+    step: impl FnOnce(HostOutput, &HostWork) -> ksasl::Result<R>,
+) -> PyResult<R> {
+    let work = work.ok_or_else(|| py_err(&nothing_pending()))?;
     let mut out = HostOutput::new(server);
     let r = match result.is_instance_of::<PyBaseException>() {
         true => Err(PyErr::from_value(result.clone())),
         false => Ok(result.clone()),
     };
     answer(py, &mut out, r);
-    out
+    step(out, work).or_raise()
+}
+
+pub(crate) fn late_client(py: Python<'_>, work: Option<&HostWork>, result: &Any) -> PyResult<Late> {
+    late(py, work, result, false, |o, w| o.late_client_step(w, 0))
+}
+
+pub(crate) fn late_server(
+    py: Python<'_>,
+    work: Option<&HostWork>,
+    r: &Any,
+) -> PyResult<LateServer> {
+    late(py, work, r, true, |o, w| o.late_server_step(w, 0))
 }
 
 pub(crate) fn awaitable(py: Python<'_>, work: Option<&HostWork>) -> Option<PyObject> {
