@@ -40,9 +40,7 @@ class! { ClientConnection |py, c| lock {
     fn resume(result: &Any, now_ms: Now = None) -> PyResult<Event> {
         event(py, c.resume(late_client(py, c.pending_work(), result)?, now(now_ms)), None)
     }
-    fn closed(now_ms: Now = None) -> PyResult<()> {
-        Err(py_err(&c.connection_closed(now(now_ms))))
-    }
+    fn closed(now_ms: Now = None) -> PyResult<()> { Err(py_err(&c.connection_closed(now(now_ms)))) }
     fn next_deadline() -> Option<i64> { c.next_deadline() }
     fn handle_timeout(now_ms: Now = None) -> PyResult<bool> {
         c.handle_timeout(now(now_ms)).or_raise()

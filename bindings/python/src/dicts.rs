@@ -37,10 +37,9 @@ pub(crate) fn decode(req: &CredentialRequest, v: &Any) -> PyResult<ksasl::Result
 /// The host's answer to the pending request, now; Unknown when nothing was requested (the core
 /// refuses it).
 pub(crate) fn answer_now(req: Option<&CredentialRequest>, v: &Any) -> PyResult<CredentialAnswer> {
-    let Some(req) = req else {
-        return Ok(CredentialAnswer::Unknown);
-    };
-    decode(req, v)?.and_then(Lookup::now).or_raise()
+    req.map_or(Ok(CredentialAnswer::Unknown), |r| {
+        decode(r, v)?.and_then(Lookup::now).or_raise()
+    })
 }
 
 pub(crate) fn server_session<'py>(py: Python<'py>, s: &ServerSession) -> PyResult<Dict<'py>> {

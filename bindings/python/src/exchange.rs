@@ -24,13 +24,11 @@ fn server_out(r: ksasl::Result<ServerStep>) -> PyResult<ServerOut> {
     let step = unless_raised(r)?.or_raise()?;
     let kind = step.kind().name();
     let message = match step {
-        ServerStep::Challenge(b)
-        | ServerStep::Done {
-            message: Some(b), ..
-        } => Some(b.into()),
+        ServerStep::Challenge(b) => Some(b),
+        ServerStep::Done { message, .. } => message,
         _ => None,
     };
-    Ok((kind, message))
+    Ok((kind, message.map(Bytes::from)))
 }
 
 /// One client exchange (no Kafka framing); concurrent calls wait for each other.
@@ -68,9 +66,7 @@ class! { ServerExchange |py, c| lock {
     new(registry: &MechanismRegistry, mechanism: &str, max_reauth_ms: Option<i64> = None)
         -> PyResult<Self> {
         let mut ex = registry.snapshot(py).server(mechanism).or_raise()?;
-        if let Some(ms) = max_reauth_ms {
-            ex.set_max_reauth_ms(ms);
-        }
+        set_given!(ex: set_max_reauth_ms(max_reauth_ms));
         Ok(ServerExchange(Mutex::new(ex)))
     }
     fn step(response: &[u8], now_ms: Now = None) -> PyResult<ServerOut> {

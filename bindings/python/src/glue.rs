@@ -77,7 +77,6 @@ macro_rules! class {
         class!(@ $ty $py $c $how [$($out)*
             $(#[doc = $doc])*
             #[pyo3(signature = ($($a $(= $d)?),*))]
-            #[allow(clippy::needless_lifetimes)]
             fn $name<'py>(&self, $py: Python<'py>, $($a: $t),*) $(-> $r)? {
                 class!(@inner $how $py $c self);
                 $($body)*
@@ -110,17 +109,11 @@ fn errors(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 /// The `ksasl.errors` exception (not raised) for a core error, with `client_message`.
 pub(crate) fn exception(py: Python<'_>, e: &Error) -> PyResult<PyObject> {
     let (code, kind) = (e.code(), e.kind().name());
-    let args = (
-        e.message(),
-        code.as_u32(),
-        code.name(),
-        kind,
-        e.details().to_vec(),
-    );
+    let details = e.details().to_vec();
+    let args = (e.message(), code.as_u32(), code.name(), kind, details);
     let make = errors(py)?.getattr("_from_core")?;
-    Ok(make
-        .call1((args, e.client_text(), code.is_state_misuse()))?
-        .unbind())
+    let v = make.call1((args, e.client_text(), code.is_state_misuse()))?;
+    Ok(v.unbind())
 }
 
 pub(crate) fn py_err(e: &Error) -> PyErr {

@@ -24,11 +24,13 @@ impl PyMechanism {
             }
         })
     }
+}
 
-    fn call(&self, input: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
+impl HostClientCalls for PyMechanism {
+    fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
         Python::with_gil(|py| {
             let obj = self.0.bind(py);
-            let r = match input {
+            let r = match challenge {
                 None => obj.call_method1("start", (now_ms,)),
                 Some(b) => obj.call_method1("step", (PyBytes::new(py, b), now_ms)),
             };
@@ -38,15 +40,9 @@ impl PyMechanism {
     }
 }
 
-impl HostClientCalls for PyMechanism {
-    fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        PyMechanism::call(self, challenge, now_ms, out)
-    }
-}
-
 impl HostServerCalls for PyMechanism {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        PyMechanism::call(self, Some(response), now_ms, out)
+        HostClientCalls::call(self, Some(response), now_ms, out)
     }
 }
 
@@ -118,16 +114,12 @@ fn late<R>(
     step(out, work).or_raise()
 }
 
-pub(crate) fn late_client(py: Python<'_>, work: Option<&HostWork>, result: &Any) -> PyResult<Late> {
-    late(py, work, result, false, |o, w| o.late_client_step(w, 0))
+pub(crate) fn late_client(py: Python<'_>, w: Option<&HostWork>, r: &Any) -> PyResult<Late> {
+    late(py, w, r, false, |o, w| o.late_client_step(w, 0))
 }
 
-pub(crate) fn late_server(
-    py: Python<'_>,
-    work: Option<&HostWork>,
-    r: &Any,
-) -> PyResult<LateServer> {
-    late(py, work, r, true, |o, w| o.late_server_step(w, 0))
+pub(crate) fn late_server(py: Python<'_>, w: Option<&HostWork>, r: &Any) -> PyResult<LateServer> {
+    late(py, w, r, true, |o, w| o.late_server_step(w, 0))
 }
 
 pub(crate) fn awaitable(py: Python<'_>, work: Option<&HostWork>) -> Option<PyObject> {

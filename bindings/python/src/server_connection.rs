@@ -1,6 +1,6 @@
 //! `ServerConnection`: the core's broker-side driver and its per-request gate.
 
-use ksasl::kafka::server::{self, ServerAction};
+use ksasl::kafka::server::{ServerAction, ServerConnection as Server};
 
 use crate::config::ServerConfig;
 use crate::dicts::{answer_now, server_session};
@@ -11,30 +11,21 @@ type Output = (&'static str, Bytes, Option<i64>, Option<PyObject>);
 
 /// The action with the frames the connection queued. A callback's exception is raised
 /// unchanged.
-fn output(
-    py: Python<'_>,
-    c: &mut server::ServerConnection,
-    action: ServerAction,
-) -> PyResult<Output> {
-    let frames = c.poll_transmit().unwrap_or_default();
+fn output(py: Python<'_>, c: &mut Server, action: ServerAction) -> PyResult<Output> {
+    let frames = c.poll_transmit().unwrap_or_default().into();
     let action = unless_raised(action)?;
     let error = action.error().map(|e| exception(py, e)).transpose()?;
-    Ok((
-        action.kind().name(),
-        frames.into(),
-        action.deadline_ms(),
-        error,
-    ))
+    Ok((action.kind().name(), frames, action.deadline_ms(), error))
 }
 
 /// A server connection's SASL state; `handle_frame`, `provide_credential` and `resume` return
 /// `(action, frames, deadline_ms, error)`, the error saying why a connection fails.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub(crate) struct ServerConnection(Mutex<server::ServerConnection>);
+pub(crate) struct ServerConnection(Mutex<Server>);
 
 class! { ServerConnection |py, c| lock {
     new(config: &ServerConfig) -> Self {
-        ServerConnection(Mutex::new(server::ServerConnection::new(config.0.clone())))
+        ServerConnection(Mutex::new(Server::new(config.0.clone())))
     }
     fn handle_frame(frame: &[u8], now_ms: Now = None) -> PyResult<Output> {
         let action = py.allow_threads(|| c.handle_frame(frame, now(now_ms)));
@@ -61,7 +52,7 @@ class! { ServerConnection |py, c| lock {
         /// Kafka's ILLEGAL_SASL_STATE answer to a SASL request after authentication.
         #[staticmethod]
         fn illegal_state_response(frame: &[u8]) -> Option<Bytes> {
-            server::ServerConnection::illegal_state_response(frame).map(Bytes::from)
+            Server::illegal_state_response(frame).map(Bytes::from)
         }
 
         /// The request that interrupted the exchange when ksasl does not have its API's schema.
