@@ -162,9 +162,8 @@ pub(crate) fn keep(py: Python<'_>, e: PyErr, code: ErrorCode) -> Error {
 
 /// `value`, unless a callback raised during the core call that made it: then its exception.
 pub(crate) fn unless_raised<T>(value: T) -> PyResult<T> {
-    RAISED
-        .with(|r| r.borrow_mut().take())
-        .map_or(Ok(value), Err)
+    let raised = RAISED.with(|r| r.borrow_mut().take());
+    raised.map_or(Ok(value), Err)
 }
 
 /// Locks `m`; while another thread holds it, waits without the GIL (that thread may need it).

@@ -11,7 +11,7 @@ type Output = (&'static str, Bytes, Option<i64>, Option<PyObject>);
 
 /// The action with the frames the connection queued. A callback's exception is raised
 /// unchanged.
-fn output(py: Python<'_>, c: &mut Server, action: ServerAction) -> PyResult<Output> {
+fn output(py: Python<'_>, action: ServerAction, c: &mut Server) -> PyResult<Output> {
     let frames = c.poll_transmit().unwrap_or_default().into();
     let action = unless_raised(action)?;
     let error = action.error().map(|e| exception(py, e)).transpose()?;
@@ -28,18 +28,15 @@ class! { ServerConnection |py, c| lock {
         ServerConnection(Mutex::new(Server::new(config.0.clone())))
     }
     fn handle_frame(frame: &[u8], now_ms: Now = None) -> PyResult<Output> {
-        let action = py.allow_threads(|| c.handle_frame(frame, now(now_ms)));
-        output(py, c, action)
+        output(py, py.allow_threads(|| c.handle_frame(frame, now(now_ms))), c)
     }
     fn provide_credential(answer: &Any, now_ms: Now = None) -> PyResult<Output> {
         let answer = answer_now(c.pending_request(), answer)?;
-        let action = py.allow_threads(|| c.provide_credential(answer, now(now_ms)));
-        output(py, c, action)
+        output(py, py.allow_threads(|| c.provide_credential(answer, now(now_ms))), c)
     }
     fn host_task() -> PyResult<PyObject> { host_task(py, c.host_task()) }
     fn resume(result: &Any, now_ms: Now = None) -> PyResult<Output> {
-        let action = c.resume(late_server(py, c.pending_work(), result)?, now(now_ms));
-        output(py, c, action)
+        output(py, c.resume(late_server(py, c.pending_work(), result)?, now(now_ms)), c)
     }
     /// A frame's declared length, checked before the body is read (Kafka's limits).
     fn check_frame_size(declared: i32, now_ms: Now = None) -> PyResult<usize> {
