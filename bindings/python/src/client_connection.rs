@@ -1,12 +1,11 @@
 //! `ClientConnection`: the core's client driver (Kafka framing, KIP-368 re-authentication).
 
 use ksasl::kafka::client::{self, ClientEvent};
-use ksasl::mech::nothing_pending;
 
 use crate::config::ClientConfig;
 use crate::dicts::client_session;
 use crate::glue::*;
-use crate::hostmech::{awaitable, late};
+use crate::hostmech::{awaitable, late_client};
 
 type Event = (&'static str, Option<Py<PyBytes>>, Option<PyObject>);
 
@@ -27,89 +26,34 @@ fn event(py: Python<'_>, ev: ClientEvent, frame: Option<&Bound<'_, PyBytes>>) ->
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ClientConnection(Mutex<client::ClientConnection>);
 
-#[pymethods]
-impl ClientConnection {
-    #[new]
-    fn new(config: &ClientConfig) -> Self {
+class! { ClientConnection |py, c| lock {
+    new(config: &ClientConfig) -> Self {
         ClientConnection(Mutex::new(client::ClientConnection::new(config.0.clone())))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn start(&self, py: Python<'_>, now_ms: Now) -> PyResult<()> {
-        lock(py, &self.0).start(now(now_ms)).or_raise()
-    }
-
-    fn transmit(&self, py: Python<'_>) -> Bytes {
-        lock(py, &self.0).poll_transmit().unwrap_or_default().into()
-    }
-
-    #[pyo3(signature = (frame, now_ms = None))]
-    fn handle_frame(
-        &self,
-        py: Python<'_>,
-        frame: &Bound<'_, PyBytes>,
-        now_ms: Now,
-    ) -> PyResult<Event> {
+    fn start(now_ms: Now = None) -> PyResult<()> { c.start(now(now_ms)).or_raise() }
+    fn transmit() -> Bytes { c.poll_transmit().unwrap_or_default().into() }
+    fn handle_frame(frame: &Bound<'_, PyBytes>, now_ms: Now = None) -> PyResult<Event> {
         let bytes = frame.as_bytes();
-        let ev = without_gil(py, &self.0, |c| c.handle_frame(bytes, now(now_ms)));
-        event(py, ev, Some(frame))
+        event(py, py.allow_threads(|| c.handle_frame(bytes, now(now_ms))), Some(frame))
     }
-
-    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        awaitable(py, lock(py, &self.0).pending_work())
+    fn pending_work() -> Option<PyObject> { awaitable(py, c.pending_work()) }
+    fn resume(result: &Any, now_ms: Now = None) -> PyResult<Event> {
+        event(py, c.resume(late_client(py, c.pending_work(), result)?, now(now_ms)), None)
     }
-
-    #[pyo3(signature = (result, now_ms = None))]
-    fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<Event> {
-        let mut c = lock(py, &self.0);
-        let work = c
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, false, result)
-            .late_client_step(&work, 0)
-            .or_raise()?;
-        event(py, c.resume(step, now(now_ms)), None)
+    fn closed(now_ms: Now = None) -> PyResult<()> { Err(py_err(&c.connection_closed(now(now_ms)))) }
+    fn next_deadline() -> Option<i64> { c.next_deadline() }
+    fn handle_timeout(now_ms: Now = None) -> PyResult<bool> {
+        c.handle_timeout(now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn closed(&self, py: Python<'_>, now_ms: Now) -> PyResult<()> {
-        Err(py_err(&lock(py, &self.0).connection_closed(now(now_ms))))
+    fn reauth_pending(now_ms: Now = None) -> bool { c.reauth_pending(now(now_ms)) }
+    fn before_request(now_ms: Now = None) -> PyResult<bool> {
+        c.before_request(now(now_ms)).or_raise()
     }
-
-    fn next_deadline(&self, py: Python<'_>) -> Option<i64> {
-        lock(py, &self.0).next_deadline()
+    fn start_reauthentication(now_ms: Now = None) -> PyResult<bool> {
+        c.start_reauthentication(now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn handle_timeout(&self, py: Python<'_>, now_ms: Now) -> PyResult<bool> {
-        lock(py, &self.0).handle_timeout(now(now_ms)).or_raise()
+    fn session() -> PyResult<Option<Dict<'py>>> {
+        c.session().map(|s| client_session(py, s)).transpose()
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn reauth_pending(&self, py: Python<'_>, now_ms: Now) -> bool {
-        lock(py, &self.0).reauth_pending(now(now_ms))
-    }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn before_request(&self, py: Python<'_>, now_ms: Now) -> PyResult<bool> {
-        lock(py, &self.0).before_request(now(now_ms)).or_raise()
-    }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn start_reauthentication(&self, py: Python<'_>, now_ms: Now) -> PyResult<bool> {
-        lock(py, &self.0)
-            .start_reauthentication(now(now_ms))
-            .or_raise()
-    }
-
-    fn session<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        let s = lock(py, &self.0).session().copied();
-        s.map(|s| client_session(py, &s)).transpose()
-    }
-
-    #[getter]
-    fn reauthenticating(&self, py: Python<'_>) -> bool {
-        lock(py, &self.0).is_reauthenticating()
-    }
-}
+    #[getter] fn reauthenticating() -> bool { c.is_reauthenticating() }
+}}

@@ -8,76 +8,43 @@ use ksasl::session::ReauthTiming;
 use crate::glue::*;
 use crate::registry::MechanismRegistry;
 
+type Metrics = BTreeMap<&'static str, f64>;
+
 /// Configuration of client connections.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ClientConfig(pub(crate) Arc<config::ClientConfig>);
 
-#[pymethods]
-impl ClientConfig {
-    #[new]
-    #[pyo3(signature = (registry, mechanism, client_id = None, reauth_timing = None,
-        api_versions_version = None, reauth_retry_ms = None, reauth_min_delay_ms = None,
-        max_receive_size = None, known_versions = None, software = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        registry: &MechanismRegistry,
-        mechanism: &str,
-        client_id: Option<&str>,
-        reauth_timing: Option<&str>,
-        api_versions_version: Option<i64>,
-        reauth_retry_ms: Option<i64>,
-        reauth_min_delay_ms: Option<i64>,
-        max_receive_size: Option<i64>,
-        known_versions: Option<(i64, Option<i64>)>,
-        software: Option<(String, String)>,
-    ) -> PyResult<Self> {
+class! { ClientConfig |py, c| shared {
+    new(registry: &MechanismRegistry, mechanism: &str, client_id: Option<String> = None,
+        reauth_timing: Option<String> = None, api_versions_version: Option<i64> = None,
+        reauth_retry_ms: Option<i64> = None, reauth_min_delay_ms: Option<i64> = None,
+        max_receive_size: Option<i64> = None, known_versions: Option<(i64, Option<i64>)> = None,
+        software: Option<(String, String)> = None) -> PyResult<Self> {
         let mut b = config::ClientConfig::builder((*registry.snapshot(py)).clone(), mechanism);
-        let reauth_timing = reauth_timing
-            .map(ReauthTiming::from_name)
-            .transpose()
-            .or_raise()?;
-        let client_id = client_id.map(Some);
+        let reauth_timing = reauth_timing.map(|t| ReauthTiming::from_name(&t)).transpose();
+        let reauth_timing = reauth_timing.or_raise()?;
+        let client_id = client_id.as_deref().map(Some);
         set_given!(b: set_client_id(client_id), set_reauth_timing(reauth_timing),
             set_api_versions_version(api_versions_version), set_reauth_retry_ms(reauth_retry_ms),
             set_reauth_min_delay_ms(reauth_min_delay_ms), set_max_receive_size(max_receive_size));
-        known_versions
-            .map(|(handshake, authenticate)| b.set_known_versions(handshake, authenticate));
+        known_versions.map(|(handshake, auth)| b.set_known_versions(handshake, auth));
         software.map(|(name, version)| b.set_software(&name, &version));
         Ok(ClientConfig(b.build().or_raise()?))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn metrics(&self, now_ms: Option<i64>) -> BTreeMap<&'static str, f64> {
-        self.0.metrics().snapshot(now(now_ms))
-    }
-}
+    fn metrics(now_ms: Now = None) -> Metrics { c.metrics().snapshot(now(now_ms)) }
+}}
 
 /// Configuration of one listener's server connections.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ServerConfig(pub(crate) Arc<config::ServerConfig>);
 
-#[pymethods]
-impl ServerConfig {
-    #[new]
-    #[pyo3(signature = (registry, enabled_mechanisms = None, max_reauth_ms = None,
-        max_reauth_ms_for = None, max_receive_size = None, failed_authentication_delay_ms = None,
-        reauth_retry_ms = None, api_versions = None, max_request_size = None,
-        unknown_user_mask = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        registry: &MechanismRegistry,
-        enabled_mechanisms: Option<Vec<String>>,
-        max_reauth_ms: Option<i64>,
-        max_reauth_ms_for: Option<BTreeMap<String, i64>>,
-        max_receive_size: Option<i64>,
-        failed_authentication_delay_ms: Option<i64>,
-        reauth_retry_ms: Option<i64>,
-        api_versions: Option<Vec<(i64, i64, i64)>>,
-        max_request_size: Option<i64>,
-        unknown_user_mask: Option<(Vec<u8>, i64)>,
-    ) -> PyResult<Self> {
+class! { ServerConfig |py, c| shared {
+    new(registry: &MechanismRegistry, enabled_mechanisms: Option<Vec<String>> = None,
+        max_reauth_ms: Option<i64> = None, max_reauth_ms_for: Option<BTreeMap<String, i64>> = None,
+        max_receive_size: Option<i64> = None, failed_authentication_delay_ms: Option<i64> = None,
+        reauth_retry_ms: Option<i64> = None, api_versions: Option<Vec<(i64, i64, i64)>> = None,
+        max_request_size: Option<i64> = None, unknown_user_mask: Option<(Vec<u8>, i64)> = None)
+        -> PyResult<Self> {
         let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),
             set_max_reauth_ms(max_reauth_ms), set_max_receive_size(max_receive_size),
@@ -89,19 +56,12 @@ impl ServerConfig {
         for (api_key, min, max) in api_versions.unwrap_or_default() {
             b.set_api_version(api_key, min, max);
         }
-        if let Some((secret, iterations)) = unknown_user_mask {
-            b.set_unknown_user_mask(&secret, iterations);
-        }
+        unknown_user_mask.map(|(secret, iterations)| b.set_unknown_user_mask(&secret, iterations));
         Ok(ServerConfig(b.build().or_raise()?))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn metrics(&self, now_ms: Option<i64>) -> BTreeMap<&'static str, f64> {
-        self.0.metrics().snapshot(now(now_ms))
-    }
-
+    fn metrics(now_ms: Now = None) -> Metrics { c.metrics().snapshot(now(now_ms)) }
     /// The answer to ApiVersions, which Kafka's clients ask again once authenticated.
-    fn api_versions_response(&self, frame: &[u8]) -> PyResult<Bytes> {
-        Ok(self.0.api_versions_response(frame).or_raise()?.0.into())
+    fn api_versions_response(frame: &[u8]) -> PyResult<Bytes> {
+        Ok(c.api_versions_response(frame).or_raise()?.0.into())
     }
-}
+}}

@@ -34,6 +34,14 @@ pub(crate) fn decode(req: &CredentialRequest, v: &Any) -> PyResult<ksasl::Result
     Ok(kind.and_then(|k| CredentialAnswer::decode(req, k, value, expiry, owner)))
 }
 
+/// The host's answer to the pending request, now; Unknown when nothing was requested (the core
+/// refuses it).
+pub(crate) fn answer_now(req: Option<&CredentialRequest>, v: &Any) -> PyResult<CredentialAnswer> {
+    req.map_or(Ok(CredentialAnswer::Unknown), |r| {
+        decode(r, v)?.and_then(Lookup::now).or_raise()
+    })
+}
+
 pub(crate) fn server_session<'py>(py: Python<'py>, s: &ServerSession) -> PyResult<Dict<'py>> {
     let (o, p) = (&s.outcome, &s.outcome.principal);
     Ok(

@@ -1,11 +1,11 @@
 //! `ClientExchange` and `ServerExchange`: one SASL exchange without Kafka framing.
 
-use ksasl::mech::{self, nothing_pending};
-use ksasl::{ClientStep, CredentialAnswer, ServerStep};
+use ksasl::mech;
+use ksasl::{ClientStep, ServerStep};
 
-use crate::dicts::{decode, server_session};
+use crate::dicts::{answer_now, server_session};
 use crate::glue::*;
-use crate::hostmech::{awaitable, host_task, late};
+use crate::hostmech::{awaitable, host_task, late_client, late_server};
 use crate::registry::MechanismRegistry;
 
 type ClientOut = Option<(Option<Bytes>, bool)>;
@@ -24,133 +24,64 @@ fn server_out(r: ksasl::Result<ServerStep>) -> PyResult<ServerOut> {
     let step = unless_raised(r)?.or_raise()?;
     let kind = step.kind().name();
     let message = match step {
-        ServerStep::Challenge(b)
-        | ServerStep::Done {
-            message: Some(b), ..
-        } => Some(b.into()),
+        ServerStep::Challenge(b) => Some(b),
+        ServerStep::Done { message, .. } => message,
         _ => None,
     };
-    Ok((kind, message))
+    Ok((kind, message.map(Bytes::from)))
 }
 
 /// One client exchange (no Kafka framing); concurrent calls wait for each other.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ClientExchange(Mutex<mech::ClientExchange>);
 
-#[pymethods]
-impl ClientExchange {
-    #[new]
-    fn new(py: Python<'_>, registry: &MechanismRegistry, mechanism: &str) -> PyResult<Self> {
+class! { ClientExchange |py, c| lock {
+    new(registry: &MechanismRegistry, mechanism: &str) -> PyResult<Self> {
         let ex = registry.snapshot(py).client(mechanism).or_raise()?;
         Ok(ClientExchange(Mutex::new(ex)))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn start(&self, py: Python<'_>, now_ms: Now) -> PyResult<ClientOut> {
-        client_out(without_gil(py, &self.0, |x| x.start(now(now_ms))))
+    fn start(now_ms: Now = None) -> PyResult<ClientOut> {
+        client_out(py.allow_threads(|| c.start(now(now_ms))))
     }
-
     /// PBKDF2 and signature checks run without the GIL.
-    #[pyo3(signature = (challenge, now_ms = None))]
-    fn step(&self, py: Python<'_>, challenge: &[u8], now_ms: Now) -> PyResult<ClientOut> {
-        client_out(without_gil(py, &self.0, |x| x.step(challenge, now(now_ms))))
+    fn step(challenge: &[u8], now_ms: Now = None) -> PyResult<ClientOut> {
+        client_out(py.allow_threads(|| c.step(challenge, now(now_ms))))
     }
-
-    fn pending_work(&self, py: Python<'_>) -> Option<PyObject> {
-        awaitable(py, lock(py, &self.0).pending_work())
+    fn pending_work() -> Option<PyObject> { awaitable(py, c.pending_work()) }
+    fn resume(result: &Any) -> PyResult<ClientOut> {
+        client_out(c.resume(late_client(py, c.pending_work(), result)?))
     }
-
-    fn resume(&self, py: Python<'_>, result: &Any) -> PyResult<ClientOut> {
-        let mut x = lock(py, &self.0);
-        let work = x
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, false, result)
-            .late_client_step(&work, 0)
-            .or_raise()?;
-        client_out(x.resume(step))
+    fn server_failed(server_message: Option<String> = None) -> PyResult<()> {
+        Err(py_err(&c.server_failed(server_message.as_deref())))
     }
-
-    #[pyo3(signature = (server_message = None))]
-    fn server_failed(&self, py: Python<'_>, server_message: Option<&str>) -> PyResult<()> {
-        Err(py_err(&lock(py, &self.0).server_failed(server_message)))
-    }
-
-    #[getter]
-    fn mechanism(&self, py: Python<'_>) -> String {
-        lock(py, &self.0).mechanism().to_string()
-    }
-
-    #[getter]
-    fn complete(&self, py: Python<'_>) -> bool {
-        lock(py, &self.0).is_complete()
-    }
-}
+    #[getter] fn mechanism() -> String { c.mechanism().to_string() }
+    #[getter] fn complete() -> bool { c.is_complete() }
+}}
 
 /// One server exchange (no Kafka framing); concurrent calls wait for each other.
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct ServerExchange(Mutex<mech::ServerExchange>);
 
-#[pymethods]
-impl ServerExchange {
-    #[new]
-    #[pyo3(signature = (registry, mechanism, max_reauth_ms = None))]
-    fn new(
-        py: Python<'_>,
-        registry: &MechanismRegistry,
-        mechanism: &str,
-        max_reauth_ms: Option<i64>,
-    ) -> PyResult<Self> {
+class! { ServerExchange |py, c| lock {
+    new(registry: &MechanismRegistry, mechanism: &str, max_reauth_ms: Option<i64> = None)
+        -> PyResult<Self> {
         let mut ex = registry.snapshot(py).server(mechanism).or_raise()?;
-        if let Some(ms) = max_reauth_ms {
-            ex.set_max_reauth_ms(ms);
-        }
+        set_given!(ex: set_max_reauth_ms(max_reauth_ms));
         Ok(ServerExchange(Mutex::new(ex)))
     }
-
-    #[pyo3(signature = (response, now_ms = None))]
-    fn step(&self, py: Python<'_>, response: &[u8], now_ms: Now) -> PyResult<ServerOut> {
-        server_out(without_gil(py, &self.0, |x| x.step(response, now(now_ms))))
+    fn step(response: &[u8], now_ms: Now = None) -> PyResult<ServerOut> {
+        server_out(py.allow_threads(|| c.step(response, now(now_ms))))
     }
-
-    #[pyo3(signature = (answer, now_ms = None))]
-    fn provide_credential(&self, py: Python<'_>, answer: &Any, now_ms: Now) -> PyResult<ServerOut> {
-        let mut g = lock(py, &self.0);
-        let a = match g.pending_request() {
-            Some(req) => decode(req, answer)?.and_then(|l| l.now()).or_raise()?,
-            None => CredentialAnswer::Unknown, // nothing is pending: the exchange refuses it
-        };
-        let x = &mut *g;
-        server_out(py.allow_threads(move || x.provide_credential(a, now(now_ms))))
+    fn provide_credential(answer: &Any, now_ms: Now = None) -> PyResult<ServerOut> {
+        let answer = answer_now(c.pending_request(), answer)?;
+        server_out(py.allow_threads(|| c.provide_credential(answer, now(now_ms))))
     }
-
-    fn host_task(&self, py: Python<'_>) -> PyResult<PyObject> {
-        host_task(py, lock(py, &self.0).host_task())
+    fn host_task() -> PyResult<PyObject> { host_task(py, c.host_task()) }
+    fn resume(result: &Any, now_ms: Now = None) -> PyResult<ServerOut> {
+        server_out(c.resume(late_server(py, c.pending_work(), result)?, now(now_ms)))
     }
-
-    #[pyo3(signature = (result, now_ms = None))]
-    fn resume(&self, py: Python<'_>, result: &Any, now_ms: Now) -> PyResult<ServerOut> {
-        let mut x = lock(py, &self.0);
-        let work = x
-            .pending_work()
-            .cloned()
-            .ok_or_else(|| py_err(&nothing_pending()))?;
-        let step = late(py, true, result)
-            .late_server_step(&work, 0)
-            .or_raise()?;
-        server_out(x.resume(step, now(now_ms)))
+    fn outcome() -> PyResult<Option<Dict<'py>>> {
+        c.session().map(|s| server_session(py, s)).transpose()
     }
-
-    fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Dict<'py>>> {
-        lock(py, &self.0)
-            .session()
-            .map(|s| server_session(py, s))
-            .transpose()
-    }
-
-    #[getter]
-    fn client_message(&self, py: Python<'_>) -> Option<String> {
-        lock(py, &self.0).client_message()
-    }
-}
+    #[getter] fn client_message() -> Option<String> { c.client_message() }
+}}

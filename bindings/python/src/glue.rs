@@ -1,7 +1,7 @@
 //! Shared glue: errors as exceptions, callback exceptions per thread, locks, the clock.
 
 use std::cell::RefCell;
-use std::sync::{MutexGuard, PoisonError, TryLockError};
+use std::sync::{MutexGuard, TryLockError};
 
 use pyo3::sync::GILOnceCell;
 
@@ -28,7 +28,71 @@ macro_rules! dict {
         d
     }};
 }
-pub(crate) use {dict, given, set_given};
+/// A class's `#[pymethods]` block, its methods in order (pyo3 wants one block per class):
+/// - `fn name(arg: Type = default, ..) -> R { body }`: a method with `py` and `c` (the inner
+///   value, locked when the class says `lock`) in scope; `signature` has the defaults;
+/// - `#[getter] fn name() -> R { body }`: a getter with `py` and `c`;
+/// - `new(arg: Type = default, ..) -> R { body }`: the constructor, with `py`;
+/// - `{ items }`: items written in full.
+macro_rules! class {
+    ($ty:ident |$py:ident, $c:ident| $how:ident { $($items:tt)* }) => {
+        class!(@ $ty $py $c $how [] $($items)*);
+    };
+    (@ $ty:ident $py:ident $c:ident $how:ident [$($out:tt)*]) => {
+        #[pymethods]
+        impl $ty { $($out)* }
+    };
+    (@ $ty:ident $py:ident $c:ident $how:ident [$($out:tt)*] { $($item:tt)* } $($rest:tt)*) => {
+        class!(@ $ty $py $c $how [$($out)* $($item)*] $($rest)*);
+    };
+    (@ $ty:ident $py:ident $c:ident $how:ident [$($out:tt)*]
+        $(#[doc = $doc:literal])* new($($a:ident: $t:ty $(= $d:tt)?),* $(,)?) -> $r:ty
+        { $($body:tt)* } $($rest:tt)*) => {
+        class!(@ $ty $py $c $how [$($out)*
+            $(#[doc = $doc])*
+            #[new]
+            #[pyo3(signature = ($($a $(= $d)?),*))]
+            #[allow(clippy::too_many_arguments)]
+            fn new($py: Python<'_>, $($a: $t),*) -> $r {
+                let _ = $py;
+                $($body)*
+            }
+        ] $($rest)*);
+    };
+    (@ $ty:ident $py:ident $c:ident $how:ident [$($out:tt)*]
+        $(#[doc = $doc:literal])* #[getter] fn $name:ident() -> $r:ty { $($body:tt)* }
+        $($rest:tt)*) => {
+        class!(@ $ty $py $c $how [$($out)*
+            $(#[doc = $doc])*
+            #[getter]
+            fn $name(&self, $py: Python<'_>) -> $r {
+                class!(@inner $how $py $c self);
+                $($body)*
+            }
+        ] $($rest)*);
+    };
+    (@ $ty:ident $py:ident $c:ident $how:ident [$($out:tt)*]
+        $(#[doc = $doc:literal])* fn $name:ident($($a:ident: $t:ty $(= $d:tt)?),* $(,)?)
+        $(-> $r:ty)? { $($body:tt)* } $($rest:tt)*) => {
+        class!(@ $ty $py $c $how [$($out)*
+            $(#[doc = $doc])*
+            #[pyo3(signature = ($($a $(= $d)?),*))]
+            fn $name<'py>(&self, $py: Python<'py>, $($a: $t),*) $(-> $r)? {
+                class!(@inner $how $py $c self);
+                $($body)*
+            }
+        ] $($rest)*);
+    };
+    (@inner lock $py:ident $c:ident $s:tt) => {
+        let mut held = lock($py, &$s.0);
+        let $c = &mut *held;
+    };
+    (@inner shared $py:ident $c:ident $s:tt) => {
+        let _ = $py;
+        let $c = &$s.0;
+    };
+}
+pub(crate) use {class, dict, given, set_given};
 
 pub(crate) type Bytes = std::borrow::Cow<'static, [u8]>;
 pub(crate) type Any<'py> = Bound<'py, PyAny>;
@@ -45,17 +109,11 @@ fn errors(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 /// The `ksasl.errors` exception (not raised) for a core error, with `client_message`.
 pub(crate) fn exception(py: Python<'_>, e: &Error) -> PyResult<PyObject> {
     let (code, kind) = (e.code(), e.kind().name());
-    let args = (
-        e.message(),
-        code.as_u32(),
-        code.name(),
-        kind,
-        e.details().to_vec(),
-    );
+    let details = e.details().to_vec();
+    let args = (e.message(), code.as_u32(), code.name(), kind, details);
     let make = errors(py)?.getattr("_from_core")?;
-    Ok(make
-        .call1((args, e.client_text(), code.is_state_misuse()))?
-        .unbind())
+    let v = make.call1((args, e.client_text(), code.is_state_misuse()))?;
+    Ok(v.unbind())
 }
 
 pub(crate) fn py_err(e: &Error) -> PyErr {
@@ -104,9 +162,8 @@ pub(crate) fn keep(py: Python<'_>, e: PyErr, code: ErrorCode) -> Error {
 
 /// `value`, unless a callback raised during the core call that made it: then its exception.
 pub(crate) fn unless_raised<T>(value: T) -> PyResult<T> {
-    RAISED
-        .with(|r| r.borrow_mut().take())
-        .map_or(Ok(value), Err)
+    let raised = RAISED.with(|r| r.borrow_mut().take());
+    raised.map_or(Ok(value), Err)
 }
 
 /// Locks `m`; while another thread holds it, waits without the GIL (that thread may need it).
@@ -118,15 +175,6 @@ pub(crate) fn lock<'a, T: Send>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'
             Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(m.lock())),
         }
     }
-}
-
-/// Runs `f` on the value of `m` with the GIL released (PBKDF2 and other long steps).
-pub(crate) fn without_gil<T: Send, R: Send>(
-    py: Python<'_>,
-    m: &Mutex<T>,
-    f: impl FnOnce(&mut T) -> R + Send,
-) -> R {
-    py.allow_threads(|| f(&mut m.lock().unwrap_or_else(PoisonError::into_inner)))
 }
 
 /// The binding's default clock.

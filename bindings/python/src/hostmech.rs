@@ -1,13 +1,16 @@
 //! Mechanisms written in Python: their answers go into the core's `HostOutput`, which holds
 //! the rules; an `async def` method's awaitable is the pending work.
 
-use ksasl::mech::{host_failure, HostClientCalls, HostServerCalls, HostTask};
+use ksasl::mech::{host_failure, nothing_pending, HostClientCalls, HostServerCalls, HostTask};
 use ksasl::wire::ServerStepKind;
 use ksasl::{ErrorCode, HostOutput, HostWork};
 use pyo3::exceptions::PyBaseException;
 
 use crate::dicts::request_dict;
 use crate::glue::*;
+
+type Late = ksasl::Result<ksasl::ClientStep>;
+type LateServer = ksasl::Result<ksasl::mech::MechServerStep>;
 
 pub(crate) struct PyMechanism(PyObject);
 
@@ -21,11 +24,13 @@ impl PyMechanism {
             }
         })
     }
+}
 
-    fn call(&self, input: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
+impl HostClientCalls for PyMechanism {
+    fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
         Python::with_gil(|py| {
             let obj = self.0.bind(py);
-            let r = match input {
+            let r = match challenge {
                 None => obj.call_method1("start", (now_ms,)),
                 Some(b) => obj.call_method1("step", (PyBytes::new(py, b), now_ms)),
             };
@@ -35,15 +40,9 @@ impl PyMechanism {
     }
 }
 
-impl HostClientCalls for PyMechanism {
-    fn call(&mut self, challenge: Option<&[u8]>, now_ms: i64, out: &mut HostOutput) -> i64 {
-        PyMechanism::call(self, challenge, now_ms, out)
-    }
-}
-
 impl HostServerCalls for PyMechanism {
     fn call(&mut self, response: &[u8], now_ms: i64, out: &mut HostOutput) -> i64 {
-        PyMechanism::call(self, Some(response), now_ms, out)
+        HostClientCalls::call(self, Some(response), now_ms, out)
     }
 }
 
@@ -96,15 +95,31 @@ fn server_answer(out: &mut HostOutput, v: &Bound<'_, PyAny>) -> Option<()> {
     Some(())
 }
 
-/// The late answer (what the awaitable returned, or raised) for the core to resume with.
-pub(crate) fn late(py: Python<'_>, server: bool, result: &Bound<'_, PyAny>) -> HostOutput {
+/// The late answer (what the awaitable returned, or raised) to the pending `work`, as the
+/// core's step for `resume`; raises when nothing is pending.
+fn late<R>(
+    py: Python<'_>,
+    work: Option<&HostWork>,
+    result: &Any,
+    server: bool,
+    step: impl FnOnce(HostOutput, &HostWork) -> ksasl::Result<R>,
+) -> PyResult<R> {
+    let work = work.ok_or_else(|| py_err(&nothing_pending()))?;
     let mut out = HostOutput::new(server);
     let r = match result.is_instance_of::<PyBaseException>() {
         true => Err(PyErr::from_value(result.clone())),
         false => Ok(result.clone()),
     };
     answer(py, &mut out, r);
-    out
+    step(out, work).or_raise()
+}
+
+pub(crate) fn late_client(py: Python<'_>, w: Option<&HostWork>, r: &Any) -> PyResult<Late> {
+    late(py, w, r, false, |o, w| o.late_client_step(w, 0))
+}
+
+pub(crate) fn late_server(py: Python<'_>, w: Option<&HostWork>, r: &Any) -> PyResult<LateServer> {
+    late(py, w, r, true, |o, w| o.late_server_step(w, 0))
 }
 
 pub(crate) fn awaitable(py: Python<'_>, work: Option<&HostWork>) -> Option<PyObject> {

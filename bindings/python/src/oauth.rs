@@ -11,59 +11,35 @@ use crate::glue::*;
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct JwksValidator(Arc<ksasl::JwksValidator>);
 
-#[pymethods]
-impl JwksValidator {
-    #[new]
-    #[pyo3(signature = (expected_issuer = None, expected_audiences = None, clock_skew_ms = None,
-        subject_claim_name = None, scope_claim_name = None, validate_iat = None, algorithms = None,
-        hmac_secret = None, max_token_size = None, refresh_period_ms = None,
-        unknown_kid_interval_ms = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        expected_issuer: Option<String>,
-        expected_audiences: Option<Vec<String>>,
-        clock_skew_ms: Option<i64>,
-        subject_claim_name: Option<String>,
-        scope_claim_name: Option<String>,
-        validate_iat: Option<bool>,
-        algorithms: Option<Vec<String>>,
-        hmac_secret: Option<Vec<u8>>,
-        max_token_size: Option<usize>,
-        refresh_period_ms: Option<i64>,
-        unknown_kid_interval_ms: Option<i64>,
-    ) -> PyResult<Self> {
+class! { JwksValidator |py, c| shared {
+    new(expected_issuer: Option<String> = None, expected_audiences: Option<Vec<String>> = None,
+        clock_skew_ms: Option<i64> = None, subject_claim_name: Option<String> = None,
+        scope_claim_name: Option<String> = None, validate_iat: Option<bool> = None,
+        algorithms: Option<Vec<String>> = None, hmac_secret: Option<Vec<u8>> = None,
+        max_token_size: Option<usize> = None, refresh_period_ms: Option<i64> = None,
+        unknown_kid_interval_ms: Option<i64> = None) -> PyResult<Self> {
         let hmac_secret = hmac_secret.map(Secret::new);
-        let mut c = JwtValidatorConfig {
-            expected_issuer,
-            hmac_secret,
-            ..Default::default()
-        };
+        let mut c = JwtValidatorConfig { expected_issuer, hmac_secret, ..Default::default() };
         given!(c: expected_audiences, clock_skew_ms, subject_claim_name, scope_claim_name,
             validate_iat, max_token_size, refresh_period_ms, unknown_kid_interval_ms);
         if let Some(names) = algorithms {
             c.set_algorithm_names(&names).or_raise()?;
         }
-        Ok(JwksValidator(Arc::new(
-            ksasl::JwksValidator::new(c).or_raise()?,
-        )))
+        Ok(JwksValidator(Arc::new(ksasl::JwksValidator::new(c).or_raise()?)))
     }
-
-    #[pyo3(signature = (jwks_json, now_ms = None))]
-    fn set_jwks(&self, jwks_json: &str, now_ms: Now) -> PyResult<usize> {
-        self.0.set_jwks(jwks_json, now(now_ms)).or_raise()
+    fn set_jwks(jwks_json: &str, now_ms: Now = None) -> PyResult<usize> {
+        c.set_jwks(jwks_json, now(now_ms)).or_raise()
     }
-
-    fn next_refresh_ms(&self) -> i64 {
-        self.0.next_refresh_ms()
+    fn next_refresh_ms() -> i64 { c.next_refresh_ms() }
+    {
+        #[pyo3(signature = (token, now_ms = None))]
+        fn validate<'py>(&self, py: Python<'py>, token: &str, now_ms: Now) -> PyResult<Dict<'py>> {
+            let v = py.allow_threads(|| self.0.validate(token, now(now_ms)));
+            let v = v.map_err(|r| r.into_error()).or_raise()?;
+            Ok(dict!(py, principal: v.principal, expiry_ms: v.expiry_ms, scope: v.scope))
+        }
     }
-
-    #[pyo3(signature = (token, now_ms = None))]
-    fn validate<'py>(&self, py: Python<'py>, token: &str, now_ms: Now) -> PyResult<Dict<'py>> {
-        let v = py.allow_threads(|| self.0.validate(token, now(now_ms)));
-        let v = v.map_err(|r| r.into_error()).or_raise()?;
-        Ok(dict!(py, principal: v.principal, expiry_ms: v.expiry_ms, scope: v.scope))
-    }
-}
+}}
 
 /// Kafka's unsecured validator (None), a `JwksValidator`, or a callable whose exception
 /// reaches the caller of the step unchanged.
@@ -81,14 +57,13 @@ pub(crate) fn server_validator(
         Ok(j) => Ok(j.get().0.clone()),
         Err(_) if v.is_callable() => {
             let f = v.unbind();
-            Ok(Arc::new(HostTokenValidator(
-                move |token: &str, now_ms: i64| {
-                    Python::with_gil(|py| {
-                        let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
-                        r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
-                    })
-                },
-            )))
+            let validate = move |token: &str, now_ms: i64| {
+                Python::with_gil(|py| {
+                    let r = f.call1(py, (token, now_ms)).and_then(|a| a.extract(py));
+                    r.map_err(|e| keep(py, e, ErrorCode::TokenRejected))
+                })
+            };
+            Ok(Arc::new(HostTokenValidator(validate)))
         }
         Err(e) => Err(e.into()),
     }

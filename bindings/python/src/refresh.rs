@@ -14,86 +14,47 @@ use crate::tokens::token_from_dict;
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct Refresher(pub(crate) Arc<refresh::Refresher>);
 
-#[pymethods]
-impl Refresher {
-    #[new]
-    #[pyo3(signature = (window_factor = None, window_jitter = None, min_period_seconds = None,
-        buffer_seconds = None, relogin_allowed_before_logout = None, retry_backoff_ms = None,
-        retry_backoff_max_ms = None))]
-    fn new(
-        window_factor: Option<f64>,
-        window_jitter: Option<f64>,
-        min_period_seconds: Option<i64>,
-        buffer_seconds: Option<i64>,
-        relogin_allowed_before_logout: Option<bool>,
-        retry_backoff_ms: Option<i64>,
-        retry_backoff_max_ms: Option<i64>,
-    ) -> PyResult<Self> {
+class! { Refresher |py, c| shared {
+    new(window_factor: Option<f64> = None, window_jitter: Option<f64> = None,
+        min_period_seconds: Option<i64> = None, buffer_seconds: Option<i64> = None,
+        relogin_allowed_before_logout: Option<bool> = None, retry_backoff_ms: Option<i64> = None,
+        retry_backoff_max_ms: Option<i64> = None) -> PyResult<Self> {
         let mut b = RefreshConfig::builder();
         set_given!(b: window_factor(window_factor), window_jitter(window_jitter),
             min_period_seconds(min_period_seconds), buffer_seconds(buffer_seconds),
             relogin_allowed_before_logout(relogin_allowed_before_logout),
             retry_backoff_ms(retry_backoff_ms), retry_backoff_max_ms(retry_backoff_max_ms));
         let config = b.build().or_raise()?;
-        Ok(Refresher(Arc::new(refresh::Refresher::new(
-            config,
-            SharedRandom::default(),
-        ))))
+        Ok(Refresher(Arc::new(refresh::Refresher::new(config, SharedRandom::default()))))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn poll(&self, now_ms: Now) -> bool {
-        self.0.poll(now(now_ms))
-    }
-
+    fn poll(now_ms: Now = None) -> bool { c.poll(now(now_ms)) }
     /// `expiry_ms` is ABSOLUTE (ms since the epoch); returns the generation.
-    #[pyo3(signature = (token, expiry_ms, principal, extensions = None, now_ms = None))]
-    fn set_token(
-        &self,
-        token: &str,
-        expiry_ms: i64,
-        principal: &str,
-        extensions: Option<BTreeMap<String, String>>,
-        now_ms: Now,
-    ) -> PyResult<u64> {
+    fn set_token(token: &str, expiry_ms: i64, principal: &str,
+        extensions: Option<BTreeMap<String, String>> = None, now_ms: Now = None) -> PyResult<u64> {
         let ext = extensions.unwrap_or_default();
         let pairs: Vec<_> = ext.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        self.0
-            .set_token(token, expiry_ms, principal, &pairs, now(now_ms))
-            .or_raise()
+        c.set_token(token, expiry_ms, principal, &pairs, now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (reason, now_ms = None))]
-    fn set_token_failure(&self, reason: &str, now_ms: Now) -> PyResult<()> {
-        self.0.set_token_failure(reason, now(now_ms)).or_raise()
+    fn set_token_failure(reason: &str, now_ms: Now = None) -> PyResult<()> {
+        c.set_token_failure(reason, now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (token, now_ms = None))]
-    fn set_delegation_token(&self, token: &Dict, now_ms: Now) -> PyResult<u64> {
-        token_from_dict(token)?
-            .install(&self.0, now(now_ms))
-            .or_raise()
+    fn set_delegation_token(token: &Dict, now_ms: Now = None) -> PyResult<u64> {
+        token_from_dict(token)?.install(c, now(now_ms)).or_raise()
     }
-
-    fn next_deadline(&self) -> Option<i64> {
-        self.0.next_deadline()
+    fn next_deadline() -> Option<i64> { c.next_deadline() }
+    #[getter] fn generation() -> u64 { c.generation() }
+    {
+        /// Never an expired token: raises instead.
+        #[pyo3(signature = (now_ms = None))]
+        fn current<'py>(&self, py: Python<'py>, now_ms: Now) -> PyResult<Dict<'py>> {
+            let (t, e, generation) = self.0.current_token(now(now_ms)).or_raise()?;
+            Ok(
+                dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal(),
+                extensions: e.map().clone(), generation: generation),
+            )
+        }
     }
-
-    #[getter]
-    fn generation(&self) -> u64 {
-        self.0.generation()
-    }
-
-    /// Never an expired token: raises instead.
-    #[pyo3(signature = (now_ms = None))]
-    fn current<'py>(&self, py: Python<'py>, now_ms: Now) -> PyResult<Dict<'py>> {
-        let (t, e, generation) = self.0.current_token(now(now_ms)).or_raise()?;
-        Ok(
-            dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal(),
-            extensions: e.map().clone(), generation: generation),
-        )
-    }
-}
+}}
 
 /// The core's refresh thread, calling `callback(now_ms)` when a refresh is due; an exception
 /// it raises is the refresh's failure.
@@ -111,11 +72,8 @@ impl BackgroundRefresher {
                 }
             })
         });
-        let thread = Thread::start(refresher.0.clone())?;
-        Ok(BackgroundRefresher(
-            refresher.0.clone(),
-            Mutex::new(Some(thread)),
-        ))
+        let thread = Mutex::new(Some(Thread::start(refresher.0.clone())?));
+        Ok(BackgroundRefresher(refresher.0.clone(), thread))
     }
 
     fn stop(&self, py: Python<'_>) {
@@ -136,41 +94,23 @@ impl Drop for BackgroundRefresher {
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct Tracker(refresh::Tracker);
 
-#[pymethods]
-impl Tracker {
-    #[new]
-    #[pyo3(signature = (refresher, spread_window_ms = None, early_refresh_lead_ms = None))]
-    fn new(
-        refresher: &Refresher,
-        spread_window_ms: Option<i64>,
-        early_refresh_lead_ms: Option<i64>,
-    ) -> PyResult<Self> {
+class! { Tracker |py, c| shared {
+    new(refresher: &Refresher, spread_window_ms: Option<i64> = None,
+        early_refresh_lead_ms: Option<i64> = None) -> PyResult<Self> {
         let mut c = TrackerConfig::default();
         given!(c: spread_window_ms, early_refresh_lead_ms);
-        Ok(Tracker(
-            refresh::Tracker::new(refresher.0.clone(), c).or_raise()?,
-        ))
+        Ok(Tracker(refresh::Tracker::new(refresher.0.clone(), c).or_raise()?))
     }
-
-    fn authenticated(&self, id: u64, generation: u64, session: &Dict) -> PyResult<()> {
-        let s = client_session_from(session)?;
-        self.0.authenticated(id, generation, &s).or_raise()
+    fn authenticated(id: u64, generation: u64, session: &Dict) -> PyResult<()> {
+        c.authenticated(id, generation, &client_session_from(session)?).or_raise()
     }
-
-    fn forget(&self, id: u64) {
-        self.0.forget(id)
-    }
-
-    fn next_deadline(&self) -> Option<i64> {
-        self.0.next_deadline()
-    }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn poll(&self, now_ms: Now) -> (bool, Vec<u64>) {
-        let p = self.0.poll(now(now_ms));
+    fn forget(id: u64) { c.forget(id) }
+    fn next_deadline() -> Option<i64> { c.next_deadline() }
+    fn poll(now_ms: Now = None) -> (bool, Vec<u64>) {
+        let p = c.poll(now(now_ms));
         (p.refresh, p.reauthenticate)
     }
-}
+}}
 
 /// How long a refresh loop sleeps (ms) before it polls again (the core's rule).
 #[pyfunction]

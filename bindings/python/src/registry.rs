@@ -22,23 +22,22 @@ impl MechanismRegistry {
     pub(crate) fn snapshot(&self, py: Python<'_>) -> Arc<Registry> {
         lock(py, &self.0).clone()
     }
-
-    /// Changes the registry (a copy if a configuration or exchange still uses this one).
-    fn edit<R>(&self, py: Python<'_>, f: impl FnOnce(&mut Registry) -> R) -> R {
-        f(Arc::make_mut(&mut lock(py, &self.0)))
-    }
 }
 
-/// A lookup calling `callback(mechanism, username, token_authenticated)`; its exception
-/// reaches the caller of the step unchanged.
-fn lookup(callback: PyObject) -> Arc<dyn CredentialLookup> {
+/// Adds PLAIN and SCRAM clients with `credential` (`c`: the locked registry).
+fn clients(c: &mut Arc<Registry>, credential: ksasl::Result<PasswordCredential>) -> PyResult<()> {
+    let credential = Arc::new(credential.or_raise()?);
+    Arc::make_mut(c).merge(Registry::password_clients(credential));
+    Ok(())
+}
+
+/// A lookup calling `f(mechanism, username, token_authenticated)`; its exception reaches the
+/// caller of the step unchanged.
+fn lookup(f: PyObject) -> Arc<dyn CredentialLookup> {
     Arc::new(HostLookup(move |req: &CredentialRequest| {
         Python::with_gil(|py| {
             let args = (&req.mechanism, &req.username, req.token_authenticated);
-            match callback
-                .call1(py, args)
-                .and_then(|v| decode(req, v.bind(py)))
-            {
+            match f.call1(py, args).and_then(|v| decode(req, v.bind(py))) {
                 Ok(answer) => answer,
                 Err(e) => Err(keep(py, e, ErrorCode::CredentialLookupFailed)),
             }
@@ -46,99 +45,62 @@ fn lookup(callback: PyObject) -> Arc<dyn CredentialLookup> {
     }))
 }
 
-#[pymethods]
-impl MechanismRegistry {
-    #[new]
-    fn new() -> Self {
-        MechanismRegistry(Mutex::default())
-    }
-
+class! { MechanismRegistry |py, c| lock {
+    new() -> Self { MechanismRegistry(Mutex::default()) }
     /// Users from a `CredentialStore`, a lookup callable or None (the pull form); token
     /// logins from a `TokenAuthority`.
-    #[pyo3(signature = (credentials = None, tokens = None))]
-    fn add_password_servers(
-        &self,
-        py: Python<'_>,
-        credentials: Option<Any>,
-        tokens: Option<PyRef<TokenAuthority>>,
-    ) -> PyResult<()> {
+    fn add_password_servers(credentials: Option<Any> = None,
+        tokens: Option<PyRef<TokenAuthority>> = None) -> PyResult<()> {
         let users: Option<Arc<dyn CredentialLookup>> = match credentials {
             None => None,
-            Some(c) => match c.downcast::<CredentialStore>() {
+            Some(v) => match v.downcast::<CredentialStore>() {
                 Ok(store) => Some(store.get().0.clone()),
-                Err(_) if c.is_callable() => Some(lookup(c.unbind())),
+                Err(_) if v.is_callable() => Some(lookup(v.unbind())),
                 Err(e) => return Err(e.into()),
             },
         };
-        self.edit(py, |r| {
-            r.merge(Registry::password_servers(None));
-            if users.is_some() {
-                r.set_credential_lookup(users);
-            }
-            if let Some(t) = tokens {
-                r.set_token_lookup(Some(t.0.clone()));
-            }
-        });
+        let r = Arc::make_mut(c);
+        r.merge(Registry::password_servers(None));
+        if users.is_some() {
+            r.set_credential_lookup(users);
+        }
+        if let Some(t) = tokens {
+            r.set_token_lookup(Some(t.0.clone()));
+        }
         Ok(())
     }
-
-    fn add_password_clients(&self, py: Python<'_>, username: &str, password: &str) -> PyResult<()> {
-        let c = PasswordCredential::new(username, password).or_raise()?;
-        self.edit(py, |r| r.merge(Registry::password_clients(Arc::new(c))));
-        Ok(())
+    fn add_password_clients(username: &str, password: &str) -> PyResult<()> {
+        clients(c, PasswordCredential::new(username, password))
     }
-
-    fn add_token_clients(&self, py: Python<'_>, token_id: &str, token_hmac: &str) -> PyResult<()> {
-        let c = PasswordCredential::delegation_token(token_id, token_hmac).or_raise()?;
-        self.edit(py, |r| r.merge(Registry::password_clients(Arc::new(c))));
-        Ok(())
+    fn add_token_clients(token_id: &str, token_hmac: &str) -> PyResult<()> {
+        clients(c, PasswordCredential::delegation_token(token_id, token_hmac))
     }
-
-    fn add_refreshing_password_clients(&self, py: Python<'_>, refresher: &Refresher) {
-        self.edit(py, |r| {
-            r.register_refreshing_password_clients(refresher.0.clone())
-        });
+    fn add_refreshing_password_clients(refresher: &Refresher) {
+        Arc::make_mut(c).register_refreshing_password_clients(refresher.0.clone())
     }
-
     /// Verdicts are cached (the core's cache).
-    #[pyo3(signature = (validator = None, required_scope = None, clock_skew_ms = None))]
-    fn add_oauthbearer_server(
-        &self,
-        py: Python<'_>,
-        validator: Option<Any>,
-        required_scope: Option<Vec<String>>,
-        clock_skew_ms: Option<i64>,
-    ) -> PyResult<()> {
+    fn add_oauthbearer_server(validator: Option<Any> = None,
+        required_scope: Option<Vec<String>> = None, clock_skew_ms: Option<i64> = None)
+        -> PyResult<()> {
         let v = server_validator(validator, required_scope, clock_skew_ms)?;
-        self.edit(py, |r| r.register_cached_oauthbearer_server(v));
+        Arc::make_mut(c).register_cached_oauthbearer_server(v);
         Ok(())
     }
-
-    fn add_oauthbearer_client(&self, py: Python<'_>, refresher: &Refresher) {
-        self.edit(py, |r| r.register_oauthbearer_client(refresher.0.clone()));
+    fn add_oauthbearer_client(refresher: &Refresher) {
+        Arc::make_mut(c).register_oauthbearer_client(refresher.0.clone())
     }
-
     /// `factory()` makes one object per exchange, with `start(now_ms)`, `step(bytes, now_ms)`.
-    fn add_client_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
+    fn add_client_mechanism(name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostClientCalls>);
-        self.edit(py, |r| r.register_host_client(name, make))
-            .or_raise()
+        Arc::make_mut(c).register_host_client(name, make).or_raise()
     }
-
     /// `factory()` makes one object per exchange, with `step(bytes, now_ms)`.
-    fn add_server_mechanism(&self, py: Python<'_>, name: &str, factory: PyObject) -> PyResult<()> {
+    fn add_server_mechanism(name: &str, factory: PyObject) -> PyResult<()> {
         let n = name.to_string();
         let make = move || PyMechanism::make(&n, &factory).map(|m| m as Box<dyn HostServerCalls>);
-        self.edit(py, |r| r.register_host_server(name, make))
-            .or_raise()
+        Arc::make_mut(c).register_host_server(name, make).or_raise()
     }
-
-    fn client_mechanisms(&self, py: Python<'_>) -> Vec<String> {
-        lock(py, &self.0).client_mechanisms()
-    }
-
-    fn server_mechanisms(&self, py: Python<'_>) -> Vec<String> {
-        lock(py, &self.0).server_mechanisms()
-    }
-}
+    fn client_mechanisms() -> Vec<String> { c.client_mechanisms() }
+    fn server_mechanisms() -> Vec<String> { c.server_mechanisms() }
+}}

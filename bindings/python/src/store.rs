@@ -14,56 +14,25 @@ fn scram(mechanism: &str, credential: &str) -> PyResult<ScramCredential> {
     ScramCredential::from_kafka_string(m, credential).or_raise()
 }
 
-#[pymethods]
-impl CredentialStore {
-    #[new]
-    fn new() -> Self {
-        CredentialStore(Arc::default())
-    }
-
+class! { CredentialStore |py, c| shared {
+    new() -> Self { CredentialStore(Arc::default()) }
     /// PBKDF2 runs without the GIL; iterations default to the core's minimum (4096).
-    #[pyo3(signature = (username, password, iterations = None))]
-    fn add_user(
-        &self,
-        py: Python<'_>,
-        username: &str,
-        password: &str,
-        iterations: Option<u32>,
-    ) -> PyResult<()> {
+    fn add_user(username: &str, password: &str, iterations: Option<u32> = None) -> PyResult<()> {
         let n = iterations.unwrap_or(MIN_ITERATIONS);
-        py.allow_threads(|| self.0.add_user(username, password, n, &OsRandom))
-            .or_raise()
+        py.allow_threads(|| c.add_user(username, password, n, &OsRandom)).or_raise()
     }
-
-    fn set_scram(&self, username: &str, mechanism: &str, credential: &str) -> PyResult<()> {
-        self.0
-            .set_scram(username, scram(mechanism, credential)?)
-            .or_raise()
+    fn set_scram(username: &str, mechanism: &str, credential: &str) -> PyResult<()> {
+        c.set_scram(username, scram(mechanism, credential)?).or_raise()
     }
-
-    #[pyo3(signature = (username, expiry_ms))]
-    fn set_user_expiry(&self, username: &str, expiry_ms: Option<i64>) -> PyResult<()> {
-        self.0.set_user_expiry(username, expiry_ms).or_raise()
+    fn set_user_expiry(username: &str, expiry_ms: Option<i64>) -> PyResult<()> {
+        c.set_user_expiry(username, expiry_ms).or_raise()
     }
-
-    fn remove_user(&self, username: &str) -> PyResult<bool> {
-        self.0.remove_user(username).or_raise()
+    fn remove_user(username: &str) -> PyResult<bool> { c.remove_user(username).or_raise() }
+    fn set_token(token_id: &str, mechanism: &str, credential: &str, owner: &str,
+        expiry_ms: Option<i64> = None) -> PyResult<()> {
+        let scram = scram(mechanism, credential)?;
+        let m = scram.mechanism();
+        let owned = ServerCredential::scram(scram).with_token_owner(owner).with_expiry(expiry_ms);
+        c.set_token(token_id, m, owned).or_raise()
     }
-
-    #[pyo3(signature = (token_id, mechanism, credential, owner, expiry_ms = None))]
-    fn set_token(
-        &self,
-        token_id: &str,
-        mechanism: &str,
-        credential: &str,
-        owner: &str,
-        expiry_ms: Option<i64>,
-    ) -> PyResult<()> {
-        let c = scram(mechanism, credential)?;
-        let m = c.mechanism();
-        let c = ServerCredential::scram(c)
-            .with_token_owner(owner)
-            .with_expiry(expiry_ms);
-        self.0.set_token(token_id, m, c).or_raise()
-    }
-}
+}}
