@@ -42,98 +42,40 @@ pub(crate) fn token_from_dict(dict: &Dict) -> PyResult<DelegationToken> {
 #[pyclass(module = "ksasl._ksasl", frozen)]
 pub(crate) struct TokenAuthority(pub(crate) Arc<token::TokenAuthority>);
 
-#[pymethods]
-impl TokenAuthority {
-    #[new]
-    #[pyo3(signature = (secret_key, max_lifetime_ms = None, expiry_time_ms = None,
-        expiry_check_interval_ms = None))]
-    fn new(
-        secret_key: &str,
-        max_lifetime_ms: Option<i64>,
-        expiry_time_ms: Option<i64>,
-        expiry_check_interval_ms: Option<i64>,
-    ) -> PyResult<Self> {
+class! { TokenAuthority |py, c| shared {
+    new(secret_key: &str, max_lifetime_ms: Option<i64> = None, expiry_time_ms: Option<i64> = None,
+        expiry_check_interval_ms: Option<i64> = None) -> PyResult<Self> {
         let mut c = TokenConfig::new(secret_key);
         given!(c: max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms);
         let a = token::TokenAuthority::new(c, SharedRandom::default()).or_raise()?;
         Ok(TokenAuthority(Arc::new(a)))
     }
-
-    #[pyo3(signature = (owner, requester = None, renewers = Vec::new(), max_lifetime_ms = -1,
-        now_ms = None))]
-    fn create<'py>(
-        &self,
-        py: Python<'py>,
-        owner: &str,
-        requester: Option<&str>,
-        renewers: Vec<String>,
-        max_lifetime_ms: i64,
-        now_ms: Now,
-    ) -> PyResult<Dict<'py>> {
-        let t = self
-            .0
-            .create_by_name(owner, requester, &renewers, max_lifetime_ms, now(now_ms));
+    fn create(owner: &str, requester: Option<String> = None, renewers: Vec<String> = {Vec::new()},
+        max_lifetime_ms: i64 = {-1}, now_ms: Now = None) -> PyResult<Dict<'py>> {
+        let r = requester.as_deref();
+        let t = c.create_by_name(owner, r, &renewers, max_lifetime_ms, now(now_ms));
         token_dict(py, &t.or_raise()?)
     }
-
-    #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
-    fn renew(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        self.0
-            .change_by_name(false, hmac, caller, period_ms, now(now_ms))
-            .or_raise()
+    fn renew(hmac: &[u8], caller: &str, period_ms: i64 = {-1}, now_ms: Now = None) -> PyResult<i64> {
+        c.change_by_name(false, hmac, caller, period_ms, now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (hmac, caller, period_ms = -1, now_ms = None))]
-    fn expire(&self, hmac: &[u8], caller: &str, period_ms: i64, now_ms: Now) -> PyResult<i64> {
-        self.0
-            .change_by_name(true, hmac, caller, period_ms, now(now_ms))
-            .or_raise()
+    fn expire(hmac: &[u8], caller: &str, period_ms: i64 = {-1}, now_ms: Now = None) -> PyResult<i64> {
+        c.change_by_name(true, hmac, caller, period_ms, now(now_ms)).or_raise()
     }
-
-    #[pyo3(signature = (owners = None))]
-    fn describe<'py>(
-        &self,
-        py: Python<'py>,
-        owners: Option<Vec<String>>,
-    ) -> PyResult<Vec<Dict<'py>>> {
-        tokens(py, self.0.describe_by_name(owners.as_deref()))
+    fn describe(owners: Option<Vec<String>> = None) -> PyResult<Vec<Dict<'py>>> {
+        tokens(py, c.describe_by_name(owners.as_deref()))
     }
-
-    #[pyo3(signature = (now_ms = None))]
-    fn sweep(&self, now_ms: Now) -> PyResult<Vec<String>> {
-        self.0.sweep(now(now_ms)).or_raise()
-    }
-
-    fn next_sweep_ms(&self) -> i64 {
-        self.0.next_sweep_ms()
-    }
-
-    fn hmac(&self, token_id: &str) -> Bytes {
-        self.0.hmac(token_id).expose().to_vec().into()
-    }
-
-    fn export_records(&self) -> PyResult<String> {
-        self.0.export_records().or_raise()
-    }
-
-    fn import_records(&self, records: &str) -> PyResult<usize> {
-        self.0.import_records(records).or_raise()
-    }
-
-    #[pyo3(signature = (frame, principal, token_authenticated = false, now_ms = None))]
-    fn handle_request(
-        &self,
-        frame: &[u8],
-        principal: &str,
-        token_authenticated: bool,
-        now_ms: Now,
-    ) -> PyResult<Bytes> {
-        let r = self
-            .0
-            .handle_request_by_name(frame, principal, token_authenticated, now(now_ms));
+    fn sweep(now_ms: Now = None) -> PyResult<Vec<String>> { c.sweep(now(now_ms)).or_raise() }
+    fn next_sweep_ms() -> i64 { c.next_sweep_ms() }
+    fn hmac(token_id: &str) -> Bytes { c.hmac(token_id).expose().to_vec().into() }
+    fn export_records() -> PyResult<String> { c.export_records().or_raise() }
+    fn import_records(records: &str) -> PyResult<usize> { c.import_records(records).or_raise() }
+    fn handle_request(frame: &[u8], principal: &str, token_authenticated: bool = false,
+        now_ms: Now = None) -> PyResult<Bytes> {
+        let r = c.handle_request_by_name(frame, principal, token_authenticated, now(now_ms));
         Ok(r.or_raise()?.into())
     }
-}
+}}
 
 /// A CreateDelegationToken request frame.
 #[pyfunction]
