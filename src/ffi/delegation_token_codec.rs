@@ -7,9 +7,8 @@ use std::ffi::c_char;
 use super::boundary::*;
 use super::delegation_token::*;
 use crate::error::Result;
-use crate::kafka::delegation_tokens::CreateTokenResponse;
 use crate::token::{change_token_request, create_token_request, describe_tokens_request};
-use crate::token::{token_from_create_response, tokens_from_describe_response, RequestHeader};
+use crate::token::{token_from_create_frame, tokens_from_describe_response, RequestHeader};
 
 /// Builds delegation-token request frames (with their length prefix) and reads responses
 /// (without it, as `ksasl_client_connection_handle_frame` returns them).
@@ -160,8 +159,8 @@ pub extern "C" fn ksasl_delegation_token_codec_parse_create_response(
     token: *mut *mut ksasl_delegation_token,
 ) -> ksasl_result {
     response(c, token, "token", || {
-        let r = CreateTokenResponse::parse_response(version, bytes(frame, frame_len, "frame")?)?;
-        let t = ksasl_delegation_token::new(token_from_create_response(&r)?);
+        let t = token_from_create_frame(version, bytes(frame, frame_len, "frame")?)?;
+        let t = ksasl_delegation_token::new(t);
         Ok(Box::into_raw(Box::new(t)))
     })
 }

@@ -27,6 +27,6 @@ pub use by_name::{
 };
 pub use info::*;
 pub use serve::{
-    expiry_from_response, token_from_create_response, token_from_described,
-    tokens_from_describe_response,
+    expiry_from_response, token_from_create_frame, token_from_create_response,
+    token_from_described, tokens_from_describe_response,
 };

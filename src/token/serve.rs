@@ -186,6 +186,12 @@ fn expiry_response(result: Result<i64>) -> ExpiryResponse {
     }
 }
 
+/// The token of a CreateDelegationToken response frame (`version` 0-3, without its length
+/// prefix), as [`expiry_from_response`] and [`tokens_from_describe_response`] read theirs.
+pub fn token_from_create_frame(version: i16, frame: &[u8]) -> Result<DelegationToken> {
+    token_from_create_response(&CreateTokenResponse::parse_response(version, frame)?)
+}
+
 /// The token a CreateDelegationToken response hands out, ready for a client login
 /// ([`DelegationToken::client_credential`], [`DelegationToken::install`]); a response with
 /// an error code is that error.

@@ -1,6 +1,5 @@
 //! Delegation tokens: `TokenAuthority`, tokens as dicts, and the codec of Kafka's token APIs.
 
-use ksasl::kafka::delegation_tokens as codec;
 use ksasl::token::{self, DelegationToken, TokenConfig};
 use ksasl::SharedRandom;
 
@@ -131,8 +130,10 @@ pub(crate) fn parse_create_token_response<'py>(
     version: i16,
     frame: &[u8],
 ) -> PyResult<Dict<'py>> {
-    let r = codec::CreateTokenResponse::parse_response(version, frame).or_raise()?;
-    token_dict(py, &token::token_from_create_response(&r).or_raise()?)
+    token_dict(
+        py,
+        &token::token_from_create_frame(version, frame).or_raise()?,
+    )
 }
 
 /// The new expiry of a Renew- or ExpireDelegationToken response frame; raises its error.

@@ -10,12 +10,10 @@ use std::sync::Arc;
 use jni::objects::{JByteArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jshort};
 use jni::JNIEnv;
-use ksasl::kafka::delegation_tokens::{
-    is_token_api, CreateTokenResponse, SUPPORTED, SUPPORTED_KAFKA_4,
-};
+use ksasl::kafka::delegation_tokens::{is_token_api, SUPPORTED, SUPPORTED_KAFKA_4};
 use ksasl::token::{
     change_token_request, create_token_request, describe_tokens_request, expiry_from_response,
-    token_from_create_response, tokens_from_describe_response, DelegationToken, TokenAuthority,
+    token_from_create_frame, tokens_from_describe_response, DelegationToken, TokenAuthority,
     TokenConfig,
 };
 use ksasl::{Error, ErrorCode, SharedRandom};
@@ -206,9 +204,7 @@ natives! {
         jbytes(env, &describe_tokens_request(header, owners.as_deref())?)
     }
     fn tokenParseCreateResponse(env, version: jint, frame: JByteArray<'l>) -> JObject<'l> {
-        let frame = bytes(env, &frame, "frame")?;
-        let t =
-            token_from_create_response(&CreateTokenResponse::parse_response(v(version), &frame)?)?;
+        let t = token_from_create_frame(v(version), &bytes(env, &frame, "frame")?)?;
         token_object(env, &t)
     }
     tokenParseExpiryResponse(env, version: jint, frame: JByteArray<'l>) -> i64 =
