@@ -3,7 +3,7 @@
 //! reads the same tables to declare them in `include/ksasl.h` (cbindgen does not expand
 //! macros).
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
 use super::boundary::*;
@@ -26,13 +26,16 @@ use super::token_authority::*;
 use super::tracker::*;
 use super::{client_connection, client_exchange, server_connection, server_exchange};
 use crate::credential::PasswordCredential;
+use crate::error::{Error, ErrorCode};
 use crate::kafka::client::ClientConnection;
 use crate::kafka::config::{ClientConfig, ServerConfig};
 use crate::kafka::server::ServerConnection;
-use crate::mech::HostOutput;
+use crate::mech::{nothing_requested, HostOutput};
 use crate::random::OsRandom;
 use crate::refresh::Refresher;
-use crate::token::expiry_from_response;
+use crate::token::{change_token_request, create_token_request, describe_tokens_request};
+use crate::token::{expiry_from_response, token_from_create_frame, tokens_from_describe_response};
+use crate::token::{DelegationToken, TokenAuthority, TokenConfig};
 use crate::wire::{Gate, ReauthTiming};
 
 /// `ksasl_<t>_free` for each handle, and `ksasl_<t>_last_error` for those that keep one.

@@ -47,49 +47,6 @@ impl ksasl_delegation_token {
     }
 }
 
-/// Makes a token from its parts (for example one a client persisted): id, owner, requester
-/// (NULL: the owner), HMAC bytes and times. Renewers are not needed to log in: none.
-#[no_mangle]
-pub extern "C" fn ksasl_delegation_token_new(
-    token_id: *const c_char,
-    owner: *const c_char,
-    requester: *const c_char,
-    hmac: *const u8,
-    hmac_len: usize,
-    issue_ms: i64,
-    expiry_ms: i64,
-    max_ms: i64,
-    out: *mut *mut ksasl_delegation_token,
-) -> ksasl_result {
-    construct(out, || {
-        let names = (
-            text(owner, "owner")?,
-            opt_text(requester, "requester")?,
-            &[] as &[&str],
-        );
-        let (id, h) = (
-            text(token_id, "token_id")?,
-            bytes(hmac, hmac_len, "hmac")?.to_vec(),
-        );
-        let t = DelegationToken::from_parts(id, h, names, [issue_ms, expiry_ms, max_ms])?;
-        Ok(ksasl_delegation_token::new(t))
-    })
-}
-
-/// The HMAC (64 bytes from an authority; a secret), borrowed from the token.
-#[no_mangle]
-pub extern "C" fn ksasl_delegation_token_hmac(
-    t: *const ksasl_delegation_token,
-    hmac: *mut *const u8,
-    hmac_len: *mut usize,
-) -> ksasl_result {
-    with_thread(|| {
-        let t = arg(t, "token")?;
-        need!(hmac, hmac_len);
-        Ok(put_bytes(Some(t.inner.hmac()), hmac, hmac_len))
-    })
-}
-
 /// Tokens from `ksasl_token_authority_describe` or a DescribeDelegationToken response.
 pub struct ksasl_delegation_token_list(pub(crate) Vec<ksasl_delegation_token>);
 

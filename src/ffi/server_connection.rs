@@ -1,14 +1,11 @@
 //! `ksasl_server_connection`: a Kafka server connection's SASL state (the broker driver).
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, CString};
 
 use super::boundary::*;
-use super::client_connection::not_authenticated;
-use super::credential_callback::{decode, ksasl_credential_answer_kind, names};
-use super::host_output::{ksasl_host_output, late};
+use super::credential_callback::names;
 use crate::error::{ErrorCode, Result};
 use crate::kafka::server::{ServerAction, ServerConnection};
-use crate::mech::nothing_requested;
 
 /// What the host does after a server frame (`KSASL_SERVER_ACTION_*`).
 pub type ksasl_server_action = u32;
@@ -69,77 +66,6 @@ pub(crate) fn output(
         put_message(&mut c.out, Some(frames), out, out_len);
         put(action, a.kind().as_u32());
         Ok(put_opt(deadline_ms, a.deadline_ms().unwrap_or(-1)))
-    })
-}
-
-/// Continues after `KSASL_SERVER_ACTION_PENDING` with the mechanism's late answer (`answer`
-/// from `ksasl_host_output_new(1, ...)`, its content taken; `rc` as the callback would
-/// return); outputs as `ksasl_server_connection_handle_frame` (a failed answer fails the
-/// exchange with Kafka's response). Without pending work (`KSASL_WRONG_STATE`) or with a NULL
-/// or client answer, an error is returned and nothing changes.
-#[no_mangle]
-pub extern "C" fn ksasl_server_connection_resume(
-    c: *mut ksasl_server_connection,
-    answer: *mut ksasl_host_output,
-    rc: c_int,
-    now_ms: i64,
-    action: *mut ksasl_server_action,
-    out: *mut *const u8,
-    out_len: *mut usize,
-    deadline_ms: *mut i64,
-) -> ksasl_result {
-    output(c, (action, out, out_len, deadline_ms), |x| {
-        let (a, work) = late(answer, x.pending_work())?;
-        Ok(x.resume(a.late_server_step(&work, rc.into())?, now_ms))
-    })
-}
-
-/// Answers the pending credential request and continues; outputs as
-/// `ksasl_server_connection_handle_frame`. A refused answer leaves the request pending.
-#[no_mangle]
-pub extern "C" fn ksasl_server_connection_provide_credential(
-    c: *mut ksasl_server_connection,
-    kind: ksasl_credential_answer_kind,
-    value: *const c_char,
-    expiry_ms: i64,
-    token_owner: *const c_char,
-    now_ms: i64,
-    action: *mut ksasl_server_action,
-    out: *mut *const u8,
-    out_len: *mut usize,
-    deadline_ms: *mut i64,
-) -> ksasl_result {
-    output(c, (action, out, out_len, deadline_ms), |x| {
-        let r = x.pending_request().ok_or_else(nothing_requested)?;
-        Ok(x.provide_credential(
-            decode(r, kind, value, expiry_ms, token_owner)?.now()?,
-            now_ms,
-        ))
-    })
-}
-
-/// The authenticated session: principal (`"User:alice"`) and mechanism (borrowed), 1 when it
-/// logged in with a delegation token (`tokenauth`), the lifetime sent to the client and the
-/// session's expiry (-1: never). Each may be NULL; `KSASL_WRONG_STATE` before authentication.
-#[no_mangle]
-pub extern "C" fn ksasl_server_connection_session(
-    c: *const ksasl_server_connection,
-    principal: *mut *const c_char,
-    mechanism: *mut *const c_char,
-    token_authenticated: *mut c_int,
-    lifetime_ms: *mut i64,
-    expiry_ms: *mut i64,
-) -> ksasl_result {
-    with_ref(c, |c| {
-        let s = c.inner.session().ok_or_else(not_authenticated)?;
-        put_opt(principal, c.session.0.as_ptr());
-        put_opt(mechanism, c.session.1.as_ptr());
-        put_opt(
-            token_authenticated,
-            as_int(s.outcome.principal.token_authenticated),
-        );
-        put_opt(lifetime_ms, s.lifetime_ms);
-        Ok(put_opt(expiry_ms, s.expiry_ms.unwrap_or(-1)))
     })
 }
 
