@@ -160,6 +160,19 @@ fn bench(c: &mut Criterion) {
             })
         });
 
+        // The Rust side of the JMH `ScramParts` pieces (`benches/java/run.sh ScramParts`), for
+        // the binding's own cost per call: an exchange from the registry made and dropped
+        // (`part1`), and the same with the first step on a recorded client-first (`part2`).
+        c.bench_function(&format!("{name}/server_new_drop"), |b| {
+            b.iter(|| drop(criterion::black_box(registry.server(name).unwrap())))
+        });
+        c.bench_function(&format!("{name}/server_new_first_step"), |b| {
+            b.iter(|| {
+                let mut s = registry.server(name).unwrap();
+                criterion::black_box(s.step(&f.client_first, 0).unwrap())
+            })
+        });
+
         c.bench_function(&format!("{name}/client_login_4096"), |b| {
             b.iter(|| {
                 // A fresh credential: nothing cached, one PBKDF2 run at 4096 iterations.

@@ -154,7 +154,7 @@ upcalls! {
 static VM: OnceLock<JavaVM> = OnceLock::new();
 static METHODS: OnceLock<Vec<(GlobalRef, JStaticMethodID)>> = OnceLock::new();
 
-/// Looks up the classes and methods native code once.
+/// Looks up, once, the classes and methods that native code calls.
 #[no_mangle]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut std::ffi::c_void) -> jint {
     let r = catch_unwind(AssertUnwindSafe(|| -> jni::errors::Result<()> {
