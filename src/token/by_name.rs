@@ -131,9 +131,9 @@ pub fn create_token_request<S: AsRef<str>>(
     renewers: &[S],
     max_lifetime_ms: i64,
 ) -> Result<Vec<u8>> {
-    let owner = owner.map(|o| wire_names(&[o], "owner")).transpose()?;
+    let owner = owner.map(|o| principal_arg(o, "owner")).transpose()?;
     let r = CreateTokenRequest {
-        owner: owner.and_then(|mut o| o.pop()),
+        owner: owner.as_ref().map(PrincipalName::from),
         renewers: wire_names(renewers, "renewer")?,
         max_lifetime_ms,
     };

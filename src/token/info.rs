@@ -96,6 +96,21 @@ impl TokenConfig {
         }
     }
 
+    /// `secret_key` with `[max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms]`, each
+    /// `None` taking Kafka's default (how every binding receives the settings).
+    pub fn with_settings(secret_key: impl Into<Secret>, settings: [Option<i64>; 3]) -> Self {
+        let mut c = TokenConfig::new(secret_key);
+        let fields = [
+            &mut c.max_lifetime_ms,
+            &mut c.expiry_time_ms,
+            &mut c.expiry_check_interval_ms,
+        ];
+        for (field, given) in fields.into_iter().zip(settings) {
+            *field = given.unwrap_or(*field);
+        }
+        c
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         if self.secret_key.is_empty() {
             return Err(Error::new(

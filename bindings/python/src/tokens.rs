@@ -44,8 +44,8 @@ pub(crate) struct TokenAuthority(pub(crate) Arc<token::TokenAuthority>);
 class! { TokenAuthority |py, c| shared {
     new(secret_key: &str, max_lifetime_ms: Option<i64> = None, expiry_time_ms: Option<i64> = None,
         expiry_check_interval_ms: Option<i64> = None) -> PyResult<Self> {
-        let mut c = TokenConfig::new(secret_key);
-        given!(c: max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms);
+        let given = [max_lifetime_ms, expiry_time_ms, expiry_check_interval_ms];
+        let c = TokenConfig::with_settings(secret_key, given);
         let a = token::TokenAuthority::new(c, SharedRandom::default()).or_raise()?;
         Ok(TokenAuthority(Arc::new(a)))
     }

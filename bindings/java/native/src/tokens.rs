@@ -101,16 +101,13 @@ natives! {
         Ok(a.into())
     }
     fn tokenAuthorityNew(env, key: JString<'l>, settings: JLongArray<'l>) -> i64 {
-        let mut c = TokenConfig::new(string(env, &key, "secretKey")?.as_str());
+        let mut given = [None; 3];
         if !settings.is_null() {
             let mut s = [0i64; 3];
             env.get_long_array_region(&settings, 0, &mut s)?;
-            [
-                c.max_lifetime_ms,
-                c.expiry_time_ms,
-                c.expiry_check_interval_ms,
-            ] = s;
+            given = s.map(Some);
         }
+        let c = TokenConfig::with_settings(string(env, &key, "secretKey")?.as_str(), given);
         let a = TokenAuthority::new(c, SharedRandom::default())?;
         Ok(into_handle::<Authority>(Arc::new(a)))
     }
