@@ -138,6 +138,18 @@
 #define KSASL_MECHANISM_CHANGED 324
 /** A mechanism written by the host (in C, Python or Java) failed: it raised, or answered  in a way the protocol does not allow. The message is the host's. */
 #define KSASL_HOST_MECHANISM_FAILED 325
+/** The Kerberos ticket presented (or the client's own ticket-granting ticket) has expired. */
+#define KSASL_KERBEROS_TICKET_EXPIRED 326
+/** A Kerberos authenticator was presented twice (the acceptor's replay cache caught it). */
+#define KSASL_KERBEROS_REPLAY 327
+/** The Kerberos ticket is for another service or host than this server, or the client  asked for a service the KDC does not know. */
+#define KSASL_KERBEROS_WRONG_SERVICE 328
+/** The ticket could not be decrypted with the key in the keytab: the keytab is out of  date (a key version or a key the KDC no longer uses) or belongs to another principal. */
+#define KSASL_KERBEROS_KEY_MISMATCH 329
+/** Any other GSS-API or Kerberos failure; the message carries the library's own text. */
+#define KSASL_GSS_FAILED 330
+/** The GSSAPI security-layer negotiation failed: the peer offered or chose a layer other  than "no security layer", which is the only one Kafka uses. */
+#define KSASL_SECURITY_LAYER_REFUSED 331
 /** A credential string or record cannot be parsed. */
 #define KSASL_INVALID_CREDENTIAL_FORMAT 400
 /** A stored SCRAM credential has fewer than the minimum number of iterations. */
@@ -162,6 +174,10 @@
 #define KSASL_INVALID_PRINCIPAL_TYPE 410
 /** Delegation-token requests are not allowed on this connection, e.g. one that itself  authenticated with a token (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64). */
 #define KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 411
+/** The system's GSS-API library (MIT Kerberos, `libgssapi_krb5.so.2`) cannot be loaded,  so GSSAPI cannot be used; nothing else is affected. */
+#define KSASL_GSSAPI_UNAVAILABLE 413
+/** Logging in to Kerberos failed: no ticket-granting ticket could be obtained from the  keytab or found in the credential cache. */
+#define KSASL_KERBEROS_LOGIN_FAILED 414
 /** An invariant of the library failed. */
 #define KSASL_INTERNAL 500
 /** A panic was caught at an API boundary. */

@@ -7,6 +7,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::io::gss::KerberosLogin;
+use crate::random::OsRandom;
 use crate::refresh::{ConnectionId, Refresher, Tracker};
 
 /// Milliseconds since the Unix epoch, from the system clock.
@@ -74,6 +76,15 @@ impl BackgroundRefresher {
                 reauthenticate(due.reauthenticate);
             }
             tracker.next_deadline()
+        })
+    }
+
+    /// Drives a Kerberos login: logs in again whenever its schedule says so (a failed login
+    /// is retried on the login's own retry plan).
+    pub fn start_kerberos(login: Arc<KerberosLogin>) -> std::io::Result<Self> {
+        Self::spawn(move |now| {
+            let _ = login.poll(now, &OsRandom);
+            login.next_login_ms()
         })
     }
 

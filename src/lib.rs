@@ -51,6 +51,8 @@ pub mod error;
 #[cfg(feature = "capi")]
 #[allow(unsafe_code)]
 pub mod ffi;
+#[allow(unsafe_code)]
+pub mod io;
 pub mod kafka;
 pub mod mech;
 pub mod names;

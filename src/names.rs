@@ -8,3 +8,5 @@ pub const SCRAM_SHA_256: &str = "SCRAM-SHA-256";
 pub const SCRAM_SHA_512: &str = "SCRAM-SHA-512";
 /// `OAUTHBEARER` (RFC 7628).
 pub const OAUTHBEARER: &str = "OAUTHBEARER";
+/// `GSSAPI` (Kerberos V5, RFC 4752).
+pub const GSSAPI: &str = "GSSAPI";

@@ -11,6 +11,7 @@
 //! Mechanisms are found by name in a [`MechanismRegistry`].
 
 pub mod exchange;
+pub mod gssapi;
 pub mod host;
 pub mod mechanism;
 pub mod oauthbearer;
@@ -20,7 +21,7 @@ pub mod registry;
 pub mod scram;
 
 pub use crate::credential::CredentialRequest;
-pub use crate::names::{OAUTHBEARER, PLAIN, SCRAM_SHA_256, SCRAM_SHA_512};
+pub use crate::names::{GSSAPI, OAUTHBEARER, PLAIN, SCRAM_SHA_256, SCRAM_SHA_512};
 pub use exchange::{
     nothing_pending, nothing_requested, ClientExchange, ExchangeState, HostTask, ServerExchange,
     ServerSession, DEFAULT_MAX_RECEIVE_SIZE,

@@ -5,6 +5,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::exchange::{ClientExchange, ServerExchange};
+use super::gssapi::client::{GssapiClient, GssapiClientConfig};
+use super::gssapi::context::{GssAcceptorFactory, GssInitiatorFactory};
+use super::gssapi::server::{GssapiServer, GssapiServerConfig};
 use super::host::{HostClient, HostClientCalls, HostServer, HostServerCalls};
 use super::mechanism::{ClientMechanism, ServerMechanism};
 use super::oauthbearer::{
@@ -17,7 +20,7 @@ use crate::credential::{
     AskHost, CredentialLookup, CredentialRequest, Lookup, PasswordCredential, PasswordSource,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::names::{OAUTHBEARER, PLAIN};
+use crate::names::{GSSAPI, OAUTHBEARER, PLAIN};
 
 /// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
 pub const DEFAULT_VERDICT_CACHE: usize = 4096;
@@ -261,6 +264,34 @@ impl MechanismRegistry {
     pub fn register_oauthbearer_client(&mut self, source: Arc<dyn TokenSource>) {
         self.register_client(OAUTHBEARER, move || {
             Ok(Box::new(OAuthBearerClient::from_source(source.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers a GSSAPI client: every (re-)authentication makes a fresh context with
+    /// `factory` (so it uses the credential current at that moment) for `config`'s service.
+    pub fn register_gssapi_client(
+        &mut self,
+        config: Arc<GssapiClientConfig>,
+        factory: Arc<dyn GssInitiatorFactory>,
+    ) {
+        self.register_client(GSSAPI, move || {
+            Ok(Box::new(GssapiClient::new(config.clone(), factory.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers a GSSAPI server accepting with contexts from `factory`.
+    pub fn register_gssapi_server(
+        &mut self,
+        config: Arc<GssapiServerConfig>,
+        factory: Arc<dyn GssAcceptorFactory>,
+    ) {
+        self.register_server(GSSAPI, move || {
+            Ok(Box::new(GssapiServer::new(
+                config.clone(),
+                factory.as_ref(),
+            )?))
         })
         .expect("valid name");
     }

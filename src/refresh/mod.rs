@@ -5,10 +5,12 @@
 //! Everything is sans-IO: time comes in as `now_ms`, each object reports its next deadline,
 //! and the host (or the optional [`background`](crate::background) driver) calls back then.
 
+mod kerberos;
 mod refresher;
 mod schedule;
 mod tracker;
 
+pub use kerberos::KerberosRefreshConfig;
 pub use refresher::{Credential, CredentialValue, RefreshHandle, Refresher};
 pub use schedule::{
     check_expiry, next_refresh, ExpiringCredential, RefreshAt, RefreshConfig, RefreshConfigBuilder,

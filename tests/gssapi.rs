@@ -1,0 +1,370 @@
+//! GSSAPI against a real MIT KDC (started once for this test binary by
+//! `tests/kerberos/kdc.py`, on 127.0.0.1): logins from keytabs with no `kinit`, both sides of
+//! the exchange over the system GSS-API, Kafka's session rules, and each failure's own code.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use common::{exchange, Failure, NOW};
+use ksasl::io::gss::{AcceptorFactory, Credential, KerberosLogin, LoginSource};
+use ksasl::mech::gssapi::{GssapiClientConfig, GssapiServerConfig, PrincipalMapper};
+use ksasl::refresh::KerberosRefreshConfig;
+use ksasl::{ErrorCode, MechanismRegistry, OsRandom};
+
+struct Kdc {
+    info: serde_json::Value,
+    // Holding the child's stdin keeps the KDC alive; it exits when this process does.
+    _stdin: Mutex<ChildStdin>,
+    _child: Mutex<Child>,
+}
+
+impl Kdc {
+    fn keytab(&self, name: &str) -> String {
+        self.info["keytabs"][name].as_str().unwrap().to_string()
+    }
+    fn wrong_keytab(&self, name: &str) -> String {
+        self.info["wrong_keytabs"][name]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+fn kdc() -> &'static Kdc {
+    static KDC: OnceLock<Kdc> = OnceLock::new();
+    KDC.get_or_init(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kerberos/kdc.py");
+        let mut child = Command::new("python3")
+            .args([
+                script,
+                "--exit-on-stdin-eof",
+                "--principal",
+                "other/localhost",
+                "--principal",
+                "brief:4s",
+                "--principal",
+                "short:20s",
+                "--wrong-keytab",
+                "kafka/localhost",
+                "--wrong-keytab",
+                "alice",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs tests/kerberos/kdc.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let info: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("KDC did not start ({e}): {line}"));
+        for (k, v) in info["env"].as_object().unwrap() {
+            std::env::set_var(k, v.as_str().unwrap());
+        }
+        Kdc {
+            info,
+            _stdin: Mutex::new(child.stdin.take().unwrap()),
+            _child: Mutex::new(child),
+        }
+    })
+}
+
+fn strip_realm() -> PrincipalMapper {
+    Arc::new(|p: &str| Ok(p.split(['/', '@']).next().unwrap_or("").to_string()))
+}
+
+fn server_registry(keytab: &str, principal: Option<&str>, service: &str) -> MechanismRegistry {
+    let cred = Arc::new(Credential::acceptor(Some(keytab), principal).unwrap());
+    let mut r = MechanismRegistry::new();
+    r.register_gssapi_server(
+        Arc::new(GssapiServerConfig::new(service, strip_realm()).unwrap()),
+        Arc::new(AcceptorFactory::new(cred)),
+    );
+    r
+}
+
+fn kafka_server() -> MechanismRegistry {
+    let k = kdc();
+    server_registry(
+        &k.keytab("kafka/localhost"),
+        Some("kafka/localhost@KSASL.TEST"),
+        "kafka",
+    )
+}
+
+fn login(name: &str, keytab: &str) -> Arc<KerberosLogin> {
+    let login = Arc::new(
+        KerberosLogin::new(
+            LoginSource::Keytab {
+                principal: format!("{name}@KSASL.TEST"),
+                keytab: keytab.to_string(),
+            },
+            KerberosRefreshConfig::default(),
+        )
+        .unwrap(),
+    );
+    login
+        .login(ksasl::background::wall_clock_ms(), &OsRandom)
+        .unwrap();
+    login
+}
+
+fn client_registry(login: &Arc<KerberosLogin>, service: &str, mutual: bool) -> MechanismRegistry {
+    let mut r = MechanismRegistry::new();
+    r.register_gssapi_client(
+        Arc::new(GssapiClientConfig::new(service, "localhost").unwrap()),
+        login.initiator_factory(mutual),
+    );
+    r
+}
+
+#[test]
+fn alice_authenticates_with_and_without_mutual_authentication() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    for mutual in [false, true] {
+        let mut client = client_registry(&alice, "kafka", mutual)
+            .client("GSSAPI")
+            .unwrap();
+        let mut server = kafka_server().server("GSSAPI").unwrap();
+        let (outcome, transcript) = exchange(&mut client, &mut server).unwrap();
+        assert_eq!(outcome.principal.to_string(), "User:alice");
+        assert_eq!(outcome.mechanism, "GSSAPI");
+        // AP-REQ, offer, choice, empty success; mutual adds the AP-REP and its empty answer.
+        assert_eq!(
+            transcript.len(),
+            if mutual { 6 } else { 4 },
+            "mutual={mutual}"
+        );
+        assert!(transcript.last().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn the_session_ends_with_the_service_ticket() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let tgt_end = alice.ticket_end_ms().unwrap();
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let mut server = kafka_server().server("GSSAPI").unwrap();
+    let (outcome, _) = exchange(&mut client, &mut server).unwrap();
+    let end = outcome
+        .credential_expiry_ms
+        .expect("the ticket cap is on by default");
+    // The service ticket ends with the ticket-granting ticket (5-minute realm maximum).
+    assert!(
+        (end - tgt_end).abs() <= 2_000,
+        "service ticket end {end}, TGT end {tgt_end}"
+    );
+    assert_eq!(end % 1000, 0);
+}
+
+#[test]
+fn without_the_cap_the_session_has_no_credential_expiry() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let cred = Arc::new(
+        Credential::acceptor(
+            Some(&k.keytab("kafka/localhost")),
+            Some("kafka/localhost@KSASL.TEST"),
+        )
+        .unwrap(),
+    );
+    let mut config = GssapiServerConfig::new("kafka", strip_realm()).unwrap();
+    config.cap_session_at_ticket = false;
+    let mut servers = MechanismRegistry::new();
+    servers.register_gssapi_server(Arc::new(config), Arc::new(AcceptorFactory::new(cred)));
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let (outcome, _) = exchange(&mut client, &mut servers.server("GSSAPI").unwrap()).unwrap();
+    assert_eq!(outcome.credential_expiry_ms, None);
+}
+
+#[test]
+fn a_ticket_for_another_service_is_refused() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    // The client asks for other/localhost; the broker only has kafka/localhost's key.
+    let mut client = client_registry(&alice, "other", false)
+        .client("GSSAPI")
+        .unwrap();
+    let mut server = kafka_server().server("GSSAPI").unwrap();
+    let e = exchange(&mut client, &mut server).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosWrongService, "{e:?}");
+
+    // A server that accepts any key of its keytab still refuses a ticket whose service is
+    // not its own (the JDK's protocol check).
+    let both = server_registry(&k.keytab("other/localhost"), None, "kafka");
+    let mut client = client_registry(&alice, "other", false)
+        .client("GSSAPI")
+        .unwrap();
+    let e = exchange(&mut client, &mut both.server("GSSAPI").unwrap()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosWrongService, "{e:?}");
+    assert!(matches!(e, Failure::Server(_)));
+    assert!(
+        format!("{e:?}").contains("targ name protocol error"),
+        "{e:?}"
+    );
+
+    // A service the KDC does not know fails on the client.
+    let mut client = client_registry(&alice, "nosuch", false)
+        .client("GSSAPI")
+        .unwrap();
+    let e = client.start(NOW).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosWrongService, "{e:?}");
+    assert!(
+        e.message().contains("not found in Kerberos database"),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn a_replayed_token_is_refused() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let ap_req = match client.start(NOW).unwrap() {
+        ksasl::ClientStep::Send(m) => m,
+        other => panic!("{other:?}"),
+    };
+    let servers = kafka_server();
+    let mut first = servers.server("GSSAPI").unwrap();
+    assert!(matches!(
+        first.step(&ap_req, NOW).unwrap(),
+        ksasl::ServerStep::Challenge(_)
+    ));
+    let mut second = servers.server("GSSAPI").unwrap();
+    let e = second.step(&ap_req, NOW).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosReplay, "{e:?}");
+}
+
+#[test]
+fn a_wrong_keytab_is_refused_on_either_side() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let stale = server_registry(
+        &k.wrong_keytab("kafka/localhost"),
+        Some("kafka/localhost@KSASL.TEST"),
+        "kafka",
+    );
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let e = exchange(&mut client, &mut stale.server("GSSAPI").unwrap()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosKeyMismatch, "{e:?}");
+    // The client is told only Kafka's generic sentence.
+    if let Failure::Server(e) = &e {
+        assert_eq!(
+            e.client_message("GSSAPI", false),
+            "Authentication failed during authentication due to invalid credentials with SASL mechanism GSSAPI"
+        );
+    }
+
+    let bad = KerberosLogin::new(
+        LoginSource::Keytab {
+            principal: "alice@KSASL.TEST".into(),
+            keytab: k.wrong_keytab("alice"),
+        },
+        KerberosRefreshConfig::default(),
+    )
+    .unwrap();
+    let e = bad.login(NOW, &OsRandom).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosLoginFailed, "{e:?}");
+    assert_eq!(
+        bad.current().unwrap_err().code(),
+        ErrorCode::KerberosLoginFailed
+    );
+    // A retry is planned, no sooner than a second later.
+    assert!(bad.next_login_ms().unwrap() >= NOW + 1_000);
+    let missing = KerberosLogin::new(
+        LoginSource::Keytab {
+            principal: "alice@KSASL.TEST".into(),
+            keytab: "/nonexistent/alice.keytab".into(),
+        },
+        KerberosRefreshConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        missing.login(NOW, &OsRandom).unwrap_err().code(),
+        ErrorCode::KerberosLoginFailed
+    );
+}
+
+#[test]
+fn an_expired_service_ticket_is_refused() {
+    let k = kdc();
+    // `brief` gets 4-second tickets; the KDC and the acceptor allow 5 seconds of skew.
+    let brief = login("brief", &k.keytab("brief"));
+    let mut client = client_registry(&brief, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let ap_req = match client.start(NOW).unwrap() {
+        ksasl::ClientStep::Send(m) => m,
+        other => panic!("{other:?}"),
+    };
+    let end = brief.ticket_end_ms().unwrap();
+    let skew_ms = k.info["clockskew"].as_i64().unwrap() * 1000;
+    // Real Kerberos time: the ticket must be past its end plus the skew before it is refused.
+    while ksasl::background::wall_clock_ms() < end + skew_ms + 1_000 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let e = kafka_server()
+        .server("GSSAPI")
+        .unwrap()
+        .step(&ap_req, NOW)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosTicketExpired, "{e:?}");
+}
+
+#[test]
+fn logins_renew_short_tickets_without_kinit_and_reauthentication_uses_the_new_one() {
+    let k = kdc();
+    // 20-second tickets: Kafka's client would wait its 60-second minimum and let the ticket
+    // expire; ksasl plans each login at 80-85 % of the ticket's life.
+    let short = login("short", &k.keytab("short"));
+    let servers = kafka_server();
+    let clients = client_registry(&short, "kafka", false);
+    let first_end = short.ticket_end_ms().unwrap();
+    let mut renewals = 0;
+    let mut ends = vec![first_end];
+    while renewals < 2 {
+        let now = ksasl::background::wall_clock_ms();
+        let next = short.next_login_ms().unwrap();
+        assert!(
+            next < short.ticket_end_ms().unwrap(),
+            "the next login is inside the ticket's life"
+        );
+        if short.poll(now, &OsRandom).unwrap() {
+            renewals += 1;
+            ends.push(short.ticket_end_ms().unwrap());
+        }
+        // Every (re-)authentication along the way works and its session ends with the ticket.
+        let mut c = clients.client("GSSAPI").unwrap();
+        let (outcome, _) = exchange(&mut c, &mut servers.server("GSSAPI").unwrap()).unwrap();
+        assert_eq!(outcome.principal.to_string(), "User:short");
+        let cap = outcome.credential_expiry_ms.unwrap();
+        assert!(cap > now, "a fresh session's ticket is live");
+        std::thread::sleep(std::time::Duration::from_millis(1_000));
+    }
+    assert_eq!(short.logins(), 3);
+    assert!(
+        ends.windows(2).all(|w| w[1] > w[0]),
+        "each login got a newer ticket: {ends:?}"
+    );
+    // No kinit ran: the user's credential cache was never created.
+    let ccache = k.info["env"]["KRB5CCNAME"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("FILE:");
+    assert!(!std::path::Path::new(ccache).exists(), "{ccache} exists");
+}
