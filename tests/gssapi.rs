@@ -3,16 +3,21 @@
 //! the exchange over the system GSS-API, Kafka's session rules, and each failure's own code.
 
 mod common;
+mod kafka_pair;
+mod wire;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{exchange, Failure, NOW};
+use kafka_pair::Pair;
 use ksasl::io::gss::{AcceptorFactory, Credential, KerberosLogin, LoginSource};
+use ksasl::kafka::client::ClientConfig;
+use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::mech::gssapi::{GssapiClientConfig, GssapiServerConfig, PrincipalMapper};
 use ksasl::refresh::KerberosRefreshConfig;
-use ksasl::{ErrorCode, MechanismRegistry, OsRandom};
+use ksasl::{ClientStep, ErrorCode, MechanismRegistry, OsRandom};
 
 struct Kdc {
     info: serde_json::Value,
@@ -367,4 +372,153 @@ fn logins_renew_short_tickets_without_kinit_and_reauthentication_uses_the_new_on
         .unwrap()
         .trim_start_matches("FILE:");
     assert!(!std::path::Path::new(ccache).exists(), "{ccache} exists");
+}
+
+fn wall() -> i64 {
+    ksasl::background::wall_clock_ms()
+}
+
+#[test]
+fn kafka_framing_every_mode_and_reauthentication() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let server = |reauth: i64| {
+        ServerConfig::builder(kafka_server())
+            .set_max_reauth_ms(reauth)
+            .build()
+            .unwrap()
+    };
+    for (api_versions, known) in [
+        (0, None),
+        (3, None),
+        (0, Some((1i64, Some(2i64)))),
+        (0, Some((1, Some(0)))),
+        (0, Some((0, None))),
+    ] {
+        let mut c = ClientConfig::builder(client_registry(&alice, "kafka", false), "GSSAPI");
+        c.set_api_versions_version(api_versions);
+        if let Some((h, a)) = known {
+            c.set_known_versions(h, a);
+        }
+        let mut p = Pair::new(c.build().unwrap(), server(0));
+        p.connect(wall());
+        assert_eq!(p.stats.failed, None, "{api_versions} {known:?}");
+        assert_eq!(p.stats.authenticated, 1, "{api_versions} {known:?}");
+        assert_eq!(
+            p.server.session().unwrap().outcome.principal.to_string(),
+            "User:alice"
+        );
+        // No max_reauth: the session is the service ticket's life.
+        let expiry = p.server.session_expiry_ms().unwrap();
+        assert!((expiry - alice.ticket_end_ms().unwrap()).abs() <= 2_000);
+    }
+
+    // Four session lifetimes of 3 s, requests every 500 ms: re-authenticated each time.
+    let mut p = Pair::new(
+        ClientConfig::new(client_registry(&alice, "kafka", false), "GSSAPI").unwrap(),
+        server(3_000),
+    );
+    let mut now = wall();
+    p.connect(now);
+    assert_eq!(p.client.session().unwrap().lifetime_ms, 3_000);
+    for _ in 0..25 {
+        now += 500;
+        p.request(now);
+        p.pump(now);
+    }
+    assert_eq!(p.stats.failed, None);
+    assert!(!p.stats.closed_expired);
+    assert!(
+        p.stats.reauthenticated >= 4,
+        "{:?}",
+        p.stats.reauthenticated
+    );
+    assert_eq!(p.stats.received.len(), p.stats.sent.len());
+}
+
+#[test]
+fn a_session_never_outlives_a_short_service_ticket() {
+    let k = kdc();
+    // `brief`'s tickets last 4 s, less than the 60 s max_reauth.
+    let brief = login("brief", &k.keytab("brief"));
+    let server = ServerConfig::builder(kafka_server())
+        .set_max_reauth_ms(60_000)
+        .build()
+        .unwrap();
+    let mut p = Pair::new(
+        ClientConfig::new(client_registry(&brief, "kafka", false), "GSSAPI").unwrap(),
+        server,
+    );
+    let now = wall();
+    p.connect(now);
+    assert_eq!(p.stats.failed, None);
+    let ticket_end = brief.ticket_end_ms().unwrap();
+    let expiry = p.server.session_expiry_ms().unwrap();
+    assert!(
+        expiry <= ticket_end + 1_000,
+        "session until {expiry}, ticket until {ticket_end}"
+    );
+    assert!(p.client.session().unwrap().lifetime_ms <= 5_000);
+    // Past the ticket's end the broker side refuses the connection's requests.
+    assert_eq!(
+        p.server.gate(0, expiry + 1),
+        ksasl::session::Gate::CloseExpired
+    );
+}
+
+#[test]
+fn a_pre_0_10_client_sends_a_raw_gssapi_token_first() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let mut b = ServerConfig::builder(kafka_server());
+    b.set_legacy_gssapi(true);
+    let mut server = ServerConnection::new(b.build().unwrap());
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let now = wall();
+    let mut token = match client.start(now).unwrap() {
+        ClientStep::Send(m) => m,
+        other => panic!("{other:?}"),
+    };
+    let mut finished = false;
+    for _ in 0..4 {
+        let action = server.handle_frame(&token, now);
+        let out = server.poll_transmit().unwrap_or_default();
+        match action {
+            ServerAction::Authenticated(session) => {
+                assert_eq!(session.outcome.principal.to_string(), "User:alice");
+                // Raw framing: GSSAPI's last step has no message, so nothing is sent.
+                assert!(out.is_empty());
+                finished = true;
+                break;
+            }
+            ServerAction::Continue => {}
+            other => panic!("{other:?}"),
+        }
+        let len = i32::from_be_bytes(out[..4].try_into().unwrap()) as usize;
+        assert_eq!(len + 4, out.len(), "one raw frame");
+        token = match client.step(&out[4..], now).unwrap() {
+            ClientStep::Send(m) | ClientStep::Done(Some(m)) => m,
+            other => panic!("{other:?}"),
+        };
+    }
+    assert!(finished);
+
+    // Off by default, as in Kafka 4.x: the same first packet is refused.
+    let mut server = ServerConnection::new(ServerConfig::new(kafka_server()).unwrap());
+    let mut client = client_registry(&alice, "kafka", false)
+        .client("GSSAPI")
+        .unwrap();
+    let ClientStep::Send(token) = client.start(now).unwrap() else {
+        panic!()
+    };
+    let action = server.handle_frame(&token, now);
+    assert!(
+        !matches!(
+            action,
+            ServerAction::Continue | ServerAction::Authenticated(_)
+        ),
+        "{action:?}"
+    );
 }

@@ -584,6 +584,12 @@ impl ClientConnection {
         if !auth.is_complete() {
             match auth.step(&challenge, now_ms)? {
                 ClientStep::Done(None) => {}
+                // Raw framing has no final response: a mechanism that completes by sending
+                // (GSSAPI's security-layer choice) is done once that message is out, as
+                // Kafka's client decides in legacy mode.
+                step @ ClientStep::Done(Some(_)) if !wrapped => {
+                    self.send_message(auth, step, false)?;
+                }
                 step => return self.send_message(auth, step, false),
             }
         }

@@ -14,6 +14,7 @@ use super::messages::{
 use crate::credential::UnknownUserMask;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::{MechanismRegistry, DEFAULT_MAX_RECEIVE_SIZE};
+use crate::names::GSSAPI;
 use crate::random::SharedRandom;
 use crate::secret::Secret;
 use crate::session::{FailedReauthPolicy, ReauthPolicy, ReauthTiming, SaslMetrics};
@@ -71,6 +72,7 @@ pub struct ServerConfig {
     api_versions: Vec<ApiVersionRange>,
     metrics: Arc<SaslMetrics>,
     unknown_user_mask: Option<Arc<UnknownUserMask>>,
+    legacy_gssapi: bool,
 }
 
 /// The values of a [`ServerConfig`], checked by [`ServerConfigBuilder::build`]. Unset values
@@ -88,9 +90,19 @@ pub struct ServerConfigBuilder {
     api_versions: Vec<(i64, i64, i64)>,
     metrics: Option<Arc<SaslMetrics>>,
     unknown_user_mask: Option<(Secret, i64)>,
+    legacy_gssapi: bool,
 }
 
 impl ServerConfigBuilder {
+    /// Accepts pre-0.10 GSSAPI clients (KIP-43): when GSSAPI is enabled, a first packet that
+    /// is a raw GSS-API token (RFC 2743's initial-token tag, which no Kafka request header
+    /// can start with) begins a GSSAPI exchange in raw framing, as Kafka's broker did before
+    /// 4.0. Off by default, as in Kafka 4.x (KAFKA-18339 removed it).
+    pub fn set_legacy_gssapi(&mut self, on: bool) -> &mut Self {
+        self.legacy_gssapi = on;
+        self
+    }
+
     /// `sasl.enabled.mechanisms`, in the order the handshake response lists them (default:
     /// every server mechanism of the registry). Each must be registered.
     pub fn set_enabled_mechanisms(&mut self, mechanisms: Vec<String>) -> &mut Self {
@@ -224,6 +236,7 @@ impl ServerConfigBuilder {
                 }
                 None => None,
             },
+            legacy_gssapi: self.legacy_gssapi,
         }))
     }
 }
@@ -287,6 +300,7 @@ impl ServerConfig {
             api_versions: Vec::new(),
             metrics: None,
             unknown_user_mask: None,
+            legacy_gssapi: false,
         }
     }
 
@@ -326,6 +340,12 @@ impl ServerConfig {
     /// The stand-in credentials for unknown users, when enumeration resistance is on.
     pub fn unknown_user_mask(&self) -> Option<&Arc<UnknownUserMask>> {
         self.unknown_user_mask.as_ref()
+    }
+
+    /// Whether a pre-0.10 client's raw GSSAPI first packet is accepted (and GSSAPI is
+    /// enabled); see [`ServerConfigBuilder::set_legacy_gssapi`].
+    pub fn legacy_gssapi(&self) -> bool {
+        self.legacy_gssapi && self.enabled_mechanisms.iter().any(|m| m == GSSAPI)
     }
 
     /// `connection.failed.authentication.delay.ms`.

@@ -21,6 +21,7 @@ use super::refusal::{self, Refusal};
 use crate::credential::{CredentialAnswer, CredentialRequest};
 use crate::error::{quote, Error, ErrorCode, Result};
 use crate::mech::{ExchangeState, HostTask, HostWork, MechServerStep, ServerExchange, ServerStep};
+use crate::names::GSSAPI;
 use crate::session::{FailedReauthPolicy, Gate};
 use crate::wire::ServerActionKind;
 
@@ -475,6 +476,9 @@ impl ServerConnection {
                 ErrorCode::StepAfterFailure,
                 "the connection has failed",
             ),
+            Phase::VersionsOrHandshake if self.is_legacy_gssapi_token(frame) => {
+                self.legacy_gssapi(frame, now_ms)
+            }
             phase => match RequestHeader::parse(frame) {
                 Ok((header, body)) => self.request(phase, header, body, now_ms),
                 Err(e) => self.unparsable(phase, frame.len(), e, now_ms),
@@ -482,11 +486,30 @@ impl ServerConnection {
         }
     }
 
+    /// Whether a first packet is a pre-0.10 client's raw GSS-API token: RFC 2743 §3.1 starts
+    /// every initial context token with the tag 0x60, which as a request header's api key
+    /// (0x60xx) names no Kafka API.
+    fn is_legacy_gssapi_token(&self, frame: &[u8]) -> bool {
+        self.config.legacy_gssapi() && frame.first() == Some(&0x60)
+    }
+
+    /// Starts a GSSAPI exchange in raw framing with the first packet as its first token.
+    fn legacy_gssapi(&mut self, frame: &[u8], now_ms: i64) -> ServerAction {
+        let mut auth = match self.config.registry().server(GSSAPI) {
+            Ok(a) => a,
+            Err(e) => return self.fail(Vec::new(), e, now_ms),
+        };
+        auth.set_max_receive_size(self.config.max_receive_size());
+        auth.set_max_reauth_ms(self.config.max_reauth_ms(GSSAPI));
+        let r = auth.step(frame, now_ms);
+        self.after_step(Box::new(auth), Mode::Legacy, Reply::Raw, r, now_ms)
+    }
+
     /// A frame whose request header does not parse (`len` bytes long).
     fn unparsable(&mut self, phase: Phase, len: usize, e: Error, now_ms: i64) -> ServerAction {
         match phase {
-            // Too short for a request header's fixed part: not a Kafka request. Kafka would
-            // try a pre-0.10 raw GSSAPI token here; without GSSAPI it fails.
+            // Too short for a request header's fixed part: not a Kafka request (a raw GSSAPI
+            // token is handled before parsing, when enabled).
             Phase::VersionsOrHandshake if len < 8 => {
                 let e = Error::new(
                     ErrorCode::UnsupportedSaslMechanism,

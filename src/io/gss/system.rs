@@ -4,11 +4,11 @@ use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::sys::{self, gss, Buffer, Handle, KeyValue, KeyValueSet, Status};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::context::{
     GssAcceptor, GssAcceptorFactory, GssContext, GssInitiator, GssInitiatorFactory,
 };
-use super::sys::{self, gss, Buffer, Handle, KeyValue, KeyValueSet, Status};
 
 /// Kerberos error numbers (MIT's com_err table `krb5`) that get their own ksasl code.
 mod krb5_codes {
