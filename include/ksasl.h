@@ -162,6 +162,8 @@
 #define KSASL_INVALID_PRINCIPAL_TYPE 410
 /** Delegation-token requests are not allowed on this connection, e.g. one that itself  authenticated with a token (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64). */
 #define KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 411
+/** No `sasl.kerberos.principal.to.local.rules` rule maps this Kerberos principal to a short  name, or the rule that applied left a `/` or `@` in it (Kafka's `NoMatchingRule`). */
+#define KSASL_KERBEROS_NAME_UNMAPPED 412
 /** An invariant of the library failed. */
 #define KSASL_INTERNAL 500
 /** A panic was caught at an API boundary. */
