@@ -11,6 +11,7 @@
 //! Mechanisms are found by name in a [`MechanismRegistry`].
 
 pub mod exchange;
+pub mod gssapi;
 pub mod host;
 pub mod mechanism;
 pub mod oauthbearer;

@@ -1,0 +1,3 @@
+//! GSSAPI (Kerberos).
+
+pub mod short_namer;
