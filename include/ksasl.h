@@ -174,6 +174,8 @@
 #define KSASL_INVALID_PRINCIPAL_TYPE 410
 /** Delegation-token requests are not allowed on this connection, e.g. one that itself  authenticated with a token (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64). */
 #define KSASL_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 411
+/** No `sasl.kerberos.principal.to.local.rules` rule maps this Kerberos principal to a short  name, or the rule that applied left a `/` or `@` in it (Kafka's `NoMatchingRule`). */
+#define KSASL_KERBEROS_NAME_UNMAPPED 412
 /** The system's GSS-API library (MIT Kerberos, `libgssapi_krb5.so.2`) cannot be loaded,  so GSSAPI cannot be used; nothing else is affected. */
 #define KSASL_GSSAPI_UNAVAILABLE 413
 /** Logging in to Kerberos failed: no ticket-granting ticket could be obtained from the  keytab or found in the credential cache. */

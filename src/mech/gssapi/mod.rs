@@ -8,7 +8,9 @@ pub mod client;
 pub mod context;
 pub mod layer;
 pub mod server;
+pub mod short_namer;
 
 pub use client::{GssapiClient, GssapiClientConfig};
 pub use context::{GssAcceptor, GssAcceptorFactory, GssContext, GssInitiator, GssInitiatorFactory};
 pub use server::{GssapiServer, GssapiServerConfig, PrincipalMapper};
+pub use short_namer::{KerberosName, KerberosShortNamer};
