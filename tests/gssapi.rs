@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{exchange, Failure, NOW};
 use kafka_pair::Pair;
-use ksasl::io::gss::{AcceptorFactory, Credential, KerberosLogin, LoginSource};
+use ksasl::io::gss::{AcceptorFactory, Credential, GssapiServerSettings, KerberosLogin, LoginSource};
 use ksasl::kafka::client::ClientConfig;
 use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::mech::gssapi::{GssapiClientConfig, GssapiServerConfig, PrincipalMapper};
@@ -94,11 +94,14 @@ fn server_registry(keytab: &str, principal: Option<&str>, service: &str) -> Mech
 
 fn kafka_server() -> MechanismRegistry {
     let k = kdc();
-    server_registry(
-        &k.keytab("kafka/localhost"),
-        Some("kafka/localhost@KSASL.TEST"),
-        "kafka",
-    )
+    let mut r = MechanismRegistry::new();
+    let settings = GssapiServerSettings {
+        keytab: Some(k.keytab("kafka/localhost")),
+        principal: Some("kafka/localhost@KSASL.TEST".into()),
+        ..GssapiServerSettings::default()
+    };
+    ksasl::io::gss::register_server(&mut r, &settings).unwrap();
+    r
 }
 
 fn login(name: &str, keytab: &str) -> Arc<KerberosLogin> {
@@ -521,4 +524,40 @@ fn a_pre_0_10_client_sends_a_raw_gssapi_token_first() {
         ),
         "{action:?}"
     );
+}
+
+#[test]
+fn principal_to_local_rules_name_the_kafka_user() {
+    let k = kdc();
+    let alice = login("alice", &k.keytab("alice"));
+    let run = |rules: &[&str]| {
+        let mut r = MechanismRegistry::new();
+        let settings = GssapiServerSettings {
+            keytab: Some(k.keytab("kafka/localhost")),
+            principal: Some("kafka/localhost@KSASL.TEST".into()),
+            rules: rules.iter().map(|s| s.to_string()).collect(),
+            ..GssapiServerSettings::default()
+        };
+        ksasl::io::gss::register_server(&mut r, &settings).unwrap();
+        let mut client = client_registry(&alice, "kafka", false).client("GSSAPI").unwrap();
+        exchange(&mut client, &mut r.server("GSSAPI").unwrap())
+    };
+    assert_eq!(run(&["DEFAULT"]).unwrap().0.principal.to_string(), "User:alice");
+    let (o, _) = run(&["RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-admin/", "DEFAULT"]).unwrap();
+    assert_eq!(o.principal.to_string(), "User:kafka-admin");
+    let (o, _) = run(&["RULE:[1:$1](.*)s/(.*)/$1/U"]).unwrap();
+    assert_eq!(o.principal.to_string(), "User:ALICE");
+    // No rule applies: refused with its own code.
+    let e = run(&["RULE:[2:$1](.*)s/.*/x/"]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosNameUnmapped, "{e:?}");
+    // A keytab that does not exist is reported when the server is set up.
+    let mut r = MechanismRegistry::new();
+    let settings = GssapiServerSettings {
+        keytab: Some("/nonexistent/kafka.keytab".into()),
+        principal: Some("kafka/localhost@KSASL.TEST".into()),
+        ..GssapiServerSettings::default()
+    };
+    let e = ksasl::io::gss::register_server(&mut r, &settings).unwrap_err();
+    assert_ne!(e.code(), ErrorCode::Internal, "{e:?}");
+    assert_eq!(r.server_mechanisms().len(), 0);
 }

@@ -13,10 +13,12 @@
 //! when (Kafka's `sasl.kerberos.ticket.renew.*` schedule).
 
 pub mod login;
+pub mod setup;
 #[allow(missing_docs)]
 mod sys;
 pub mod system;
 
 pub use login::{KerberosLogin, LoginSource};
+pub use setup::{register_client, register_server, GssapiServerSettings};
 pub use sys::{available, LIBRARY_NAMES};
 pub use system::{Acceptor, AcceptorFactory, Credential, Initiator, InitiatorFactory};

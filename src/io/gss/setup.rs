@@ -1,0 +1,105 @@
+//! GSSAPI on a registry in one call per side, from the settings users have (Kafka's
+//! `sasl.kerberos.*` names and the JAAS `Krb5LoginModule` options): what every binding calls,
+//! so that defaults, checks and the principal mapping are written once.
+
+use std::sync::Arc;
+
+use super::login::KerberosLogin;
+use super::system::{AcceptorFactory, Credential};
+use crate::error::{Error, ErrorCode, Result};
+use crate::mech::gssapi::client::GssapiClientConfig;
+use crate::mech::gssapi::server::{GssapiServerConfig, PrincipalMapper};
+use crate::mech::gssapi::short_namer::{KerberosName, KerberosShortNamer};
+use crate::mech::registry::MechanismRegistry;
+
+/// A GSSAPI server's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GssapiServerSettings {
+    /// The broker's keytab (JAAS `keyTab`); `None`: the default keytab (`KRB5_KTNAME`).
+    pub keytab: Option<String>,
+    /// The broker's principal (JAAS `principal`, `kafka/broker1.example.com@EXAMPLE.COM`);
+    /// `None`: any principal whose key the keytab holds.
+    pub principal: Option<String>,
+    /// `sasl.kerberos.service.name`; `None`: the first part of `principal`.
+    pub service_name: Option<String>,
+    /// `sasl.kerberos.principal.to.local.rules` (Kafka's default: `DEFAULT`).
+    pub rules: Vec<String>,
+    /// The realm `DEFAULT` rules treat as local; `None`: the realm of `principal`, else
+    /// none (only names without a realm then map by `DEFAULT`).
+    pub default_realm: Option<String>,
+    /// End each session with the client's service ticket (on by default).
+    pub cap_session_at_ticket: bool,
+}
+
+impl Default for GssapiServerSettings {
+    fn default() -> Self {
+        GssapiServerSettings {
+            keytab: None,
+            principal: None,
+            service_name: None,
+            rules: vec!["DEFAULT".to_string()],
+            default_realm: None,
+            cap_session_at_ticket: true,
+        }
+    }
+}
+
+impl GssapiServerSettings {
+    /// The principal-to-local mapping these settings describe.
+    pub fn mapper(&self) -> Result<PrincipalMapper> {
+        let own = self
+            .principal
+            .as_deref()
+            .map(KerberosName::parse)
+            .transpose()?;
+        let realm = self
+            .default_realm
+            .clone()
+            .or_else(|| own.as_ref().and_then(|p| p.realm().map(str::to_string)));
+        let namer = KerberosShortNamer::new(realm.as_deref(), &self.rules)?;
+        Ok(Arc::new(move |principal: &str| {
+            namer.short_name(&KerberosName::parse(principal)?)
+        }))
+    }
+
+    fn service(&self) -> Result<String> {
+        if let Some(s) = &self.service_name {
+            return Ok(s.clone());
+        }
+        match &self.principal {
+            Some(p) => Ok(KerberosName::parse(p)?.service_name().to_string()),
+            None => Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "a GSSAPI server needs its principal or sasl.kerberos.service.name",
+            )),
+        }
+    }
+}
+
+/// Adds a GSSAPI server with `settings`: reads the keytab now (so a missing keytab or key is
+/// reported here, not at the first client) and shares it between every exchange.
+pub fn register_server(registry: &mut MechanismRegistry, settings: &GssapiServerSettings) -> Result<()> {
+    let mut config = GssapiServerConfig::new(&settings.service()?, settings.mapper()?)?;
+    config.cap_session_at_ticket = settings.cap_session_at_ticket;
+    let credential = Credential::acceptor(settings.keytab.as_deref(), settings.principal.as_deref())?;
+    registry.register_gssapi_server(
+        Arc::new(config),
+        Arc::new(AcceptorFactory::new(Arc::new(credential))),
+    );
+    Ok(())
+}
+
+/// Adds a GSSAPI client for the service `service_name@host` on `login`'s current ticket;
+/// `mutual` asks the broker to authenticate itself with an extra round trip (Kafka's client
+/// does not).
+pub fn register_client(
+    registry: &mut MechanismRegistry,
+    login: &Arc<KerberosLogin>,
+    service_name: &str,
+    host: &str,
+    mutual: bool,
+) -> Result<()> {
+    let config = GssapiClientConfig::new(service_name, host)?;
+    registry.register_gssapi_client(Arc::new(config), login.initiator_factory(mutual));
+    Ok(())
+}
