@@ -338,6 +338,12 @@ typedef struct ksasl_host_output ksasl_host_output;
 typedef struct ksasl_jwks_validator ksasl_jwks_validator;
 
 /**
+ * A Kerberos login (ticket-granting ticket from a keytab, or read from a credential cache)
+ * that registries' GSSAPI clients use and `ksasl_kerberos_login_poll` renews. Thread-safe.
+ */
+typedef struct ksasl_kerberos_login ksasl_kerberos_login;
+
+/**
  * A set of client and server mechanisms by name, with the credentials they use.
  */
 typedef struct ksasl_mechanism_registry ksasl_mechanism_registry;
@@ -1107,6 +1113,12 @@ size_t ksasl_delegation_token_renewer_count(const ksasl_delegation_token *t);
 const char *ksasl_delegation_token_requester(const ksasl_delegation_token *t);
 
 /**
+ * 1 when the system's GSS-API library (MIT Kerberos, `libgssapi_krb5.so.2`) loads, 0
+ * otherwise (GSSAPI functions then fail with `KSASL_GSSAPI_UNAVAILABLE`).
+ */
+int ksasl_gssapi_available(void);
+
+/**
  * Frees an output made by ksasl_host_output_new (never the one a callback got) (NULL is a no-op).
  */
 void ksasl_host_output_free(ksasl_host_output *p);
@@ -1189,6 +1201,58 @@ ksasl_result ksasl_jwks_validator_set_jwks(ksasl_jwks_validator *v,
                                            int64_t now_ms);
 
 /**
+ * The number of successful logins (0 for NULL).
+ */
+uint64_t ksasl_kerberos_login_count(const ksasl_kerberos_login *l);
+
+/**
+ * Frees a Kerberos login; registries using it keep it alive (NULL is a no-op).
+ */
+void ksasl_kerberos_login_free(ksasl_kerberos_login *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_kerberos_login_last_error(const ksasl_kerberos_login *p);
+
+/**
+ * Logs in now (reads the keytab or cache, asks the KDC): on failure the previous ticket,
+ * if any, stays in use and a retry is planned.
+ */
+ksasl_result ksasl_kerberos_login_login(ksasl_kerberos_login *l, int64_t now_ms);
+
+/**
+ * Creates a login: with `keytab`, a new ticket-granting ticket for `principal` (required)
+ * from it at each login, no `kinit`; without, the ticket in `ccache` (NULL: the default
+ * cache) for `principal` (NULL: the cache's). The schedule's `window_factor`, `jitter`
+ * and `min_time_before_relogin_ms` are `sasl.kerberos.ticket.renew.window.factor`
+ * (0.80), `.ticket.renew.jitter` (0.05) and `.min.time.before.relogin` (60,000); a
+ * negative value keeps Kafka's default. Nothing is read until `ksasl_kerberos_login_login`.
+ */
+ksasl_result ksasl_kerberos_login_new(const char *principal,
+                                      const char *keytab,
+                                      const char *ccache,
+                                      double window_factor,
+                                      double jitter,
+                                      int64_t min_time_before_relogin_ms,
+                                      ksasl_kerberos_login **out);
+
+/**
+ * When the next login is due (ms since the epoch), -1 for NULL.
+ */
+int64_t ksasl_kerberos_login_next_login_ms(const ksasl_kerberos_login *l);
+
+/**
+ * Logs in if the schedule says so at `now_ms`; `*logged_in` (may be NULL) is 1 then.
+ */
+ksasl_result ksasl_kerberos_login_poll(ksasl_kerberos_login *l, int64_t now_ms, int *logged_in);
+
+/**
+ * When the current ticket-granting ticket ends (ms since the epoch), -1 without one.
+ */
+int64_t ksasl_kerberos_login_ticket_end_ms(const ksasl_kerberos_login *l);
+
+/**
  * The detail of the last failure on this thread of a function without a handle of its
  * own: constructors (`ksasl_*_new`) and the functions of built configurations.
  */
@@ -1205,6 +1269,32 @@ ksasl_result ksasl_mechanism_registry_add_client_mechanism(ksasl_mechanism_regis
                                                            const ksasl_client_mechanism_vtable *vtable,
                                                            void *userdata,
                                                            ksasl_free_fn free_userdata);
+
+/**
+ * Adds a GSSAPI client for the service `service_name@host` (`sasl.kerberos.service.name`
+ * and the broker's host name as its principal spells it) using `login`'s current ticket
+ * at each (re-)authentication; `mutual` 1 also asks the broker to prove itself (an extra
+ * round trip Kafka's client does not make).
+ */
+ksasl_result ksasl_mechanism_registry_add_gssapi_client(ksasl_mechanism_registry *r,
+                                                        const ksasl_kerberos_login *login,
+                                                        const char *service_name,
+                                                        const char *host,
+                                                        int mutual);
+
+/**
+ * Adds a GSSAPI server with the broker's `keytab` (NULL: the default keytab) and
+ * `principal` (`kafka/broker1@REALM`; NULL: any key in the keytab), `service_name`
+ * (NULL: the principal's first part), `sasl.kerberos.principal.to.local.rules` as Kafka's
+ * list value (NULL: `DEFAULT`), and `cap_session_at_ticket` 1 (recommended) to end each
+ * session with the client's service ticket. The keytab is read now.
+ */
+ksasl_result ksasl_mechanism_registry_add_gssapi_server(ksasl_mechanism_registry *r,
+                                                        const char *keytab,
+                                                        const char *principal,
+                                                        const char *service_name,
+                                                        const char *rules,
+                                                        int cap_session_at_ticket);
 
 /**
  * Adds an OAUTHBEARER server whose tokens `cb` validates (every time); `userdata` is taken
@@ -1560,6 +1650,12 @@ ksasl_result ksasl_server_config_builder_set_enabled_mechanisms(ksasl_server_con
  */
 ksasl_result ksasl_server_config_builder_set_failed_authentication_delay_ms(ksasl_server_config_builder *b,
                                                                             int64_t ms);
+
+/**
+ * 1 accepts pre-0.10 clients whose first packet is a raw GSSAPI token (KIP-43) when
+ * GSSAPI is enabled; 0 (the default, as Kafka 4.x) refuses them.
+ */
+ksasl_result ksasl_server_config_builder_set_legacy_gssapi(ksasl_server_config_builder *b, int on);
 
 /**
  * `connections.max.reauth.ms` for every mechanism (`mechanism` NULL) or for one (default 0:

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use common::{exchange, Failure, NOW};
 use kafka_pair::Pair;
-use ksasl::io::gss::{AcceptorFactory, Credential, GssapiServerSettings, KerberosLogin, LoginSource};
+use ksasl::io::gss::{
+    AcceptorFactory, Credential, GssapiServerSettings, KerberosLogin, LoginSource,
+};
 use ksasl::kafka::client::ClientConfig;
 use ksasl::kafka::server::{ServerAction, ServerConfig, ServerConnection};
 use ksasl::mech::gssapi::{GssapiClientConfig, GssapiServerConfig, PrincipalMapper};
@@ -539,11 +541,20 @@ fn principal_to_local_rules_name_the_kafka_user() {
             ..GssapiServerSettings::default()
         };
         ksasl::io::gss::register_server(&mut r, &settings).unwrap();
-        let mut client = client_registry(&alice, "kafka", false).client("GSSAPI").unwrap();
+        let mut client = client_registry(&alice, "kafka", false)
+            .client("GSSAPI")
+            .unwrap();
         exchange(&mut client, &mut r.server("GSSAPI").unwrap())
     };
-    assert_eq!(run(&["DEFAULT"]).unwrap().0.principal.to_string(), "User:alice");
-    let (o, _) = run(&["RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-admin/", "DEFAULT"]).unwrap();
+    assert_eq!(
+        run(&["DEFAULT"]).unwrap().0.principal.to_string(),
+        "User:alice"
+    );
+    let (o, _) = run(&[
+        "RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-admin/",
+        "DEFAULT",
+    ])
+    .unwrap();
     assert_eq!(o.principal.to_string(), "User:kafka-admin");
     let (o, _) = run(&["RULE:[1:$1](.*)s/(.*)/$1/U"]).unwrap();
     assert_eq!(o.principal.to_string(), "User:ALICE");

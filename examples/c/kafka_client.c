@@ -50,7 +50,9 @@ static int connect_to(const char *host, const char *port) {
 
 int main(int argc, char **argv) {
     if (argc < 7) {
-        fprintf(stderr, "usage: kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]\n");
+        fprintf(stderr, "usage: kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]\n"
+                        "       (GSSAPI: USERNAME is the Kerberos principal, PASSWORD its keytab;\n"
+                        "        the service is kafka@HOST)\n");
         return 2;
     }
     const char *mech = argv[3];
@@ -60,6 +62,7 @@ int main(int argc, char **argv) {
     ksasl_client_config *cfg;
     ksasl_client_connection *conn;
     ksasl_refresher *refresher = NULL;
+    ksasl_kerberos_login *login = NULL;
     int oauth = strcmp(mech, "OAUTHBEARER") == 0;
     if (ksasl_mechanism_registry_new(&reg)) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
@@ -78,6 +81,16 @@ int main(int argc, char **argv) {
             return 1;
         }
         ksasl_oauth_token_free(token);
+    } else if (strcmp(mech, "GSSAPI") == 0) {
+        /* A ticket-granting ticket from the keytab (no kinit), renewed on Kafka's schedule by
+         * ksasl_kerberos_login_poll below; every (re-)authentication uses the current one. */
+        if (ksasl_kerberos_login_new(argv[4], argv[5], NULL, -1, -1, -1, &login) ||
+            ksasl_kerberos_login_login(login, wall_ms()) ||
+            ksasl_mechanism_registry_add_gssapi_client(reg, login, "kafka", argv[1], 0)) {
+            fprintf(stderr, "Kerberos setup failed: %s %s / %s\n", ksasl_last_constructor_error(),
+                    login ? ksasl_kerberos_login_last_error(login) : "", ksasl_mechanism_registry_last_error(reg));
+            return 1;
+        }
     } else if (ksasl_mechanism_registry_add_password_clients(reg, argv[4], argv[5])) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
         return 1;
@@ -101,7 +114,10 @@ int main(int argc, char **argv) {
     ksasl_client_connection_start(conn, t0);
     while (!failed && wall_ms() - t0 < duration) {
         int64_t now = wall_ms();
-        int started = 0;
+        int started = 0, relogged = 0;
+        if (login && ksasl_kerberos_login_poll(login, now, &relogged) == KSASL_OK && relogged)
+            printf("[+%6.3fs] Kerberos login renewed (ticket until +%.1fs)\n", (double)(now - t0) / 1000.0,
+                   (double)(ksasl_kerberos_login_ticket_end_ms(login) - t0) / 1000.0);
         /* The re-authentication deadline is a timer: start it on time, not lazily. */
         if (authenticated && ksasl_client_connection_handle_timeout(conn, now, &started) == KSASL_OK && started) {
             reauthing = 1;
@@ -214,5 +230,6 @@ int main(int argc, char **argv) {
     ksasl_client_config_free(cfg);
     ksasl_mechanism_registry_free(reg);
     ksasl_refresher_free(refresher);
+    ksasl_kerberos_login_free(login);
     return (!failed && authenticated && sent > 0 && answered == sent && reauths >= min_reauths) ? 0 : 1;
 }

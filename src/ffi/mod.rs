@@ -31,6 +31,7 @@ pub mod delegation_token_codec;
 pub mod host_mechanism;
 pub mod host_output;
 pub mod jwks_validator;
+pub mod kerberos;
 pub mod mechanism_registry;
 pub mod oauth_token;
 pub mod oauth_validator;

@@ -33,6 +33,21 @@ impl Default for KerberosRefreshConfig {
 }
 
 impl KerberosRefreshConfig {
+    /// Each setting given, or Kafka's default: the window factor, the jitter and the minimum
+    /// time before a relogin (ms). Checked by [`KerberosRefreshConfig::validate`].
+    pub fn with_settings(
+        window_factor: Option<f64>,
+        jitter: Option<f64>,
+        min_ms: Option<i64>,
+    ) -> Self {
+        let d = KerberosRefreshConfig::default();
+        KerberosRefreshConfig {
+            window_factor: window_factor.unwrap_or(d.window_factor),
+            jitter: jitter.unwrap_or(d.jitter),
+            min_time_before_relogin_ms: min_ms.unwrap_or(d.min_time_before_relogin_ms),
+        }
+    }
+
     /// Checks the values (Kafka accepts any double for the two factors; ksasl requires a
     /// window in (0, 1] and a jitter in [0, 1) so that the plan falls inside the ticket's
     /// life, and a non-negative minimum).

@@ -168,5 +168,6 @@ void test_fuzz(void);
 void test_tokens(void);
 void test_hostmech(void);
 void test_config(void);
+void test_gssapi(void);
 
 #endif /* KSASL_TEST_CHECK_H */

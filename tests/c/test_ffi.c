@@ -338,6 +338,19 @@ static const struct {
     FN(ksasl_jwks_validator_new),
     FN(ksasl_jwks_validator_next_refresh_ms),
     FN(ksasl_jwks_validator_set_jwks),
+    /* ksasl_kerberos_login, GSSAPI */
+    FN(ksasl_gssapi_available),
+    FN(ksasl_kerberos_login_count),
+    FN(ksasl_kerberos_login_free),
+    FN(ksasl_kerberos_login_last_error),
+    FN(ksasl_kerberos_login_login),
+    FN(ksasl_kerberos_login_new),
+    FN(ksasl_kerberos_login_next_login_ms),
+    FN(ksasl_kerberos_login_poll),
+    FN(ksasl_kerberos_login_ticket_end_ms),
+    FN(ksasl_mechanism_registry_add_gssapi_client),
+    FN(ksasl_mechanism_registry_add_gssapi_server),
+    FN(ksasl_server_config_builder_set_legacy_gssapi),
     /* ksasl_refresher */
     FN(ksasl_refresher_config_builder_build),
     FN(ksasl_refresher_config_builder_free),
@@ -433,6 +446,7 @@ int main(void) {
     test_tokens();
     test_hostmech();
     test_config();
+    test_gssapi();
 
     unsigned long passed = check_passed, failed = check_failed;
     printf("%lu passed, %lu failed\n", passed, failed);

@@ -36,6 +36,30 @@ pub enum LoginSource {
     },
 }
 
+impl LoginSource {
+    /// The source the JAAS `Krb5LoginModule` options describe: with a keytab, a login as
+    /// `principal` (required) from it; without, the ticket in `cache` (NULL: the default
+    /// cache), for `principal` when given.
+    pub fn from_settings(
+        principal: Option<&str>,
+        keytab: Option<&str>,
+        cache: Option<&str>,
+    ) -> Result<Self> {
+        let given = |v: Option<&str>| v.filter(|s| !s.is_empty()).map(str::to_string);
+        match (given(keytab), given(principal)) {
+            (Some(keytab), Some(principal)) => Ok(LoginSource::Keytab { principal, keytab }),
+            (Some(_), None) => Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "a Kerberos login from a keytab needs the principal (JAAS principal=...)",
+            )),
+            (None, principal) => Ok(LoginSource::Cache {
+                cache: given(cache),
+                principal,
+            }),
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
     credential: Option<Arc<Credential>>,

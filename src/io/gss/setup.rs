@@ -9,7 +9,7 @@ use super::system::{AcceptorFactory, Credential};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::client::GssapiClientConfig;
 use crate::mech::gssapi::server::{GssapiServerConfig, PrincipalMapper};
-use crate::mech::gssapi::short_namer::{KerberosName, KerberosShortNamer};
+use crate::mech::gssapi::short_namer::{split_rule_list, KerberosName, KerberosShortNamer};
 use crate::mech::registry::MechanismRegistry;
 
 /// A GSSAPI server's settings.
@@ -45,6 +45,31 @@ impl Default for GssapiServerSettings {
 }
 
 impl GssapiServerSettings {
+    /// Settings from the values a binding receives: `rules` is Kafka's list value
+    /// (`RULE:...,DEFAULT`; `None` or empty: `DEFAULT`); empty strings count as not given.
+    pub fn from_settings(
+        keytab: Option<&str>,
+        principal: Option<&str>,
+        service_name: Option<&str>,
+        rules: Option<&str>,
+        cap_session_at_ticket: bool,
+    ) -> Self {
+        let given = |v: Option<&str>| v.filter(|s| !s.is_empty()).map(str::to_string);
+        let rules = rules.map(split_rule_list).unwrap_or_default();
+        GssapiServerSettings {
+            keytab: given(keytab),
+            principal: given(principal),
+            service_name: given(service_name),
+            rules: if rules.is_empty() {
+                vec!["DEFAULT".to_string()]
+            } else {
+                rules
+            },
+            default_realm: None,
+            cap_session_at_ticket,
+        }
+    }
+
     /// The principal-to-local mapping these settings describe.
     pub fn mapper(&self) -> Result<PrincipalMapper> {
         let own = self
@@ -78,10 +103,14 @@ impl GssapiServerSettings {
 
 /// Adds a GSSAPI server with `settings`: reads the keytab now (so a missing keytab or key is
 /// reported here, not at the first client) and shares it between every exchange.
-pub fn register_server(registry: &mut MechanismRegistry, settings: &GssapiServerSettings) -> Result<()> {
+pub fn register_server(
+    registry: &mut MechanismRegistry,
+    settings: &GssapiServerSettings,
+) -> Result<()> {
     let mut config = GssapiServerConfig::new(&settings.service()?, settings.mapper()?)?;
     config.cap_session_at_ticket = settings.cap_session_at_ticket;
-    let credential = Credential::acceptor(settings.keytab.as_deref(), settings.principal.as_deref())?;
+    let credential =
+        Credential::acceptor(settings.keytab.as_deref(), settings.principal.as_deref())?;
     registry.register_gssapi_server(
         Arc::new(config),
         Arc::new(AcceptorFactory::new(Arc::new(credential))),
