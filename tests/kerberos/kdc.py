@@ -250,6 +250,9 @@ class Kdc:
       principal_max_life  {principal: life} overriding max_life for some principals
       clockskew           seconds of allowed clock skew for KDC and clients (5), kept small so
                           that an expired ticket is really refused a few seconds after expiry
+      preauth             require pre-authentication of every principal (True, like Active
+                          Directory and FreeIPA): a wrong client key is then refused by the KDC
+                          (PREAUTH_FAILED) instead of failing to decrypt the AS reply
       directory           use this directory (created if needed, kept after stop) instead of a
                           fresh /tmp/ksasl-kdc-XXXX (deleted on stop)
       startup_timeout     seconds to wait for the KDC to answer on its TCP port
@@ -258,7 +261,7 @@ class Kdc:
 
     def __init__(self, *, realm: str = REALM, principals=DEFAULT_PRINCIPALS, max_life="5m",
                  max_renewable_life="10m", principal_max_life: dict | None = None,
-                 clockskew: int = 5, directory: str | os.PathLike | None = None,
+                 clockskew: int = 5, preauth: bool = True, directory: str | os.PathLike | None = None,
                  startup_timeout: float = 15.0, keep_dir: bool = False):
         self.realm = realm
         self.initial_principals = list(principals)
@@ -266,6 +269,7 @@ class Kdc:
         self.max_renewable_life = seconds(max_renewable_life)
         self.principal_max_life = {k: seconds(v) for k, v in (principal_max_life or {}).items()}
         self.clockskew = int(clockskew)
+        self.preauth = preauth
         self.requested_dir = Path(directory).resolve() if directory else None
         self.startup_timeout = startup_timeout
         self.keep_dir = keep_dir or self.requested_dir is not None
@@ -439,6 +443,7 @@ class Kdc:
   kdc_tcp_listen = 127.0.0.1:{self.port}
   max_life = {self.max_life}s
   max_renewable_life = {self.max_renewable_life}s
+  default_principal_flags = {"+preauth" if self.preauth else "-preauth"}
  }}
 
 [logging]

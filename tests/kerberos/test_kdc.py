@@ -130,3 +130,14 @@ def test_cli_prints_json_when_ready_and_stops_on_sigterm(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_ensure_installed_is_cheap_when_present_and_clear_when_not(monkeypatch):
+    import kdc as kdc_module
+    t0 = time.monotonic()
+    paths = kdc_module.ensure_installed()
+    assert all(paths.values()) and time.monotonic() - t0 < 0.5
+    monkeypatch.setattr(kdc_module, "_which", lambda name: None if name == "krb5kdc" else "/bin/true")
+    monkeypatch.setattr(kdc_module.os, "geteuid", lambda: 1000)
+    with pytest.raises(kdc_module.KdcError, match="apt-get install -y krb5-kdc"):
+        kdc_module.ensure_installed()
