@@ -828,6 +828,8 @@ def main(argv=None) -> int:
     ap.add_argument("--user", action="append", default=[], metavar="NAME=PASSWORD",
                     help="user (repeatable); default alice, bob, admin")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra server property")
+    ap.add_argument("--kerberos", action="store_true",
+                    help="also start a KDC (tests/kerberos/kdc.py) and a GSSAPI listener")
     ap.add_argument("--keep-logs", action="store_true")
     ap.add_argument("--fetch-only", action="store_true", help="only fetch the classpath and exit")
     a = ap.parse_args(argv)
@@ -839,13 +841,24 @@ def main(argv=None) -> int:
     jwks = Path(a.jwks).read_text() if a.jwks else None
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    with KafkaBroker(users, reauth_ms=a.reauth_ms or None, jwks_json=jwks, jwt_issuer=a.jwt_issuer,
-                     jwt_audience=a.jwt_audience, extra_config=extra, keep_logs=a.keep_logs) as b:
-        print(json.dumps({"bootstrap": b.bootstrap, "jwt_bootstrap": b.jwt_bootstrap,
-                          "internal_bootstrap": b.internal_bootstrap, "controller_port": b.controller_port,
-                          "jmx_port": b.jmx_port, "users": b.users, "log_path": str(b.log_path),
-                          "pid": b.proc.pid if b.proc else None,
-                          "startup_seconds": round(b.startup_seconds or 0, 1)}, indent=2), flush=True)
+    with contextlib.ExitStack() as stack:
+        kdc = None
+        if a.kerberos:
+            sys.path.insert(0, str(HERE.parent / "kerberos"))
+            from kdc import Kdc
+            kdc = stack.enter_context(Kdc())
+        b = stack.enter_context(KafkaBroker(users, reauth_ms=a.reauth_ms or None, jwks_json=jwks,
+                                            jwt_issuer=a.jwt_issuer, jwt_audience=a.jwt_audience,
+                                            kerberos=kdc, extra_config=extra, keep_logs=a.keep_logs))
+        info = {"bootstrap": b.bootstrap, "jwt_bootstrap": b.jwt_bootstrap,
+                "gssapi_bootstrap": b.gssapi_bootstrap,
+                "internal_bootstrap": b.internal_bootstrap, "controller_port": b.controller_port,
+                "jmx_port": b.jmx_port, "users": b.users, "log_path": str(b.log_path),
+                "pid": b.proc.pid if b.proc else None,
+                "startup_seconds": round(b.startup_seconds or 0, 1)}
+        if kdc is not None:
+            info["kerberos"] = kdc.info()
+        print(json.dumps(info, indent=2), flush=True)
         try:
             while not stop and b.is_running():
                 time.sleep(0.5)
