@@ -283,7 +283,7 @@ class KafkaBroker:
 
     Arguments:
       users            name -> password; every user gets PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 credentials.
-      reauth_ms        connections.max.reauth.ms of the SASL and JWT listeners (None/0 = disabled).
+      reauth_ms        connections.max.reauth.ms of the SASL, JWT and GSSAPI listeners (None/0 = disabled).
       jwks_json        JWKS document (str, or dict serialised to JSON) holding the public key(s)
                        used to verify JWTs on the JWT listener. None = no JWT listener.
       jwt_issuer       expected 'iss' (None = accept any issuer).
@@ -712,7 +712,7 @@ class KafkaBroker:
 
     def socket_server_metrics(self, listener: str | None = None) -> dict:
         """Aggregated socket-server metrics of one listener ('SASL', 'JWT', 'INTERNAL',
-        'CONTROLLER'), or of all listeners together when listener is None (counters summed
+        'CONTROLLER', 'GSSAPI'), or of all listeners together when listener is None (counters summed
         over listeners; '-avg' is then the mean of the listeners' averages). Keys include
         successful-authentication-total, failed-authentication-total,
         successful-reauthentication-total, failed-reauthentication-total,
