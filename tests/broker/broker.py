@@ -122,7 +122,7 @@ def ensure_classpath(quiet: bool = True) -> Path:
 # --------------------------------------------------------------------------- helpers
 
 def _compiled(source: Path, classpath: str | None = None) -> Path | None:
-    """Compile a helper (JmxQuery.java, KafkaLauncher.java, TokenTool.java) once into
+    """Compile a helper (JmxQuery, KafkaLauncher, TokenTool, GssapiTool .java) once into
     target/classes/<name>/ with javac; None if javac is unavailable or fails (callers then
     use Java's single-file source launcher, which recompiles on every run)."""
     out = CLASSES_DIR / source.stem
