@@ -1,5 +1,6 @@
 # ksasl: `make demo` and `make test` work on a fresh machine with Rust (cargo), Python 3,
-# gcc/g++, valgrind, cmake, pkg-config, Java 17 and Maven (artifacts come from Maven Central).
+# gcc/g++, valgrind, cmake, pkg-config, Java 17 and Maven (artifacts come from Maven Central);
+# the MIT Kerberos KDC and tools are apt-get installed by tests/kerberos/kdc.py when missing (as root).
 CARGO  ?= cargo
 PYTHON ?= python3
 CC     ?= gcc
@@ -9,7 +10,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-broker cpp-valgrind soak fuzz fuzz-smoke
+.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker cpp-valgrind soak fuzz fuzz-smoke
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -21,7 +22,7 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust fuzz-smoke test-python test-interop test-c test-java test-broker
+test: lint test-rust fuzz-smoke test-python test-interop test-c test-java test-kerberos test-broker
 
 test-rust:
 	$(CARGO) test
@@ -132,10 +133,18 @@ test-java: java-native
 	@grep -h "loaded-from=" target/java-test.log
 	@cat bindings/java/target/surefire-reports/*.txt bindings/java/target/failsafe-reports/*.txt $$(ls examples/java/target/surefire-reports/*.txt 2>/dev/null) | grep "Tests run" | awk -F'[:,]' '{n+=$$2; f+=$$4; e+=$$6} END {print "java tests: " n " run, " f " failures, " e " errors"}'
 
+# --- Kerberos: a throw-away MIT KDC ---------------------------------------------------------
+# tests/kerberos/kdc.py starts krb5kdc on a free 127.0.0.1 port (realm KSASL.TEST, ~0.1 s);
+# it apt-get installs krb5-kdc, krb5-admin-server and krb5-user first when a tool is missing
+# (root only). The broker's GSSAPI test (tests/broker/test_gssapi_broker.py) uses it too.
+test-kerberos: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:warnings tests/kerberos
+
 # --- a real Apache Kafka broker ------------------------------------------------------------
 # Kafka 4.4 (fetched by Maven into ~/.m2 on the first run) in KRaft mode on 127.0.0.1:
 # the harness smoke tests, every ksasl client (C, Python, Java) with every mechanism,
-# negative controls and signed JWTs, and aiokafka with ksasl.aiokafka. Broker logs of a
+# negative controls and signed JWTs, aiokafka with ksasl.aiokafka, and a GSSAPI listener
+# (with the KDC of tests/kerberos) proven with Kafka's Java client. Broker logs of a
 # failed start stay in tests/broker/target/broker-logs.
 test-broker: python-binding target/c/kafka_client target/c/mini_broker java-binding
 	$(PY) -m pytest -q -p no:warnings tests/broker

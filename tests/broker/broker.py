@@ -46,6 +46,7 @@ CLASSES_DIR = TARGET / "classes"
 JMX_SOURCE = HERE / "JmxQuery.java"
 LAUNCHER_SOURCE = HERE / "KafkaLauncher.java"
 TOKEN_SOURCE = HERE / "TokenTool.java"
+GSSAPI_SOURCE = HERE / "GssapiTool.java"
 
 #: Kafka version fetched by pom.xml (override with KSASL_KAFKA_VERSION=4.1.1).
 KAFKA_VERSION = os.environ.get("KSASL_KAFKA_VERSION", "4.4.0")
@@ -58,6 +59,9 @@ SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 OAUTH_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 JWT_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 ALLOWED_URLS_PROPERTY = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
+KRB5_MODULE = "com.sun.security.auth.module.Krb5LoginModule"
+#: mechanisms of the GSSAPI listener (only with kerberos=...)
+GSSAPI_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 
 READY_MARKER = "Kafka Server started"
 
@@ -118,7 +122,7 @@ def ensure_classpath(quiet: bool = True) -> Path:
 # --------------------------------------------------------------------------- helpers
 
 def _compiled(source: Path, classpath: str | None = None) -> Path | None:
-    """Compile a helper (JmxQuery.java, KafkaLauncher.java, TokenTool.java) once into
+    """Compile a helper (JmxQuery, KafkaLauncher, TokenTool, GssapiTool .java) once into
     target/classes/<name>/ with javac; None if javac is unavailable or fails (callers then
     use Java's single-file source launcher, which recompiles on every run)."""
     out = CLASSES_DIR / source.stem
@@ -270,18 +274,25 @@ class KafkaBroker:
                 (unsecured JWS validator)                                   -> .bootstrap
       JWT       SASL_PLAINTEXT, OAUTHBEARER validated against a JWKS file
                 (only when jwks_json is given)                               -> .jwt_bootstrap
+      GSSAPI    SASL_PLAINTEXT, GSSAPI (Kerberos) + PLAIN + SCRAM-SHA-256/512, bound to
+                127.0.0.1 but advertised as localhost (service principal kafka/localhost)
+                (only when kerberos is given)                                -> .gssapi_bootstrap
       INTERNAL  PLAINTEXT, inter-broker listener, no authentication          -> .internal_bootstrap
       CONTROLLER PLAINTEXT, KRaft controller                                 -> .controller_port
     plus a JMX port (.jmx_port).
 
     Arguments:
       users            name -> password; every user gets PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 credentials.
-      reauth_ms        connections.max.reauth.ms of the SASL and JWT listeners (None/0 = disabled).
+      reauth_ms        connections.max.reauth.ms of the SASL, JWT and GSSAPI listeners (None/0 = disabled).
       jwks_json        JWKS document (str, or dict serialised to JSON) holding the public key(s)
                        used to verify JWTs on the JWT listener. None = no JWT listener.
       jwt_issuer       expected 'iss' (None = accept any issuer).
       jwt_audience     expected 'aud' (str or list; None = accept any audience).
       jwt_clock_skew_s sasl.oauthbearer.clock.skew.seconds for the JWT listener.
+      kerberos         a started tests/kerberos/kdc.py Kdc (or anything with .krb5_conf,
+                       .keytab(name), .principal(name)): adds the GSSAPI listener, whose
+                       service principal is kerberos_principal (default kafka/localhost;
+                       its keytab comes from kerberos.keytab(...) unless kerberos_keytab is given).
       delegation_token_max_lifetime_ms / delegation_token_expiry_time_ms /
       delegation_token_expiry_check_interval_ms: delegation token settings (None = Kafka default).
       scram_iterations iteration count used for the SCRAM credentials created at format time.
@@ -300,6 +311,8 @@ class KafkaBroker:
     def __init__(self, users: dict | None = None, *, reauth_ms: int | None = 3000,
                  jwks_json=None, jwt_issuer: str | None = None, jwt_audience=None,
                  jwt_clock_skew_s: int | None = None,
+                 kerberos=None, kerberos_principal: str = "kafka/localhost",
+                 kerberos_keytab: str | os.PathLike | None = None,
                  delegation_token_max_lifetime_ms: int | None = None,
                  delegation_token_expiry_time_ms: int | None = None,
                  delegation_token_expiry_check_interval_ms: int | None = None,
@@ -319,6 +332,9 @@ class KafkaBroker:
         self.jwt_issuer = jwt_issuer
         self.jwt_audience = jwt_audience
         self.jwt_clock_skew_s = jwt_clock_skew_s
+        self.kerberos = kerberos
+        self.kerberos_principal = kerberos_principal
+        self.kerberos_keytab = kerberos_keytab
         self.delegation_token_max_lifetime_ms = delegation_token_max_lifetime_ms
         self.delegation_token_expiry_time_ms = delegation_token_expiry_time_ms
         self.delegation_token_expiry_check_interval_ms = delegation_token_expiry_check_interval_ms
@@ -335,7 +351,8 @@ class KafkaBroker:
         self.proc: subprocess.Popen | None = None
         self.workdir: Path | None = None
         self.kept_logs_dir: Path | None = None
-        self.port = self.jwt_port = self.internal_port = self.controller_port = self.jmx_port = None
+        self.port = self.jwt_port = self.gssapi_port = self.internal_port = self.controller_port = None
+        self.jmx_port = None
         self.cluster_id = None
         self.startup_seconds = None
 
@@ -348,6 +365,12 @@ class KafkaBroker:
     @property
     def jwt_bootstrap(self) -> str | None:
         return f"127.0.0.1:{self.jwt_port}" if self.jwt_port else None
+
+    @property
+    def gssapi_bootstrap(self) -> str | None:
+        """localhost:<port> of the GSSAPI listener: clients must use the host name of the
+        service principal (kafka/localhost), the socket is bound to 127.0.0.1 only."""
+        return f"localhost:{self.gssapi_port}" if self.gssapi_port else None
 
     @property
     def internal_bootstrap(self) -> str:
@@ -385,6 +408,11 @@ class KafkaBroker:
             listeners.append(f"JWT://127.0.0.1:{self.jwt_port}")
             proto.append("JWT:SASL_PLAINTEXT")
         advertised = ",".join(listeners)
+        if self.kerberos is not None:
+            # bound to 127.0.0.1, advertised under the host name of the service principal
+            listeners.append(f"GSSAPI://127.0.0.1:{self.gssapi_port}")
+            advertised += f",GSSAPI://localhost:{self.gssapi_port}"
+            proto.append("GSSAPI:SASL_PLAINTEXT")
         listeners.append(f"CONTROLLER://127.0.0.1:{self.controller_port}")
 
         plain_users = " ".join(f'user_{n}="{p}"' for n, p in self.users.items())
@@ -454,6 +482,21 @@ class KafkaBroker:
                 props[pre + "sasl.oauthbearer.clock.skew.seconds"] = str(self.jwt_clock_skew_s)
             if self.reauth_ms:
                 props["listener.name.jwt.connections.max.reauth.ms"] = str(self.reauth_ms)
+        if self.kerberos is not None:
+            pre = "listener.name.gssapi."
+            service, _, host = self.kerberos_principal.partition("/")
+            props.update({
+                pre + "sasl.enabled.mechanisms": ",".join(GSSAPI_MECHANISMS),
+                "sasl.kerberos.service.name": service,
+                pre + "gssapi.sasl.jaas.config":
+                    f'{KRB5_MODULE} required useKeyTab=true storeKey=true keyTab="{self._service_keytab()}" '
+                    f'principal="{self.kerberos.principal(self.kerberos_principal)}";',
+                pre + "plain.sasl.jaas.config": f"{PLAIN_MODULE} required {plain_users};",
+                pre + "scram-sha-256.sasl.jaas.config": f"{SCRAM_MODULE} required;",
+                pre + "scram-sha-512.sasl.jaas.config": f"{SCRAM_MODULE} required;",
+            })
+            if self.reauth_ms:
+                props[pre + "connections.max.reauth.ms"] = str(self.reauth_ms)
         props.update({k: str(v) for k, v in self.extra_config.items()})
         return props
 
@@ -472,7 +515,12 @@ class KafkaBroker:
         ]
         if self.jwks_url:
             args.append(f"-D{ALLOWED_URLS_PROPERTY}={self.jwks_url}")
+        if self.kerberos is not None:
+            args.append(f"-Djava.security.krb5.conf={self.kerberos.krb5_conf}")
         return args + self.jvm_args
+
+    def _service_keytab(self) -> str:
+        return str(self.kerberos_keytab or self.kerberos.keytab(self.kerberos_principal))
 
     # ---- lifecycle
 
@@ -500,10 +548,12 @@ class KafkaBroker:
         self.workdir = Path(tempfile.mkdtemp(prefix="ksasl-kafka-"))
         (self.workdir / "owner.pid").write_text(str(os.getpid()))
         self.kept_logs_dir = None
-        (self.port, self.jwt_port, self.internal_port, self.controller_port,
-         self.jmx_port) = free_ports(5)
+        (self.port, self.jwt_port, self.gssapi_port, self.internal_port, self.controller_port,
+         self.jmx_port) = free_ports(6)
         if self.jwks_json is None:
             self.jwt_port = None
+        if self.kerberos is None:
+            self.gssapi_port = None
         w = self.workdir
         (w / "log4j2.xml").write_text(LOG4J2_XML)
         if self.jwks_json is not None:
@@ -662,7 +712,7 @@ class KafkaBroker:
 
     def socket_server_metrics(self, listener: str | None = None) -> dict:
         """Aggregated socket-server metrics of one listener ('SASL', 'JWT', 'INTERNAL',
-        'CONTROLLER'), or of all listeners together when listener is None (counters summed
+        'CONTROLLER', 'GSSAPI'), or of all listeners together when listener is None (counters summed
         over listeners; '-avg' is then the mean of the listeners' averages). Keys include
         successful-authentication-total, failed-authentication-total,
         successful-reauthentication-total, failed-reauthentication-total,
@@ -725,6 +775,35 @@ class KafkaBroker:
     def describe_delegation_tokens(self, user: str = "alice", mechanism: str = "SCRAM-SHA-512") -> list:
         return self.token_tool(mechanism, user, self.users[user], "describe")
 
+    # ---- GSSAPI (Kafka's Java client with JDK Kerberos, through GssapiTool.java)
+
+    def gssapi_client(self, name: str = "alice", seconds: float = 12, topic: str | None = None,
+                      keytab: str | os.PathLike | None = None, bootstrap: str | None = None,
+                      jvm_args=(), timeout: float = 120) -> dict:
+        """Produce and consume with kafka-clients over SASL/GSSAPI as Kerberos principal `name`
+        (keytab from the Kdc unless given) for `seconds`, then return GssapiTool's JSON:
+        {principal, topic, produced, consumed, missing, seconds, client_metrics, totals}.
+        Raises BrokerError (with the tool's "ERROR ..." line) when it fails."""
+        if not self.workdir or self.kerberos is None:
+            raise BrokerError("broker not started with kerberos=...")
+        cp = f"{LIB_DIR}/*"
+        classes = _compiled(GSSAPI_SOURCE, cp)
+        main = ["-cp", f"{cp}:{classes}", "GssapiTool"] if classes else ["-cp", cp, str(GSSAPI_SOURCE)]
+        kt = str(keytab or self.kerberos.keytab(name))
+        cmd = [java_bin(), "-XX:TieredStopAtLevel=1",
+               f"-Djava.security.krb5.conf={self.kerberos.krb5_conf}",
+               f"-Dlog4j2.configurationFile={self.workdir / 'log4j2.xml'}",
+               f"-Dksasl.log.file={self.workdir / 'tools.log'}", *jvm_args,
+               *main, bootstrap or self.gssapi_bootstrap, kt, self.kerberos.principal(name), str(seconds)]
+        if topic:
+            cmd.append(topic)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KRB5")}
+        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout,
+                             env=env)
+        if res.returncode != 0:
+            raise BrokerError(f"GssapiTool failed: {res.stderr.strip()[-3000:]}")
+        return json.loads(res.stdout)
+
     # ---- misc
 
     def log_text(self) -> str:
@@ -733,7 +812,8 @@ class KafkaBroker:
 
     def __repr__(self):
         state = "running" if self.is_running() else "stopped"
-        return f"<KafkaBroker {state} sasl={self.bootstrap} jwt={self.jwt_bootstrap} jmx={self.jmx_port}>"
+        return (f"<KafkaBroker {state} sasl={self.bootstrap} jwt={self.jwt_bootstrap} "
+                f"gssapi={self.gssapi_bootstrap} jmx={self.jmx_port}>")
 
 
 # --------------------------------------------------------------------------- CLI
@@ -748,6 +828,8 @@ def main(argv=None) -> int:
     ap.add_argument("--user", action="append", default=[], metavar="NAME=PASSWORD",
                     help="user (repeatable); default alice, bob, admin")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra server property")
+    ap.add_argument("--kerberos", action="store_true",
+                    help="also start a KDC (tests/kerberos/kdc.py) and a GSSAPI listener")
     ap.add_argument("--keep-logs", action="store_true")
     ap.add_argument("--fetch-only", action="store_true", help="only fetch the classpath and exit")
     a = ap.parse_args(argv)
@@ -759,13 +841,24 @@ def main(argv=None) -> int:
     jwks = Path(a.jwks).read_text() if a.jwks else None
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    with KafkaBroker(users, reauth_ms=a.reauth_ms or None, jwks_json=jwks, jwt_issuer=a.jwt_issuer,
-                     jwt_audience=a.jwt_audience, extra_config=extra, keep_logs=a.keep_logs) as b:
-        print(json.dumps({"bootstrap": b.bootstrap, "jwt_bootstrap": b.jwt_bootstrap,
-                          "internal_bootstrap": b.internal_bootstrap, "controller_port": b.controller_port,
-                          "jmx_port": b.jmx_port, "users": b.users, "log_path": str(b.log_path),
-                          "pid": b.proc.pid if b.proc else None,
-                          "startup_seconds": round(b.startup_seconds or 0, 1)}, indent=2), flush=True)
+    with contextlib.ExitStack() as stack:
+        kdc = None
+        if a.kerberos:
+            sys.path.insert(0, str(HERE.parent / "kerberos"))
+            from kdc import Kdc
+            kdc = stack.enter_context(Kdc())
+        b = stack.enter_context(KafkaBroker(users, reauth_ms=a.reauth_ms or None, jwks_json=jwks,
+                                            jwt_issuer=a.jwt_issuer, jwt_audience=a.jwt_audience,
+                                            kerberos=kdc, extra_config=extra, keep_logs=a.keep_logs))
+        info = {"bootstrap": b.bootstrap, "jwt_bootstrap": b.jwt_bootstrap,
+                "gssapi_bootstrap": b.gssapi_bootstrap,
+                "internal_bootstrap": b.internal_bootstrap, "controller_port": b.controller_port,
+                "jmx_port": b.jmx_port, "users": b.users, "log_path": str(b.log_path),
+                "pid": b.proc.pid if b.proc else None,
+                "startup_seconds": round(b.startup_seconds or 0, 1)}
+        if kdc is not None:
+            info["kerberos"] = kdc.info()
+        print(json.dumps(info, indent=2), flush=True)
         try:
             while not stop and b.is_running():
                 time.sleep(0.5)
