@@ -42,7 +42,17 @@
 //! nested classes or class intersections (`[a-z&&[^b]]`). Java's `$` also matches before a
 //! line terminator that ends the text; ksasl's does not, so a rule using `$` refuses (with
 //! the same error) to map a name that ends with a line terminator rather than give another
-//! answer than Kafka.
+//! answer than Kafka. Likewise a global substitution whose expression matches the empty
+//! string just before a character outside the Basic Multilingual Plane is refused: Java then
+//! looks for the next match between the two UTF-16 halves of that character (and may put the
+//! replacement there, leaving a string that is not valid Unicode).
+//!
+//! An expression that Java refuses too (`a{,2}`, an unknown escape such as `\y`, a malformed
+//! group name) is an `invalid_rule` like any other rule Kafka refuses, with ksasl's own text:
+//! only the texts Kafka writes itself are reproduced, not those of the JDK's regex compiler.
+//! Kafka does not check the replacement `to` when it parses a rule; neither does ksasl, so a
+//! replacement naming a missing group fails only when the substitution matches, with the
+//! JDK's text ("No group 2").
 
 use std::fmt;
 
@@ -180,10 +190,10 @@ impl KerberosShortNamer {
         Ok(KerberosShortNamer { rules })
     }
 
-    /// [`KerberosShortNamer::new`] with the setting's value as one string, split as Kafka's
-    /// configuration splits a list (see [`split_rule_list`]).
+    /// [`KerberosShortNamer::new`] with the setting's value as one string, read as Kafka's
+    /// configuration reads a list (see [`parse_rule_list`]).
     pub fn from_config_value(default_realm: Option<&str>, value: &str) -> Result<Self> {
-        KerberosShortNamer::new(default_realm, split_rule_list(value))
+        KerberosShortNamer::new(default_realm, parse_rule_list(value)?)
     }
 
     /// The short name of `name`: the name itself when it has neither host nor realm, otherwise
@@ -229,21 +239,32 @@ impl fmt::Display for KerberosShortNamer {
     }
 }
 
-/// Splits a list setting as Kafka's configuration does: the value is trimmed, an empty value
-/// is an empty list, and otherwise it is cut at every comma together with the whitespace
-/// around it. A comma inside a rule (`{1,3}`) therefore cuts the rule in two, as it does in
-/// Kafka; pass the list itself to [`KerberosShortNamer::new`] to avoid that.
-pub fn split_rule_list(value: &str) -> Vec<String> {
+/// Reads the setting's string value as Kafka 4.4's configuration reads a list: the value is
+/// trimmed, an empty value is an empty list, otherwise it is cut at every comma together with
+/// the whitespace around it; an empty element is refused ([`ErrorCode::InvalidConfig`], with
+/// Kafka's text) and a repeated element is dropped (the first one stays). A comma inside a
+/// rule (`{1,3}`) therefore cuts the rule in two, as it does in Kafka; pass the list itself to
+/// [`KerberosShortNamer::new`] to avoid that.
+pub fn parse_rule_list(value: &str) -> Result<Vec<String>> {
     // Java's String.trim removes every character up to U+0020; `\s` is ASCII whitespace.
     let trimmed = value.trim_matches(|c: char| c <= ' ');
     if trimmed.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let java_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r');
-    trimmed
-        .split(',')
-        .map(|part| part.trim_matches(java_space).to_string())
-        .collect()
+    let mut rules: Vec<String> = Vec::new();
+    for part in trimmed.split(',').map(|part| part.trim_matches(java_space)) {
+        if part.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "Configuration 'sasl.kerberos.principal.to.local.rules' values must not be empty.",
+            ));
+        }
+        if !rules.iter().any(|r| r == part) {
+            rules.push(part.to_string());
+        }
+    }
+    Ok(rules)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1266,12 +1287,20 @@ mod tests {
 
     #[test]
     fn config_values_split_like_kafka() {
-        assert_eq!(split_rule_list("  "), Vec::<String>::new());
+        assert_eq!(parse_rule_list("  ").unwrap(), Vec::<String>::new());
         assert_eq!(
-            split_rule_list(" RULE:[1:$1] ,\tDEFAULT "),
-            vec!["RULE:[1:$1]".to_string(), "DEFAULT".to_string()]
+            parse_rule_list(" RULE:[1:$1]/L ,\tDEFAULT ,\n RULE:[1:$1]/L\x0B").unwrap(),
+            vec!["RULE:[1:$1]/L".to_string(), "DEFAULT".to_string()]
         );
-        assert_eq!(split_rule_list("a{1,3}").len(), 2);
+        assert_eq!(parse_rule_list("RULE:[1:$1]s/a{1,3}/x/").unwrap().len(), 2);
+        for bad in ["DEFAULT,", ",DEFAULT", " , ", "DEFAULT,,DEFAULT"] {
+            let e = parse_rule_list(bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidConfig);
+            assert_eq!(
+                e.message(),
+                "Configuration 'sasl.kerberos.principal.to.local.rules' values must not be empty."
+            );
+        }
         let n = KerberosShortNamer::from_config_value(Some("R"), "").unwrap();
         assert_eq!(short(&n, "a").unwrap(), "a");
         assert_eq!(
