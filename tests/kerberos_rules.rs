@@ -2,17 +2,23 @@
 //! (the table the Java binding's tests check against kafka-clients) through ksasl.
 
 use ksasl::error::{Error, ErrorCode};
-use ksasl::mech::gssapi::short_namer::{KerberosName, KerberosShortNamer, REASON_DETAIL};
+use ksasl::mech::gssapi::short_namer::{
+    parse_rule_list, KerberosName, KerberosShortNamer, REASON_DETAIL,
+};
 use serde_json::Value;
 
-fn cases() -> Vec<Value> {
+fn table(key: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/vectors/kerberos_rules.json"
     ))
     .unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    v["cases"].as_array().unwrap().clone()
+    v[key].as_array().unwrap().clone()
+}
+
+fn cases() -> Vec<Value> {
+    table("cases")
 }
 
 fn run(case: &Value) -> Result<String, Error> {
@@ -74,6 +80,24 @@ fn names_print_back_as_parsed() {
     for case in cases() {
         if let Ok(name) = KerberosName::parse(case["principal"].as_str().unwrap()) {
             assert_eq!(name.to_string(), case["principal"].as_str().unwrap());
+        }
+    }
+}
+
+#[test]
+fn config_values_read_as_kafka_reads_them() {
+    for case in table("config_values") {
+        let got = parse_rule_list(case["value"].as_str().unwrap());
+        match (case["rules"].as_array(), got) {
+            (Some(rules), Ok(got)) => {
+                let want: Vec<&str> = rules.iter().map(|r| r.as_str().unwrap()).collect();
+                assert_eq!(got, want, "{case}");
+            }
+            (None, Err(e)) => {
+                assert_eq!(e.code(), ErrorCode::InvalidConfig);
+                assert_eq!(Some(e.message()), case["error"].as_str());
+            }
+            (_, got) => panic!("{case}: got {got:?}"),
         }
     }
 }

@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.security.kerberos.BadFormatString;
 import org.apache.kafka.common.security.kerberos.KerberosName;
 import org.apache.kafka.common.security.kerberos.KerberosShortNamer;
@@ -88,6 +91,34 @@ class KerberosRulesTest {
                 }
             } else if (!expected(c).equals(got.shortName())) {
                 problems.add(name + ": Kafka gave " + got);
+            }
+        }
+        assertEquals(List.of(), problems);
+    }
+
+    /** Every {@code config_values} entry is read as Kafka's broker configuration reads it. */
+    @Test
+    void configValuesAreReadAsKafkaReadsThem() throws Exception {
+        String dir = System.getProperty("ksasl.vectors", "../../tests/vectors");
+        JsonNode values = new ObjectMapper().readTree(new File(dir, "kerberos_rules.json")).get("config_values");
+        assertTrue(values.size() >= 5, "only " + values.size() + " config values");
+        String key = BrokerSecurityConfigs.SASL_KERBEROS_PRINCIPAL_TO_LOCAL_RULES_CONFIG;
+        List<String> problems = new ArrayList<>();
+        for (JsonNode v : values) {
+            String value = v.get("value").asText();
+            try {
+                Object got = BrokerSecurityConfigs.CONFIG_DEF.parse(Map.of(key, value)).get(key);
+                List<String> want = new ArrayList<>();
+                if (v.has("rules")) {
+                    v.get("rules").forEach(r -> want.add(r.asText()));
+                }
+                if (!v.has("rules") || !want.equals(got)) {
+                    problems.add("[" + value + "]: Kafka read " + got);
+                }
+            } catch (ConfigException e) {
+                if (!v.has("error") || !v.get("error").asText().equals(e.getMessage())) {
+                    problems.add("[" + value + "]: Kafka refused it: " + e.getMessage());
+                }
             }
         }
         assertEquals(List.of(), problems);
