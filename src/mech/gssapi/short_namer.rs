@@ -42,7 +42,17 @@
 //! nested classes or class intersections (`[a-z&&[^b]]`). Java's `$` also matches before a
 //! line terminator that ends the text; ksasl's does not, so a rule using `$` refuses (with
 //! the same error) to map a name that ends with a line terminator rather than give another
-//! answer than Kafka.
+//! answer than Kafka. Likewise a global substitution whose expression matches the empty
+//! string just before a character outside the Basic Multilingual Plane is refused: Java then
+//! looks for the next match between the two UTF-16 halves of that character (and may put the
+//! replacement there, leaving a string that is not valid Unicode).
+//!
+//! An expression that Java refuses too (`a{,2}`, an unknown escape such as `\y`, a malformed
+//! group name) is an `invalid_rule` like any other rule Kafka refuses, with ksasl's own text:
+//! only the texts Kafka writes itself are reproduced, not those of the JDK's regex compiler.
+//! Kafka does not check the replacement `to` when it parses a rule; neither does ksasl, so a
+//! replacement naming a missing group fails only when the substitution matches, with the
+//! JDK's text ("No group 2").
 
 use std::fmt;
 
@@ -180,10 +190,10 @@ impl KerberosShortNamer {
         Ok(KerberosShortNamer { rules })
     }
 
-    /// [`KerberosShortNamer::new`] with the setting's value as one string, split as Kafka's
-    /// configuration splits a list (see [`split_rule_list`]).
+    /// [`KerberosShortNamer::new`] with the setting's value as one string, read as Kafka's
+    /// configuration reads a list (see [`parse_rule_list`]).
     pub fn from_config_value(default_realm: Option<&str>, value: &str) -> Result<Self> {
-        KerberosShortNamer::new(default_realm, split_rule_list(value))
+        KerberosShortNamer::new(default_realm, parse_rule_list(value)?)
     }
 
     /// The short name of `name`: the name itself when it has neither host nor realm, otherwise
@@ -229,21 +239,32 @@ impl fmt::Display for KerberosShortNamer {
     }
 }
 
-/// Splits a list setting as Kafka's configuration does: the value is trimmed, an empty value
-/// is an empty list, and otherwise it is cut at every comma together with the whitespace
-/// around it. A comma inside a rule (`{1,3}`) therefore cuts the rule in two, as it does in
-/// Kafka; pass the list itself to [`KerberosShortNamer::new`] to avoid that.
-pub fn split_rule_list(value: &str) -> Vec<String> {
+/// Reads the setting's string value as Kafka 4.4's configuration reads a list: the value is
+/// trimmed, an empty value is an empty list, otherwise it is cut at every comma together with
+/// the whitespace around it; an empty element is refused ([`ErrorCode::InvalidConfig`], with
+/// Kafka's text) and a repeated element is dropped (the first one stays). A comma inside a
+/// rule (`{1,3}`) therefore cuts the rule in two, as it does in Kafka; pass the list itself to
+/// [`KerberosShortNamer::new`] to avoid that.
+pub fn parse_rule_list(value: &str) -> Result<Vec<String>> {
     // Java's String.trim removes every character up to U+0020; `\s` is ASCII whitespace.
     let trimmed = value.trim_matches(|c: char| c <= ' ');
     if trimmed.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let java_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r');
-    trimmed
-        .split(',')
-        .map(|part| part.trim_matches(java_space).to_string())
-        .collect()
+    let mut rules: Vec<String> = Vec::new();
+    for part in trimmed.split(',').map(|part| part.trim_matches(java_space)) {
+        if part.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                "Configuration 'sasl.kerberos.principal.to.local.rules' values must not be empty.",
+            ));
+        }
+        if !rules.iter().any(|r| r == part) {
+            rules.push(part.to_string());
+        }
+    }
+    Ok(rules)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,9 +361,8 @@ impl Rule {
         }
         // Kafka parses the count with Integer.parseInt: empty or over 2^31-1 is refused.
         let components = number.parse::<i32>().map_err(|_| {
-            invalid_rule(format!(
-                "Invalid rule: `{rule}`, the number of components `{number}` is not a 32-bit integer"
-            ))
+            // Kafka lets Integer.parseInt's NumberFormatException through, with its text.
+            invalid_rule(format!("For input string: \"{number}\""))
         })?;
         let matcher = match matcher {
             Some(pattern) => Some(JavaRegex::compile(rule, pattern, true)?),
@@ -467,7 +487,20 @@ impl Substitution {
                 break;
             }
             search = if whole.is_empty() {
-                whole.end() + base[whole.end()..].chars().next().map_or(1, char::len_utf8)
+                let next = base[whole.end()..].chars().next();
+                if next.is_some_and(|c| c.len_utf16() == 2) {
+                    // Java moves on by one UTF-16 unit, into the middle of this character,
+                    // and may insert the replacement between its two halves.
+                    return Err(failure(
+                        ErrorCode::InvalidConfig,
+                        "unsupported_regex",
+                        format!(
+                            "Unsupported regular expression `{}`: Java would look for a match inside a character outside the Basic Multilingual Plane",
+                            self.from.source
+                        ),
+                    ));
+                }
+                whole.end() + next.map_or(1, char::len_utf8)
             } else {
                 whole.end()
             };
@@ -479,21 +512,26 @@ impl Substitution {
     /// Appends the replacement for one match, with `Matcher.appendReplacement`'s reading of
     /// `\`, `$n` and `${name}`.
     fn expand(&self, caps: &Captures<'_>, out: &mut String) -> Result<()> {
+        // The texts are java.util.regex.Matcher's.
         let bad = |what: &str| {
             failure(
                 ErrorCode::InvalidConfig,
                 "bad_replacement",
-                format!("replacement `{}` of {}: {what}", self.to, self.from.source),
+                what.to_string(),
             )
         };
         let groups = caps.len() - 1;
         let mut chars = self.to.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
-                '\\' => out.push(chars.next().ok_or_else(|| bad("nothing after `\\`"))?),
+                '\\' => out.push(
+                    chars
+                        .next()
+                        .ok_or_else(|| bad("character to be escaped is missing"))?,
+                ),
                 '$' => {
                     let index = match chars.next() {
-                        None => return Err(bad("no group after `$`")),
+                        None => return Err(bad("Illegal group reference: group index is missing")),
                         Some('{') => {
                             let mut name = String::new();
                             while let Some(&n) = chars.peek() {
@@ -504,19 +542,21 @@ impl Substitution {
                                 chars.next();
                             }
                             if name.is_empty() {
-                                return Err(bad("an empty group name"));
+                                return Err(bad("named capturing group has 0 length name"));
                             }
                             if chars.next() != Some('}') {
-                                return Err(bad("a group name without its `}`"));
+                                return Err(bad("named capturing group is missing trailing '}'"));
                             }
                             if name.starts_with(|n: char| n.is_ascii_digit()) {
-                                return Err(bad("a group name starting with a digit"));
+                                return Err(bad(&format!(
+                                    "capturing group name {{{name}}} starts with digit character"
+                                )));
                             }
                             self.from
                                 .regex
                                 .capture_names()
                                 .position(|n| n == Some(name.as_str()))
-                                .ok_or_else(|| bad(&format!("no group named {name}")))?
+                                .ok_or_else(|| bad(&format!("No group with name {{{name}}}")))?
                         }
                         Some(d) if d.is_ascii_digit() => {
                             let mut index = d as usize - '0' as usize;
@@ -533,11 +573,11 @@ impl Substitution {
                                 chars.next();
                             }
                             if index > groups {
-                                return Err(bad(&format!("no group {index}")));
+                                return Err(bad(&format!("No group {index}")));
                             }
                             index
                         }
-                        Some(_) => return Err(bad("`$` not followed by a group")),
+                        Some(_) => return Err(bad("Illegal group reference")),
                     };
                     if let Some(group) = caps.get(index) {
                         out.push_str(group.as_str());
@@ -588,12 +628,15 @@ struct JavaRegex {
 impl JavaRegex {
     /// Translates and compiles `source`; `whole` anchors it at both ends (Java's `matches`).
     fn compile(rule: &str, source: &str, whole: bool) -> Result<JavaRegex> {
-        let refuse = |why: String| {
-            failure(
+        let refuse = |refusal: Refusal| match refusal {
+            Refusal::Unsupported(why) => failure(
                 ErrorCode::InvalidConfig,
                 "unsupported_regex",
                 format!("Unsupported regular expression `{source}` in rule `{rule}`: {why}"),
-            )
+            ),
+            Refusal::Invalid(why) => invalid_rule(format!(
+                "Invalid rule: `{rule}`, bad regular expression `{source}`: {why}"
+            )),
         };
         let translated = translate(source).map_err(refuse)?;
         let pattern = if whole {
@@ -639,6 +682,20 @@ impl JavaRegex {
     }
 }
 
+/// Why an expression is refused: Java refuses it too, or only ksasl does.
+enum Refusal {
+    Invalid(String),
+    Unsupported(String),
+}
+
+fn invalid(why: &str) -> Refusal {
+    Refusal::Invalid(why.to_string())
+}
+
+fn unsupported(why: &str) -> Refusal {
+    Refusal::Unsupported(why.to_string())
+}
+
 struct Translated {
     pattern: String,
     uses_dollar: bool,
@@ -675,18 +732,18 @@ fn literal(c: char) -> String {
     regex::escape(c.encode_utf8(&mut [0; 4]))
 }
 
-fn code_point(value: u32) -> std::result::Result<String, String> {
+fn code_point(value: u32) -> std::result::Result<String, Refusal> {
     match char::from_u32(value) {
         Some(c) => Ok(format!("\\x{{{:X}}}", c as u32)),
-        None => Err(format!(
+        None => Err(unsupported(&format!(
             "code point {value:#X} is a surrogate or out of range"
-        )),
+        ))),
     }
 }
 
 /// Rewrites a Java expression in the `regex` crate's syntax, refusing what cannot be
 /// translated faithfully (the error says what).
-fn translate(java: &str) -> std::result::Result<Translated, String> {
+fn translate(java: &str) -> std::result::Result<Translated, Refusal> {
     let chars: Vec<char> = java.chars().collect();
     let mut out = String::new();
     let mut uses_dollar = false;
@@ -701,11 +758,13 @@ fn translate(java: &str) -> std::result::Result<Translated, String> {
                     out.push(']');
                     in_class = false;
                 }
-                '[' => return Err("a class inside a character class".into()),
+                '[' => return Err(unsupported("a class inside a character class")),
                 '&' if next == Some('&') => {
-                    return Err("a character class intersection (`&&`)".into())
+                    return Err(unsupported("a character class intersection (`&&`)"))
                 }
-                '-' if next == Some('-') => return Err("`--` inside a character class".into()),
+                '-' if next == Some('-') => {
+                    return Err(unsupported("`--` inside a character class"))
+                }
                 '\\' => {
                     i += escape(&chars, i, true, &mut out)?;
                     continue;
@@ -728,8 +787,10 @@ fn translate(java: &str) -> std::result::Result<Translated, String> {
                     out.push('^');
                     i += 1;
                 }
+                // Java reads a `]` right after the opening bracket as a literal.
                 if chars.get(i) == Some(&']') {
-                    return Err("a `]` first in a character class".into());
+                    out.push_str(r"\]");
+                    i += 1;
                 }
                 in_class = true;
                 continue;
@@ -742,26 +803,26 @@ fn translate(java: &str) -> std::result::Result<Translated, String> {
                     continue;
                 }
                 if rest.starts_with('=') || rest.starts_with('!') {
-                    return Err("lookahead".into());
+                    return Err(unsupported("lookahead"));
                 }
                 if rest == "<=" || rest == "<!" {
-                    return Err("lookbehind".into());
+                    return Err(unsupported("lookbehind"));
                 }
                 if rest.starts_with('>') {
-                    return Err("an atomic group".into());
+                    return Err(unsupported("an atomic group"));
                 }
                 if rest.starts_with('<') {
                     let name: String = chars[i + 3..].iter().take_while(|&&n| n != '>').collect();
                     let valid = name.starts_with(|n: char| n.is_ascii_alphabetic())
                         && name.chars().all(|n| n.is_ascii_alphanumeric());
                     if !valid || i + 3 + name.chars().count() >= chars.len() {
-                        return Err("a malformed group name".into());
+                        return Err(invalid("a malformed group name"));
                     }
                     out.push_str(&format!("(?<{name}>"));
                     i += 4 + name.chars().count();
                     continue;
                 }
-                return Err("inline flags such as `(?i)`".into());
+                return Err(unsupported("inline flags such as `(?i)`"));
             }
             '.' => out.push_str(r"[^\n\r\x{85}\x{2028}\x{2029}]"),
             '$' => {
@@ -777,7 +838,7 @@ fn translate(java: &str) -> std::result::Result<Translated, String> {
                         || !digits(low)
                         || !(high.is_empty() || digits(high))
                     {
-                        return Err("a `{` that is not a repetition".into());
+                        return Err(invalid("a `{` that is not a repetition"));
                     }
                     out.push_str(&format!("{{{body}}}"));
                     i += body.chars().count() + 2;
@@ -790,11 +851,11 @@ fn translate(java: &str) -> std::result::Result<Translated, String> {
                         out.push('?');
                         i += 1;
                     }
-                    Some('+') => return Err("a possessive quantifier".into()),
+                    Some('+') => return Err(unsupported("a possessive quantifier")),
                     _ => {}
                 }
                 if matches!(chars.get(i), Some('*' | '+' | '?' | '{')) {
-                    return Err("a quantifier after a quantifier".into());
+                    return Err(invalid("a quantifier after a quantifier"));
                 }
                 continue;
             }
@@ -815,9 +876,9 @@ fn escape(
     at: usize,
     in_class: bool,
     out: &mut String,
-) -> std::result::Result<usize, String> {
+) -> std::result::Result<usize, Refusal> {
     let Some(&e) = chars.get(at + 1) else {
-        return Err("a `\\` at the end".into());
+        return Err(invalid("a `\\` at the end"));
     };
     let hex = |from: usize, len: usize| -> Option<u32> {
         let digits: String = chars.get(from..from + len)?.iter().collect();
@@ -864,7 +925,7 @@ fn escape(
         '0' => {
             let octal = |k: usize| chars.get(at + k).and_then(|d| d.to_digit(8));
             let Some(first) = octal(2) else {
-                return Err("an octal escape without digits".into());
+                return Err(invalid("an octal escape without digits"));
             };
             let (value, used) = match (octal(3), octal(4)) {
                 (Some(second), Some(third)) if first <= 3 => (first * 64 + second * 8 + third, 5),
@@ -881,19 +942,20 @@ fn escape(
                 && digits.chars().all(|d| d.is_ascii_hexdigit())
                 && at + 3 + digits.len() < chars.len();
             if !ok {
-                return Err("a malformed `\\x{...}` escape".into());
+                return Err(invalid("a malformed `\\x{...}` escape"));
             }
-            let value = u32::from_str_radix(&digits, 16).map_err(|e| e.to_string())?;
+            let value = u32::from_str_radix(&digits, 16)
+                .map_err(|_| invalid("a malformed `\\x{...}` escape"))?;
             out.push_str(&code_point(value)?);
             4 + digits.len()
         }
         'x' => {
-            let value = hex(at + 2, 2).ok_or("a malformed `\\x` escape")?;
+            let value = hex(at + 2, 2).ok_or_else(|| invalid("a malformed `\\x` escape"))?;
             out.push_str(&code_point(value)?);
             4
         }
         'u' => {
-            let value = hex(at + 2, 4).ok_or("a malformed `\\u` escape")?;
+            let value = hex(at + 2, 4).ok_or_else(|| invalid("a malformed `\\u` escape"))?;
             out.push_str(&code_point(value)?);
             6
         }
@@ -915,20 +977,27 @@ fn escape(
             let name: String = if chars.get(at + 2) == Some(&'{') {
                 chars[at + 3..].iter().take_while(|&&d| d != '}').collect()
             } else {
-                return Err("a one-letter Unicode property".into());
+                return Err(unsupported("a one-letter Unicode property"));
             };
             let Some((_, ours)) = POSIX_NAMES.iter().find(|(java, _)| *java == name) else {
-                return Err(format!(
+                return Err(unsupported(&format!(
                     "the property `{name}` (only Java's POSIX names are supported)"
-                ));
+                )));
             };
             out.push_str(&posix(ours, e == 'P', in_class));
             4 + name.chars().count()
         }
-        '1'..='9' | 'k' => return Err("a backreference".into()),
-        'b' | 'B' => return Err("a word boundary (its meaning changed in JDK 19)".into()),
+        '1'..='9' | 'k' => return Err(unsupported("a backreference")),
+        'b' | 'B' => {
+            return Err(unsupported(
+                "a word boundary (its meaning changed in JDK 19)",
+            ))
+        }
+        'h' | 'H' | 'v' | 'V' | 'R' | 'X' | 'G' | 'Z' | 'N' | 'c' | 'E' | 'Q' => {
+            return Err(unsupported(&format!("the escape `\\{e}`")));
+        }
         c if c.is_ascii_alphanumeric() => {
-            return Err(format!("the escape `\\{c}`"));
+            return Err(invalid(&format!("the escape `\\{c}`")));
         }
         c => {
             out.push_str(&literal(c));
@@ -1176,7 +1245,7 @@ mod tests {
         );
         for pattern in [
             r"(a)\1", "(?=a)a", "(?<=a)b", "(?>a)", "a*+", "(?i)a", r"\bA", "[a&&b]", "[[a]]",
-            r"\p{L}", r"\R", "a{,2}",
+            r"\p{L}", r"\R",
         ] {
             // The match part cannot hold `)`, so the expressions go in the substitution.
             let rule = format!("RULE:[1:$1]s/{pattern}/x/");
@@ -1192,13 +1261,46 @@ mod tests {
     }
 
     #[test]
+    fn expressions_java_refuses_are_invalid_rules() {
+        for pattern in ["a{,2}", "a**", r"\y", r"\x1", "(?<1a>b)", r"\0"] {
+            let rule = format!("RULE:[1:$1]s/{pattern}/x/");
+            let e = KerberosShortNamer::new(Some("R"), [&rule]).unwrap_err();
+            assert_eq!(reason(&e), "invalid_rule", "{pattern}: {}", e.message());
+        }
+        let e = KerberosShortNamer::new(Some("R"), ["RULE:[99999999999:$1]"]).unwrap_err();
+        assert_eq!(e.message(), "For input string: \"99999999999\"");
+        // A `]` first in a class is a literal, as in Java.
+        let n = namer(Some("R"), &["RULE:[1:$1]s/[]a]/x/g"]);
+        assert_eq!(short(&n, "a]b@R").unwrap(), "xxb");
+    }
+
+    #[test]
+    fn empty_matches_before_astral_characters_are_refused() {
+        let n = namer(Some("R"), &["RULE:[1:$1]s//x/g"]);
+        assert_eq!(short(&n, "ab@R").unwrap(), "xaxbx");
+        let e = short(&n, "a\u{1F600}b@R").unwrap_err();
+        assert_eq!(reason(&e), "unsupported_regex");
+        // Without `g` only the first position is tried.
+        let n = namer(Some("R"), &["RULE:[1:$1]s//x/"]);
+        assert_eq!(short(&n, "\u{1F600}@R").unwrap(), "x\u{1F600}");
+    }
+
+    #[test]
     fn config_values_split_like_kafka() {
-        assert_eq!(split_rule_list("  "), Vec::<String>::new());
+        assert_eq!(parse_rule_list("  ").unwrap(), Vec::<String>::new());
         assert_eq!(
-            split_rule_list(" RULE:[1:$1] ,\tDEFAULT "),
-            vec!["RULE:[1:$1]".to_string(), "DEFAULT".to_string()]
+            parse_rule_list(" RULE:[1:$1]/L ,\tDEFAULT ,\n RULE:[1:$1]/L\x0B").unwrap(),
+            vec!["RULE:[1:$1]/L".to_string(), "DEFAULT".to_string()]
         );
-        assert_eq!(split_rule_list("a{1,3}").len(), 2);
+        assert_eq!(parse_rule_list("RULE:[1:$1]s/a{1,3}/x/").unwrap().len(), 2);
+        for bad in ["DEFAULT,", ",DEFAULT", " , ", "DEFAULT,,DEFAULT"] {
+            let e = parse_rule_list(bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidConfig);
+            assert_eq!(
+                e.message(),
+                "Configuration 'sasl.kerberos.principal.to.local.rules' values must not be empty."
+            );
+        }
         let n = KerberosShortNamer::from_config_value(Some("R"), "").unwrap();
         assert_eq!(short(&n, "a").unwrap(), "a");
         assert_eq!(
