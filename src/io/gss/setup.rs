@@ -9,7 +9,7 @@ use super::system::{AcceptorFactory, Credential};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::client::GssapiClientConfig;
 use crate::mech::gssapi::server::{GssapiServerConfig, PrincipalMapper};
-use crate::mech::gssapi::short_namer::{split_rule_list, KerberosName, KerberosShortNamer};
+use crate::mech::gssapi::short_namer::{parse_rule_list, KerberosName, KerberosShortNamer};
 use crate::mech::registry::MechanismRegistry;
 
 /// A GSSAPI server's settings.
@@ -46,17 +46,18 @@ impl Default for GssapiServerSettings {
 
 impl GssapiServerSettings {
     /// Settings from the values a binding receives: `rules` is Kafka's list value
-    /// (`RULE:...,DEFAULT`; `None` or empty: `DEFAULT`); empty strings count as not given.
+    /// (`RULE:...,DEFAULT`, read as Kafka reads the setting; `None` or empty: `DEFAULT`);
+    /// empty strings count as not given.
     pub fn from_settings(
         keytab: Option<&str>,
         principal: Option<&str>,
         service_name: Option<&str>,
         rules: Option<&str>,
         cap_session_at_ticket: bool,
-    ) -> Self {
+    ) -> Result<Self> {
         let given = |v: Option<&str>| v.filter(|s| !s.is_empty()).map(str::to_string);
-        let rules = rules.map(split_rule_list).unwrap_or_default();
-        GssapiServerSettings {
+        let rules = rules.map(parse_rule_list).transpose()?.unwrap_or_default();
+        Ok(GssapiServerSettings {
             keytab: given(keytab),
             principal: given(principal),
             service_name: given(service_name),
@@ -67,7 +68,7 @@ impl GssapiServerSettings {
             },
             default_realm: None,
             cap_session_at_ticket,
-        }
+        })
     }
 
     /// The principal-to-local mapping these settings describe.
