@@ -651,7 +651,23 @@ def main(argv=None) -> int:
     ap.add_argument("--exit-on-stdin-eof", action="store_true",
                     help="exit (cleanly) when stdin reaches EOF, e.g. when the driver holding the pipe dies")
     ap.add_argument("--pretty", action="store_true", help="indent the JSON (it is then several lines)")
+    ap.add_argument("--exec", dest="command", nargs="*", metavar="COMMAND",
+                    help="(the last option; everything after it is the command) "
+                         "instead of printing and waiting: run COMMAND with the KDC's environment "
+                         "(KRB5_CONFIG, KRB5CCNAME, KRB5RCACHEDIR, ...) and KSASL_KDC_INFO naming a "
+                         "JSON file of the info, then stop the KDC; exits with COMMAND's status. For "
+                         "processes that cannot set their own environment (a JVM, a C test)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = []
+    if "--exec" in argv:
+        at = argv.index("--exec")
+        argv, command = argv[:at], [c for c in argv[at + 1:]]
+        if command[:1] == ["--"]:
+            command = command[1:]
+        if not command:
+            ap.error("--exec needs a command")
     a = ap.parse_args(argv)
+    a.command = command
 
     stop = {"signal": None}
 
@@ -678,6 +694,18 @@ def main(argv=None) -> int:
         info = kdc.info()
         info["wrong_keytabs"] = {n: str(kdc.wrong_keytab(n)) for n in a.wrong_keytab}
         info["cli_pid"] = os.getpid()
+        if a.command:
+            info_path = kdc.dir / "kdc-info.json"
+            info_path.write_text(json.dumps(info, indent=2))
+            env = {**os.environ, **kdc.env(), "KSASL_KDC_INFO": str(info_path)}
+            child = subprocess.Popen(a.command, env=env)
+            while True:
+                try:
+                    return child.wait(timeout=0.2)
+                except subprocess.TimeoutExpired:
+                    if stop["signal"] is not None:
+                        child.terminate()
+                        return child.wait()
         if stop["signal"] is None:
             print(json.dumps(info, indent=2 if a.pretty else None), flush=True)
         eof = []
