@@ -235,6 +235,7 @@ setters! { ServerConfigBuilder:
     serverConfigBuilderSetReauthRetryMs(_env, ms: jlong) |b| b.set_reauth_retry_ms(ms);
     serverConfigBuilderSetApiVersion(_env, key: jlong, min: jlong, max: jlong)
         |b| b.set_api_version(key, min, max);
+    serverConfigBuilderSetLegacyGssapi(_env, on: jboolean) |b| b.set_legacy_gssapi(on != 0);
 }
 
 natives! {

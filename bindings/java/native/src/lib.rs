@@ -5,6 +5,7 @@
 mod conn;
 mod glue;
 mod hostmech;
+mod kerberos;
 mod oauth;
 mod objects;
 mod tokens;

@@ -26,4 +26,14 @@ public final class Ksasl {
         Native.init();
         return NativeLoader.source;
     }
+
+    /**
+     * Whether GSSAPI can be used: the system's GSS-API library (MIT Kerberos,
+     * {@code libgssapi_krb5.so.2}) loads. It is loaded at first use, never linked; without it
+     * GSSAPI calls fail with {@code GSSAPI_UNAVAILABLE} and nothing else changes.
+     */
+    public static boolean gssapiAvailable() {
+        Native.init();
+        return Native.gssapiAvailable();
+    }
 }

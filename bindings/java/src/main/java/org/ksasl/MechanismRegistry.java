@@ -141,6 +141,36 @@ public final class MechanismRegistry extends NativeHandle {
     }
 
     /**
+     * Adds a GSSAPI (Kerberos) client for the service {@code serviceName/host}
+     * ({@code sasl.kerberos.service.name} and the broker's host name as its principal spells
+     * it), on {@code login}'s current ticket at every (re-)authentication. {@code mutual} also
+     * asks the broker to authenticate itself (an extra round trip Kafka's client does not make).
+     */
+    public MechanismRegistry addGssapiClient(KerberosLogin login, String serviceName, String host, boolean mutual)
+            throws KsaslException {
+        Objects.requireNonNull(login, "login");
+        Objects.requireNonNull(serviceName, "serviceName");
+        Objects.requireNonNull(host, "host");
+        run(h -> login.run(l -> Native.registryAddGssapiClient(h, l, serviceName, host, mutual)));
+        return this;
+    }
+
+    /**
+     * Adds a GSSAPI (Kerberos) server with the broker's {@code keytab} (null: the default
+     * keytab, {@code KRB5_KTNAME}) and {@code principal} ({@code kafka/broker1@REALM}; null: any
+     * key of the keytab), {@code serviceName} ({@code sasl.kerberos.service.name}; null: the
+     * principal's first part), {@code rules} ({@code sasl.kerberos.principal.to.local.rules} as
+     * Kafka's list value, {@code RULE:...,DEFAULT}; null: {@code DEFAULT}), and
+     * {@code capSessionAtTicket} (recommended) to end each session with the client's service
+     * ticket. The keytab is read now, so a missing keytab or key fails here.
+     */
+    public MechanismRegistry addGssapiServer(String keytab, String principal, String serviceName, String rules,
+            boolean capSessionAtTicket) throws KsaslException {
+        run(h -> Native.registryAddGssapiServer(h, keytab, principal, serviceName, rules, capSessionAtTicket));
+        return this;
+    }
+
+    /**
      * Adds (or replaces) a client mechanism written in Java (KIP-43): {@code factory} makes one
      * {@link HostClientMechanism} per exchange, when it begins (a {@link ClientExchange}
      * is created, or a {@link ClientConnection} reads the {@code SaslHandshake} response). An

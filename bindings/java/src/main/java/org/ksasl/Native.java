@@ -130,6 +130,61 @@ final class Native {
     /** The server mechanism names, sorted: a record of strings. */
     static native byte[] registryServerMechanisms(long h);
 
+    /**
+     * Adds a GSSAPI client for the service {@code serviceName}@{@code host} on the login's
+     * current ticket; {@code mutual} also asks the server to authenticate itself.
+     */
+    static native void registryAddGssapiClient(long h, long login, String serviceName, String host, boolean mutual)
+            throws KsaslException;
+
+    /**
+     * Adds a GSSAPI server; each of {@code keytab}, {@code principal}, {@code serviceName} and
+     * {@code rules} (Kafka's list value) may be null; {@code cap} ends sessions with the
+     * client's service ticket. The keytab is read now.
+     */
+    static native void registryAddGssapiServer(long h, String keytab, String principal, String serviceName,
+            String rules, boolean cap) throws KsaslException;
+
+    // --- KerberosLogin ----------------------------------------------------------------------
+
+    /** Whether the system's GSS-API library (MIT Kerberos) loads. */
+    static native boolean gssapiAvailable();
+
+    /**
+     * A Kerberos login (a handle) from {@code keytab} as {@code principal}, or from the ticket
+     * cache {@code ccache}; each schedule setting counts only when its flag is set.
+     */
+    static native long kerberosLoginNew(String principal, String keytab, String ccache, double windowFactor,
+            boolean factorSet, double jitter, boolean jitterSet, long minTimeBeforeReloginMs, boolean minSet)
+            throws KsaslException;
+
+    /** Frees a login (registries and renewal threads using it keep their reference). */
+    static native void kerberosLoginFree(long h);
+
+    /** Logs in now and plans the next login. */
+    static native void kerberosLoginLogin(long h, long nowMs) throws KsaslException;
+
+    /** Logs in if one is due at {@code nowMs}; whether it did. */
+    static native boolean kerberosLoginPoll(long h, long nowMs) throws KsaslException;
+
+    /** When the next login is due, or {@link #NONE}. */
+    static native long kerberosLoginNextLogin(long h);
+
+    /** When the current ticket-granting ticket ends, or {@link #NONE}. */
+    static native long kerberosLoginTicketEnd(long h);
+
+    /** Successful logins so far. */
+    static native long kerberosLoginLogins(long h);
+
+    /** Failed logins so far. */
+    static native long kerberosLoginFailures(long h);
+
+    /** Starts the core's thread that logs in again on the login's schedule (a handle). */
+    static native long kerberosRenewalStart(long h) throws KsaslException;
+
+    /** Stops a renewal thread, waits for it to end, and frees its handle. */
+    static native void kerberosRenewalStop(long h);
+
     // --- ClientExchange ---------------------------------------------------------------------
 
     /** A new client exchange of {@code mechanism} (its name in UTF-8) from the registry's client mechanisms. */
@@ -323,6 +378,9 @@ final class Native {
 
     /** Adds or replaces an API in the ApiVersions answer. */
     static native void serverConfigBuilderSetApiVersion(long b, long apiKey, long minVersion, long maxVersion);
+
+    /** Accepts pre-0.10 GSSAPI clients that send a raw token first (KIP-43). */
+    static native void serverConfigBuilderSetLegacyGssapi(long b, boolean on);
 
     /** The configuration (a handle), if every value is valid. */
     static native long serverConfigBuilderBuild(long b) throws KsaslException;

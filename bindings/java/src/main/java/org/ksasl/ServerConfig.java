@@ -121,6 +121,15 @@ public final class ServerConfig extends NativeHandle {
             return this;
         }
 
+        /**
+         * Accepts pre-0.10 GSSAPI clients (KIP-43), whose first packet is a raw GSS-API token,
+         * when GSSAPI is enabled; off by default, as in Kafka 4.x.
+         */
+        public Builder setLegacyGssapi(boolean on) {
+            setters.add(b -> Native.serverConfigBuilderSetLegacyGssapi(b, on));
+            return this;
+        }
+
         /** The configuration, if every value is valid (the builder may be used again). */
         public ServerConfig build() throws KsaslException {
             long h = registry.with(r -> {
