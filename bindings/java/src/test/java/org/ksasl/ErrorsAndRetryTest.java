@@ -58,6 +58,28 @@ class ErrorsAndRetryTest {
         assertEquals("shown", ((KsaslException) t).clientMessage());
     }
 
+    /** The GSSAPI codes, through the core's table: the class of their kind. */
+    @Test
+    void kerberosCodesMapToTheirKinds() {
+        record Case(int code, String name, Class<?> type) {}
+        for (Case c : List.of(
+                new Case(326, "KERBEROS_TICKET_EXPIRED", KsaslAuthenticationException.class),
+                new Case(327, "KERBEROS_REPLAY", KsaslAuthenticationException.class),
+                new Case(328, "KERBEROS_WRONG_SERVICE", KsaslAuthenticationException.class),
+                new Case(329, "KERBEROS_KEY_MISMATCH", KsaslAuthenticationException.class),
+                new Case(330, "GSS_FAILED", KsaslAuthenticationException.class),
+                new Case(331, "SECURITY_LAYER_REFUSED", KsaslAuthenticationException.class),
+                new Case(412, "KERBEROS_NAME_UNMAPPED", KsaslCredentialException.class),
+                new Case(413, "GSSAPI_UNAVAILABLE", KsaslCredentialException.class),
+                new Case(414, "KERBEROS_LOGIN_FAILED", KsaslCredentialException.class))) {
+            Native.init();
+            Throwable t = Native.errorNew(c.code(), "m");
+            assertInstanceOf(c.type(), t, c.name());
+            assertEquals(c.name(), ((KsaslError) t).codeName());
+            assertEquals(c.code(), ((KsaslError) t).code());
+        }
+    }
+
     /**
      * Regression (Errors.java:11-14 kept its own list of state-misuse code names): which misuse
      * is about state is the core's classification ({@code ErrorCode::is_state_misuse}), passed
