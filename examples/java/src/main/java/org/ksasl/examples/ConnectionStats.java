@@ -54,6 +54,7 @@ public final class ConnectionStats {
     private int failedReauthentications;
     private String lastFailure;
     private final Map<Short, Integer> requests = new TreeMap<>();
+    private final Map<Short, Integer> authenticationFrames = new TreeMap<>();
     private long lastRequestMs = -1;
     private long records;
     private long closedMs = -1;
@@ -129,6 +130,11 @@ public final class ConnectionStats {
         return lastFailure;
     }
 
+    /** Frames of (re-)authentication exchanges handed to ksasl, by API key (e.g. 36: SaslAuthenticate). */
+    public synchronized Map<Short, Integer> authenticationFrames() {
+        return Map.copyOf(authenticationFrames);
+    }
+
     /** Requests answered after authentication, by API key. */
     public synchronized Map<Short, Integer> requests() {
         return Map.copyOf(requests);
@@ -183,6 +189,11 @@ public final class ConnectionStats {
             failedReauthentications++;
         }
         lastFailure = why;
+    }
+
+    /** A frame of an exchange (SaslHandshake, SaslAuthenticate, ApiVersions) handed to ksasl. */
+    synchronized void authenticationFrame(short apiKey) {
+        authenticationFrames.merge(apiKey, 1, Integer::sum);
     }
 
     synchronized void request(short apiKey, String clientId, long nowMs) {

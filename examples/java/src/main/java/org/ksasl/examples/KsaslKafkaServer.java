@@ -84,6 +84,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private final Broker broker;
     private final int requestedPort;
     private final long maxReauthMs;
+    private final String advertisedHost;
     private final AtomicLong ids = new AtomicLong();
     private final List<ConnectionStats> connections = new CopyOnWriteArrayList<>();
     private final Set<Connection> live = ConcurrentHashMap.newKeySet();
@@ -107,6 +108,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private final Map<String, Integer> topics = new LinkedHashMap<>();
         private TokenAuthority tokens;
         private final Map<String, Supplier<? extends HostServerMechanism>> mechanisms = new LinkedHashMap<>();
+        private String gssapiKeytab;
+        private String gssapiPrincipal;
+        private String gssapiRules;
+        private String advertisedHost = HOST;
 
         private Builder() {}
 
@@ -166,6 +171,32 @@ public final class KsaslKafkaServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Offers GSSAPI (Kerberos) with the broker's {@code keytab} and {@code principal}
+         * ({@code kafka/localhost@REALM}: clients ask for a ticket to
+         * {@code sasl.kerberos.service.name}/<i>the host they connect to</i>, see
+         * {@link #advertisedHost}), and {@code sasl.kerberos.principal.to.local.rules} as Kafka's
+         * list value (null: {@code DEFAULT}). Each session ends no later than the client's service
+         * ticket. MIT Kerberos reads {@code KRB5_CONFIG} and {@code KRB5RCACHEDIR} from the
+         * process environment ({@code tests/kerberos/kdc.py --exec} sets them for the tests).
+         */
+        public Builder gssapi(String keytab, String principal, String rules) {
+            this.gssapiKeytab = Objects.requireNonNull(keytab, "keytab");
+            this.gssapiPrincipal = Objects.requireNonNull(principal, "principal");
+            this.gssapiRules = rules;
+            return this;
+        }
+
+        /**
+         * The host name clients are given ({@link KsaslKafkaServer#bootstrapServers()} and Metadata), default
+         * 127.0.0.1; the socket listens on 127.0.0.1 in any case. GSSAPI clients need the name
+         * of the broker's principal, e.g. {@code localhost} for {@code kafka/localhost}.
+         */
+        public Builder advertisedHost(String host) {
+            this.advertisedHost = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
         public KsaslKafkaServer build() throws KsaslException {
             return new KsaslKafkaServer(this);
         }
@@ -174,7 +205,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private KsaslKafkaServer(Builder b) throws KsaslException {
         this.requestedPort = b.port;
         this.maxReauthMs = b.maxReauthMs;
-        this.broker = new Broker(HOST, LOG);
+        this.advertisedHost = b.advertisedHost;
+        this.broker = new Broker(advertisedHost, LOG);
         this.tokens = b.tokens;
         b.topics.forEach(broker::createTopic);
         store = new CredentialStore();
@@ -192,6 +224,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     registry.addPasswordServers(store, tokens);
                 }
                 registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
+                if (b.gssapiKeytab != null) {
+                    // GSSAPI: the keytab is read now; the service name is the principal's first part.
+                    registry.addGssapiServer(b.gssapiKeytab, b.gssapiPrincipal, null, b.gssapiRules, true);
+                }
                 for (Map.Entry<String, Supplier<? extends HostServerMechanism>> m : b.mechanisms.entrySet()) {
                     registry.addServerMechanism(m.getKey(), m.getValue());
                 }
@@ -245,9 +281,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    /** {@code host:port}, for {@code bootstrap.servers}. */
+    /** {@code host:port}, for {@code bootstrap.servers} (the advertised host). */
     public String bootstrapServers() {
-        return HOST + ":" + port();
+        return advertisedHost + ":" + port();
     }
 
     /** {@code connections.max.reauth.ms}. */
@@ -470,6 +506,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     stats.reauthenticationStarted(now);
                 }
                 // NOT_AUTHENTICATED: a frame of the exchange in progress.
+                stats.authenticationFrame(apiKey);
                 if (!authenticate(conn, frame, now, out)) {
                     return ConnectionStats.CloseReason.AUTHENTICATION_FAILED;
                 }
@@ -548,7 +585,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private static final String USAGE = String.join("\n",
             "usage: KsaslKafkaServer [--port N] [--max-reauth-ms N] [--failed-auth-delay-ms N]",
             "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]...",
-            "                        [--token-secret KEY] [-v]",
+            "                        [--token-secret KEY] [--gssapi-keytab FILE --gssapi-principal P",
+            "                        [--gssapi-rules RULES]] [--advertised-host HOST] [-v]",
             "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
             "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
             "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
@@ -556,6 +594,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "  --topic NAME[:N]         a topic with N partitions (default 1)",
             "  --token-secret KEY       delegation.token.secret.key: serve delegation tokens (Kafka's",
             "                           default lifetimes) and tokenauth logins",
+            "  --gssapi-keytab FILE     offer GSSAPI with this keytab (MIT Kerberos: KRB5_CONFIG ...)",
+            "  --gssapi-principal P     the broker's principal, e.g. kafka/localhost@EXAMPLE.COM",
+            "  --gssapi-rules RULES     sasl.kerberos.principal.to.local.rules (default DEFAULT)",
+            "  --advertised-host HOST   the host name given to clients (default 127.0.0.1)",
             "  -v                       log every connection and authentication");
 
     // Held so that the configured level is not lost if the logger were collected.
@@ -566,6 +608,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
         Builder b = builder();
         boolean verbose = false;
         TokenAuthority authority = null;
+        String keytab = null;
+        String principal = null;
+        String rules = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -593,10 +638,20 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     b.tokens(authority);
                     break;
                 }
+                case "--gssapi-keytab": keytab = value(args, ++i, a); break;
+                case "--gssapi-principal": principal = value(args, ++i, a); break;
+                case "--gssapi-rules": rules = value(args, ++i, a); break;
+                case "--advertised-host": b.advertisedHost(value(args, ++i, a)); break;
                 case "-v": case "--verbose": verbose = true; break;
                 case "-h": case "--help": System.out.println(USAGE); return;
                 default: usage("unknown argument " + a);
             }
+        }
+        if ((keytab == null) != (principal == null)) {
+            usage("--gssapi-keytab and --gssapi-principal go together");
+        }
+        if (keytab != null) {
+            b.gssapi(keytab, principal, rules);
         }
         if (verbose) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %5$s%6$s%n");
@@ -610,6 +665,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         int port = server.start();
         System.out.println(port); // first line: the port, for scripts
         System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
+                + (keytab != null ? ", GSSAPI" : "")
                 + (authority != null ? ", delegation tokens" : "") + "; connections.max.reauth.ms="
                 + server.maxReauthMs() + "); Ctrl-C stops");
         System.out.flush();
