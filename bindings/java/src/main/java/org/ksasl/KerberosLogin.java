@@ -90,7 +90,8 @@ public final class KerberosLogin extends NativeHandle {
     /**
      * Starts the core's background thread, which logs in again whenever the schedule says so
      * (from the wall clock; failures are retried on the login's own plan). Close the returned
-     * object to stop the thread; it keeps the login alive meanwhile.
+     * object to stop the thread (one that becomes unreachable is stopped when collected); it
+     * keeps the login alive meanwhile.
      */
     public Renewal startRenewal() throws KsaslException {
         return new Renewal(with(Native::kerberosRenewalStart));
