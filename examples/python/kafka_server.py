@@ -8,7 +8,8 @@ this server's address; any topic asked for is created with one partition) and Pr
 
 * until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
   ApiVersions (listing this broker's APIs, given as ``ServerConfig(api_versions=...)``),
-  SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER;
+  SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512, OAUTHBEARER and, given a
+  keytab, GSSAPI (Kerberos);
 * every request first passes ``conn.gate(api_key)``: "process" (a live session: answer it),
   "not_authenticated" (a frame of the exchange: to ``handle_frame()``), "begin_reauthentication"
   (a KIP-368 re-authentication: to ``handle_frame()``), "close" (the connection failed) or
@@ -19,7 +20,9 @@ Run it alone::
 
     python examples/python/kafka_server.py --port 0 --max-reauth-ms 3000
 
-(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens), or from Python::
+(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens; add ``--keytab
+kafka.keytab --principal kafka/localhost@EXAMPLE.COM`` for GSSAPI, with KRB5_CONFIG pointing
+at the realm), or from Python::
 
     server = KafkaServer(max_reauth_ms=3000)
     port = server.start_in_thread()      # or: port = await server.start() in a running loop
@@ -184,6 +187,9 @@ class KafkaServer:
         users: Optional[Dict[str, str]] = None,
         failed_authentication_delay_ms: int = 100,
         mechanisms: Optional[Dict[str, Callable[[], Any]]] = None,
+        keytab: Optional[str] = None,
+        principal: Optional[str] = None,
+        principal_to_local_rules: Optional[str] = None,
     ) -> None:
         store = ksasl.CredentialStore()
         for user, password in (users or {"alice": "alice-secret"}).items():
@@ -195,6 +201,10 @@ class KafkaServer:
         # plain or an async method (see MechanismRegistry.add_server_mechanism).
         for name, factory in (mechanisms or {}).items():
             registry.add_server_mechanism(name, factory)
+        if keytab is not None:
+            # GSSAPI: the broker's keytab and principal (JAAS keyTab, principal), and
+            # sasl.kerberos.principal.to.local.rules as Kafka's list value (None: DEFAULT).
+            registry.add_gssapi_server(keytab=keytab, principal=principal, rules=principal_to_local_rules)
         self.config = ksasl.ServerConfig(
             registry,
             max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
@@ -483,13 +493,18 @@ def main() -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
     p.add_argument("--max-reauth-ms", type=int, default=3000, help="connections.max.reauth.ms")
+    p.add_argument("--keytab", help="the broker's keytab: enables GSSAPI")
+    p.add_argument("--principal", help="the broker's Kerberos principal (kafka/host@REALM)")
+    p.add_argument("--principal-to-local-rules", help="sasl.kerberos.principal.to.local.rules")
     p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(message)s")
 
     async def run() -> None:
-        server = KafkaServer(args.host, args.port, args.max_reauth_ms)
+        server = KafkaServer(args.host, args.port, args.max_reauth_ms, keytab=args.keytab,
+                             principal=args.principal,
+                             principal_to_local_rules=args.principal_to_local_rules)
         port = await server.start()
         print(port, flush=True)  # first line: the port, for scripts
         print(f"listening on {args.host}:{port} (users: alice/alice-secret; "
