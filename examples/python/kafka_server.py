@@ -3,7 +3,9 @@
 
 It speaks just enough of the Kafka protocol for real producers (librdkafka through
 confluent-kafka, kafka-python) to connect and produce: Metadata v0-v4 (one broker, node 0, at
-this server's address; any topic asked for is created with one partition) and Produce v3
+this server's address; any topic asked for is created with one partition) and Produce v3,
+and for a consumer without a group ListOffsets v1 and Fetch v4 (record batches are kept in
+memory)
 (records are counted, not stored). Everything SASL is ksasl's:
 
 * until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
@@ -31,7 +33,7 @@ at the realm), or from Python::
     server.metrics()                     # Kafka's metric names
     server.connections                   # one ConnectionStats per connection
 
-Not a broker: records are not stored, there is no Fetch, no consumer groups, no idempotent or
+Not a broker: records live in memory only, there are no consumer groups, no idempotent or
 transactional producing (clients must disable idempotence), and a request for any other API
 closes the connection. ApiVersions after authentication gets the same answer as before it
 (``ServerConfig.api_versions_response``).
@@ -55,10 +57,11 @@ import ksasl.aio
 
 log = logging.getLogger("kafka_server")
 
-PRODUCE, METADATA, SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 0, 3, 17, 18, 36
+PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
+SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 17, 18, 36
 # The APIs this broker implements, (api_key, min_version, max_version). ksasl adds its own
 # (ApiVersions, SaslHandshake, SaslAuthenticate) to the ApiVersions response.
-APIS = [(PRODUCE, 3, 3), (METADATA, 0, 4)]
+APIS = [(PRODUCE, 3, 3), (FETCH, 4, 4), (LIST_OFFSETS, 1, 1), (METADATA, 0, 4)]
 NODE_ID = 0
 UNKNOWN_TOPIC_OR_PARTITION, ILLEGAL_SASL_STATE = 3, 34
 
@@ -111,6 +114,9 @@ class Reader:
 
     def int32(self) -> int:
         return self._take(">i")
+
+    def int64(self) -> int:
+        return self._take(">q")
 
     def _sized(self, n: int) -> Optional[bytes]:
         if n < 0:
@@ -214,6 +220,10 @@ class KafkaServer:
         self.host, self.port = host, port
         self.topics: Dict[str, int] = {}  # name -> partition count
         self.next_offset: Dict[Tuple[str, int], int] = {}
+        # (topic, partition) -> [(base offset, record count, v2 batch with its base offset)]
+        self.logs: Dict[Tuple[str, int], List[Tuple[int, int, bytes]]] = {}
+        self._produced = asyncio.Event()  # set (and replaced) whenever records are appended
+        self._fetch_wait_ms = 0  # how long the Fetch just answered may wait for records
         self.connections: List[ConnectionStats] = []
         self._ids = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
@@ -337,6 +347,8 @@ class KafkaServer:
                 if api_key == API_VERSIONS:
                     # Clients ask again once authenticated: the same answer as before.
                     response = self.config.api_versions_response(frame)
+                elif api_key == FETCH:
+                    response = await self.long_poll(frame, stats)
                 else:
                     response = self.handle_request(frame, stats)
                 if response is None:
@@ -386,6 +398,20 @@ class KafkaServer:
 
     # --- requests -----------------------------------------------------------------------
 
+    async def long_poll(self, frame: bytes, stats: ConnectionStats) -> Optional[bytes]:
+        """Fetch: answered at once when there are records, else once some are produced or the
+        request's max_wait_ms has passed."""
+        self._fetch_wait_ms = 0
+        response = self.handle_request(frame, stats)
+        if response is None or not self._fetch_wait_ms:
+            return response
+        try:
+            await asyncio.wait_for(self._produced.wait(), self._fetch_wait_ms / 1000)
+        except asyncio.TimeoutError:
+            pass
+        stats.requests[FETCH] -= 1  # counted again below
+        return self.handle_request(frame, stats)
+
     def handle_request(self, frame: bytes, stats: ConnectionStats) -> Optional[bytes]:
         """The response frame to an authenticated request (b"" for none), or None to close."""
         r = Reader(frame)
@@ -395,6 +421,10 @@ class KafkaServer:
         body: Optional[bytes]
         if api_key == METADATA and version <= 4:
             body = self.metadata(version, r)
+        elif api_key == FETCH and version == 4:
+            body = self.fetch(r)
+        elif api_key == LIST_OFFSETS and version == 1:
+            body = self.list_offsets(r)
         elif api_key == PRODUCE and version == 3:
             body = self.produce(r, stats)
             if body is None:  # acks=0: no response
@@ -480,12 +510,68 @@ class KafkaServer:
                 stats.records += n
                 base = self.next_offset.get((name, index), 0)
                 self.next_offset[(name, index)] = base + n
+                self.append(name, index, base, records or b"")
                 # partition_index, error_code, base_offset, log_append_time_ms
                 partitions.append(i32(index) + i16(0) + i64(base) + i64(-1))
             responses.append(string(name) + array(partitions))
         if acks == 0:
             return None
         return array(responses) + i32(0)  # throttle_time_ms
+
+    def append(self, name: str, index: int, base: int, records: bytes) -> None:
+        """Keeps the v2 batches of a Produce with their offsets (the base offset is outside
+        the batch's CRC); legacy message sets are only counted."""
+        log, pos = self.logs.setdefault((name, index), []), 0
+        while pos + 61 <= len(records) and records[pos + 16] >= 2:
+            end = pos + 12 + struct.unpack_from(">i", records, pos + 8)[0]
+            n = struct.unpack_from(">i", records, pos + 57)[0]
+            log.append((base, n, i64(base) + records[pos + 8 : end]))
+            base, pos = base + n, end
+        produced, self._produced = self._produced, asyncio.Event()
+        produced.set()
+
+    def fetch(self, r: Reader) -> bytes:
+        r.int32()  # replica_id
+        max_wait_ms = r.int32()
+        r.int32(), r.int32(), r.int8()  # min_bytes, max_bytes, isolation_level
+        found, responses = False, []
+        for _ in range(r.int32()):
+            name = r.string() or ""
+            partitions = []
+            for _ in range(r.int32()):
+                index, offset, _ = r.int32(), r.int64(), r.int32()  # partition_max_bytes
+                if index >= self.topics.get(name, 0):
+                    partitions.append(i32(index) + i16(UNKNOWN_TOPIC_OR_PARTITION) + i64(-1) + i64(-1)
+                                      + i32(-1) + i32(-1))
+                    continue
+                # Every batch holding an offset at or after the one asked for (the client
+                # skips the records before it, as with Kafka).
+                data = b"".join(b for base, n, b in self.logs.get((name, index), []) if base + n > offset)
+                found = found or bool(data)
+                end = self.next_offset.get((name, index), 0)
+                # partition, error_code, high_watermark, last_stable_offset, no aborted
+                # transactions (null), records
+                partitions.append(i32(index) + i16(0) + i64(end) + i64(end) + i32(-1) + i32(len(data)) + data)
+            responses.append(string(name) + array(partitions))
+        self._fetch_wait_ms = 0 if found else max_wait_ms
+        return i32(0) + array(responses)  # throttle_time_ms
+
+    def list_offsets(self, r: Reader) -> bytes:
+        """The earliest (timestamp -2: 0) or latest (any other) offset of each partition."""
+        r.int32()  # replica_id
+        responses = []
+        for _ in range(r.int32()):
+            name = r.string() or ""
+            partitions = []
+            for _ in range(r.int32()):
+                index, timestamp = r.int32(), r.int64()
+                if index >= self.topics.get(name, 0):
+                    partitions.append(i32(index) + i16(UNKNOWN_TOPIC_OR_PARTITION) + i64(-1) + i64(-1))
+                    continue
+                offset = 0 if timestamp == -2 else self.next_offset.get((name, index), 0)
+                partitions.append(i32(index) + i16(0) + i64(-1) + i64(offset))
+            responses.append(string(name) + array(partitions))
+        return array(responses)
 
 
 def main() -> None:
