@@ -37,8 +37,14 @@ lint:
 	$(PYTHON) tests/arch/modgraph.py bindings/python/src
 	$(PYTHON) tests/arch/modgraph.py bindings/java/native/src
 
-# The Python environment for interop tests, rebuilt when the requirements change.
+# The Python environment for interop tests, rebuilt when the requirements change. The gssapi
+# package (kafka-python's and aiokafka's GSSAPI) has no wheel for Linux: pip builds it, which
+# needs MIT Kerberos's headers and krb5-config (libkrb5-dev), apt-get installed when missing (root).
 $(VENV)/.installed: tests/interop/requirements.txt
+	@command -v krb5-config >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && DEBIAN_FRONTEND=noninteractive apt-get update -q \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libkrb5-dev; } \
+	  || { echo "pip builds gssapi from source: install libkrb5-dev (MIT Kerberos headers)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r tests/interop/requirements.txt
 	touch $@

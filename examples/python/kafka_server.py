@@ -3,12 +3,15 @@
 
 It speaks just enough of the Kafka protocol for real producers (librdkafka through
 confluent-kafka, kafka-python) to connect and produce: Metadata v0-v4 (one broker, node 0, at
-this server's address; any topic asked for is created with one partition) and Produce v3
+this server's address; any topic asked for is created with one partition) and Produce v3,
+and for a consumer without a group ListOffsets v1 and Fetch v4 (record batches are kept in
+memory)
 (records are counted, not stored). Everything SASL is ksasl's:
 
 * until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
   ApiVersions (listing this broker's APIs, given as ``ServerConfig(api_versions=...)``),
-  SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER;
+  SaslHandshake and SaslAuthenticate for PLAIN, SCRAM-SHA-256/512, OAUTHBEARER and, given a
+  keytab, GSSAPI (Kerberos);
 * every request first passes ``conn.gate(api_key)``: "process" (a live session: answer it),
   "not_authenticated" (a frame of the exchange: to ``handle_frame()``), "begin_reauthentication"
   (a KIP-368 re-authentication: to ``handle_frame()``), "close" (the connection failed) or
@@ -19,7 +22,9 @@ Run it alone::
 
     python examples/python/kafka_server.py --port 0 --max-reauth-ms 3000
 
-(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens), or from Python::
+(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens; add ``--keytab
+kafka.keytab --principal kafka/localhost@EXAMPLE.COM`` for GSSAPI, with KRB5_CONFIG pointing
+at the realm), or from Python::
 
     server = KafkaServer(max_reauth_ms=3000)
     port = server.start_in_thread()      # or: port = await server.start() in a running loop
@@ -28,7 +33,7 @@ Run it alone::
     server.metrics()                     # Kafka's metric names
     server.connections                   # one ConnectionStats per connection
 
-Not a broker: records are not stored, there is no Fetch, no consumer groups, no idempotent or
+Not a broker: records live in memory only, there are no consumer groups, no idempotent or
 transactional producing (clients must disable idempotence), and a request for any other API
 closes the connection. ApiVersions after authentication gets the same answer as before it
 (``ServerConfig.api_versions_response``).
@@ -52,10 +57,11 @@ import ksasl.aio
 
 log = logging.getLogger("kafka_server")
 
-PRODUCE, METADATA, SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 0, 3, 17, 18, 36
+PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
+SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 17, 18, 36
 # The APIs this broker implements, (api_key, min_version, max_version). ksasl adds its own
 # (ApiVersions, SaslHandshake, SaslAuthenticate) to the ApiVersions response.
-APIS = [(PRODUCE, 3, 3), (METADATA, 0, 4)]
+APIS = [(PRODUCE, 3, 3), (FETCH, 4, 4), (LIST_OFFSETS, 1, 1), (METADATA, 0, 4)]
 NODE_ID = 0
 UNKNOWN_TOPIC_OR_PARTITION, ILLEGAL_SASL_STATE = 3, 34
 
@@ -108,6 +114,9 @@ class Reader:
 
     def int32(self) -> int:
         return self._take(">i")
+
+    def int64(self) -> int:
+        return self._take(">q")
 
     def _sized(self, n: int) -> Optional[bytes]:
         if n < 0:
@@ -184,6 +193,9 @@ class KafkaServer:
         users: Optional[Dict[str, str]] = None,
         failed_authentication_delay_ms: int = 100,
         mechanisms: Optional[Dict[str, Callable[[], Any]]] = None,
+        keytab: Optional[str] = None,
+        principal: Optional[str] = None,
+        principal_to_local_rules: Optional[str] = None,
     ) -> None:
         store = ksasl.CredentialStore()
         for user, password in (users or {"alice": "alice-secret"}).items():
@@ -195,6 +207,10 @@ class KafkaServer:
         # plain or an async method (see MechanismRegistry.add_server_mechanism).
         for name, factory in (mechanisms or {}).items():
             registry.add_server_mechanism(name, factory)
+        if keytab is not None:
+            # GSSAPI: the broker's keytab and principal (JAAS keyTab, principal), and
+            # sasl.kerberos.principal.to.local.rules as Kafka's list value (None: DEFAULT).
+            registry.add_gssapi_server(keytab=keytab, principal=principal, rules=principal_to_local_rules)
         self.config = ksasl.ServerConfig(
             registry,
             max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
@@ -204,6 +220,10 @@ class KafkaServer:
         self.host, self.port = host, port
         self.topics: Dict[str, int] = {}  # name -> partition count
         self.next_offset: Dict[Tuple[str, int], int] = {}
+        # (topic, partition) -> [(base offset, record count, v2 batch with its base offset)]
+        self.logs: Dict[Tuple[str, int], List[Tuple[int, int, bytes]]] = {}
+        self._produced = asyncio.Event()  # set (and replaced) whenever records are appended
+        self._fetch_wait_ms = 0  # how long the Fetch just answered may wait for records
         self.connections: List[ConnectionStats] = []
         self._ids = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
@@ -327,6 +347,8 @@ class KafkaServer:
                 if api_key == API_VERSIONS:
                     # Clients ask again once authenticated: the same answer as before.
                     response = self.config.api_versions_response(frame)
+                elif api_key == FETCH:
+                    response = await self.long_poll(frame, stats)
                 else:
                     response = self.handle_request(frame, stats)
                 if response is None:
@@ -376,6 +398,20 @@ class KafkaServer:
 
     # --- requests -----------------------------------------------------------------------
 
+    async def long_poll(self, frame: bytes, stats: ConnectionStats) -> Optional[bytes]:
+        """Fetch: answered at once when there are records, else once some are produced or the
+        request's max_wait_ms has passed."""
+        self._fetch_wait_ms = 0
+        response = self.handle_request(frame, stats)
+        if response is None or not self._fetch_wait_ms:
+            return response
+        try:
+            await asyncio.wait_for(self._produced.wait(), self._fetch_wait_ms / 1000)
+        except asyncio.TimeoutError:
+            pass
+        stats.requests[FETCH] -= 1  # counted again below
+        return self.handle_request(frame, stats)
+
     def handle_request(self, frame: bytes, stats: ConnectionStats) -> Optional[bytes]:
         """The response frame to an authenticated request (b"" for none), or None to close."""
         r = Reader(frame)
@@ -385,6 +421,10 @@ class KafkaServer:
         body: Optional[bytes]
         if api_key == METADATA and version <= 4:
             body = self.metadata(version, r)
+        elif api_key == FETCH and version == 4:
+            body = self.fetch(r)
+        elif api_key == LIST_OFFSETS and version == 1:
+            body = self.list_offsets(r)
         elif api_key == PRODUCE and version == 3:
             body = self.produce(r, stats)
             if body is None:  # acks=0: no response
@@ -470,6 +510,7 @@ class KafkaServer:
                 stats.records += n
                 base = self.next_offset.get((name, index), 0)
                 self.next_offset[(name, index)] = base + n
+                self.append(name, index, base, records or b"")
                 # partition_index, error_code, base_offset, log_append_time_ms
                 partitions.append(i32(index) + i16(0) + i64(base) + i64(-1))
             responses.append(string(name) + array(partitions))
@@ -477,19 +518,79 @@ class KafkaServer:
             return None
         return array(responses) + i32(0)  # throttle_time_ms
 
+    def append(self, name: str, index: int, base: int, records: bytes) -> None:
+        """Keeps the v2 batches of a Produce with their offsets (the base offset is outside
+        the batch's CRC); legacy message sets are only counted."""
+        log, pos = self.logs.setdefault((name, index), []), 0
+        while pos + 61 <= len(records) and records[pos + 16] >= 2:
+            end = pos + 12 + struct.unpack_from(">i", records, pos + 8)[0]
+            n = struct.unpack_from(">i", records, pos + 57)[0]
+            log.append((base, n, i64(base) + records[pos + 8 : end]))
+            base, pos = base + n, end
+        produced, self._produced = self._produced, asyncio.Event()
+        produced.set()
+
+    def fetch(self, r: Reader) -> bytes:
+        r.int32()  # replica_id
+        max_wait_ms = r.int32()
+        r.int32(), r.int32(), r.int8()  # min_bytes, max_bytes, isolation_level
+        found, responses = False, []
+        for _ in range(r.int32()):
+            name = r.string() or ""
+            partitions = []
+            for _ in range(r.int32()):
+                index, offset, _ = r.int32(), r.int64(), r.int32()  # partition_max_bytes
+                if index >= self.topics.get(name, 0):
+                    partitions.append(i32(index) + i16(UNKNOWN_TOPIC_OR_PARTITION) + i64(-1) + i64(-1)
+                                      + i32(-1) + i32(-1))
+                    continue
+                # Every batch holding an offset at or after the one asked for (the client
+                # skips the records before it, as with Kafka).
+                data = b"".join(b for base, n, b in self.logs.get((name, index), []) if base + n > offset)
+                found = found or bool(data)
+                end = self.next_offset.get((name, index), 0)
+                # partition, error_code, high_watermark, last_stable_offset, no aborted
+                # transactions (null), records
+                partitions.append(i32(index) + i16(0) + i64(end) + i64(end) + i32(-1) + i32(len(data)) + data)
+            responses.append(string(name) + array(partitions))
+        self._fetch_wait_ms = 0 if found else max_wait_ms
+        return i32(0) + array(responses)  # throttle_time_ms
+
+    def list_offsets(self, r: Reader) -> bytes:
+        """The earliest (timestamp -2: 0) or latest (any other) offset of each partition."""
+        r.int32()  # replica_id
+        responses = []
+        for _ in range(r.int32()):
+            name = r.string() or ""
+            partitions = []
+            for _ in range(r.int32()):
+                index, timestamp = r.int32(), r.int64()
+                if index >= self.topics.get(name, 0):
+                    partitions.append(i32(index) + i16(UNKNOWN_TOPIC_OR_PARTITION) + i64(-1) + i64(-1))
+                    continue
+                offset = 0 if timestamp == -2 else self.next_offset.get((name, index), 0)
+                partitions.append(i32(index) + i16(0) + i64(-1) + i64(offset))
+            responses.append(string(name) + array(partitions))
+        return array(responses)
+
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
     p.add_argument("--max-reauth-ms", type=int, default=3000, help="connections.max.reauth.ms")
+    p.add_argument("--keytab", help="the broker's keytab: enables GSSAPI")
+    p.add_argument("--principal", help="the broker's Kerberos principal (kafka/host@REALM)")
+    p.add_argument("--principal-to-local-rules", help="sasl.kerberos.principal.to.local.rules")
     p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(message)s")
 
     async def run() -> None:
-        server = KafkaServer(args.host, args.port, args.max_reauth_ms)
+        server = KafkaServer(args.host, args.port, args.max_reauth_ms, keytab=args.keytab,
+                             principal=args.principal,
+                             principal_to_local_rules=args.principal_to_local_rules)
         port = await server.start()
         print(port, flush=True)  # first line: the port, for scripts
         print(f"listening on {args.host}:{port} (users: alice/alice-secret; "

@@ -30,7 +30,10 @@ class! { ClientConnection |py, c| lock {
     new(config: &ClientConfig) -> Self {
         ClientConnection(Mutex::new(client::ClientConnection::new(config.0.clone())))
     }
-    fn start(now_ms: Now = None) -> PyResult<()> { c.start(now(now_ms)).or_raise() }
+    /// Starting an exchange may ask the KDC for a ticket (GSSAPI): without the GIL.
+    fn start(now_ms: Now = None) -> PyResult<()> {
+        py.allow_threads(|| c.start(now(now_ms))).or_raise()
+    }
     fn transmit() -> Bytes { c.poll_transmit().unwrap_or_default().into() }
     fn handle_frame(frame: &Bound<'_, PyBytes>, now_ms: Now = None) -> PyResult<Event> {
         let bytes = frame.as_bytes();
@@ -43,14 +46,14 @@ class! { ClientConnection |py, c| lock {
     fn closed(now_ms: Now = None) -> PyResult<()> { Err(py_err(&c.connection_closed(now(now_ms)))) }
     fn next_deadline() -> Option<i64> { c.next_deadline() }
     fn handle_timeout(now_ms: Now = None) -> PyResult<bool> {
-        c.handle_timeout(now(now_ms)).or_raise()
+        py.allow_threads(|| c.handle_timeout(now(now_ms))).or_raise()
     }
     fn reauth_pending(now_ms: Now = None) -> bool { c.reauth_pending(now(now_ms)) }
     fn before_request(now_ms: Now = None) -> PyResult<bool> {
-        c.before_request(now(now_ms)).or_raise()
+        py.allow_threads(|| c.before_request(now(now_ms))).or_raise()
     }
     fn start_reauthentication(now_ms: Now = None) -> PyResult<bool> {
-        c.start_reauthentication(now(now_ms)).or_raise()
+        py.allow_threads(|| c.start_reauthentication(now(now_ms))).or_raise()
     }
     fn session() -> PyResult<Option<Dict<'py>>> {
         c.session().map(|s| client_session(py, s)).transpose()

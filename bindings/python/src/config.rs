@@ -43,13 +43,14 @@ class! { ServerConfig |py, c| shared {
         max_reauth_ms: Option<i64> = None, max_reauth_ms_for: Option<BTreeMap<String, i64>> = None,
         max_receive_size: Option<i64> = None, failed_authentication_delay_ms: Option<i64> = None,
         reauth_retry_ms: Option<i64> = None, api_versions: Option<Vec<(i64, i64, i64)>> = None,
-        max_request_size: Option<i64> = None, unknown_user_mask: Option<(Vec<u8>, i64)> = None)
-        -> PyResult<Self> {
+        max_request_size: Option<i64> = None, unknown_user_mask: Option<(Vec<u8>, i64)> = None,
+        legacy_gssapi: Option<bool> = None) -> PyResult<Self> {
         let mut b = config::ServerConfig::builder((*registry.snapshot(py)).clone());
         set_given!(b: set_enabled_mechanisms(enabled_mechanisms),
             set_max_reauth_ms(max_reauth_ms), set_max_receive_size(max_receive_size),
             set_reauth_retry_ms(reauth_retry_ms), set_max_request_size(max_request_size),
-            set_failed_authentication_delay_ms(failed_authentication_delay_ms));
+            set_failed_authentication_delay_ms(failed_authentication_delay_ms),
+            set_legacy_gssapi(legacy_gssapi));
         for (mechanism, ms) in max_reauth_ms_for.unwrap_or_default() {
             b.set_max_reauth_ms_for(&mechanism, ms);
         }

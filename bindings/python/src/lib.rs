@@ -8,6 +8,7 @@ mod dicts;
 mod exchange;
 mod glue;
 mod hostmech;
+mod kerberos;
 mod oauth;
 mod refresh;
 mod registry;
@@ -18,8 +19,8 @@ mod tokens;
 /// The native module behind `import ksasl`.
 #[pymodule]
 fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    use {client_connection::*, config::*, exchange::*, oauth::*, refresh::*, registry::*};
-    use {server_connection::*, store::*, tokens::*};
+    use {client_connection::*, config::*, exchange::*, kerberos::*, oauth::*, refresh::*};
+    use {registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
     macro_rules! add {
         ($($class:ident),*; $($function:ident),*) => {
@@ -29,8 +30,8 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
-        BackgroundRefresher, Tracker, TokenAuthority;
-        unsecured_oauth_token, sleep_ms, create_token_request, renew_or_expire_token_request,
+        BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin;
+        unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
         parse_describe_tokens_response);
     Ok(())

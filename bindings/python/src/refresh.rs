@@ -8,6 +8,7 @@ use ksasl::SharedRandom;
 
 use crate::dicts::client_session_from;
 use crate::glue::*;
+use crate::kerberos::KerberosLogin;
 use crate::tokens::token_from_dict;
 
 /// Refreshes tokens on Kafka's schedule (`sasl.login.refresh.*` defaults), librdkafka's shape.
@@ -57,9 +58,9 @@ class! { Refresher |py, c| shared {
 }}
 
 /// The core's refresh thread, calling `callback(now_ms)` when a refresh is due; an exception
-/// it raises is the refresh's failure.
+/// it raises is the refresh's failure. `kerberos(login)`: the thread renewing a Kerberos login.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub(crate) struct BackgroundRefresher(Arc<refresh::Refresher>, Mutex<Option<Thread>>);
+pub(crate) struct BackgroundRefresher(Option<Arc<refresh::Refresher>>, Mutex<Option<Thread>>);
 
 #[pymethods]
 impl BackgroundRefresher {
@@ -73,13 +74,21 @@ impl BackgroundRefresher {
             })
         });
         let thread = Mutex::new(Some(Thread::start(refresher.0.clone())?));
-        Ok(BackgroundRefresher(refresher.0.clone(), thread))
+        Ok(BackgroundRefresher(Some(refresher.0.clone()), thread))
+    }
+
+    #[staticmethod]
+    fn kerberos(login: &KerberosLogin) -> PyResult<Self> {
+        let thread = Thread::start_kerberos(login.0.clone())?;
+        Ok(BackgroundRefresher(None, Mutex::new(Some(thread))))
     }
 
     fn stop(&self, py: Python<'_>) {
         if let Some(thread) = lock(py, &self.1).take() {
             py.allow_threads(|| thread.stop());
-            self.0.clear_refresh_callback();
+            if let Some(r) = &self.0 {
+                r.clear_refresh_callback();
+            }
         }
     }
 }

@@ -2,12 +2,14 @@
 //! refreshers as credential sources.
 
 use ksasl::credential::{CredentialLookup, CredentialRequest, HostLookup};
+use ksasl::io::gss::{self, GssapiServerSettings};
 use ksasl::mech::{HostClientCalls, HostServerCalls};
 use ksasl::{MechanismRegistry as Registry, PasswordCredential};
 
 use crate::dicts::decode;
 use crate::glue::*;
 use crate::hostmech::PyMechanism;
+use crate::kerberos::KerberosLogin;
 use crate::oauth::server_validator;
 use crate::refresh::Refresher;
 use crate::store::CredentialStore;
@@ -88,6 +90,20 @@ class! { MechanismRegistry |py, c| lock {
     }
     fn add_oauthbearer_client(refresher: &Refresher) {
         Arc::make_mut(c).register_oauthbearer_client(refresher.0.clone())
+    }
+    fn add_gssapi_client(login: &KerberosLogin, service_name: &str, host: &str,
+        mutual: bool = false) -> PyResult<()> {
+        gss::register_client(Arc::make_mut(c), &login.0, service_name, host, mutual).or_raise()
+    }
+    /// Reads the keytab now.
+    fn add_gssapi_server(keytab: Option<String> = None, principal: Option<String> = None,
+        service_name: Option<String> = None, rules: Option<String> = None,
+        cap_session_at_ticket: bool = true) -> PyResult<()> {
+        let (k, p, s, r) = (keytab.as_deref(), principal.as_deref(), service_name.as_deref(),
+            rules.as_deref());
+        let settings = GssapiServerSettings::from_settings(k, p, s, r, cap_session_at_ticket);
+        let settings = settings.or_raise()?;
+        py.allow_threads(|| gss::register_server(Arc::make_mut(c), &settings)).or_raise()
     }
     /// `factory()` makes one object per exchange, with `start(now_ms)`, `step(bytes, now_ms)`.
     fn add_client_mechanism(name: &str, factory: PyObject) -> PyResult<()> {

@@ -1,5 +1,5 @@
 """ksasl: sans-IO SASL authentication for Apache Kafka (PLAIN, SCRAM-SHA-256/512,
-OAUTHBEARER) with KIP-368 re-authentication. The native core is written in Rust."""
+OAUTHBEARER, GSSAPI) with KIP-368 re-authentication. The native core is written in Rust."""
 
 from ksasl._ksasl import (
     BackgroundRefresher,
@@ -8,6 +8,7 @@ from ksasl._ksasl import (
     ClientExchange,
     CredentialStore,
     JwksValidator,
+    KerberosLogin,
     MechanismRegistry,
     Refresher,
     ServerConfig,
@@ -18,6 +19,7 @@ from ksasl._ksasl import (
     __version__,
     create_token_request,
     describe_tokens_request,
+    gssapi_available,
     parse_create_token_response,
     parse_describe_tokens_response,
     parse_token_expiry_response,
@@ -45,6 +47,7 @@ __all__ = [
     "CredentialStore",
     "InternalError",
     "JwksValidator",
+    "KerberosLogin",
     "KsaslError",
     "MechanismRegistry",
     "MisuseError",
@@ -59,6 +62,7 @@ __all__ = [
     "__version__",
     "create_token_request",
     "describe_tokens_request",
+    "gssapi_available",
     "parse_create_token_response",
     "parse_describe_tokens_response",
     "parse_token_expiry_response",

@@ -72,6 +72,20 @@ class MechanismRegistry:
         whose ``step(response, now_ms)`` returns ``("challenge", bytes)`` or ``("done", message
         or None, authorization id, credential expiry ms or None)`` (or is ``async def``). A
         ``KsaslError`` raised keeps its code; any other exception is HOST_MECHANISM_FAILED."""
+    def add_gssapi_client(self, login: "KerberosLogin", service_name: str, host: str, mutual: bool = False) -> None:
+        """Adds a GSSAPI client for the service ``service_name@host``
+        (``sasl.kerberos.service.name`` and the broker's host name as its principal spells it)
+        on ``login``'s current ticket at every (re-)authentication; ``mutual`` also asks the
+        broker to prove itself (an extra round trip Kafka's client does not make)."""
+    def add_gssapi_server(self, keytab: Optional[str] = None, principal: Optional[str] = None,
+                          service_name: Optional[str] = None, rules: Optional[str] = None,
+                          cap_session_at_ticket: bool = True) -> None:
+        """Adds a GSSAPI server with the broker's ``keytab`` (None: the default keytab,
+        ``KRB5_KTNAME``) and ``principal`` (``kafka/broker1.example.com@REALM``; None: any key
+        of the keytab), ``service_name`` (None: the principal's first part) and
+        ``sasl.kerberos.principal.to.local.rules`` as Kafka's list value (``"RULE:...,DEFAULT"``;
+        None: ``DEFAULT``). ``cap_session_at_ticket`` ends each session with the client's
+        service ticket. The keytab is read now: a missing one raises here."""
     def client_mechanisms(self) -> list[str]: ...
     def server_mechanisms(self) -> list[str]: ...
 
@@ -166,7 +180,9 @@ class ServerConfig:
     its value per mechanism; ``api_versions`` adds ``(api_key, min, max)`` entries;
     ``unknown_user_mask=(secret, iterations)`` turns on enumeration resistance (an unknown
     PLAIN or SCRAM user fails exactly as a wrong password does; the secret, at least 16 bytes,
-    must be the same on every broker; the error's ``unknown_user`` detail tells the host)."""
+    must be the same on every broker; the error's ``unknown_user`` detail tells the host).
+    ``legacy_gssapi=True`` accepts a pre-0.10 client's raw GSSAPI token as its first packet
+    (off by default, as in Kafka 4.x)."""
 
     def __init__(
         self,
@@ -180,6 +196,7 @@ class ServerConfig:
         api_versions: Optional[list[Tuple[int, int, int]]] = None,
         max_request_size: Optional[int] = None,
         unknown_user_mask: Optional[Tuple[bytes, int]] = None,
+        legacy_gssapi: Optional[bool] = None,
     ) -> None: ...
     def metrics(self, now_ms: Optional[int] = None) -> dict[str, float]: ...
     def api_versions_response(self, frame: bytes) -> bytes:
@@ -275,10 +292,61 @@ class Refresher:
 
 class BackgroundRefresher:
     """The core's refresh thread: calls ``callback(now_ms)`` when a refresh is due; the callback
-    answers the refresher, and an exception it raises is reported as the failed refresh."""
+    answers the refresher, and an exception it raises is reported as the failed refresh.
+    ``BackgroundRefresher.kerberos(login)``: the thread that renews a Kerberos login (its first
+    login at once, then each one its schedule plans; a failed login is retried on the login's
+    own plan and counted in ``failures``)."""
 
     def __init__(self, refresher: Refresher, callback: Callable[[int], None]) -> None: ...
-    def stop(self) -> None: ...
+    @staticmethod
+    def kerberos(login: "KerberosLogin") -> "BackgroundRefresher": ...
+    def stop(self) -> None:
+        """Stops the thread and waits for it to end (also done when the object is freed)."""
+
+class KerberosLogin:
+    """A Kerberos login for GSSAPI clients (JAAS ``Krb5LoginModule``'s options): with a
+    ``keytab``, a new ticket-granting ticket for ``principal`` (required) from it at every
+    login, without ``kinit`` and without touching the user's credential cache; without, the
+    ticket in ``ccache`` (None: the default cache, ``KRB5CCNAME``) for ``principal`` (None: the
+    cache's). Logins are planned on Kafka's schedule: ``window_factor``, ``jitter`` and
+    ``min_time_before_relogin_ms`` are ``sasl.kerberos.ticket.renew.window.factor`` (0.80),
+    ``.ticket.renew.jitter`` (0.05) and ``sasl.kerberos.min.time.before.relogin`` (60,000),
+    Kafka's defaults when not given. Nothing is read until ``login()`` or ``poll()``; drive it
+    with ``poll()`` at ``next_login_ms`` or with ``BackgroundRefresher.kerberos(login)``.
+    Thread-safe. MIT Kerberos reads ``KRB5_CONFIG``, ``KRB5CCNAME`` and ``KRB5RCACHEDIR`` from
+    the environment."""
+
+    def __init__(
+        self,
+        principal: Optional[str] = None,
+        keytab: Optional[str] = None,
+        ccache: Optional[str] = None,
+        window_factor: Optional[float] = None,
+        jitter: Optional[float] = None,
+        min_time_before_relogin_ms: Optional[int] = None,
+    ) -> None: ...
+    def login(self, now_ms: Optional[int] = None) -> None:
+        """Logs in now (reads the keytab or cache, asks the KDC) and plans the next login. On
+        failure (``KERBEROS_LOGIN_FAILED``, ``GSSAPI_UNAVAILABLE``) the previous ticket, if any,
+        stays in use and a retry is planned."""
+    def poll(self, now_ms: Optional[int] = None) -> bool:
+        """Logs in if one is due at ``now_ms``; returns whether it did."""
+    @property
+    def next_login_ms(self) -> Optional[int]:
+        """When the next login is due (ms since the epoch)."""
+    @property
+    def ticket_end_ms(self) -> Optional[int]:
+        """When the current ticket-granting ticket ends, if there is one."""
+    @property
+    def logins(self) -> int:
+        """Successful logins so far."""
+    @property
+    def failures(self) -> int:
+        """Failed logins so far."""
+
+def gssapi_available() -> bool:
+    """Whether the system's GSS-API library (MIT Kerberos, ``libgssapi_krb5.so.2``) loads; it
+    is loaded on first use, and without it every GSSAPI call raises ``GSSAPI_UNAVAILABLE``."""
 
 class Tracker:
     """Which connections use which token generation: ``poll()`` returns ``(refresh_needed,

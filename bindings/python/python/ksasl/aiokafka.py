@@ -16,6 +16,18 @@ Usage::
     integration.metrics()                     # Kafka's client SASL metrics, summed
     ksasl.aiokafka.disable()
 
+GSSAPI (Kerberos) takes its ticket from a ``ksasl.KerberosLogin`` (a keytab, no ``kinit``),
+renewed on Kafka's schedule by the core's thread; aiokafka's own ``sasl_kerberos_service_name``
+and ``sasl_kerberos_domain_name`` (default: the broker's host) name the broker's principal,
+and aiokafka still requires the ``gssapi`` package to be importable::
+
+    login = ksasl.KerberosLogin(principal="alice@EXAMPLE.COM", keytab="alice.keytab")
+    login.login()
+    renewal = ksasl.BackgroundRefresher.kerberos(login)
+    integration = ksasl.aiokafka.enable(kerberos_login=login)
+    ...                                       # aiokafka with sasl_mechanism="GSSAPI"
+    renewal.stop()
+
 It was written against aiokafka's private connection class and refuses to import on another
 aiokafka release line than the ones in ``SUPPORTED``.
 """
@@ -29,7 +41,7 @@ import aiokafka  # type: ignore[import-untyped]
 import aiokafka.conn as _conn  # type: ignore[import-untyped]
 import aiokafka.errors as _errors  # type: ignore[import-untyped]
 
-from ksasl._ksasl import ClientConfig, ClientConnection, MechanismRegistry
+from ksasl._ksasl import ClientConfig, ClientConnection, KerberosLogin, MechanismRegistry
 from ksasl.errors import KsaslError
 
 #: aiokafka release lines this integration was written and tested for.
@@ -54,8 +66,10 @@ class Integration:
     """The installed integration: one ksasl client configuration (and its metrics) per
     distinct set of credentials."""
 
-    def __init__(self, reauth_timing: str = "kafka") -> None:
+    def __init__(self, reauth_timing: str = "kafka", kerberos_login: Optional[KerberosLogin] = None) -> None:
         self.reauth_timing = reauth_timing
+        #: The Kerberos login of GSSAPI connections.
+        self.kerberos_login = kerberos_login
         #: (host, port, close reason) of every connection closed while the integration was on.
         self.closes: List[Tuple[str, int, Any]] = []
         #: connections closed (by either side) in the middle of a re-authentication.
@@ -65,7 +79,10 @@ class Integration:
     def config_for(self, conn: "_conn.AIOKafkaConnection", known: Tuple[int, Optional[int]]) -> Tuple[ClientConfig, Any]:
         mechanism = conn._sasl_mechanism
         provider = conn._sasl_oauth_token_provider
-        key: Tuple[Any, ...] = (mechanism, conn._sasl_plain_username, conn._sasl_plain_password, id(provider), known)
+        # GSSAPI's service principal: aiokafka's service name at the domain name or broker host.
+        service = (conn._sasl_kerberos_service_name, conn._sasl_kerberos_domain_name or conn.host)
+        key: Tuple[Any, ...] = (mechanism, conn._sasl_plain_username, conn._sasl_plain_password, id(provider),
+                                known, service)
         found = self._configs.get(key)
         if found is not None:
             return found
@@ -81,6 +98,14 @@ class Integration:
                     "re-authentication with a current token"
                 )
             registry.add_oauthbearer_client(refresher)
+        elif mechanism == "GSSAPI":
+            if self.kerberos_login is None:
+                raise ValueError(
+                    "ksasl.aiokafka: GSSAPI needs a ksasl.KerberosLogin "
+                    "(ksasl.aiokafka.enable(kerberos_login=...)), whose ticket every "
+                    "re-authentication uses"
+                )
+            registry.add_gssapi_client(self.kerberos_login, *service)
         else:
             raise ValueError(f"ksasl.aiokafka: mechanism {mechanism} is not supported")
         config = ClientConfig(
@@ -294,12 +319,13 @@ def _copy(source: "asyncio.Future[Any]", target: "asyncio.Future[Any]") -> None:
 _original: Optional[Callable[..., Any]] = None
 
 
-def enable(reauth_timing: str = "kafka") -> Integration:
+def enable(reauth_timing: str = "kafka", kerberos_login: Optional[KerberosLogin] = None) -> Integration:
     """Makes every aiokafka connection created from now on authenticate through ksasl and
-    re-authenticate as the broker's session lifetime requires. Returns the integration, whose
-    ``metrics()`` gives Kafka's client SASL metrics."""
+    re-authenticate as the broker's session lifetime requires. ``kerberos_login``: the login
+    GSSAPI connections use (keep it renewed, e.g. with ``BackgroundRefresher.kerberos``).
+    Returns the integration, whose ``metrics()`` gives Kafka's client SASL metrics."""
     global _original
-    integration = Integration(reauth_timing)
+    integration = Integration(reauth_timing, kerberos_login)
     ReauthenticatingConnection.integration = integration
     if _original is None:
         _original = _conn.AIOKafkaConnection
