@@ -87,3 +87,28 @@ def test_wrong_keytab_fails_at_client_login(kafka, kdc):
     assert "LoginException" in str(e.value) or "KrbException" in str(e.value), str(e.value)
     after = kafka.socket_server_metrics("GSSAPI")
     assert after.get("failed-authentication-total", 0) == before.get("failed-authentication-total", 0)
+
+
+C_CLIENT = HERE.parents[1] / "target" / "c" / "kafka_client"
+
+
+def test_ksasl_c_client_reauthenticates_with_gssapi_across_four_lifetimes(kafka, kdc):
+    """ksasl's C client (examples/c/kafka_client.c: a keytab login, no kinit) against the real
+    broker: at least 4 re-authentications over 4+ session lifetimes, no kill, and the broker's
+    JMX counters move exactly as the client's metrics say."""
+    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
+    import os
+    env = {**os.environ, **kdc.env(ccache=kdc.dir / "never-written")}
+    before = kafka.socket_server_metrics("GSSAPI")
+    r = subprocess.run([str(C_CLIENT), "localhost", str(kafka.gssapi_port), "GSSAPI",
+                        kdc.principal("alice"), str(kdc.keytab("alice")), str(5 * REAUTH_MS), "4"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    after = kafka.socket_server_metrics("GSSAPI")
+    assert r.returncode == 0, r.stdout + r.stderr
+    metrics = dict(kv.split("=") for kv in r.stdout.split("metrics", 1)[1].split())
+    reauths = int(float(metrics["successful-reauthentication-total"]))
+    assert reauths >= 4, r.stdout
+    assert after["successful-reauthentication-total"] - before.get("successful-reauthentication-total", 0) == reauths
+    assert after["successful-authentication-total"] - before.get("successful-authentication-total", 0) == 1
+    assert after.get("failed-authentication-total", 0) == before.get("failed-authentication-total", 0)
+    assert not (kdc.dir / "never-written").exists(), "no kinit, no credential cache"

@@ -4,6 +4,7 @@
  * are refused. Exchanges against a real KDC and broker are in tests/broker (kafka_client.c)
  * and tests/gssapi.rs.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -16,6 +17,22 @@ void test_gssapi(void) {
     ksasl_server_config_builder *b = NULL;
     int logged_in = -1;
 
+    if (getenv("KSASL_TEST_NO_GSSAPI") != NULL) {
+        /* tests/nokrb5/run.sh hides the MIT library: GSSAPI says what is missing, and
+         * everything else (the rest of this suite) works. */
+        CHECK_INT(ksasl_gssapi_available(), 0);
+        CHECK_OK(ksasl_mechanism_registry_new(&r));
+        CHECK_RC(ksasl_mechanism_registry_add_gssapi_server(r, NULL, "kafka/localhost@EXAMPLE.COM",
+                                                            NULL, NULL, 1),
+                 KSASL_GSSAPI_UNAVAILABLE);
+        CHECK(strstr(ksasl_mechanism_registry_last_error(r), "libgssapi-krb5-2") != NULL);
+        CHECK_OK(ksasl_kerberos_login_new("alice@EXAMPLE.COM", "/tmp/a.keytab", NULL, -1, -1, -1,
+                                          &login));
+        CHECK_RC(ksasl_kerberos_login_login(login, NOW), KSASL_GSSAPI_UNAVAILABLE);
+        ksasl_kerberos_login_free(login);
+        ksasl_mechanism_registry_free(r);
+        return;
+    }
     CHECK_INT(ksasl_gssapi_available(), 1);
 
     /* A keytab login needs its principal; negative schedule values keep Kafka's defaults,

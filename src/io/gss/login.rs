@@ -111,7 +111,8 @@ impl KerberosLogin {
             source,
             config,
             state: Mutex::new(State {
-                next_ms: Some(i64::MIN),
+                // Due at once: the first login has not been made.
+                next_ms: Some(0),
                 ..State::default()
             }),
         })
