@@ -4,11 +4,29 @@
 #   benches/java/run.sh                 # the whole suite (about 4 minutes on 2 cores)
 #   benches/java/run.sh 'PerCall.gate'  # a subset: any JMH arguments (regexps, -p size=64, ...)
 #   KSASL_BENCH_RUST=1 benches/java/run.sh   # also the Rust gate and SCRAM server login first
+#   benches/java/run.sh gssapi          # the GSSAPI logins (Gssapi.*) against a throw-away KDC
+#   KSASL_BENCH_RUST=1 benches/java/run.sh gssapi   # ... and the Rust GSSAPI bench, same KDC
 #
 # Needs org.ksasl:ksasl:0.1.0 in the local Maven repository (the Makefile's java install
-# target), Maven, a JDK 17 and, for the empty-JNI floor benchmark, gcc.
+# target), Maven, a JDK 17 and, for the empty-JNI floor benchmark, gcc. The GSSAPI mode also
+# needs the MIT KDC tools (tests/kerberos/kdc.py installs them as root when missing).
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# GSSAPI mode: MIT Kerberos (in ksasl's native library) reads KRB5_CONFIG, KRB5CCNAME and
+# KRB5RCACHEDIR from the environment, which a JVM cannot set for itself, so the script runs
+# itself again under tests/kerberos/kdc.py --exec (one-hour tickets, so no ticket expires
+# during a run). Other arguments go to JMH as usual; without any, all of Gssapi runs. Outside
+# this mode the Gssapi benchmarks are left out unless a KDC is already there (KSASL_KDC_INFO).
+gssapi=0
+if [ "${1:-}" = gssapi ]; then
+    shift
+    if [ -z "${KSASL_KDC_INFO:-}" ]; then
+        exec python3 ../../tests/kerberos/kdc.py --max-life 1h --exec -- "$PWD/run.sh" gssapi "$@"
+    fi
+    gssapi=1
+    [ $# -gt 0 ] || set -- Gssapi
+fi
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(java -version 2>&1 | head -1)"
 mvn -q -B package
@@ -23,6 +41,13 @@ if command -v gcc >/dev/null && gcc -O2 -shared -fPIC -I"$java_home/include" -I"
 else
     echo "== no gcc: skipping the JNI floor benchmarks"
     extra+=(-e 'gate4_jniEmptyC|jniBox')
+fi
+if [ -n "${KSASL_KDC_INFO:-}" ]; then
+    # The JDK's Kerberos reads the KDC's krb5.conf (kdc.py's java_options).
+    krb5_conf="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["krb5_conf"])' "$KSASL_KDC_INFO")"
+    extra+=(-jvmArgsAppend "-Djava.security.krb5.conf=$krb5_conf")
+else
+    extra+=(-e 'Gssapi')
 fi
 
 # Other builds on the machine distort the figures: wait (up to 5 minutes) for the 1-minute
@@ -42,12 +67,16 @@ echo "== load before the run:$(uptime | sed 's/.*load average//')"
 rust_bench() {
     (cd ../.. && CRITERION_HOME=/tmp/ksasl-java-bench-criterion \
         cargo bench --no-default-features --bench "$1" -- --noplot "$2") 2>&1 \
-        | grep -E '^(kafka|SCRAM)|time:|^error' | tee -a target/rust.log || true
+        | grep -E '^(kafka|SCRAM|gssapi)|time:|^error' | tee -a target/rust.log || true
 }
 if [ "${KSASL_BENCH_RUST:-0}" = 1 ]; then
     : > target/rust.log
-    rust_bench kafka 'kafka/gate$'
-    rust_bench scram server_login
+    if [ "$gssapi" = 1 ]; then
+        rust_bench gssapi gssapi/
+    else
+        rust_bench kafka 'kafka/gate$'
+        rust_bench scram server_login
+    fi
 fi
 
 # The iteration settings are the classes' annotations: 1 fork, 5 x 1 s measurement, 3 x 1 s

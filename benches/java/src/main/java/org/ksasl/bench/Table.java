@@ -14,7 +14,8 @@ import java.util.Map;
  * Prints a JMH CSV result file ({@code -rf csv}) as Markdown tables: score ± error and the
  * allocation per operation from {@code -prof gc} when present; for the SCRAM logins also
  * logins per second and the server's and client's shares (from the {@code Scram.Split}
- * counters). Usage: {@code java -cp target/benchmarks.jar org.ksasl.bench.Table results.csv}.
+ * counters); for the GSSAPI logins both shares (from the {@code Gssapi.Split} counters).
+ * Usage: {@code java -cp target/benchmarks.jar org.ksasl.bench.Table results.csv}.
  */
 public final class Table {
     private Table() {}
@@ -63,7 +64,7 @@ public final class Table {
             List<String> row = e.getValue();
             String[] kp = e.getKey().split("\\|", -1);
             String name = shortName(kp[0]);
-            if (name.startsWith("Scram.")) {
+            if (name.startsWith("Scram.") || name.startsWith("Gssapi.")) {
                 continue;
             }
             Map<String, Double> sec = secondary.getOrDefault(e.getKey(), Map.of());
@@ -101,6 +102,33 @@ public final class Table {
             System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", name.substring(6), kp[1],
                     fmt(us), fmt(number(row.get(error))),
                     clientOnly ? "" : String.format(Locale.ROOT, "%,.0f", 1e6 / us), server, serverRate, client,
+                    alloc == null ? "" : String.format(Locale.ROOT, "%.0f", alloc));
+        }
+
+        // GSSAPI logins (Gssapi.Split counts both sides' time), printed only when measured.
+        boolean header2 = false;
+        for (Map.Entry<String, List<String>> e : primary.entrySet()) {
+            List<String> row = e.getValue();
+            String name = shortName(e.getKey().split("\\|", -1)[0]);
+            if (!name.startsWith("Gssapi.")) {
+                continue;
+            }
+            if (!header2) {
+                System.out.println();
+                System.out.println("| GSSAPI login | µs/login | error (99.9%) | server µs/login | client µs/login | "
+                        + "alloc B/login |");
+                System.out.println("|---|---:|---:|---:|---:|---:|");
+                header2 = true;
+            }
+            Map<String, Double> sec = secondary.getOrDefault(e.getKey(), Map.of());
+            Double alloc = sec.get("gc.alloc.rate.norm");
+            Double logins = sec.get("logins");
+            Double serverNs = sec.get("serverNs");
+            Double clientNs = sec.get("clientNs");
+            boolean counted = logins != null && logins > 0 && serverNs != null && clientNs != null;
+            System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", name.substring(7),
+                    fmt(number(row.get(score))), fmt(number(row.get(error))),
+                    counted ? fmt(serverNs / logins / 1000) : "", counted ? fmt(clientNs / logins / 1000) : "",
                     alloc == null ? "" : String.format(Locale.ROOT, "%.0f", alloc));
         }
     }
