@@ -11,6 +11,7 @@ import org.ksasl.ClientConfig;
 import org.ksasl.ClientConnection;
 import org.ksasl.ClientEvent;
 import org.ksasl.ClientSession;
+import org.ksasl.KerberosLogin;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
 import org.ksasl.OAuthBearerToken;
@@ -24,8 +25,11 @@ import org.ksasl.Refresher;
  *
  * <pre>java -cp ksasl-0.1.0.jar tests/broker/KsaslJavaClient.java HOST PORT MECHANISM USER PASSWORD DURATION_MS [MIN_REAUTHS]</pre>
  *
- * With OAUTHBEARER, USER is the principal of an unsecured token and PASSWORD is ignored. The
- * last line starts with "metrics" and lists the client's own SASL metrics. Exit status 0 when
+ * With OAUTHBEARER, USER is the principal of an unsecured token and PASSWORD is ignored. With
+ * GSSAPI, USER is the Kerberos principal and PASSWORD its keytab: a login from the keytab (no
+ * kinit), renewed by the binding's background thread on Kafka's schedule, and the broker's
+ * principal is kafka/HOST; the number of logins is printed before the metrics. The last line
+ * starts with "metrics" and lists the client's own SASL metrics. Exit status 0 when
  * every request was answered, nothing failed, and at least MIN_REAUTHS re-authentications
  * happened.
  */
@@ -94,8 +98,15 @@ public final class KsaslJavaClient {
         int answered = 0;
         int reauths = 0;
         boolean failed = false;
+        KerberosLogin login = null;
+        KerberosLogin.Renewal renewal = null;
         try (Refresher refresher = new Refresher(); MechanismRegistry registry = new MechanismRegistry()) {
-            if (mech.equals("OAUTHBEARER")) {
+            if (mech.equals("GSSAPI")) {
+                login = KerberosLogin.fromKeytab(args[3], args[4]);
+                login.login(t0);
+                renewal = login.startRenewal();
+                registry.addGssapiClient(login, "kafka", args[0], false);
+            } else if (mech.equals("OAUTHBEARER")) {
                 refresher.poll(t0);
                 refresher.setToken(OAuthBearerToken.unsecured(args[3], 3600, null, t0), t0);
                 registry.addOAuthBearerClient(refresher);
@@ -183,6 +194,11 @@ public final class KsaslJavaClient {
                 }
                 System.out.printf("%d Metadata requests sent, %d answered, %d re-authentications%n", sent, answered,
                         reauths);
+                if (login != null) {
+                    renewal.close();
+                    System.out.printf("Kerberos logins: %d (%d failed)%n", login.logins(), login.failures());
+                    login.close();
+                }
                 StringBuilder line = new StringBuilder("metrics");
                 Map<String, Double> m = config.metrics(System.currentTimeMillis());
                 for (String k : new String[] {"successful-authentication-total", "successful-reauthentication-total",

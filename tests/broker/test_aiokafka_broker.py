@@ -61,9 +61,11 @@ class Assignments(ConsumerRebalanceListener):
         self.assigned += 1
 
 
-async def group_run(bootstrap: str, mechanism: str, run_s: float) -> dict:
+async def group_run(bootstrap: str, mechanism: str, run_s: float, kw: dict | None = None) -> dict:
+    """A topic, a consumer in a group and a producer sending every 100 ms for run_s seconds;
+    kw: aiokafka's security settings (default: settings(mechanism))."""
     topic = f"reauth-{mechanism.lower()}-{uuid.uuid4().hex[:6]}"
-    kw = settings(mechanism)
+    kw = kw if kw is not None else settings(mechanism)
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **kw)
     await admin.start()
     try:

@@ -1,18 +1,30 @@
-"""The real Kafka broker with a GSSAPI listener, proven with Kafka's own Java client.
+"""The real Kafka broker with a GSSAPI listener: Kafka's own Java client, and every ksasl client.
 
-One MIT KDC (tests/kerberos/kdc.py) and one broker (kerberos=kdc) for the module. The
-client is kafka-clients 4.4 with JDK Kerberos (GssapiTool.java, Krb5LoginModule with alice's
-keytab), producing and consuming for 12 s while the broker's 3-second session lifetime
-forces several re-authentications; the broker's JMX counters must agree with the client's.
+One MIT KDC (tests/kerberos/kdc.py) and one broker (kerberos=kdc) for the module, whose
+3-second session lifetime forces a re-authentication every few seconds:
+
+- kafka-clients 4.4 with JDK Kerberos (GssapiTool.java, Krb5LoginModule with alice's keytab)
+  produces and consumes for 12 s; the broker's JMX counters must agree with the client's;
+- ksasl's C, Python and Java clients, each logged in from a keytab with 1-minute tickets (and
+  the C client once more with 2-minute tickets) run long enough for two ticket renewals, with
+  no kinit anywhere and no credential cache written; every session ends in a
+  re-authentication, the broker kills nothing, and its JMX counters agree with the clients';
+- aiokafka with ksasl.aiokafka and GSSAPI: a consumer group and a producer over five session
+  lifetimes lose no connection and no message.
 
 Run:  .venv/bin/python -m pytest -q tests/broker/test_gssapi_broker.py
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,17 +32,31 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "kerberos"))
-from broker import BrokerError, KafkaBroker  # noqa: E402
+from broker import BrokerError, KafkaBroker, java_bin  # noqa: E402
+from clients import C_CLIENT, JAR, PyClient, compiled_java_client, parse_metrics  # noqa: E402
 from kdc import Kdc  # noqa: E402
 
 REAUTH_MS = 3000
 RUN_SECONDS = 12
+#: principals whose tickets (TGT and service tickets alike) last 1 and 2 minutes
+SHORT_TICKETS = {"minute": 60, "twominutes": 120}
 
 
 @pytest.fixture(scope="module")
 def kdc():
+    saved = dict(os.environ)
     with Kdc() as k:
-        yield k
+        for name, life in SHORT_TICKETS.items():
+            k.add_principal(name, max_life=f"{life}s")
+        # ksasl's Python clients run in this process: MIT Kerberos reads KRB5_CONFIG and
+        # friends when a context is made, so they are set before any GSSAPI call. The cache
+        # named here must never appear: keytab logins keep their tickets in memory.
+        os.environ.update(k.env(ccache=k.dir / "never-written"))
+        try:
+            yield k
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 @pytest.fixture(scope="module")
@@ -89,16 +115,12 @@ def test_wrong_keytab_fails_at_client_login(kafka, kdc):
     assert after.get("failed-authentication-total", 0) == before.get("failed-authentication-total", 0)
 
 
-C_CLIENT = HERE.parents[1] / "target" / "c" / "kafka_client"
-
-
 def test_ksasl_c_client_reauthenticates_with_gssapi_across_four_lifetimes(kafka, kdc):
     """ksasl's C client (examples/c/kafka_client.c: a keytab login, no kinit) against the real
     broker: at least 4 re-authentications over 4+ session lifetimes, no kill, and the broker's
     JMX counters move exactly as the client's metrics say."""
     assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
-    import os
-    env = {**os.environ, **kdc.env(ccache=kdc.dir / "never-written")}
+    env = dict(os.environ)  # the kdc fixture's KRB5_CONFIG, KRB5CCNAME, KRB5RCACHEDIR
     before = kafka.socket_server_metrics("GSSAPI")
     r = subprocess.run([str(C_CLIENT), "localhost", str(kafka.gssapi_port), "GSSAPI",
                         kdc.principal("alice"), str(kdc.keytab("alice")), str(5 * REAUTH_MS), "4"],
@@ -112,3 +134,163 @@ def test_ksasl_c_client_reauthenticates_with_gssapi_across_four_lifetimes(kafka,
     assert after["successful-authentication-total"] - before.get("successful-authentication-total", 0) == 1
     assert after.get("failed-authentication-total", 0) == before.get("failed-authentication-total", 0)
     assert not (kdc.dir / "never-written").exists(), "no kinit, no credential cache"
+
+
+# --- every ksasl client, on short tickets, across ticket renewals -------------------------------
+
+#: how long each client runs: two logins after the first need 2 x 80-85 % of the ticket, plus margin
+RENEWAL_RUN_MS = {60: 110_000, 120: 215_000}
+LOGIN_LINE = re.compile(r"Kerberos login renewed")
+
+
+@pytest.fixture(scope="module")
+def fake_kinit(kdc):
+    """A kinit first on PATH that leaves a mark if anything ever runs it."""
+    bin_dir = kdc.dir / "fake-bin"
+    bin_dir.mkdir(exist_ok=True)
+    mark = kdc.dir / "kinit-was-run"
+    script = bin_dir / "kinit"
+    script.write_text(f"#!/bin/sh\ntouch '{mark}'\nexit 1\n")
+    script.chmod(0o755)
+    return bin_dir, mark
+
+
+@pytest.fixture(scope="module")
+def renewal_run(kafka, kdc, fake_kinit):
+    """C, Python and Java clients on 1-minute tickets and the C client on 2-minute tickets, all
+    at once against the broker, each logged in from its keytab and renewing on its own: the
+    C client polls its login in its loop, the Python one runs BackgroundRefresher.kerberos, the
+    Java one KerberosLogin.startRenewal."""
+    import ksasl
+
+    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
+    bin_dir, _ = fake_kinit
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    before = kafka.socket_server_metrics("GSSAPI")
+    procs = {}
+    with compiled_java_client() as classes:
+        def start(key, cmd):
+            procs[key] = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+        for name, life in SHORT_TICKETS.items():
+            args = ["localhost", str(kafka.gssapi_port), "GSSAPI", kdc.principal(name), str(kdc.keytab(name)),
+                    str(RENEWAL_RUN_MS[life]), "4"]
+            start(("C", life), [str(C_CLIENT), *args])
+            if life == 60:
+                start(("Java", life), [java_bin(), "-Xcheck:jni", "-cp", f"{JAR}:{classes}", "KsaslJavaClient", *args])
+
+        login = ksasl.KerberosLogin(principal=kdc.principal("minute"), keytab=str(kdc.keytab("minute")))
+        login.login()
+        renewal = ksasl.BackgroundRefresher.kerberos(login)
+        registry = ksasl.MechanismRegistry()
+        registry.add_gssapi_client(login, "kafka", "localhost")
+        py = PyClient(kafka.gssapi_port, "GSSAPI", registry=registry)
+        thread = threading.Thread(target=py.run, args=(RENEWAL_RUN_MS[60],))
+        thread.start()
+        results = {}
+        try:
+            for key, p in procs.items():
+                out, _ = p.communicate(timeout=RENEWAL_RUN_MS[key[1]] / 1000 + 60)
+                results[key] = (p.returncode, out)
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+            thread.join(60)
+            renewal.stop()
+    time.sleep(1.0)  # let the broker record the closes
+    after = kafka.socket_server_metrics("GSSAPI")
+    return before, after, results, (py, login)
+
+
+def _logins(client: str, out: str) -> int:
+    if client == "C":  # one line per renewal after the first login
+        return 1 + len(LOGIN_LINE.findall(out))
+    m = re.search(r"Kerberos logins: (\d+) \((\d+) failed\)", out)
+    assert m and m.group(2) == "0", out
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("client,life", [("C", 60), ("Python", 60), ("Java", 60), ("C", 120)])
+def test_ksasl_client_reauthenticates_across_ticket_renewals(renewal_run, client, life):
+    """Each client outlives two of its tickets: it logged in at least three times from its
+    keytab, re-authenticated at every session end (one per 3 s), and every request was answered."""
+    _, _, results, (py, login) = renewal_run
+    expected_reauths = RENEWAL_RUN_MS[life] // REAUTH_MS - 2
+    if client == "Python":
+        assert py.error is None, py.error
+        assert py.sent > 0 and py.answered == py.sent
+        assert py.reauths >= expected_reauths, py.events
+        assert py.metric("successful-reauthentication-total") == py.reauths
+        assert login.logins >= 3 and login.failures == 0, (login.logins, login.failures)
+        return
+    code, out = results[(client, life)]
+    assert code == 0, out
+    m = re.search(r"(\d+) Metadata requests sent, (\d+) answered, (\d+) re-authentications", out)
+    assert m and int(m.group(1)) == int(m.group(2)) > 0, out
+    assert int(m.group(3)) >= expected_reauths, out
+    assert parse_metrics(out)["successful-reauthentication-total"] == int(m.group(3)), out
+    assert _logins(client, out) >= 3, out
+    assert "WARNING in native method" not in out
+
+
+def test_short_ticket_runs_agree_with_the_broker_and_never_ran_kinit(renewal_run, kdc, fake_kinit):
+    before, after, results, (py, _) = renewal_run
+    reauths = sum(parse_metrics(out)["successful-reauthentication-total"] for _, out in results.values())
+    reauths += py.metric("successful-reauthentication-total")
+    auths = sum(parse_metrics(out)["successful-authentication-total"] for _, out in results.values())
+    auths += py.metric("successful-authentication-total")
+
+    def d(key):
+        return (after.get(key) or 0) - (before.get(key) or 0)
+
+    assert auths == 4
+    assert d("successful-authentication-total") == auths
+    assert d("successful-reauthentication-total") == reauths
+    assert d("failed-authentication-total") == 0 and d("failed-reauthentication-total") == 0
+    assert d("expired-connections-killed-count") == 0
+    _, mark = fake_kinit
+    assert not mark.exists(), "something ran kinit"
+    assert not (kdc.dir / "never-written").exists(), "a keytab login wrote a credential cache"
+
+
+# --- aiokafka with ksasl.aiokafka -----------------------------------------------------------------
+
+def test_aiokafka_with_gssapi_survives_session_ends_with_the_integration(kafka, kdc):
+    """aiokafka's own GSSAPI has no re-authentication: the broker would close each connection
+    when its 3-second session ends. With ksasl.aiokafka and a keytab login, a consumer group and
+    a producer run for more than five session lifetimes: nothing is killed, nothing dropped,
+    no rebalance, every message consumed."""
+    import ksasl
+    import ksasl.aiokafka as ka
+    from test_aiokafka_broker import RUN_S, group_run
+
+    login = ksasl.KerberosLogin(principal=kdc.principal("alice"), keytab=str(kdc.keytab("alice")))
+    login.login()
+    before = kafka.socket_server_metrics("GSSAPI")
+    integration = ka.enable(kerberos_login=login)
+    try:
+        kw = dict(security_protocol="SASL_PLAINTEXT", sasl_mechanism="GSSAPI",
+                  sasl_kerberos_service_name="kafka", sasl_kerberos_domain_name="localhost")
+        r = asyncio.run(group_run(kafka.gssapi_bootstrap, "GSSAPI", RUN_S, kw=kw))
+    finally:
+        ka.disable()
+    after = kafka.socket_server_metrics("GSSAPI")
+
+    def d(key):
+        return (after.get(key) or 0) - (before.get(key) or 0)
+
+    assert d("expired-connections-killed-count") == 0
+    assert d("failed-authentication-total") == 0 and d("failed-reauthentication-total") == 0
+    assert not r["errors"], r["errors"]
+    assert len(r["produced"]) >= 100
+    assert sorted(r["consumed"]) == sorted(r["produced"])
+    assert r["assigned"] == 1 and r["revoked"] == 0, r
+    broken = [c for c in integration.closes if c[2] is not None and c[2].name in
+              ("CONNECTION_BROKEN", "CONNECTION_TIMEOUT", "OUT_OF_SYNC", "AUTH_FAILURE")]
+    assert not broken, integration.closes
+    reauths = d("successful-reauthentication-total")
+    assert reauths >= 3 * int(RUN_S * 1000 / REAUTH_MS) - 3, reauths
+    counted = integration.metrics()["successful-reauthentication-total"]
+    assert reauths - integration.closed_while_reauthenticating <= counted <= reauths, (
+        counted, reauths, integration.closed_while_reauthenticating)
