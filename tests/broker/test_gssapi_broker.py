@@ -294,3 +294,112 @@ def test_aiokafka_with_gssapi_survives_session_ends_with_the_integration(kafka, 
     counted = integration.metrics()["successful-reauthentication-total"]
     assert reauths - integration.closed_while_reauthenticating <= counted <= reauths, (
         counted, reauths, integration.closed_while_reauthenticating)
+
+
+# --- what a ksasl GSSAPI server sends, compared with the broker's -------------------------------
+
+def _gssapi_runs(port: int, kdc, login) -> dict:
+    """The same GSSAPI request sequences against one server (SaslHandshake v1, then
+    SaslAuthenticate v0-2): what is compared of each answer. Kerberos tokens are random, so a
+    token the server sends is compared by its length (or, for the optional mutual-auth reply,
+    by its presence); every answer without a token, success or failure, byte for byte."""
+    import ksasl
+    from test_wire_compare import Conn, handshake, parse_authenticate
+
+    def tokens(service="kafka", mutual=False):
+        r = ksasl.MechanismRegistry()
+        r.add_gssapi_client(login, service, "localhost", mutual)
+        return ksasl.ClientExchange(r, "GSSAPI")
+
+    def send(c, v, token):
+        from test_wire_compare import authenticate_body
+        frame = c.request(36, v, authenticate_body(v, token))
+        if frame is None:
+            return "CLOSED", None
+        corr, err, msg, auth, lifetime = parse_authenticate(v, frame)
+        if auth:
+            return ("token", corr, err, msg, len(auth), lifetime), auth
+        return ("frame", frame.hex()), auth
+
+    out = {}
+    for v in (0, 1, 2):
+        for mutual in (False, True):
+            ex = tokens(mutual=mutual)
+            first, _ = ex.start(int(time.time() * 1000))
+            c = Conn(port)
+            try:
+                seen = [handshake(c, 1, "GSSAPI")]
+                msg, done = first, False
+                for _ in range(4):
+                    record, auth = send(c, v, msg)
+                    if mutual and record[0] == "token" and len(seen) == 1:
+                        record = ("mutual-reply",) + record[1:4]  # its length is the acceptor's choice
+                    seen.append(record)
+                    if record == "CLOSED" or done:
+                        break
+                    msg, done = ex.step(auth)
+                    if msg is None:
+                        break
+                out[f"v{v}_ok" + ("_mutual" if mutual else "")] = seen
+            finally:
+                c.close()
+
+        def refused(name, first_token):
+            c = Conn(port)
+            try:
+                seen = [handshake(c, 1, "GSSAPI"), send(c, v, first_token)[0]]
+                if seen[-1] != "CLOSED":
+                    seen.append(send(c, v, b"\x60\x00")[0])  # after a failure the server closes
+                out[f"v{v}_{name}"] = seen
+            finally:
+                c.close()
+
+        refused("garbage", b"\x60\x0a\x06\x09not-a-token")
+        refused("not_a_gss_token", b"hello")
+        refused("wrong_service", tokens(service="other").start()[0])
+        # a replayed token: accepted once, then refused
+        replay = tokens().start()[0]
+        c = Conn(port)
+        try:
+            handshake(c, 1, "GSSAPI")
+            assert send(c, v, replay)[0][0] == "token"
+        finally:
+            c.close()
+        refused("replay", replay)
+        # a good first token, then a final message that is not a wrap token
+        ex = tokens()
+        c = Conn(port)
+        try:
+            seen = [handshake(c, 1, "GSSAPI"), send(c, v, ex.start()[0])[0]]
+            seen.append(send(c, v, b"not a wrap token")[0])
+            if seen[-1] != "CLOSED":
+                seen.append(send(c, v, b"x")[0])
+            out[f"v{v}_bad_final"] = seen
+        finally:
+            c.close()
+    return out
+
+
+def test_ksasl_gssapi_server_answers_as_the_broker(kafka, kdc):
+    """The Python example broker (ksasl's server) with GSSAPI, against the real broker, for the
+    same request sequences: successful exchanges (with and without mutual authentication) and
+    every refusal, in SaslAuthenticate v0, v1 and v2."""
+    import ksasl
+    sys.path.insert(0, str(HERE.parents[1] / "examples" / "python"))
+    from kafka_server import KafkaServer
+
+    if "other/localhost" not in kdc.keytabs:
+        kdc.add_principal("other/localhost")
+    login = ksasl.KerberosLogin(principal=kdc.principal("alice"), keytab=str(kdc.keytab("alice")))
+    login.login()
+    theirs = _gssapi_runs(kafka.gssapi_port, kdc, login)
+    server = KafkaServer(max_reauth_ms=REAUTH_MS, keytab=str(kdc.keytab("kafka/localhost")),
+                         principal=kdc.principal("kafka/localhost"))
+    port = server.start_in_thread()
+    try:
+        ours = _gssapi_runs(port, kdc, login)
+    finally:
+        server.stop_thread()
+    assert ours.keys() == theirs.keys() and len(ours) == 3 * 7
+    differ = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
+    assert not differ, differ
