@@ -154,10 +154,11 @@ test-java: java-native
 test-kerberos: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:warnings tests/kerberos
 
-# The C suite and the Python binding's tests with the MIT GSS-API library hidden (a private
-# mount namespace, as root): everything but GSSAPI works, GSSAPI says what is missing.
-test-nokrb5: python-binding c-test
-	tests/nokrb5/run.sh target/c/tests/test_ffi $(PY)
+# The C suite, the Python binding's tests and the jar's tests with the MIT GSS-API library
+# hidden (a private mount namespace, as root): everything but GSSAPI works, GSSAPI says what
+# is missing.
+test-nokrb5: python-binding c-test java-binding
+	tests/nokrb5/run.sh target/c/tests/test_ffi $(PY) bindings/java $(MVN)
 
 # --- a real Apache Kafka broker ------------------------------------------------------------
 # Kafka 4.4 (fetched by Maven into ~/.m2 on the first run) in KRaft mode on 127.0.0.1:

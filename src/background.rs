@@ -7,6 +7,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::error::{Error, ErrorCode, Result};
 use crate::io::gss::KerberosLogin;
 use crate::random::OsRandom;
 use crate::refresh::{ConnectionId, Refresher, Tracker};
@@ -54,7 +55,7 @@ impl std::fmt::Debug for BackgroundRefresher {
 
 impl BackgroundRefresher {
     /// Drives `refresher` (its callback must be set) on a new thread.
-    pub fn start(refresher: Arc<Refresher>) -> std::io::Result<Self> {
+    pub fn start(refresher: Arc<Refresher>) -> Result<Self> {
         Self::spawn(move |now| {
             refresher.run_due(now);
             refresher.next_deadline()
@@ -66,7 +67,7 @@ impl BackgroundRefresher {
     pub fn start_with_tracker(
         tracker: Arc<Tracker>,
         reauthenticate: impl Fn(Vec<ConnectionId>) + Send + 'static,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self> {
         Self::spawn(move |now| {
             let due = tracker.poll(now);
             if due.refresh {
@@ -81,14 +82,15 @@ impl BackgroundRefresher {
 
     /// Drives a Kerberos login: logs in again whenever its schedule says so (a failed login
     /// is retried on the login's own retry plan).
-    pub fn start_kerberos(login: Arc<KerberosLogin>) -> std::io::Result<Self> {
+    pub fn start_kerberos(login: Arc<KerberosLogin>) -> Result<Self> {
         Self::spawn(move |now| {
             let _ = login.poll(now, &OsRandom);
             login.next_login_ms()
         })
     }
 
-    fn spawn(mut step: impl FnMut(i64) -> Option<i64> + Send + 'static) -> std::io::Result<Self> {
+    /// Each `start` fails (`INTERNAL`) only when the system refuses a new thread.
+    fn spawn(mut step: impl FnMut(i64) -> Option<i64> + Send + 'static) -> Result<Self> {
         let stop = Arc::new(Stop {
             stopped: Mutex::new(false),
             wake: Condvar::new(),
@@ -114,6 +116,12 @@ impl BackgroundRefresher {
                 if *guard {
                     return;
                 }
+            })
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::Internal,
+                    format!("cannot start the refresh thread: {e}"),
+                )
             })?;
         Ok(BackgroundRefresher {
             stop,

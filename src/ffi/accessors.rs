@@ -34,7 +34,7 @@ use crate::kafka::config::{ClientConfig, ServerConfig};
 use crate::kafka::server::ServerConnection;
 use crate::mech::{nothing_requested, HostOutput};
 use crate::random::OsRandom;
-use crate::refresh::{KerberosRefreshConfig, Refresher};
+use crate::refresh::Refresher;
 use crate::token::{change_token_request, create_token_request, describe_tokens_request};
 use crate::token::{expiry_from_response, token_from_create_frame, tokens_from_describe_response};
 use crate::token::{DelegationToken, TokenAuthority, TokenConfig};

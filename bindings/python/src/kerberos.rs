@@ -1,7 +1,6 @@
 //! GSSAPI: the core's renewing Kerberos login (its I/O runs without the GIL).
 
-use ksasl::io::gss::{self, LoginSource};
-use ksasl::refresh::KerberosRefreshConfig;
+use ksasl::io::gss;
 use ksasl::OsRandom;
 
 use crate::glue::*;
@@ -16,10 +15,9 @@ class! { KerberosLogin |py, c| shared {
         jitter: Option<f64> = None, min_time_before_relogin_ms: Option<i64> = None)
         -> PyResult<Self> {
         let (p, k, cache) = (principal.as_deref(), keytab.as_deref(), ccache.as_deref());
-        let source = LoginSource::from_settings(p, k, cache).or_raise()?;
-        let schedule =
-            KerberosRefreshConfig::with_settings(window_factor, jitter, min_time_before_relogin_ms);
-        Ok(KerberosLogin(Arc::new(gss::KerberosLogin::new(source, schedule).or_raise()?)))
+        let login = gss::KerberosLogin::from_settings(
+            p, k, cache, window_factor, jitter, min_time_before_relogin_ms).or_raise()?;
+        Ok(KerberosLogin(Arc::new(login)))
     }
     fn login(now_ms: Now = None) -> PyResult<()> {
         py.allow_threads(|| c.login(now(now_ms), &OsRandom)).or_raise()

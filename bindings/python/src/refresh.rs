@@ -73,13 +73,13 @@ impl BackgroundRefresher {
                 }
             })
         });
-        let thread = Mutex::new(Some(Thread::start(refresher.0.clone())?));
+        let thread = Mutex::new(Some(Thread::start(refresher.0.clone()).or_raise()?));
         Ok(BackgroundRefresher(Some(refresher.0.clone()), thread))
     }
 
     #[staticmethod]
     fn kerberos(login: &KerberosLogin) -> PyResult<Self> {
-        let thread = Thread::start_kerberos(login.0.clone())?;
+        let thread = Thread::start_kerberos(login.0.clone()).or_raise()?;
         Ok(BackgroundRefresher(None, Mutex::new(Some(thread))))
     }
 

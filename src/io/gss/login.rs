@@ -118,6 +118,25 @@ impl KerberosLogin {
         })
     }
 
+    /// A login as the JAAS `Krb5LoginModule` options and Kafka's client settings describe it:
+    /// the source as [`LoginSource::from_settings`] reads `principal`, `keytab` and `cache`,
+    /// and the schedule from `sasl.kerberos.ticket.renew.window.factor`,
+    /// `sasl.kerberos.ticket.renew.jitter` and `sasl.kerberos.min.time.before.relogin`
+    /// (each `None` for Kafka's default). Every binding builds its login here.
+    pub fn from_settings(
+        principal: Option<&str>,
+        keytab: Option<&str>,
+        cache: Option<&str>,
+        window_factor: Option<f64>,
+        jitter: Option<f64>,
+        min_time_before_relogin_ms: Option<i64>,
+    ) -> Result<Self> {
+        let source = LoginSource::from_settings(principal, keytab, cache)?;
+        let schedule =
+            KerberosRefreshConfig::with_settings(window_factor, jitter, min_time_before_relogin_ms);
+        Self::new(source, schedule)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }

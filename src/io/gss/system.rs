@@ -328,15 +328,15 @@ impl Credential {
     /// An acceptor's credential: the keys of `principal` (`kafka/broker1@EXAMPLE.COM`; any
     /// principal in the keytab when `None`) in `keytab` (the default keytab when `None`).
     pub fn acceptor(keytab: Option<&str>, principal: Option<&str>) -> Result<Credential> {
-        // A keytab file that does not exist is reported plainly, before MIT (whose
-        // acquire_cred_from also leaks a little memory on that error path) is asked.
+        // A keytab file that does not exist is a configuration error, reported plainly before
+        // MIT (whose acquire_cred_from also leaks a little memory on that error path) is asked.
         if let Some(path) =
             keytab.and_then(|k| k.strip_prefix("FILE:").or((!k.contains(':')).then_some(k)))
         {
             if !std::path::Path::new(path).is_file() {
                 return Err(Error::new(
-                    ErrorCode::GssFailed,
-                    format!("reading the service keys failed: the keytab {path} does not exist"),
+                    ErrorCode::InvalidConfig,
+                    format!("the broker's keytab {path} does not exist"),
                 ));
             }
         }

@@ -6,9 +6,8 @@ use std::sync::Arc;
 use jni::objects::JString;
 use jni::sys::{jboolean, jdouble, jlong};
 use ksasl::background::BackgroundRefresher;
-use ksasl::io::gss::{self, GssapiServerSettings, KerberosLogin, LoginSource};
-use ksasl::refresh::KerberosRefreshConfig;
-use ksasl::{Error, ErrorCode, OsRandom};
+use ksasl::io::gss::{self, GssapiServerSettings, KerberosLogin};
+use ksasl::OsRandom;
 
 use crate::glue::{free, get, into_handle, natives, opt_string, raw, string};
 use crate::objects::registry_mut;
@@ -29,13 +28,15 @@ natives! {
     ) -> i64 {
         let (p, k) = (opt_string(env, &principal)?, opt_string(env, &keytab)?);
         let c = opt_string(env, &ccache)?;
-        let source = LoginSource::from_settings(p.as_deref(), k.as_deref(), c.as_deref())?;
-        let schedule = KerberosRefreshConfig::with_settings(
+        let login = KerberosLogin::from_settings(
+            p.as_deref(),
+            k.as_deref(),
+            c.as_deref(),
             given(factor, factor_set),
             given(jitter, jitter_set),
             given(min_ms, min_set),
-        );
-        Ok(into_handle::<Login>(Arc::new(KerberosLogin::new(source, schedule)?)))
+        )?;
+        Ok(into_handle::<Login>(Arc::new(login)))
     }
     kerberosLoginFree(_env, h: jlong) -> () = free::<Login>(h);
     kerberosLoginLogin(_env, h: jlong, now: jlong) -> () = get::<Login>(h).login(now, &OsRandom);
@@ -45,9 +46,7 @@ natives! {
     kerberosLoginLogins(_env, h: jlong) -> i64 = get::<Login>(h).logins() as i64;
     kerberosLoginFailures(_env, h: jlong) -> i64 = get::<Login>(h).failures() as i64;
     fn kerberosRenewalStart(_env, h: jlong) -> i64 {
-        let thread = BackgroundRefresher::start_kerberos(get::<Login>(h).clone());
-        let text = |e| format!("cannot start the renewal thread: {e}");
-        Ok(into_handle(thread.map_err(|e| Error::new(ErrorCode::Internal, text(e)))?))
+        Ok(into_handle(BackgroundRefresher::start_kerberos(get::<Login>(h).clone())?))
     }
     kerberosRenewalStop(_env, h: jlong) -> () = free::<BackgroundRefresher>(h);
 
