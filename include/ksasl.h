@@ -1224,7 +1224,8 @@ ksasl_result ksasl_kerberos_login_login(ksasl_kerberos_login *l, int64_t now_ms)
 /**
  * Creates a login: with `keytab`, a new ticket-granting ticket for `principal` (required)
  * from it at each login, no `kinit`; without, the ticket in `ccache` (NULL: the default
- * cache) for `principal` (NULL: the cache's). The schedule's `window_factor`, `jitter`
+ * cache) for `principal` (NULL: the cache's), renewed in the cache at the KDC at each
+ * later login as `kinit -R` would. The schedule's `window_factor`, `jitter`
  * and `min_time_before_relogin_ms` are `sasl.kerberos.ticket.renew.window.factor`
  * (0.80), `.ticket.renew.jitter` (0.05) and `.min.time.before.relogin` (60,000); a
  * negative value keeps Kafka's default. Nothing is read until `ksasl_kerberos_login_login`.

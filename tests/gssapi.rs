@@ -384,6 +384,68 @@ fn wall() -> i64 {
 }
 
 #[test]
+fn a_cache_login_renews_the_caches_ticket_as_kinit_r_does() {
+    // A ticket cache made by kinit with a 20-second renewable ticket, as a user of Kafka's
+    // client or kafka-python has: ksasl renews it at the KDC in place (no kinit -R process)
+    // on the login schedule, so the client outlives the first ticket.
+    let k = kdc();
+    let dir = std::env::temp_dir().join(format!("ksasl-renew-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = format!("FILE:{}", dir.join("cc").display());
+    let kinit = Command::new("kinit")
+        .args([
+            "-k",
+            "-t",
+            &k.keytab("short"),
+            "-l",
+            "20s",
+            "-r",
+            "5m",
+            "-c",
+            &cache,
+        ])
+        .arg("short@KSASL.TEST")
+        .status()
+        .expect("kinit runs");
+    assert!(kinit.success());
+    let login =
+        Arc::new(KerberosLogin::from_settings(None, None, Some(&cache), None, None, None).unwrap());
+    login.login(wall(), &OsRandom).unwrap();
+    let first_end = login.ticket_end_ms().unwrap();
+    let servers = kafka_server();
+    let clients = client_registry(&login, "kafka", false);
+    let mut ends = vec![first_end];
+    while login.logins() < 3 {
+        let now = wall();
+        assert!(
+            now < first_end + 30_000,
+            "two renewals within 30 s after the first ticket's end"
+        );
+        if login.poll(now, &OsRandom).unwrap() {
+            ends.push(login.ticket_end_ms().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(
+        ends.windows(2).all(|w| w[1] > w[0]),
+        "each login renewed the ticket: {ends:?}"
+    );
+    // Past the first ticket's end, a new exchange works on the renewed ticket.
+    while wall() < first_end + 1_000 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        login.poll(wall(), &OsRandom).unwrap();
+    }
+    let mut c = clients.client("GSSAPI").unwrap();
+    let (outcome, _) = exchange(&mut c, &mut servers.server("GSSAPI").unwrap()).unwrap();
+    assert_eq!(outcome.principal.to_string(), "User:short");
+    // A cache whose ticket cannot be renewed is reported by the renewal itself.
+    let e = ksasl::io::gss::renew_cache(Some(&cache), Some("alice@KSASL.TEST")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosLoginFailed, "{e:?}");
+    assert!(e.message().contains("not alice@KSASL.TEST's"), "{e:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn kafka_framing_every_mode_and_reauthentication() {
     let k = kdc();
     let alice = login("alice", &k.keytab("alice"));
@@ -526,6 +588,29 @@ fn a_pre_0_10_client_sends_a_raw_gssapi_token_first() {
         ),
         "{action:?}"
     );
+}
+
+#[test]
+fn the_default_rule_takes_its_realm_from_the_kerberos_configuration() {
+    // As Kafka's broker: DEFAULT strips the realm of krb5.conf's default_realm, which need not
+    // be the broker principal's own.
+    kdc();
+    assert_eq!(
+        ksasl::io::gss::default_realm().as_deref(),
+        Some("KSASL.TEST")
+    );
+    let map = |principal: &str, default_realm: Option<&str>| {
+        let settings = GssapiServerSettings {
+            principal: Some(principal.into()),
+            default_realm: default_realm.map(str::to_string),
+            ..GssapiServerSettings::default()
+        };
+        (settings.mapper().unwrap())("alice@KSASL.TEST")
+    };
+    assert_eq!(map("kafka/broker@OTHER.REALM", None).unwrap(), "alice");
+    // An explicit default realm wins; a name from another realm is then not mapped.
+    let e = map("kafka/localhost@KSASL.TEST", Some("OTHER.REALM")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::KerberosNameUnmapped, "{e:?}");
 }
 
 #[test]

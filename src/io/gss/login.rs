@@ -9,6 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::sys;
 use super::system::{Credential, InitiatorFactory};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::context::GssInitiatorFactory;
@@ -149,6 +150,13 @@ impl KerberosLogin {
                 Credential::login_keytab(principal, keytab)
             }
             LoginSource::Cache { cache, principal } => {
+                // After the first login, renew the cache's ticket at the KDC first, as Kafka's
+                // client runs `kinit -R` (without the process). Failing that (a ticket that is
+                // not renewable, or past its renewable life), the cache is read as it is: a
+                // tool such as k5start may have refreshed it.
+                if self.lock().logins > 0 {
+                    let _ = sys::renew_cache(cache.as_deref(), principal.as_deref());
+                }
                 Credential::from_cache(cache.as_deref(), principal.as_deref())
             }
         };

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::login::KerberosLogin;
+use super::sys;
 use super::system::{AcceptorFactory, Credential};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::client::GssapiClientConfig;
@@ -24,8 +25,9 @@ pub struct GssapiServerSettings {
     pub service_name: Option<String>,
     /// `sasl.kerberos.principal.to.local.rules` (Kafka's default: `DEFAULT`).
     pub rules: Vec<String>,
-    /// The realm `DEFAULT` rules treat as local; `None`: the realm of `principal`, else
-    /// none (only names without a realm then map by `DEFAULT`).
+    /// The realm `DEFAULT` rules treat as local; `None`: as Kafka, the Kerberos
+    /// configuration's `default_realm` (`krb5.conf`, read when the server is added), else the
+    /// realm of `principal`, else none (only names without a realm then map by `DEFAULT`).
     pub default_realm: Option<String>,
     /// End each session with the client's service ticket (on by default).
     pub cap_session_at_ticket: bool,
@@ -71,7 +73,8 @@ impl GssapiServerSettings {
         })
     }
 
-    /// The principal-to-local mapping these settings describe.
+    /// The principal-to-local mapping these settings describe (reading the Kerberos
+    /// configuration's default realm when `default_realm` is not given).
     pub fn mapper(&self) -> Result<PrincipalMapper> {
         let own = self
             .principal
@@ -81,6 +84,7 @@ impl GssapiServerSettings {
         let realm = self
             .default_realm
             .clone()
+            .or_else(sys::default_realm)
             .or_else(|| own.as_ref().and_then(|p| p.realm().map(str::to_string)));
         let namer = KerberosShortNamer::new(realm.as_deref(), &self.rules)?;
         Ok(Arc::new(move |principal: &str| {

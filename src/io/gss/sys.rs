@@ -222,6 +222,8 @@ pub struct Gss {
     pub inquire_context: InquireContext,
     pub export_lucid_sec_context: ExportLucid,
     pub free_lucid_sec_context: FreeLucid,
+    /// libkrb5's default-realm functions (absent from an unusual build: the realm is then unknown).
+    pub krb5: Option<Krb5>,
     // Keeps the library mapped for as long as the process runs.
     _library: libloading::Library,
 }
@@ -267,6 +269,7 @@ fn resolve(library: libloading::Library) -> std::result::Result<Gss, String> {
         inquire_context: sym!("gss_inquire_context"),
         export_lucid_sec_context: sym!("gss_krb5_export_lucid_sec_context"),
         free_lucid_sec_context: sym!("gss_krb5_free_lucid_sec_context"),
+        krb5: resolve_krb5(&library),
         _library: library,
     })
 }
@@ -289,4 +292,203 @@ pub fn gss() -> Result<&'static Gss> {
 /// Whether the library can be loaded.
 pub fn available() -> bool {
     gss().is_ok()
+}
+
+type Krb5InitContext = unsafe extern "C" fn(*mut Handle) -> i32;
+type Krb5FreeContext = unsafe extern "C" fn(Handle);
+type Krb5GetDefaultRealm = unsafe extern "C" fn(Handle, *mut *mut c_char) -> i32;
+type Krb5FreeDefaultRealm = unsafe extern "C" fn(Handle, *mut c_char);
+type Krb5CcDefault = unsafe extern "C" fn(Handle, *mut Handle) -> i32;
+type Krb5CcResolve = unsafe extern "C" fn(Handle, *const c_char, *mut Handle) -> i32;
+type Krb5CcGetPrincipal = unsafe extern "C" fn(Handle, Handle, *mut Handle) -> i32;
+type Krb5CcInitialize = unsafe extern "C" fn(Handle, Handle, Handle) -> i32;
+type Krb5CcStoreCred = unsafe extern "C" fn(Handle, Handle, *mut Krb5Creds) -> i32;
+type Krb5CcClose = unsafe extern "C" fn(Handle, Handle) -> i32;
+type Krb5GetRenewedCreds =
+    unsafe extern "C" fn(Handle, *mut Krb5Creds, Handle, Handle, *const c_char) -> i32;
+type Krb5FreeCredContents = unsafe extern "C" fn(Handle, *mut Krb5Creds);
+type Krb5FreePrincipal = unsafe extern "C" fn(Handle, Handle);
+type Krb5UnparseName = unsafe extern "C" fn(Handle, Handle, *mut *mut c_char) -> i32;
+type Krb5FreeUnparsedName = unsafe extern "C" fn(Handle, *mut c_char);
+type Krb5GetErrorMessage = unsafe extern "C" fn(Handle, i32) -> *const c_char;
+type Krb5FreeErrorMessage = unsafe extern "C" fn(Handle, *const c_char);
+
+/// Room for MIT's `krb5_creds` (120 bytes, 8-aligned on 64-bit Linux), which ksasl never
+/// reads: it is filled and freed by libkrb5 itself. Zeroed, as MIT's callers do.
+#[repr(C, align(16))]
+pub struct Krb5Creds([u8; 512]);
+
+/// The krb5 functions ksasl uses beside the GSS-API (the configuration's default realm, and
+/// renewing the ticket in a credential cache as `kinit -R` does), found through the GSS-API
+/// library's handle, which searches its dependency libkrb5 too: no second dlopen.
+pub struct Krb5 {
+    init_context: Krb5InitContext,
+    free_context: Krb5FreeContext,
+    get_default_realm: Krb5GetDefaultRealm,
+    free_default_realm: Krb5FreeDefaultRealm,
+    cc_default: Krb5CcDefault,
+    cc_resolve: Krb5CcResolve,
+    cc_get_principal: Krb5CcGetPrincipal,
+    cc_initialize: Krb5CcInitialize,
+    cc_store_cred: Krb5CcStoreCred,
+    cc_close: Krb5CcClose,
+    get_renewed_creds: Krb5GetRenewedCreds,
+    free_cred_contents: Krb5FreeCredContents,
+    free_principal: Krb5FreePrincipal,
+    unparse_name: Krb5UnparseName,
+    free_unparsed_name: Krb5FreeUnparsedName,
+    get_error_message: Krb5GetErrorMessage,
+    free_error_message: Krb5FreeErrorMessage,
+}
+
+fn resolve_krb5(library: &libloading::Library) -> Option<Krb5> {
+    macro_rules! sym {
+        ($name:literal) => {
+            // SAFETY: the symbol has the C signature declared for its field (MIT's krb5.h);
+            // the library stays loaded inside `Gss`, which holds these pointers.
+            *unsafe { library.get(concat!($name, "\0").as_bytes()) }.ok()?
+        };
+    }
+    Some(Krb5 {
+        init_context: sym!("krb5_init_context"),
+        free_context: sym!("krb5_free_context"),
+        get_default_realm: sym!("krb5_get_default_realm"),
+        free_default_realm: sym!("krb5_free_default_realm"),
+        cc_default: sym!("krb5_cc_default"),
+        cc_resolve: sym!("krb5_cc_resolve"),
+        cc_get_principal: sym!("krb5_cc_get_principal"),
+        cc_initialize: sym!("krb5_cc_initialize"),
+        cc_store_cred: sym!("krb5_cc_store_cred"),
+        cc_close: sym!("krb5_cc_close"),
+        get_renewed_creds: sym!("krb5_get_renewed_creds"),
+        free_cred_contents: sym!("krb5_free_cred_contents"),
+        free_principal: sym!("krb5_free_principal"),
+        unparse_name: sym!("krb5_unparse_name"),
+        free_unparsed_name: sym!("krb5_free_unparsed_name"),
+        get_error_message: sym!("krb5_get_error_message"),
+        free_error_message: sym!("krb5_free_error_message"),
+    })
+}
+
+/// The default realm of the Kerberos configuration (`default_realm` in the `[libdefaults]`
+/// of `krb5.conf`, or `KRB5_CONFIG`'s file), as MIT reads it now; `None` when there is none
+/// or the library is missing. Kafka's brokers take the realm of the `DEFAULT` mapping rule
+/// from the same place (the JDK's reading of `krb5.conf`).
+pub fn default_realm() -> Option<String> {
+    let k = gss().ok()?.krb5.as_ref()?;
+    let mut ctx: Handle = std::ptr::null_mut();
+    // SAFETY: MIT's documented calling sequence: a fresh context, the realm string it
+    // allocates (freed with krb5_free_default_realm), then the context freed; nothing is
+    // kept past this function.
+    unsafe {
+        if (k.init_context)(&mut ctx) != 0 || ctx.is_null() {
+            return None;
+        }
+        let mut realm: *mut c_char = std::ptr::null_mut();
+        let found = if (k.get_default_realm)(ctx, &mut realm) == 0 && !realm.is_null() {
+            let text = std::ffi::CStr::from_ptr(realm)
+                .to_string_lossy()
+                .into_owned();
+            (k.free_default_realm)(ctx, realm);
+            Some(text).filter(|r| !r.is_empty())
+        } else {
+            None
+        };
+        (k.free_context)(ctx);
+        found
+    }
+}
+
+/// Renews the ticket-granting ticket in a credential cache (`cache`, or the default cache)
+/// at the KDC and stores the renewed ticket in its place, as `kinit -R` does; when
+/// `principal` is given, only a cache holding that principal's ticket is touched. Fails with
+/// MIT's reason (a ticket that is not renewable, or past its renewable life, for example).
+pub fn renew_cache(cache: Option<&str>, principal: Option<&str>) -> Result<()> {
+    let fail = |why: String| Error::new(ErrorCode::KerberosLoginFailed, why);
+    let k = gss()?
+        .krb5
+        .as_ref()
+        .ok_or_else(|| fail("this Kerberos library cannot renew tickets".into()))?;
+    let name = cache
+        .map(|c| std::ffi::CString::new(c).map_err(|_| fail("the cache name contains NUL".into())))
+        .transpose()?;
+    let mut ctx: Handle = std::ptr::null_mut();
+    // SAFETY: the calling sequence of MIT's kinit -R: a context, the cache, its principal,
+    // renewed credentials into zeroed caller memory, the cache re-initialised with them;
+    // everything allocated here is freed before returning, on every path.
+    unsafe {
+        let code = (k.init_context)(&mut ctx);
+        if code != 0 || ctx.is_null() {
+            return Err(fail(format!("krb5_init_context failed ({code})")));
+        }
+        let message = |code: i32| {
+            let p = (k.get_error_message)(ctx, code);
+            if p.is_null() {
+                return format!("error {code}");
+            }
+            let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+            (k.free_error_message)(ctx, p);
+            text
+        };
+        let mut cc: Handle = std::ptr::null_mut();
+        let code = match &name {
+            Some(n) => (k.cc_resolve)(ctx, n.as_ptr(), &mut cc),
+            None => (k.cc_default)(ctx, &mut cc),
+        };
+        let result = if code != 0 {
+            Err(fail(format!(
+                "renewing the ticket: the credential cache: {}",
+                message(code)
+            )))
+        } else {
+            let mut me: Handle = std::ptr::null_mut();
+            let code = (k.cc_get_principal)(ctx, cc, &mut me);
+            let result = if code != 0 {
+                Err(fail(format!("renewing the ticket: {}", message(code))))
+            } else {
+                let mut owner: *mut c_char = std::ptr::null_mut();
+                let owner_text = if (k.unparse_name)(ctx, me, &mut owner) == 0 && !owner.is_null() {
+                    let t = std::ffi::CStr::from_ptr(owner)
+                        .to_string_lossy()
+                        .into_owned();
+                    (k.free_unparsed_name)(ctx, owner);
+                    Some(t)
+                } else {
+                    None
+                };
+                let result = match (principal, owner_text.as_deref()) {
+                    (Some(p), Some(o)) if p != o => Err(fail(format!(
+                        "renewing the ticket: the cache holds {o}'s ticket, not {p}'s"
+                    ))),
+                    _ => {
+                        let mut creds = Krb5Creds([0; 512]);
+                        let code = (k.get_renewed_creds)(ctx, &mut creds, me, cc, std::ptr::null());
+                        if code != 0 {
+                            Err(fail(format!("renewing the ticket: {}", message(code))))
+                        } else {
+                            let mut code = (k.cc_initialize)(ctx, cc, me);
+                            if code == 0 {
+                                code = (k.cc_store_cred)(ctx, cc, &mut creds);
+                            }
+                            (k.free_cred_contents)(ctx, &mut creds);
+                            if code != 0 {
+                                Err(fail(format!(
+                                    "storing the renewed ticket: {}",
+                                    message(code)
+                                )))
+                            } else {
+                                Ok(())
+                            }
+                        }
+                    }
+                };
+                (k.free_principal)(ctx, me);
+                result
+            };
+            (k.cc_close)(ctx, cc);
+            result
+        };
+        (k.free_context)(ctx);
+        result
+    }
 }

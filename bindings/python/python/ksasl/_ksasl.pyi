@@ -308,7 +308,7 @@ class KerberosLogin:
     ``keytab``, a new ticket-granting ticket for ``principal`` (required) from it at every
     login, without ``kinit`` and without touching the user's credential cache; without, the
     ticket in ``ccache`` (None: the default cache, ``KRB5CCNAME``) for ``principal`` (None: the
-    cache's). Logins are planned on Kafka's schedule: ``window_factor``, ``jitter`` and
+    cache's), renewed in the cache at the KDC at each later login as ``kinit -R`` would. Logins are planned on Kafka's schedule: ``window_factor``, ``jitter`` and
     ``min_time_before_relogin_ms`` are ``sasl.kerberos.ticket.renew.window.factor`` (0.80),
     ``.ticket.renew.jitter`` (0.05) and ``sasl.kerberos.min.time.before.relogin`` (60,000),
     Kafka's defaults when not given. Nothing is read until ``login()`` or ``poll()``; drive it

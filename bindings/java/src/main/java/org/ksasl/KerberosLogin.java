@@ -19,7 +19,8 @@ public final class KerberosLogin extends NativeHandle {
     /**
      * A login as the JAAS {@code Krb5LoginModule} options describe it: with {@code keytab}, a new
      * ticket for {@code principal} (then required) from it at every login; without, the ticket
-     * in the cache {@code ccache} (null: the default cache), for {@code principal} if given. The
+     * in the cache {@code ccache} (null: the default cache), for {@code principal} if given,
+     * renewed in the cache at the KDC at each later login as {@code kinit -R} would. The
      * schedule settings, each null for Kafka's default, are
      * {@code sasl.kerberos.ticket.renew.window.factor} (0.80),
      * {@code sasl.kerberos.ticket.renew.jitter} (0.05) and
