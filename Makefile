@@ -150,8 +150,9 @@ test-java: java-native
 # --- Kerberos: a throw-away MIT KDC ---------------------------------------------------------
 # tests/kerberos/kdc.py starts krb5kdc on a free 127.0.0.1 port (realm KSASL.TEST, ~0.1 s);
 # it apt-get installs krb5-kdc, krb5-admin-server and krb5-user first when a tool is missing
-# (root only). The broker's GSSAPI test (tests/broker/test_gssapi_broker.py) uses it too.
-test-kerberos: $(VENV)/.installed
+# (root only). The broker's GSSAPI test (tests/broker/test_gssapi_broker.py) uses it too, and
+# tests/kerberos runs the C++ GSSAPI example against it under valgrind.
+test-kerberos: $(VENV)/.installed $(KSASL_CPP_OUT)/gssapi
 	$(PY) -m pytest -q -p no:warnings tests/kerberos
 
 # The C suite, the Python binding's tests and the jar's tests with the MIT GSS-API library

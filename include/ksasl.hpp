@@ -1327,6 +1327,64 @@ private:
 };
 
 /* ------------------------------------------------------------------------------------------ */
+/* Kerberos (GSSAPI)                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+/// ksasl_gssapi_available: whether the system's GSS-API library (MIT Kerberos,
+/// libgssapi_krb5.so.2) loads; without it every GSSAPI call throws GSSAPI_UNAVAILABLE.
+inline bool gssapi_available() noexcept { return ksasl_gssapi_available() != 0; }
+
+/// ksasl_kerberos_login: the ticket-granting ticket GSSAPI clients use, from a keytab (a new
+/// ticket at every login, no kinit) or from a credential cache (renewed in the cache at the
+/// KDC at each later login), logged in again on Kafka's sasl.kerberos.ticket.renew.* schedule.
+/// Thread-safe; registries using it keep it alive.
+class kerberos_login {
+    KSASL_HPP_HANDLE_BOILERPLATE(kerberos_login, ksasl_kerberos_login)
+
+    /// ksasl_kerberos_login_new: with `keytab`, `principal` is required; without, the ticket in
+    /// `ccache` (nullopt: the default cache). The schedule values (nullopt: Kafka's defaults
+    /// 0.80, 0.05 and 60,000 ms) are checked here. Nothing is read until login() or poll().
+    kerberos_login(std::optional<std::string_view> principal, std::optional<std::string_view> keytab,
+                   std::optional<std::string_view> ccache = std::nullopt,
+                   std::optional<double> window_factor = std::nullopt, std::optional<double> jitter = std::nullopt,
+                   std::optional<std::int64_t> min_time_before_relogin_ms = std::nullopt) {
+        detail::opt_cstr p(principal, "principal"), k(keytab, "keytab"), c(ccache, "ccache");
+        ksasl_kerberos_login *h = nullptr;
+        detail::check_new(ksasl_kerberos_login_new(p.c_str(), k.c_str(), c.c_str(), window_factor.value_or(-1.0),
+                                                   jitter.value_or(-1.0), min_time_before_relogin_ms.value_or(-1),
+                                                   &h));
+        h_ = detail::handle<ksasl_kerberos_login, &ksasl_kerberos_login_free>(h);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_kerberos_login_last_error(get())); }
+
+    /// Logs in now (reads the keytab or cache, asks the KDC). On failure (KERBEROS_LOGIN_FAILED,
+    /// GSSAPI_UNAVAILABLE) the previous ticket, if any, stays in use and a retry is planned.
+    void login(std::int64_t now_ms) { check(ksasl_kerberos_login_login(get(), now_ms)); }
+
+    /// Logs in if the schedule says so at `now_ms`; returns whether it did.
+    bool poll(std::int64_t now_ms) {
+        int logged_in = 0;
+        check(ksasl_kerberos_login_poll(get(), now_ms, &logged_in));
+        return logged_in != 0;
+    }
+
+    /// When the next login is due.
+    std::optional<std::int64_t> next_login_ms() const noexcept {
+        return detail::opt_ms(ksasl_kerberos_login_next_login_ms(get()));
+    }
+    /// When the current ticket-granting ticket ends (nullopt before a login).
+    std::optional<std::int64_t> ticket_end_ms() const noexcept {
+        return detail::opt_ms(ksasl_kerberos_login_ticket_end_ms(get()));
+    }
+    /// Successful logins so far.
+    std::uint64_t count() const noexcept { return ksasl_kerberos_login_count(get()); }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_kerberos_login_last_error); }
+};
+
+/* ------------------------------------------------------------------------------------------ */
 /* Host mechanisms (KIP-43 pluggability)                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -1632,6 +1690,29 @@ class mechanism_registry {
     void add_token_clients(std::string_view token_id, std::string_view token_hmac) {
         detail::cstr i(token_id, "token_id"), h(token_hmac, "token_hmac");
         check(ksasl_mechanism_registry_add_token_clients(get(), i.c_str(), h.c_str()));
+    }
+
+    /// Adds a GSSAPI client for the service `service_name`@`host` (sasl.kerberos.service.name
+    /// and the broker's host name as its principal spells it) on `login`'s current ticket at
+    /// every (re-)authentication; `mutual` also asks the broker to prove itself.
+    void add_gssapi_client(const kerberos_login &login, std::string_view service_name, std::string_view host,
+                           bool mutual = false) {
+        detail::cstr s(service_name, "service_name"), h(host, "host");
+        check(ksasl_mechanism_registry_add_gssapi_client(get(), login.get(), s.c_str(), h.c_str(), mutual ? 1 : 0));
+    }
+
+    /// Adds a GSSAPI server with the broker's `keytab` (nullopt: the default keytab) and
+    /// `principal` (nullopt: any key of the keytab), `service_name` (nullopt: the principal's
+    /// first part), sasl.kerberos.principal.to.local.rules as Kafka's list value (nullopt:
+    /// DEFAULT), each session ending with the client's service ticket when
+    /// `cap_session_at_ticket`. The keytab is read now.
+    void add_gssapi_server(std::optional<std::string_view> keytab, std::optional<std::string_view> principal,
+                           std::optional<std::string_view> service_name = std::nullopt,
+                           std::optional<std::string_view> rules = std::nullopt, bool cap_session_at_ticket = true) {
+        detail::opt_cstr k(keytab, "keytab"), p(principal, "principal"), s(service_name, "service_name"),
+            r(rules, "rules");
+        check(ksasl_mechanism_registry_add_gssapi_server(get(), k.c_str(), p.c_str(), s.c_str(), r.c_str(),
+                                                         cap_session_at_ticket ? 1 : 0));
     }
 
     /// The number of client (`server` false) or server (`server` true) mechanisms.
@@ -2172,6 +2253,13 @@ class server_config_builder {
     server_config_builder &set_max_reauth_ms(std::string_view mechanism, std::int64_t ms) {
         detail::cstr m(mechanism, "mechanism");
         check(ksasl_server_config_builder_set_max_reauth_ms(get(), m.c_str(), ms));
+        return *this;
+    }
+
+    /// Accepts a raw GSS-API token as a connection's first packet (pre-0.10 clients, KIP-43;
+    /// off by default, as in Kafka 4.x).
+    server_config_builder &set_legacy_gssapi(bool on) {
+        check(ksasl_server_config_builder_set_legacy_gssapi(get(), on ? 1 : 0));
         return *this;
     }
 
