@@ -7,8 +7,11 @@ One MIT KDC (tests/kerberos/kdc.py) and one broker (kerberos=kdc) for the module
   produces and consumes for 12 s; the broker's JMX counters must agree with the client's;
 - ksasl's C, Python and Java clients, each logged in from a keytab with 1-minute tickets (and
   the C client once more with 2-minute tickets) run long enough for two ticket renewals, with
-  no kinit anywhere and no credential cache written; every session ends in a
-  re-authentication, the broker kills nothing, and its JMX counters agree with the clients';
+  no kinit anywhere and no credential cache written, and a Python client on a ticket cache
+  filled once by kinit (kafka-python's setup), whose ticket ksasl renews at the KDC; every
+  session ends in a re-authentication, the broker kills nothing, and its JMX counters agree
+  with the clients';
+- ksasl's GSSAPI server answers the broker's request sequences with the same bytes;
 - aiokafka with ksasl.aiokafka and GSSAPI: a consumer group and a producer over five session
   lifetimes lose no connection and no message.
 
@@ -159,8 +162,9 @@ def fake_kinit(kdc):
 def renewal_run(kafka, kdc, fake_kinit):
     """C, Python and Java clients on 1-minute tickets and the C client on 2-minute tickets, all
     at once against the broker, each logged in from its keytab and renewing on its own: the
-    C client polls its login in its loop, the Python one runs BackgroundRefresher.kerberos, the
-    Java one KerberosLogin.startRenewal."""
+    C client polls its login in its loop, the Python ones run BackgroundRefresher.kerberos, the
+    Java one KerberosLogin.startRenewal; a second Python client's login reads a ticket cache
+    filled once by the harness's kinit (by its full path, not the PATH one) and renews it."""
     import ksasl
 
     assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
@@ -179,14 +183,23 @@ def renewal_run(kafka, kdc, fake_kinit):
             if life == 60:
                 start(("Java", life), [java_bin(), "-Xcheck:jni", "-cp", f"{JAR}:{classes}", "KsaslJavaClient", *args])
 
-        login = ksasl.KerberosLogin(principal=kdc.principal("minute"), keytab=str(kdc.keytab("minute")))
-        login.login()
-        renewal = ksasl.BackgroundRefresher.kerberos(login)
-        registry = ksasl.MechanismRegistry()
-        registry.add_gssapi_client(login, "kafka", "localhost")
-        py = PyClient(kafka.gssapi_port, "GSSAPI", registry=registry)
-        thread = threading.Thread(target=py.run, args=(RENEWAL_RUN_MS[60],))
-        thread.start()
+        # Python: one client logged in from the keytab, and one on a ticket cache that the
+        # user filled once with `kinit -r` (kafka-python's setup): ksasl renews the cache's
+        # ticket at the KDC itself, as Kafka's client runs `kinit -R`.
+        kdc.kinit_keytab("minute", ccache=kdc.dir / "user-cache", lifetime="60s", renewable="10m")
+        user_cache = "FILE:" + str(kdc.dir / "user-cache")
+        py = {}
+        for kind, login in (
+                ("keytab", ksasl.KerberosLogin(principal=kdc.principal("minute"), keytab=str(kdc.keytab("minute")))),
+                ("cache", ksasl.KerberosLogin(ccache=user_cache))):
+            login.login()
+            registry = ksasl.MechanismRegistry()
+            registry.add_gssapi_client(login, "kafka", "localhost")
+            client = PyClient(kafka.gssapi_port, "GSSAPI", registry=registry)
+            py[kind] = (client, login, login.ticket_end_ms, ksasl.BackgroundRefresher.kerberos(login),
+                        threading.Thread(target=client.run, args=(RENEWAL_RUN_MS[60],)))
+        for *_, thread in py.values():
+            thread.start()
         results = {}
         try:
             for key, p in procs.items():
@@ -196,11 +209,12 @@ def renewal_run(kafka, kdc, fake_kinit):
             for p in procs.values():
                 if p.poll() is None:
                     p.kill()
-            thread.join(60)
-            renewal.stop()
+            for _, _, _, renewal, thread in py.values():
+                thread.join(60)
+                renewal.stop()
     time.sleep(1.0)  # let the broker record the closes
     after = kafka.socket_server_metrics("GSSAPI")
-    return before, after, results, (py, login)
+    return before, after, results, py
 
 
 def _logins(client: str, out: str) -> int:
@@ -211,18 +225,23 @@ def _logins(client: str, out: str) -> int:
     return int(m.group(1))
 
 
-@pytest.mark.parametrize("client,life", [("C", 60), ("Python", 60), ("Java", 60), ("C", 120)])
+@pytest.mark.parametrize("client,life", [("C", 60), ("Python", 60), ("Java", 60), ("C", 120),
+                                         ("Python-cache", 60)])
 def test_ksasl_client_reauthenticates_across_ticket_renewals(renewal_run, client, life):
-    """Each client outlives two of its tickets: it logged in at least three times from its
-    keytab, re-authenticated at every session end (one per 3 s), and every request was answered."""
-    _, _, results, (py, login) = renewal_run
+    """Each client outlives two of its tickets: it logged in at least three times (from its
+    keytab, or from the renewed cache), re-authenticated at every session end (one per 3 s),
+    and every request was answered."""
+    _, _, results, py = renewal_run
     expected_reauths = RENEWAL_RUN_MS[life] // REAUTH_MS - 2
-    if client == "Python":
-        assert py.error is None, py.error
-        assert py.sent > 0 and py.answered == py.sent
-        assert py.reauths >= expected_reauths, py.events
-        assert py.metric("successful-reauthentication-total") == py.reauths
+    if client.startswith("Python"):
+        c, login, first_end, _, _ = py["cache" if client == "Python-cache" else "keytab"]
+        assert c.error is None, c.error
+        assert c.sent > 0 and c.answered == c.sent
+        assert c.reauths >= expected_reauths, c.events
+        assert c.metric("successful-reauthentication-total") == c.reauths
         assert login.logins >= 3 and login.failures == 0, (login.logins, login.failures)
+        # the connection outlived its first ticket by more than one more ticket's life
+        assert login.ticket_end_ms > first_end + 60_000, (login.ticket_end_ms, first_end)
         return
     code, out = results[(client, life)]
     assert code == 0, out
@@ -235,16 +254,16 @@ def test_ksasl_client_reauthenticates_across_ticket_renewals(renewal_run, client
 
 
 def test_short_ticket_runs_agree_with_the_broker_and_never_ran_kinit(renewal_run, kdc, fake_kinit):
-    before, after, results, (py, _) = renewal_run
+    before, after, results, py = renewal_run
     reauths = sum(parse_metrics(out)["successful-reauthentication-total"] for _, out in results.values())
-    reauths += py.metric("successful-reauthentication-total")
+    reauths += sum(c.metric("successful-reauthentication-total") for c, *_ in py.values())
     auths = sum(parse_metrics(out)["successful-authentication-total"] for _, out in results.values())
-    auths += py.metric("successful-authentication-total")
+    auths += sum(c.metric("successful-authentication-total") for c, *_ in py.values())
 
     def d(key):
         return (after.get(key) or 0) - (before.get(key) or 0)
 
-    assert auths == 4
+    assert auths == 5
     assert d("successful-authentication-total") == auths
     assert d("successful-reauthentication-total") == reauths
     assert d("failed-authentication-total") == 0 and d("failed-reauthentication-total") == 0
