@@ -41,6 +41,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * One GSSAPI (Kerberos) login per operation, against the throw-away MIT KDC of
@@ -60,7 +61,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code Krb5LoginModule} login, as Kafka's client does.
  * </ul>
  *
- * Both clients get their service ticket during the setup's first logins and keep it (MIT in
+ * <p>{@code gss5} repeats {@code gss3} with the JDK's replay cache off, for comparison with the
+ * Rust bench's row without MIT's.
+ *
+ * <p>Both clients get their service ticket during the setup's first logins and keep it (MIT in
  * the login's MEMORY cache, the JDK in alice's Subject), so no measured login talks to the KDC.
  * Every login needs a fresh client token (both acceptors keep a replay cache), so each
  * operation is a whole login and {@link Split} sums the time spent in each side's calls.
@@ -68,8 +72,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(1)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
+// The JDK's Kerberos code takes long to compile on 2 cores: after 20 s of warmup its logins
+// still fell from iteration to iteration (1.7 to 0.9 ms); after 60 s they were steady (0.4 ms).
+@Warmup(iterations = 30, time = 2)
+@Measurement(iterations = 5, time = 2)
 public class Gssapi {
     static final String MECHANISM = "GSSAPI";
 
@@ -89,7 +95,12 @@ public class Gssapi {
         KerberosShortNamer shortNamer;
 
         @Setup(Level.Trial)
-        public void setup() throws Exception {
+        public void setup(BenchmarkParams params) throws Exception {
+            if (params.getBenchmark().endsWith("_rcacheNone")) {
+                // The JDK's acceptor without its replay cache (each benchmark has its own JVM,
+                // and this is set before the first ticket is accepted).
+                System.setProperty("sun.security.krb5.rcache", "none");
+            }
             String infoPath = System.getenv("KSASL_KDC_INFO");
             if (infoPath == null || infoPath.isEmpty()) {
                 throw new IllegalStateException("KSASL_KDC_INFO is not set: run benches/java/run.sh gssapi,"
@@ -453,5 +464,11 @@ public class Gssapi {
     @Benchmark
     public String gss4_jdkServer_ksaslClient(Kdc k, Split t) throws Exception {
         return jdkServerKsaslClient(k, t);
+    }
+
+    /** As gss3 with the JDK's replay cache off (sun.security.krb5.rcache=none): comparison only. */
+    @Benchmark
+    public String gss5_jdkServer_jdkClient_rcacheNone(Kdc k, Split t) throws Exception {
+        return jdkServerJdkClient(k, t);
     }
 }
