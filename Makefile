@@ -10,7 +10,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker cpp-valgrind soak fuzz fuzz-smoke
+.PHONY: bench-java bench-gssapi demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker cpp-valgrind soak fuzz fuzz-smoke
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -195,6 +195,7 @@ soak:
 # Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.
 bench: $(VENV)/.installed
 	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
+	$(PYTHON) tests/kerberos/kdc.py --max-life 1h --exec -- $(CARGO) bench --bench gssapi -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
 	$(MAKE) python-binding
 	$(PY) benches/python_bench.py
@@ -206,6 +207,11 @@ bench: $(VENV)/.installed
 # JMH benchmarks of the Java binding next to Rust and Kafka's ScramSaslServer (BENCHMARKS.md).
 bench-java: java-binding
 	KSASL_BENCH_RUST=1 bash benches/java/run.sh
+
+# GSSAPI per login: ksasl in Rust and through JNI next to the JDK's GSSAPI SaslServer and
+# SaslClient as Kafka makes them, under one throw-away MIT KDC (BENCHMARKS.md, about 7 minutes).
+bench-gssapi: java-binding
+	KSASL_BENCH_RUST=1 bash benches/java/run.sh gssapi
 
 clean:
 	$(CARGO) clean
