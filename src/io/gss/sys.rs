@@ -243,13 +243,27 @@ fn load() -> std::result::Result<Gss, String> {
     Err(reasons.join("; "))
 }
 
+/// The function `name` of `library`, as the function pointer type `T`.
+///
+/// # Safety
+/// `T` must be the C signature of `name` (RFC 2744, MIT's `gssapi_ext.h` and `krb5.h`), and
+/// the pointer must not outlive `library` (both stay inside `Gss`).
+unsafe fn symbol<T: Copy>(
+    library: &libloading::Library,
+    name: &str,
+) -> std::result::Result<T, String> {
+    let nul_terminated = format!("{name}\0");
+    library
+        .get::<T>(nul_terminated.as_bytes())
+        .map(|s| *s)
+        .map_err(|e| format!("{name} is missing ({e})"))
+}
+
 fn resolve(library: libloading::Library) -> std::result::Result<Gss, String> {
     macro_rules! sym {
         ($name:literal) => {
-            // SAFETY: the symbol has the C signature declared for its field (RFC 2744, MIT's
-            // gssapi_ext.h); the library stays loaded inside `Gss`.
-            *unsafe { library.get(concat!($name, "\0").as_bytes()) }
-                .map_err(|e| format!("{} is missing ({e})", $name))?
+            // SAFETY: each field's type is the C signature of the function named for it.
+            unsafe { symbol(&library, $name) }?
         };
     }
     Ok(Gss {
@@ -344,9 +358,8 @@ pub struct Krb5 {
 fn resolve_krb5(library: &libloading::Library) -> Option<Krb5> {
     macro_rules! sym {
         ($name:literal) => {
-            // SAFETY: the symbol has the C signature declared for its field (MIT's krb5.h);
-            // the library stays loaded inside `Gss`, which holds these pointers.
-            *unsafe { library.get(concat!($name, "\0").as_bytes()) }.ok()?
+            // SAFETY: each field's type is the C signature of the function named for it.
+            unsafe { symbol(library, $name) }.ok()?
         };
     }
     Some(Krb5 {
@@ -370,33 +383,92 @@ fn resolve_krb5(library: &libloading::Library) -> Option<Krb5> {
     })
 }
 
+/// A krb5 context, freed on drop, with the helpers the calls below share.
+struct Krb5Context<'a> {
+    k: &'a Krb5,
+    ctx: Handle,
+}
+
+impl<'a> Krb5Context<'a> {
+    fn new(k: &'a Krb5) -> std::result::Result<Self, i32> {
+        let mut ctx: Handle = std::ptr::null_mut();
+        // SAFETY: krb5_init_context writes a new context or fails.
+        let code = unsafe { (k.init_context)(&mut ctx) };
+        match code {
+            0 if !ctx.is_null() => Ok(Krb5Context { k, ctx }),
+            0 => Err(-1),
+            code => Err(code),
+        }
+    }
+
+    /// MIT's text for an error code.
+    fn message(&self, code: i32) -> String {
+        // SAFETY: the message is a C string of this context, freed with its own function.
+        unsafe {
+            let p = (self.k.get_error_message)(self.ctx, code);
+            if p.is_null() {
+                return format!("error {code}");
+            }
+            let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+            (self.k.free_error_message)(self.ctx, p);
+            text
+        }
+    }
+
+    /// A copy of the C string `p` that `free` releases in this context (`None` for NULL).
+    ///
+    /// # Safety
+    /// `p` is NULL or a C string allocated by this context for `free`.
+    unsafe fn take_string(
+        &self,
+        p: *mut c_char,
+        free: unsafe extern "C" fn(Handle, *mut c_char),
+    ) -> Option<String> {
+        if p.is_null() {
+            return None;
+        }
+        let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+        free(self.ctx, p);
+        Some(text)
+    }
+}
+
+impl Drop for Krb5Context<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the context is live and nothing of it is used after this.
+        unsafe { (self.k.free_context)(self.ctx) }
+    }
+}
+
+/// A handle of a krb5 context (a cache, a principal) released with `release` on drop.
+struct Owned<'c, 'a> {
+    ctx: &'c Krb5Context<'a>,
+    handle: Handle,
+    release: unsafe fn(&Krb5, Handle, Handle),
+}
+
+impl Drop for Owned<'_, '_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from this context and is not used after this.
+        unsafe { (self.release)(self.ctx.k, self.ctx.ctx, self.handle) }
+    }
+}
+
 /// The default realm of the Kerberos configuration (`default_realm` in the `[libdefaults]`
 /// of `krb5.conf`, or `KRB5_CONFIG`'s file), as MIT reads it now; `None` when there is none
 /// or the library is missing. Kafka's brokers take the realm of the `DEFAULT` mapping rule
 /// from the same place (the JDK's reading of `krb5.conf`).
 pub fn default_realm() -> Option<String> {
-    let k = gss().ok()?.krb5.as_ref()?;
-    let mut ctx: Handle = std::ptr::null_mut();
-    // SAFETY: MIT's documented calling sequence: a fresh context, the realm string it
-    // allocates (freed with krb5_free_default_realm), then the context freed; nothing is
-    // kept past this function.
+    let ctx = Krb5Context::new(gss().ok()?.krb5.as_ref()?).ok()?;
+    let mut realm: *mut c_char = std::ptr::null_mut();
+    // SAFETY: the realm is allocated by this context for krb5_free_default_realm.
     unsafe {
-        if (k.init_context)(&mut ctx) != 0 || ctx.is_null() {
+        if (ctx.k.get_default_realm)(ctx.ctx, &mut realm) != 0 {
             return None;
         }
-        let mut realm: *mut c_char = std::ptr::null_mut();
-        let found = if (k.get_default_realm)(ctx, &mut realm) == 0 && !realm.is_null() {
-            let text = std::ffi::CStr::from_ptr(realm)
-                .to_string_lossy()
-                .into_owned();
-            (k.free_default_realm)(ctx, realm);
-            Some(text).filter(|r| !r.is_empty())
-        } else {
-            None
-        };
-        (k.free_context)(ctx);
-        found
+        ctx.take_string(realm, ctx.k.free_default_realm)
     }
+    .filter(|r| !r.is_empty())
 }
 
 /// Renews the ticket-granting ticket in a credential cache (`cache`, or the default cache)
@@ -412,83 +484,64 @@ pub fn renew_cache(cache: Option<&str>, principal: Option<&str>) -> Result<()> {
     let name = cache
         .map(|c| std::ffi::CString::new(c).map_err(|_| fail("the cache name contains NUL".into())))
         .transpose()?;
-    let mut ctx: Handle = std::ptr::null_mut();
-    // SAFETY: the calling sequence of MIT's kinit -R: a context, the cache, its principal,
-    // renewed credentials into zeroed caller memory, the cache re-initialised with them;
-    // everything allocated here is freed before returning, on every path.
+    let ctx =
+        Krb5Context::new(k).map_err(|code| fail(format!("krb5_init_context failed ({code})")))?;
+    let failed = |what: &str, code: i32| fail(format!("{what}: {}", ctx.message(code)));
+    // SAFETY: the calling sequence of MIT's kinit -R: the cache, its principal, renewed
+    // credentials into zeroed caller memory, the cache re-initialised with them. Every handle
+    // is released by its guard, on every path.
     unsafe {
-        let code = (k.init_context)(&mut ctx);
-        if code != 0 || ctx.is_null() {
-            return Err(fail(format!("krb5_init_context failed ({code})")));
-        }
-        let message = |code: i32| {
-            let p = (k.get_error_message)(ctx, code);
-            if p.is_null() {
-                return format!("error {code}");
-            }
-            let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
-            (k.free_error_message)(ctx, p);
-            text
-        };
         let mut cc: Handle = std::ptr::null_mut();
         let code = match &name {
-            Some(n) => (k.cc_resolve)(ctx, n.as_ptr(), &mut cc),
-            None => (k.cc_default)(ctx, &mut cc),
+            Some(n) => (k.cc_resolve)(ctx.ctx, n.as_ptr(), &mut cc),
+            None => (k.cc_default)(ctx.ctx, &mut cc),
         };
-        let result = if code != 0 {
-            Err(fail(format!(
-                "renewing the ticket: the credential cache: {}",
-                message(code)
-            )))
-        } else {
-            let mut me: Handle = std::ptr::null_mut();
-            let code = (k.cc_get_principal)(ctx, cc, &mut me);
-            let result = if code != 0 {
-                Err(fail(format!("renewing the ticket: {}", message(code))))
-            } else {
-                let mut owner: *mut c_char = std::ptr::null_mut();
-                let owner_text = if (k.unparse_name)(ctx, me, &mut owner) == 0 && !owner.is_null() {
-                    let t = std::ffi::CStr::from_ptr(owner)
-                        .to_string_lossy()
-                        .into_owned();
-                    (k.free_unparsed_name)(ctx, owner);
-                    Some(t)
-                } else {
-                    None
-                };
-                let result = match (principal, owner_text.as_deref()) {
-                    (Some(p), Some(o)) if p != o => Err(fail(format!(
-                        "renewing the ticket: the cache holds {o}'s ticket, not {p}'s"
-                    ))),
-                    _ => {
-                        let mut creds = Krb5Creds([0; 512]);
-                        let code = (k.get_renewed_creds)(ctx, &mut creds, me, cc, std::ptr::null());
-                        if code != 0 {
-                            Err(fail(format!("renewing the ticket: {}", message(code))))
-                        } else {
-                            let mut code = (k.cc_initialize)(ctx, cc, me);
-                            if code == 0 {
-                                code = (k.cc_store_cred)(ctx, cc, &mut creds);
-                            }
-                            (k.free_cred_contents)(ctx, &mut creds);
-                            if code != 0 {
-                                Err(fail(format!(
-                                    "storing the renewed ticket: {}",
-                                    message(code)
-                                )))
-                            } else {
-                                Ok(())
-                            }
-                        }
-                    }
-                };
-                (k.free_principal)(ctx, me);
-                result
+        if code != 0 {
+            return Err(failed("renewing the ticket: the credential cache", code));
+        }
+        let cc = Owned {
+            ctx: &ctx,
+            handle: cc,
+            release: |k, c, h| {
+                (k.cc_close)(c, h);
+            },
+        };
+        let mut me: Handle = std::ptr::null_mut();
+        let code = (k.cc_get_principal)(ctx.ctx, cc.handle, &mut me);
+        if code != 0 {
+            return Err(failed("renewing the ticket", code));
+        }
+        let me = Owned {
+            ctx: &ctx,
+            handle: me,
+            release: |k, c, h| (k.free_principal)(c, h),
+        };
+        if let Some(wanted) = principal {
+            let mut owner: *mut c_char = std::ptr::null_mut();
+            let owner = match (k.unparse_name)(ctx.ctx, me.handle, &mut owner) {
+                0 => ctx.take_string(owner, k.free_unparsed_name),
+                _ => None,
             };
-            (k.cc_close)(ctx, cc);
-            result
-        };
-        (k.free_context)(ctx);
-        result
+            if let Some(owner) = owner.filter(|o| o != wanted) {
+                return Err(fail(format!(
+                    "renewing the ticket: the cache holds {owner}'s ticket, not {wanted}'s"
+                )));
+            }
+        }
+        let mut creds = Krb5Creds([0; 512]);
+        let code =
+            (k.get_renewed_creds)(ctx.ctx, &mut creds, me.handle, cc.handle, std::ptr::null());
+        if code != 0 {
+            return Err(failed("renewing the ticket", code));
+        }
+        let mut code = (k.cc_initialize)(ctx.ctx, cc.handle, me.handle);
+        if code == 0 {
+            code = (k.cc_store_cred)(ctx.ctx, cc.handle, &mut creds);
+        }
+        (k.free_cred_contents)(ctx.ctx, &mut creds);
+        if code != 0 {
+            return Err(failed("storing the renewed ticket", code));
+        }
+        Ok(())
     }
 }
