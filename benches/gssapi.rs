@@ -198,8 +198,15 @@ fn rcache_note(s: &Setup, servers: &MechanismRegistry) -> String {
     )
 }
 
-/// The server's share of a login (`server_accept`) with the given servers.
-fn bench_server(c: &mut Criterion, name: &str, s: &Setup, servers: &MechanismRegistry) {
+/// One side's share of a login (`share` picks it from the split) with the given servers:
+/// every iteration is a whole login, only that share is counted.
+fn bench_share(
+    c: &mut Criterion,
+    name: &str,
+    s: &Setup,
+    servers: &MechanismRegistry,
+    share: fn(&Split) -> Duration,
+) {
     c.bench_function(name, |b| {
         b.iter_custom(|iters| {
             s.keep_logged_in();
@@ -207,7 +214,7 @@ fn bench_server(c: &mut Criterion, name: &str, s: &Setup, servers: &MechanismReg
             for _ in 0..iters {
                 timed_login(&s.clients, servers, &mut split);
             }
-            split.server
+            share(&split)
         })
     });
 }
@@ -221,32 +228,16 @@ fn bench(c: &mut Criterion, s: &Setup) {
 
     // (a) The client's share of a login: a new exchange and context, gss_init_sec_context with
     // the cached service ticket (the AP-REQ), then unwrapping the offer and wrapping the choice.
-    c.bench_function("gssapi/client_context", |b| {
-        b.iter_custom(|iters| {
-            s.keep_logged_in();
-            let mut split = Split::default();
-            for _ in 0..iters {
-                timed_login(&s.clients, &servers, &mut split);
-            }
-            split.client
-        })
-    });
+    bench_share(c, "gssapi/client_context", s, &servers, |t| t.client);
 
     // (b) The server's share: a new exchange and acceptor context, gss_accept_sec_context
     // (ticket and authenticator decrypted, replay cache consulted and written), names and
     // ticket end read, the wrapped offer, and the client's choice unwrapped and checked.
-    bench_server(c, "gssapi/server_accept", s, &servers);
+    bench_share(c, "gssapi/server_accept", s, &servers, |t| t.server);
 
     // (c) A whole login in one process, both sides.
-    c.bench_function("gssapi/login_both_sides", |b| {
-        b.iter_custom(|iters| {
-            s.keep_logged_in();
-            let mut split = Split::default();
-            for _ in 0..iters {
-                timed_login(&s.clients, &servers, &mut split);
-            }
-            split.client + split.server
-        })
+    bench_share(c, "gssapi/login_both_sides", s, &servers, |t| {
+        t.client + t.server
     });
 
     // (b) again with MIT's replay cache off. MIT reads KRB5RCACHETYPE when an acceptor opens
@@ -256,7 +247,13 @@ fn bench(c: &mut Criterion, s: &Setup) {
     std::env::set_var("KRB5RCACHETYPE", "none");
     let unprotected = s.servers();
     println!("gssapi: {}", rcache_note(s, &unprotected));
-    bench_server(c, "gssapi/server_accept_rcache_none", s, &unprotected);
+    bench_share(
+        c,
+        "gssapi/server_accept_rcache_none",
+        s,
+        &unprotected,
+        |t| t.server,
+    );
     std::env::remove_var("KRB5RCACHETYPE");
 }
 
