@@ -104,9 +104,10 @@ bool exchange(const char *client_principal, const char *client_keytab, const cha
 
     ksasl::mechanism_registry broker;
     broker.add_gssapi_server(broker_keytab, broker_principal); // DEFAULT rule, session capped at the ticket
-    const std::string host = std::string(broker_principal).substr(std::string(broker_principal).find('/') + 1,
-                                                                 std::string(broker_principal).find('@') -
-                                                                     std::string(broker_principal).find('/') - 1);
+    // kafka/<host>@REALM: the client names the broker's host as its principal spells it.
+    const std::string broker_name(broker_principal);
+    const std::size_t slash = broker_name.find('/');
+    const std::string host = broker_name.substr(slash + 1, broker_name.find('@') - slash - 1);
     ksasl::mechanism_registry client_reg;
     client_reg.add_gssapi_client(login, "kafka", host);
 
@@ -117,7 +118,8 @@ bool exchange(const char *client_principal, const char *client_keytab, const cha
         const ksasl::server_exchange::outcome_info o = authenticate(client, server, &first);
         std::printf("  => %s, session ends with the service ticket in %.0f s\n", o.principal.c_str(),
                     static_cast<double>(o.credential_expiry_ms.value_or(0) - wall_ms()) / 1000.0);
-        const std::string user = std::string(client_principal).substr(0, std::string(client_principal).find('@'));
+        const std::string client_name(client_principal);
+        const std::string user = client_name.substr(0, client_name.find('@'));
         ok &= expect(o.principal == "User:" + user, "the principal is the Kafka user of the DEFAULT rule");
         ok &= expect(o.mechanism == "GSSAPI" && o.credential_expiry_ms.has_value(),
                      "the session is bounded by the client's service ticket");
