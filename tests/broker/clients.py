@@ -140,6 +140,11 @@ class PyClient:
         return self.config.metrics()[name]
 
 
+def delta(after: dict, before: dict, key: str) -> float:
+    """How much a broker counter (socket_server_metrics) moved between two readings."""
+    return (after.get(key) or 0) - (before.get(key) or 0)
+
+
 def parse_metrics(output: str) -> dict:
     """The client's own SASL metrics from the line starting with "metrics"."""
     line = next(ln for ln in output.splitlines() if ln.startswith("metrics"))

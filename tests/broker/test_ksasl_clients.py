@@ -36,7 +36,8 @@ import ksasl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from broker import KafkaBroker, java_bin  # noqa: E402
-from clients import C_CLIENT, JAR, USERS, PyClient, compiled_java_client, now_ms, parse_metrics  # noqa: E402
+from clients import (C_CLIENT, JAR, USERS, PyClient, compiled_java_client, delta, now_ms,  # noqa: E402
+                     parse_metrics)
 
 LIFETIME_MS = 3000
 RUN_MS = 13_500  # more than four session lifetimes
@@ -86,10 +87,6 @@ def broker(jwt_key):
 
 def sasl_metrics(broker: KafkaBroker, listener: str = "SASL") -> dict:
     return broker.socket_server_metrics(listener)
-
-
-def delta(after: dict, before: dict, key: str) -> float:
-    return (after.get(key) or 0) - (before.get(key) or 0)
 
 
 # --- the main run: every client, every mechanism, at once ---------------------------------------
