@@ -180,6 +180,14 @@
 #define KSASL_GSSAPI_UNAVAILABLE 413
 /** Logging in to Kerberos failed: no ticket-granting ticket could be obtained from the  keytab or found in the credential cache. */
 #define KSASL_KERBEROS_LOGIN_FAILED 414
+/** The identity provider answered a token request with an error that retrying will not  change (an HTTP 4xx such as `invalid_client`); its `error_description` is in the message. */
+#define KSASL_OIDC_REQUEST_REFUSED 415
+/** The identity provider could not be reached or kept failing (connection refused, a  timeout, an HTTP 5xx) until the retry budget ran out. */
+#define KSASL_OIDC_PROVIDER_UNAVAILABLE 416
+/** The identity provider answered, but not with a usable token or key set (not JSON, no  `access_token`, a token without `exp` or subject, an oversized body). */
+#define KSASL_OIDC_BAD_RESPONSE 417
+/** The identity provider's TLS certificate was refused (unknown CA, wrong host name,  expired): nothing was sent. */
+#define KSASL_TLS_CERTIFICATE_REFUSED 418
 /** An invariant of the library failed. */
 #define KSASL_INTERNAL 500
 /** A panic was caught at an API boundary. */

@@ -89,6 +89,14 @@ impl BackgroundRefresher {
         })
     }
 
+    /// Keeps a JWKS fresh: fetches whenever the fetcher's validator says a fetch is due (at
+    /// start, every refresh period, for an unknown `kid` within about a second, and on the
+    /// retry backoff after a failure).
+    #[cfg(feature = "http")]
+    pub fn start_jwks(fetcher: Arc<crate::io::http::JwksFetcher>) -> Result<Self> {
+        Self::spawn(move |now| Some(fetcher.poll(now)))
+    }
+
     /// Each `start` fails (`INTERNAL`) only when the system refuses a new thread.
     fn spawn(mut step: impl FnMut(i64) -> Option<i64> + Send + 'static) -> Result<Self> {
         let stop = Arc::new(Stop {

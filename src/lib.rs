@@ -56,6 +56,7 @@ pub mod io;
 pub mod kafka;
 pub mod mech;
 pub mod names;
+pub mod oidc;
 pub mod random;
 pub mod refresh;
 pub mod secret;

@@ -2,3 +2,5 @@
 //! optional, and the core's mechanisms reach them only through traits.
 
 pub mod gss;
+#[cfg(feature = "http")]
+pub mod http;

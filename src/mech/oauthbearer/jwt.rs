@@ -22,6 +22,10 @@ use crate::secret::Secret;
 pub const DEFAULT_CLOCK_SKEW_MS: i64 = 30_000;
 /// Kafka's default JWKS refresh period (`sasl.oauthbearer.jwks.endpoint.refresh.ms`).
 pub const DEFAULT_REFRESH_PERIOD_MS: i64 = 3_600_000;
+/// Kafka's first wait after a failed JWKS fetch (`sasl.oauthbearer.jwks.endpoint.retry.backoff.ms`).
+pub const DEFAULT_JWKS_RETRY_BACKOFF_MS: i64 = 100;
+/// Kafka's longest wait (`sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms`).
+pub const DEFAULT_JWKS_RETRY_BACKOFF_MAX_MS: i64 = 10_000;
 /// Kafka refetches the JWKS for an unknown `kid` at most once a minute per `kid`.
 pub const DEFAULT_UNKNOWN_KID_INTERVAL_MS: i64 = 60_000;
 const MAX_TRACKED_KIDS: usize = 16;
@@ -51,6 +55,12 @@ pub struct JwtValidatorConfig {
     pub refresh_period_ms: i64,
     /// Minimum interval between JWKS refetches requested for the same unknown `kid`.
     pub unknown_kid_interval_ms: i64,
+    /// The first wait after a failed fetch (default 100 ms); each further failure doubles it.
+    pub retry_backoff_ms: i64,
+    /// The longest wait between failed fetches (default 10 s). Unlike Kafka, which gives up
+    /// on a refresh after this budget and waits for the next period, ksasl keeps retrying at
+    /// this interval: a listener without current keys refuses every new token.
+    pub retry_backoff_max_ms: i64,
     /// The largest token accepted (default 512 KiB).
     pub max_token_size: usize,
     /// Also refuse tokens whose `iat` lies further in the future than the clock skew. Off by
@@ -74,6 +84,8 @@ impl Default for JwtValidatorConfig {
             hmac_secret: None,
             refresh_period_ms: DEFAULT_REFRESH_PERIOD_MS,
             unknown_kid_interval_ms: DEFAULT_UNKNOWN_KID_INTERVAL_MS,
+            retry_backoff_ms: DEFAULT_JWKS_RETRY_BACKOFF_MS,
+            retry_backoff_max_ms: DEFAULT_JWKS_RETRY_BACKOFF_MAX_MS,
             max_token_size: 512 * 1024,
             validate_iat: false,
         }
@@ -131,6 +143,9 @@ struct Refetch {
     loaded_at_ms: Option<i64>,
     requested_at_ms: Option<i64>,
     recent_kids: Vec<(String, i64)>,
+    failures: u32,
+    failed_at_ms: i64,
+    last_failure: Option<String>,
 }
 
 /// Validates signed JWTs against a JWKS. Share one per listener (`Arc`); the key set can be
@@ -173,11 +188,14 @@ impl JwksValidator {
         if config.clock_skew_ms < 0
             || config.refresh_period_ms <= 0
             || config.unknown_kid_interval_ms < 0
+            || config.retry_backoff_ms < 0
+            || config.retry_backoff_max_ms < config.retry_backoff_ms
             || config.max_token_size == 0
         {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
-                "clock skew and intervals must not be negative, nor the maximum token size zero",
+                "clock skew, intervals and backoffs must not be negative, the backoff not above its \
+                 maximum, nor the maximum token size zero",
             ));
         }
         if config.subject_claim_name.trim().is_empty() || config.scope_claim_name.trim().is_empty()
@@ -245,7 +263,28 @@ impl JwksValidator {
         let mut r = self.refetch.lock().map_err(|_| poisoned())?;
         r.loaded_at_ms = Some(now_ms);
         r.requested_at_ms = None;
+        r.failures = 0;
+        r.last_failure = None;
         Ok(n)
+    }
+
+    /// Records a failed fetch at `now_ms` (the provider unreachable, a bad document): the
+    /// keys loaded so far stay in use, and the next fetch is due after the retry backoff
+    /// (100 ms, doubling, at most 10 s by default).
+    pub fn jwks_fetch_failed(&self, reason: &str, now_ms: i64) {
+        if let Ok(mut r) = self.refetch.lock() {
+            r.failures = r.failures.saturating_add(1);
+            r.failed_at_ms = now_ms;
+            r.last_failure = Some(reason.to_string());
+        }
+    }
+
+    /// Failed fetches since the last good one, and the last reason.
+    pub fn jwks_failures(&self) -> (u32, Option<String>) {
+        self.refetch
+            .lock()
+            .map(|r| (r.failures, r.last_failure.clone()))
+            .unwrap_or((0, None))
     }
 
     /// The `kid`s of the loaded keys.
@@ -256,11 +295,20 @@ impl JwksValidator {
             .unwrap_or_default()
     }
 
-    /// When the host should fetch the JWKS next (ms): at once if none is loaded, after an
-    /// unknown `kid` was seen (rate-limited per `kid`), else one refresh period after the
-    /// last load.
+    /// When the host should fetch the JWKS next (ms): after a failed fetch, when its retry
+    /// backoff ends; at once if none is loaded, or after an unknown `kid` was seen
+    /// (rate-limited per `kid`); else one refresh period after the last load.
     pub fn next_refresh_ms(&self) -> i64 {
         let Ok(r) = self.refetch.lock() else { return 0 };
+        if r.failures > 0 {
+            let shift = (r.failures - 1).min(40);
+            let wait = self
+                .config
+                .retry_backoff_ms
+                .saturating_mul(1i64 << shift)
+                .min(self.config.retry_backoff_max_ms);
+            return r.failed_at_ms.saturating_add(wait);
+        }
         let periodic = r.loaded_at_ms.map_or(i64::MIN, |t| {
             t.saturating_add(self.config.refresh_period_ms)
         });

@@ -27,6 +27,7 @@ pub use token::{
     is_valid_extension_name, is_valid_extension_value, OAuthBearerToken, SaslExtensions,
     TokenSource,
 };
+pub(crate) use unsecured::jwt_payload;
 pub use unsecured::{
     java_double, UnsecuredTokenBuilder, UnsecuredValidator, UnsecuredValidatorConfig,
 };

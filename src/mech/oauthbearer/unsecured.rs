@@ -284,6 +284,14 @@ pub(crate) fn json_object(
     }
 }
 
+/// A JWT part that is a base64 JSON object, or `None`.
+pub(crate) fn jwt_payload(part: &str) -> Option<Map<String, Value>> {
+    match serde_json::from_slice::<Value>(&decode_part(part)?) {
+        Ok(Value::Object(m)) => Some(m),
+        _ => None,
+    }
+}
+
 /// A claim that must be a number (JSON integer or fraction).
 pub(crate) fn number(
     claims: &Map<String, Value>,

@@ -1,0 +1,315 @@
+//! Token logins and JWKS fetches against a real OpenID Connect provider: Keycloak, started
+//! once for this test binary by `tests/oidc/keycloak.py` on 127.0.0.1 over HTTPS with a CA
+//! made for the run (or the one named by `KSASL_OIDC_INFO`, when a suite shares one).
+#![cfg(feature = "http")]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use ksasl::background::wall_clock_ms;
+use ksasl::io::http::{HttpClient, HttpConfig, JwksFetcher, OidcLogin};
+use ksasl::mech::oauthbearer::{JwksValidator, JwtValidatorConfig, TokenValidator};
+use ksasl::oidc::{AssertionConfig, ClientAuth, RetryPlan, TokenRequestConfig, TokenRequester};
+use ksasl::{ErrorCode, SharedRandom};
+
+struct Provider {
+    info: serde_json::Value,
+    _stdin: Option<Mutex<ChildStdin>>,
+    _child: Option<Mutex<Child>>,
+}
+
+impl Provider {
+    fn s(&self, path: &[&str]) -> String {
+        let mut v = &self.info;
+        for p in path {
+            v = &v[*p];
+        }
+        v.as_str()
+            .unwrap_or_else(|| panic!("{path:?} in {}", self.info))
+            .to_string()
+    }
+    fn ca(&self) -> Vec<u8> {
+        std::fs::read(self.s(&["ca_pem"])).unwrap()
+    }
+    fn http(&self) -> HttpClient {
+        HttpClient::new(&HttpConfig {
+            ca_pem: Some(self.ca()),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+}
+
+fn provider() -> &'static Provider {
+    static P: OnceLock<Provider> = OnceLock::new();
+    P.get_or_init(|| {
+        if let Ok(path) = std::env::var("KSASL_OIDC_INFO") {
+            let info = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            return Provider {
+                info,
+                _stdin: None,
+                _child: None,
+            };
+        }
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc/keycloak.py");
+        let mut child = Command::new("python3")
+            .args([script, "--exit-on-stdin-eof"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs tests/oidc/keycloak.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let info = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("Keycloak did not start ({e}): {line}"));
+        Provider {
+            info,
+            _stdin: Some(Mutex::new(child.stdin.take().unwrap())),
+            _child: Some(Mutex::new(child)),
+        }
+    })
+}
+
+fn login(config: TokenRequestConfig, http: HttpClient, retry: RetryPlan) -> OidcLogin {
+    OidcLogin::new(
+        TokenRequester::new(config).unwrap(),
+        http,
+        retry,
+        SharedRandom::default(),
+    )
+}
+
+fn secret_config(p: &Provider, secret: &str) -> TokenRequestConfig {
+    TokenRequestConfig::client_secret(
+        &p.s(&["token_endpoint"]),
+        &p.s(&["secret_client", "id"]),
+        secret,
+    )
+}
+
+fn validator(p: &Provider) -> Arc<JwksValidator> {
+    Arc::new(
+        JwksValidator::new(JwtValidatorConfig {
+            expected_issuer: Some(p.s(&["issuer"])),
+            expected_audiences: vec![p.s(&["audience"])],
+            ..Default::default()
+        })
+        .unwrap(),
+    )
+}
+
+/// A token from the provider validates against the provider's JWKS fetched over HTTPS.
+fn assert_validates(p: &Provider, token: &ksasl::OAuthBearerToken) {
+    let v = validator(p);
+    let fetcher = JwksFetcher::new(&p.s(&["jwks_uri"]), p.http(), v.clone()).unwrap();
+    let now = wall_clock_ms();
+    assert!(fetcher.fetch(now).unwrap() >= 1);
+    let ok = v
+        .validate(token.value(), now)
+        .unwrap_or_else(|r| panic!("{}", r.json()));
+    assert_eq!(ok.principal, token.principal());
+    assert_eq!(ok.expiry_ms, token.expiry_ms());
+}
+
+#[test]
+fn client_secret_basic_token_validates_against_the_jwks() {
+    let p = provider();
+    let secret = p.s(&["secret_client", "secret"]);
+    let t = login(secret_config(p, &secret), p.http(), RetryPlan::default())
+        .fetch(wall_clock_ms())
+        .unwrap();
+    let lifespan = p.info["token_lifespan_s"].as_i64().unwrap() * 1000;
+    let now = wall_clock_ms();
+    assert!((t.expiry_ms() - now - lifespan).abs() < 5_000, "{t:?}");
+    assert_eq!(t.expiry_ms() - t.start_ms().unwrap(), lifespan);
+    assert_validates(p, &t);
+}
+
+#[test]
+fn client_secret_post_and_scope() {
+    let p = provider();
+    let mut c = secret_config(p, "unused");
+    c.client_auth = ClientAuth::SecretPost {
+        client_id: p.s(&["secret_client", "id"]),
+        client_secret: p.s(&["secret_client", "secret"]).into(),
+    };
+    c.scope = Some("profile".into());
+    let t = login(c, p.http(), RetryPlan::default())
+        .fetch(wall_clock_ms())
+        .unwrap();
+    assert!(
+        t.scope()[0].split(' ').any(|s| s == "profile"),
+        "{:?}",
+        t.scope()
+    );
+    assert_validates(p, &t);
+}
+
+fn jwt_client(p: &Provider, include_jti: bool) -> TokenRequestConfig {
+    let mut assertion =
+        AssertionConfig::new(std::fs::read(p.s(&["jwt_client", "key_pem"])).unwrap());
+    assertion.audience = Some(p.s(&["issuer"]));
+    assertion.include_jti = include_jti;
+    let mut c = secret_config(p, "unused");
+    c.client_auth = ClientAuth::PrivateKeyJwt {
+        client_id: p.s(&["jwt_client", "id"]),
+        assertion,
+    };
+    c
+}
+
+#[test]
+fn signed_client_assertion_private_key_jwt() {
+    let p = provider();
+    let l = login(jwt_client(p, true), p.http(), RetryPlan::default());
+    let t = l.fetch(wall_clock_ms()).unwrap();
+    assert_validates(p, &t);
+    // A second login signs a new assertion (Keycloak refuses a replayed jti).
+    assert!(l.fetch(wall_clock_ms()).is_ok());
+    // Kafka's default leaves jti out; Keycloak says why it refuses, and it is not retried.
+    let e = login(jwt_client(p, false), p.http(), RetryPlan::default())
+        .fetch(wall_clock_ms())
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::OidcRequestRefused, "{e:?}");
+    assert!(e.detail("error").is_some(), "{e:?}");
+}
+
+#[test]
+fn wrong_secret_reaches_the_user_with_the_providers_description() {
+    let p = provider();
+    let started = Instant::now();
+    let e = login(
+        secret_config(p, "wrong-secret"),
+        p.http(),
+        RetryPlan::default(),
+    )
+    .fetch(wall_clock_ms())
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::OidcRequestRefused);
+    assert_eq!(
+        e.detail("error_description"),
+        Some("Invalid client or Invalid client credentials")
+    );
+    assert!(e.message().contains("HTTP 401"), "{}", e.message());
+    assert!(!e.message().contains("wrong-secret"));
+    assert!(
+        started.elapsed().as_millis() < 5_000,
+        "a refusal is not retried"
+    );
+}
+
+#[test]
+fn a_certificate_from_an_unknown_ca_is_refused() {
+    let p = provider();
+    let other = HttpClient::new(&HttpConfig {
+        ca_pem: Some(std::fs::read(p.s(&["other_ca_pem"])).unwrap()),
+        ..Default::default()
+    })
+    .unwrap();
+    let secret = p.s(&["secret_client", "secret"]);
+    let e = login(
+        secret_config(p, &secret),
+        other.clone(),
+        RetryPlan::default(),
+    )
+    .fetch(wall_clock_ms())
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::TlsCertificateRefused, "{e:?}");
+    // Without a CA bundle, Mozilla's roots do not know the test CA either.
+    let roots = HttpClient::new(&HttpConfig::default()).unwrap();
+    let e = JwksFetcher::new(&p.s(&["jwks_uri"]), roots, validator(p))
+        .unwrap()
+        .fetch(wall_clock_ms())
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::TlsCertificateRefused, "{e:?}");
+}
+
+#[test]
+fn provider_down_is_retried_with_backoff_then_reported() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let c =
+        TokenRequestConfig::client_secret(&format!("https://127.0.0.1:{port}/token"), "id", "s");
+    let started = Instant::now();
+    let e = login(c, provider().http(), RetryPlan::new(100, 1_000).unwrap())
+        .fetch(wall_clock_ms())
+        .unwrap_err();
+    let took = started.elapsed().as_millis();
+    assert_eq!(e.code(), ErrorCode::OidcProviderUnavailable, "{e:?}");
+    // 100 + 200 + 400 + 300 (what is left of the 1 s budget): 5 attempts.
+    assert!(e.message().contains("5 attempts"), "{}", e.message());
+    assert!((900..3_000).contains(&took), "{took} ms");
+}
+
+#[test]
+fn a_jwks_endpoint_that_hangs_times_out() {
+    // Accepts connections and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    let http = HttpClient::new(&HttpConfig {
+        read_timeout_ms: Some(500),
+        ..Default::default()
+    })
+    .unwrap();
+    let v = validator(provider());
+    let f = JwksFetcher::new(&format!("http://127.0.0.1:{port}/certs"), http, v.clone()).unwrap();
+    let started = Instant::now();
+    let now = wall_clock_ms();
+    let e = f.fetch(now).unwrap_err();
+    let took = started.elapsed().as_millis();
+    assert_eq!(e.code(), ErrorCode::OidcProviderUnavailable, "{e:?}");
+    assert!(e.message().contains("timed out"), "{}", e.message());
+    assert!((400..3_000).contains(&took), "{took} ms");
+    // The failure sets the retry backoff: due again after 100 ms, then 200 ms.
+    assert_eq!(v.jwks_failures().0, 1);
+    assert_eq!(v.next_refresh_ms(), now + 100);
+}
+
+#[test]
+fn oversized_and_non_json_answers_are_bad_responses() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (i, s) in listener.incoming().flatten().enumerate() {
+            let mut s = s;
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let body = if i == 0 {
+                "x".repeat(3_000_000)
+            } else {
+                "<html>".to_string()
+            };
+            let _ = std::io::Write::write_all(
+                &mut s,
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    let http = HttpClient::new(&HttpConfig::default()).unwrap();
+    let f = JwksFetcher::new(
+        &format!("http://127.0.0.1:{port}/certs"),
+        http,
+        validator(provider()),
+    )
+    .unwrap();
+    assert_eq!(f.fetch(0).unwrap_err().code(), ErrorCode::OidcBadResponse);
+    assert_eq!(f.fetch(0).unwrap_err().code(), ErrorCode::OidcBadResponse);
+}

@@ -1,0 +1,373 @@
+"""A throw-away Keycloak (a real OpenID Connect provider) on 127.0.0.1 for tests, over HTTPS.
+
+Standard library only, plus the ``openssl`` and ``mvn`` commands. From pytest::
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "oidc"))
+    from keycloak import Keycloak
+
+    with Keycloak() as kc:             # realm "ksasl": a client-secret client, a signed-JWT client
+        kc.info()                       # issuer, token and JWKS endpoints, CA file, clients (JSON)
+        kc.rotate_key()                 # a new signing key with higher priority; the old one disabled
+
+From anything else: ``python3 tests/oidc/keycloak.py --exec -- cmd ...`` runs ``cmd`` with
+``KSASL_OIDC_INFO`` naming a JSON file of :meth:`Keycloak.info`, then stops Keycloak.
+
+What is cached, and where (``$KSASL_CACHE``, default ``~/.cache/ksasl``): the Keycloak
+distribution from Maven Central (``org.keycloak:keycloak-quarkus-dist``), unpacked and built
+once (``kc.sh build``: about a minute), and a database in which Keycloak has already
+bootstrapped its master realm (about 30 s more). Each start copies that database into its own
+directory, so a start takes about 15 to 30 s and leaves nothing behind. Each start also makes a
+fresh CA, a server certificate for 127.0.0.1 signed by it, another CA that signed nothing
+(for the unknown-CA test) and a client key pair for ``private_key_jwt``.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+VERSION = "26.7.3"
+REALM = "ksasl"
+AUDIENCE = "kafka-broker"
+ADMIN = ("ksasl-admin", "ksasl-admin-password")
+JAVA_HOME = os.environ.get("KSASL_KEYCLOAK_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
+CACHE = Path(os.environ.get("KSASL_CACHE", Path.home() / ".cache" / "ksasl"))
+HOME = CACHE / f"keycloak-{VERSION}"
+DIST = HOME / f"keycloak-{VERSION}"
+TEMPLATE_DB = HOME / "template-db"
+BUILD_OPTIONS = ["--db=dev-file", "--health-enabled=false", "--metrics-enabled=false"]
+
+
+class KeycloakError(RuntimeError):
+    """Keycloak (or a tool around it) failed; the message carries the relevant output."""
+
+
+def _set_pdeathsig():  # in the child before exec: die with the harness
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _run(cmd: list, what: str, **kw) -> str:
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise KeycloakError(f"{what} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+def _java_env() -> dict:
+    if not Path(JAVA_HOME, "bin", "java").exists():
+        raise KeycloakError(f"Keycloak {VERSION} needs Java 21+: no JDK at {JAVA_HOME} "
+                            "(set KSASL_KEYCLOAK_JAVA_HOME)")
+    return {**os.environ, "JAVA_HOME": JAVA_HOME,
+            "PATH": f"{JAVA_HOME}/bin:{os.environ.get('PATH', '')}"}
+
+
+def _db_url(directory: Path) -> str:
+    return f"jdbc:h2:file:{directory}/keycloakdb;NON_KEYWORDS=VALUE"
+
+
+def ensure_dist(quiet: bool = True) -> Path:
+    """The cached, built distribution and its template database, made on first use."""
+    HOME.mkdir(parents=True, exist_ok=True)
+    with open(HOME / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = HOME / ".complete"
+        if marker.exists() and marker.read_text().strip() == VERSION:
+            return DIST
+        say = (lambda m: None) if quiet else (lambda m: print(f"keycloak: {m}", file=sys.stderr))
+        shutil.rmtree(DIST, ignore_errors=True)
+        shutil.rmtree(TEMPLATE_DB, ignore_errors=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            say(f"fetching org.keycloak:keycloak-quarkus-dist:{VERSION} (about 180 MB) with Maven")
+            _run(["mvn", "-q", "-B", "dependency:copy",
+                  f"-Dartifact=org.keycloak:keycloak-quarkus-dist:{VERSION}:zip",
+                  f"-DoutputDirectory={tmp}"], "mvn dependency:copy")
+            _run(["unzip", "-q", f"{tmp}/keycloak-quarkus-dist-{VERSION}.zip", "-d", str(HOME)],
+                 "unzip")
+        say("building (kc.sh build)")
+        _run([str(DIST / "bin" / "kc.sh"), "build", *BUILD_OPTIONS], "kc.sh build",
+             env=_java_env(), cwd=DIST)
+        say("bootstrapping the template database")
+        with tempfile.TemporaryDirectory() as tmp:
+            kc = Keycloak(_bootstrap=True, _certs_dir=Path(tmp))
+            kc._db = TEMPLATE_DB
+            TEMPLATE_DB.mkdir()
+            kc._launch()
+            kc.stop()
+        marker.write_text(VERSION)
+        return DIST
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    _run(["openssl", *args], "openssl " + args[0], cwd=cwd)
+
+
+def make_certificates(d: Path) -> None:
+    """ca.pem (+ key), server.pem/server.key for 127.0.0.1 and localhost, other-ca.pem, and
+    client.key (PKCS#8 RSA) with client.pem (self-signed) for private_key_jwt."""
+    d.mkdir(parents=True, exist_ok=True)
+    for name, cn in (("ca", "ksasl test CA"), ("other-ca", "ksasl unrelated CA")):
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
+                 "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={cn}",
+                 "-addext", "basicConstraints=critical,CA:TRUE",
+                 "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+             "server.csr", "-subj", "/CN=127.0.0.1", cwd=d)
+    (d / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                  "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext", cwd=d)
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key",
+             "-out", "client.pem", "-days", "2", "-subj", "/CN=kafka-jwt", cwd=d)
+
+
+class Keycloak:
+    """One Keycloak process with the realm ``ksasl``: see the module documentation."""
+
+    def __init__(self, *, token_lifespan_s: int = 60, _bootstrap: bool = False,
+                 _certs_dir: Path | None = None):
+        self.token_lifespan_s = token_lifespan_s
+        self._bootstrap = _bootstrap
+        self._tmp = None if _certs_dir else tempfile.TemporaryDirectory(prefix="ksasl-keycloak-")
+        self.dir = _certs_dir or Path(self._tmp.name)
+        self._db = self.dir / "db"
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        self.client_secret = "kafka-secret-" + secrets.token_hex(8)
+        make_certificates(self.dir)
+        self._ssl = ssl.create_default_context(cafile=str(self.dir / "ca.pem"))
+
+    # --- addresses ---
+    @property
+    def base(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def issuer(self) -> str:
+        return f"{self.base}/realms/{REALM}"
+
+    @property
+    def token_endpoint(self) -> str:
+        return f"{self.issuer}/protocol/openid-connect/token"
+
+    @property
+    def jwks_uri(self) -> str:
+        return f"{self.issuer}/protocol/openid-connect/certs"
+
+    @property
+    def log_path(self) -> Path:
+        return self.dir / "keycloak.log"
+
+    def info(self) -> dict:
+        return {
+            "issuer": self.issuer, "token_endpoint": self.token_endpoint,
+            "jwks_uri": self.jwks_uri, "audience": AUDIENCE, "port": self.port,
+            "ca_pem": str(self.dir / "ca.pem"), "other_ca_pem": str(self.dir / "other-ca.pem"),
+            "secret_client": {"id": "kafka-secret", "secret": self.client_secret},
+            "jwt_client": {"id": "kafka-jwt", "key_pem": str(self.dir / "client.key")},
+            "token_lifespan_s": self.token_lifespan_s, "pid": self.proc and self.proc.pid,
+        }
+
+    # --- life cycle ---
+    def __enter__(self) -> "Keycloak":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> "Keycloak":
+        ensure_dist()
+        shutil.copytree(TEMPLATE_DB, self._db)
+        try:
+            self._launch()
+            self._make_realm()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _launch(self) -> None:
+        env = _java_env()
+        if self._bootstrap:
+            env["KC_BOOTSTRAP_ADMIN_USERNAME"], env["KC_BOOTSTRAP_ADMIN_PASSWORD"] = ADMIN
+        cmd = [str(DIST / "bin" / "kc.sh"), "start", "--optimized", "--cache=local",
+               f"--db-url={_db_url(self._db)}", "--hostname-strict=false",
+               "--http-enabled=false", "--http-host=127.0.0.1", f"--https-port={self.port}",
+               f"--https-certificate-file={self.dir / 'server.pem'}",
+               f"--https-certificate-key-file={self.dir / 'server.key'}"]
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                     cwd=DIST, preexec_fn=_set_pdeathsig)
+        log.close()
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise KeycloakError(f"Keycloak exited ({self.proc.returncode}):\n"
+                                    f"{_tail(self.log_path)}")
+            with contextlib.suppress(OSError, urllib.error.URLError):
+                self._get(f"{self.base}/realms/master/.well-known/openid-configuration")
+                return
+            time.sleep(0.25)
+        raise KeycloakError(f"Keycloak did not answer within 240 s:\n{_tail(self.log_path)}")
+
+    def stop(self) -> None:
+        p, self.proc = self.proc, None
+        if p is not None and p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    # --- HTTP ---
+    def _get(self, url: str, token: str | None = None) -> object:
+        req = urllib.request.Request(url)
+        if token:
+            req.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(req, context=self._ssl, timeout=10) as r:
+            body = r.read()
+            return json.loads(body) if body else None
+
+    def _send(self, method: str, path: str, body: object | None = None) -> None:
+        req = urllib.request.Request(f"{self.base}/admin/realms{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode())
+        req.add_header("Authorization", f"Bearer {self._admin_token()}")
+        req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, context=self._ssl, timeout=30) as r:
+                r.read()
+        except urllib.error.HTTPError as e:
+            raise KeycloakError(f"{method} {path}: HTTP {e.code} {e.read()[:500]!r}") from e
+
+    def _admin_token(self) -> str:
+        data = urllib.parse.urlencode({"grant_type": "password", "client_id": "admin-cli",
+                                       "username": ADMIN[0], "password": ADMIN[1]}).encode()
+        url = f"{self.base}/realms/master/protocol/openid-connect/token"
+        with urllib.request.urlopen(url, data=data, context=self._ssl, timeout=30) as r:
+            return json.load(r)["access_token"]
+
+    def admin_get(self, path: str) -> object:
+        return self._get(f"{self.base}/admin/realms{path}", self._admin_token())
+
+    # --- the realm ---
+    def _make_realm(self) -> None:
+        der = subprocess.run(["openssl", "x509", "-in", str(self.dir / "client.pem"),
+                              "-outform", "DER"], capture_output=True, check=True).stdout
+        audience = {"name": "kafka-audience", "protocol": "openid-connect",
+                    "protocolMapper": "oidc-audience-mapper",
+                    "config": {"included.custom.audience": AUDIENCE,
+                               "access.token.claim": "true", "id.token.claim": "false"}}
+        service = {"enabled": True, "protocol": "openid-connect", "publicClient": False,
+                   "serviceAccountsEnabled": True, "standardFlowEnabled": False,
+                   "directAccessGrantsEnabled": False, "protocolMappers": [audience]}
+        self._send("POST", "", {
+            "realm": REALM, "enabled": True, "accessTokenLifespan": self.token_lifespan_s,
+            "clients": [
+                {**service, "clientId": "kafka-secret", "clientAuthenticatorType": "client-secret",
+                 "secret": self.client_secret},
+                {**service, "clientId": "kafka-jwt", "clientAuthenticatorType": "client-jwt",
+                 "attributes": {"jwt.credential.certificate": base64.b64encode(der).decode(),
+                                "token.endpoint.auth.signing.alg": "RS256"}},
+            ]})
+
+    def signing_keys(self) -> list[dict]:
+        """The realm's RS256 signing keys: kid, status, priority, providerId."""
+        keys = self.admin_get(f"/{REALM}/keys")["keys"]
+        return [k for k in keys if k.get("algorithm") == "RS256" and k.get("use") == "SIG"]
+
+    def rotate_key(self, priority: int = 200) -> str:
+        """Adds a new RS256 key with a higher priority than the others and returns its kid;
+        the old keys stay active (tokens they signed still validate) until
+        :meth:`disable_keys_except` is called."""
+        before = {k["kid"] for k in self.signing_keys()}
+        realm_id = self.admin_get(f"/{REALM}")["id"]
+        self._send("POST", f"/{REALM}/components", {
+            "name": f"rotated-{secrets.token_hex(4)}", "providerId": "rsa-generated",
+            "providerType": "org.keycloak.keys.KeyProvider", "parentId": realm_id,
+            "config": {"priority": [str(priority)], "enabled": ["true"], "active": ["true"],
+                       "algorithm": ["RS256"]}})
+        new = [k["kid"] for k in self.signing_keys() if k["kid"] not in before]
+        if len(new) != 1:
+            raise KeycloakError(f"expected one new key, found {new}")
+        return new[0]
+
+    def disable_keys_except(self, kid: str) -> None:
+        """Disables every RS256 key provider but the one holding ``kid``: its tokens stop
+        validating once a verifier refetches the JWKS."""
+        for k in self.signing_keys():
+            if k["kid"] != kid:
+                comp = self.admin_get(f"/{REALM}/components/{k['providerId']}")
+                comp["config"]["enabled"] = ["false"]
+                comp["config"]["active"] = ["false"]
+                self._send("PUT", f"/{REALM}/components/{k['providerId']}", comp)
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--token-lifespan", type=int, default=60, help="access token lifetime (s)")
+    ap.add_argument("--ensure", action="store_true", help="only fetch and build the cache")
+    ap.add_argument("--exit-on-stdin-eof", action="store_true",
+                    help="print the info JSON, then stop when stdin closes (for test binaries)")
+    ap.add_argument("--exec", action="store_true",
+                    help="run the command after `--` with KSASL_OIDC_INFO set, then stop")
+    cmd = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if a.exec and not cmd:
+        ap.error("--exec needs a command after --")
+    if a.ensure:
+        print(ensure_dist(quiet=False))
+        return 0
+    with Keycloak(token_lifespan_s=a.token_lifespan) as kc:
+        info = kc.dir / "info.json"
+        info.write_text(json.dumps(kc.info()))
+        if cmd:
+            return subprocess.call(cmd, env={**os.environ, "KSASL_OIDC_INFO": str(info)})
+        print(json.dumps(kc.info()), flush=True)
+        if a.exit_on_stdin_eof:
+            sys.stdin.read()
+            return 0
+        with contextlib.suppress(KeyboardInterrupt):
+            signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+            signal.pause()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
