@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use ksasl::background::wall_clock_ms;
@@ -75,6 +75,13 @@ fn provider() -> &'static Provider {
     })
 }
 
+/// The key rotation test changes the realm's keys: it runs alone (write), the others share.
+static KEYS: RwLock<()> = RwLock::new(());
+
+fn keys_stay() -> RwLockReadGuard<'static, ()> {
+    KEYS.read().unwrap_or_else(|e| e.into_inner())
+}
+
 fn login(config: TokenRequestConfig, http: HttpClient, retry: RetryPlan) -> OidcLogin {
     OidcLogin::new(
         TokenRequester::new(config).unwrap(),
@@ -118,11 +125,10 @@ fn assert_validates(p: &Provider, token: &ksasl::OAuthBearerToken) {
 
 #[test]
 fn client_secret_basic_token_validates_against_the_jwks() {
+    let _keys = keys_stay();
     let p = provider();
     let secret = p.s(&["secret_client", "secret"]);
-    let t = login(secret_config(p, &secret), p.http(), RetryPlan::default())
-        .fetch(wall_clock_ms())
-        .unwrap();
+    let t = secret_login(p, &secret).fetch(wall_clock_ms()).unwrap();
     let lifespan = p.info["token_lifespan_s"].as_i64().unwrap() * 1000;
     let now = wall_clock_ms();
     assert!((t.expiry_ms() - now - lifespan).abs() < 5_000, "{t:?}");
@@ -132,6 +138,7 @@ fn client_secret_basic_token_validates_against_the_jwks() {
 
 #[test]
 fn client_secret_post_and_scope() {
+    let _keys = keys_stay();
     let p = provider();
     let mut c = secret_config(p, "unused");
     c.client_auth = ClientAuth::SecretPost {
@@ -165,6 +172,7 @@ fn jwt_client(p: &Provider, include_jti: bool) -> TokenRequestConfig {
 
 #[test]
 fn signed_client_assertion_private_key_jwt() {
+    let _keys = keys_stay();
     let p = provider();
     let l = login(jwt_client(p, true), p.http(), RetryPlan::default());
     let t = l.fetch(wall_clock_ms()).unwrap();
@@ -181,15 +189,12 @@ fn signed_client_assertion_private_key_jwt() {
 
 #[test]
 fn wrong_secret_reaches_the_user_with_the_providers_description() {
+    let _keys = keys_stay();
     let p = provider();
     let started = Instant::now();
-    let e = login(
-        secret_config(p, "wrong-secret"),
-        p.http(),
-        RetryPlan::default(),
-    )
-    .fetch(wall_clock_ms())
-    .unwrap_err();
+    let e = secret_login(p, "wrong-secret")
+        .fetch(wall_clock_ms())
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::OidcRequestRefused);
     assert_eq!(
         e.detail("error_description"),
@@ -205,6 +210,7 @@ fn wrong_secret_reaches_the_user_with_the_providers_description() {
 
 #[test]
 fn a_certificate_from_an_unknown_ca_is_refused() {
+    let _keys = keys_stay();
     let p = provider();
     let other = HttpClient::new(&HttpConfig {
         ca_pem: Some(std::fs::read(p.s(&["other_ca_pem"])).unwrap()),
@@ -231,6 +237,7 @@ fn a_certificate_from_an_unknown_ca_is_refused() {
 
 #[test]
 fn provider_down_is_retried_with_backoff_then_reported() {
+    let _keys = keys_stay();
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -251,6 +258,7 @@ fn provider_down_is_retried_with_backoff_then_reported() {
 
 #[test]
 fn a_jwks_endpoint_that_hangs_times_out() {
+    let _keys = keys_stay();
     // Accepts connections and never answers.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -281,6 +289,7 @@ fn a_jwks_endpoint_that_hangs_times_out() {
 
 #[test]
 fn oversized_and_non_json_answers_are_bad_responses() {
+    let _keys = keys_stay();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -312,4 +321,143 @@ fn oversized_and_non_json_answers_are_bad_responses() {
     .unwrap();
     assert_eq!(f.fetch(0).unwrap_err().code(), ErrorCode::OidcBadResponse);
     assert_eq!(f.fetch(0).unwrap_err().code(), ErrorCode::OidcBadResponse);
+}
+
+fn keycloak_admin(p: &Provider, args: &[&str]) -> String {
+    let info = std::env::temp_dir().join(format!("ksasl-oidc-info-{}.json", std::process::id()));
+    std::fs::write(&info, p.info.to_string()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc/keycloak.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--attach")
+        .arg(&info)
+        .args(args)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&info);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn kid_of(token: &ksasl::OAuthBearerToken) -> String {
+    use base64::Engine;
+    let header = token.value().split('.').next().unwrap();
+    let h: serde_json::Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(header)
+            .unwrap(),
+    )
+    .unwrap();
+    h["kid"].as_str().unwrap().to_string()
+}
+
+/// The provider rotates its signing key during a run: the first token of the new key is held
+/// for one JWKS refetch and accepted (not refused, as Kafka 4.4 does), tokens of the old key
+/// keep validating while the provider still publishes it, and after the old key is disabled
+/// a refetch drops it. Runs last among the tests that share the provider's keys.
+#[test]
+fn key_rotation_is_followed_without_refusing_anything() {
+    let _keys = KEYS.write().unwrap_or_else(|e| e.into_inner());
+    let p = provider();
+    let secret = p.s(&["secret_client", "secret"]);
+    let l = secret_login(p, &secret);
+    let v = validator(p);
+    let f = Arc::new(JwksFetcher::new(&p.s(&["jwks_uri"]), p.http(), v.clone()).unwrap());
+    let now = wall_clock_ms();
+    assert_eq!(
+        f.poll(now),
+        now + 3_600_000,
+        "the first poll fetches at once"
+    );
+    let old = l.fetch(now).unwrap();
+    f.validate(old.value(), now).unwrap();
+    let old_kids = v.key_ids();
+    // A bare validator with the same keys, to compare with.
+    let bare = validator(p);
+    let jwks = p.http().get(&p.s(&["jwks_uri"])).unwrap().body;
+    bare.set_jwks(std::str::from_utf8(&jwks).unwrap(), now)
+        .unwrap();
+
+    let new_kid = keycloak_admin(p, &["--rotate-key"]);
+    let new = l.fetch(wall_clock_ms()).unwrap();
+    assert_eq!(
+        kid_of(&new),
+        new_kid,
+        "Keycloak signs with the higher-priority key"
+    );
+    assert!(!old_kids.contains(&new_kid));
+    // Held and accepted: one refetch, and the old token still validates.
+    let now = wall_clock_ms();
+    let g = f.generation();
+    f.validate(new.value(), now)
+        .unwrap_or_else(|r| panic!("{}", r.reason));
+    assert_eq!(f.generation(), g + 1, "exactly one refetch");
+    f.validate(old.value(), now).unwrap();
+    // The bare validator refuses the new token and only asks for a refetch (Kafka 4.4's way).
+    let r = bare.validate(new.value(), now).unwrap_err();
+    assert_eq!(r.code, ErrorCode::TokenUnknownKey);
+    assert!(bare.refresh_due(now));
+
+    // The old key disabled: the next refetch drops it, and its tokens are refused.
+    keycloak_admin(p, &["--disable-keys-except", &new_kid]);
+    f.fetch(wall_clock_ms()).unwrap();
+    assert_eq!(v.key_ids(), vec![new_kid.clone()]);
+    let r = f.validate(old.value(), wall_clock_ms()).unwrap_err();
+    assert_eq!(r.code, ErrorCode::TokenUnknownKey);
+    f.validate(new.value(), wall_clock_ms()).unwrap();
+}
+
+/// The login as a refresher's callback: each due refresh gets a new token from the provider;
+/// a failed refresh keeps the current token and records the provider's reason.
+#[test]
+fn the_refresher_gets_each_token_from_the_provider() {
+    use ksasl::refresh::{RefreshConfig, Refresher};
+    let _keys = keys_stay();
+    let p = provider();
+    let secret = p.s(&["secret_client", "secret"]);
+    let login = Arc::new(secret_login(p, &secret));
+    let refresher = Refresher::new(RefreshConfig::default(), SharedRandom::default());
+    let mut ext = ksasl::SaslExtensions::new();
+    ext.insert("traceId", "abc").unwrap();
+    login.attach(&refresher, ext);
+    let now = wall_clock_ms();
+    assert!(refresher.run_due(now));
+    let (first, extensions, generation) = refresher.current_token(now).unwrap();
+    assert_eq!(
+        (generation, extensions.map()["traceId"].as_str()),
+        (1, "abc")
+    );
+    // The next refresh is due within the token's lifetime: run it then (a virtual clock; the
+    // provider still answers at once).
+    let due = refresher.next_deadline().unwrap();
+    assert!(
+        due > now && due < first.expiry_ms(),
+        "{due} vs {}",
+        first.expiry_ms()
+    );
+    assert!(refresher.run_due(due));
+    let (second, _, generation) = refresher.current_token(due).unwrap();
+    assert_eq!(generation, 2);
+    assert_ne!(second.value(), first.value());
+    assert_eq!(second.principal(), first.principal());
+
+    // A wrong secret: the refresh fails, the current token stays, the reason is the provider's.
+    let wrong = Arc::new(secret_login(p, "wrong"));
+    wrong.attach(&refresher, ksasl::SaslExtensions::new());
+    let later = refresher.next_deadline().unwrap();
+    assert!(refresher.run_due(later));
+    let (failures, reason) = refresher.failures();
+    assert_eq!(failures, 1);
+    assert!(reason
+        .unwrap()
+        .contains("Invalid client or Invalid client credentials"));
+    assert_eq!(refresher.current_token(later).unwrap().2, 2);
+}
+
+fn secret_login(p: &Provider, secret: &str) -> OidcLogin {
+    login(secret_config(p, secret), p.http(), RetryPlan::default())
 }

@@ -169,6 +169,16 @@ class Keycloak:
         make_certificates(self.dir)
         self._ssl = ssl.create_default_context(cafile=str(self.dir / "ca.pem"))
 
+    @classmethod
+    def attached(cls, info: dict) -> "Keycloak":
+        """A handle on a running Keycloak described by :meth:`info` (for its admin calls)."""
+        kc = cls.__new__(cls)
+        kc.token_lifespan_s, kc.port = info["token_lifespan_s"], info["port"]
+        kc.client_secret = info["secret_client"]["secret"]
+        kc.dir, kc._tmp, kc.proc, kc._bootstrap = Path(info["ca_pem"]).parent, None, None, False
+        kc._ssl = ssl.create_default_context(cafile=info["ca_pem"])
+        return kc
+
     # --- addresses ---
     @property
     def base(self) -> str:
@@ -343,6 +353,12 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--token-lifespan", type=int, default=60, help="access token lifetime (s)")
     ap.add_argument("--ensure", action="store_true", help="only fetch and build the cache")
+    ap.add_argument("--attach", metavar="INFO_JSON",
+                    help="act on the running Keycloak this info file describes")
+    ap.add_argument("--rotate-key", action="store_true",
+                    help="with --attach: add a higher-priority signing key, print its kid")
+    ap.add_argument("--disable-keys-except", metavar="KID",
+                    help="with --attach: disable every signing key but this one")
     ap.add_argument("--exit-on-stdin-eof", action="store_true",
                     help="print the info JSON, then stop when stdin closes (for test binaries)")
     ap.add_argument("--exec", action="store_true",
@@ -351,6 +367,13 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     if a.exec and not cmd:
         ap.error("--exec needs a command after --")
+    if a.attach:
+        kc = Keycloak.attached(json.loads(Path(a.attach).read_text()))
+        if a.rotate_key:
+            print(kc.rotate_key())
+        if a.disable_keys_except:
+            kc.disable_keys_except(a.disable_keys_except)
+        return 0
     if a.ensure:
         print(ensure_dist(quiet=False))
         return 0

@@ -1,20 +1,28 @@
 //! Keeping a [`JwksValidator`]'s keys fresh from the provider's JWKS endpoint.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::client::HttpClient;
 use crate::error::{quote, Error, ErrorCode, Result};
-use crate::mech::oauthbearer::JwksValidator;
+use crate::mech::oauthbearer::{JwksValidator, TokenRejection, TokenValidator, ValidatedToken};
 
 /// Fetches a JWKS (`sasl.oauthbearer.jwks.endpoint.url`) into a validator whenever the
 /// validator says a fetch is due (at start, every refresh period, for an unknown `kid`, and
 /// on the retry backoff after a failure). Drive it with [`JwksFetcher::poll`], or on a thread
 /// of its own with `BackgroundRefresher::start_jwks`.
+///
+/// It is also a [`TokenValidator`] that holds a token signed by a key it does not know yet:
+/// when the validator asks for a refetch (an unknown `kid`, at most once a minute per `kid`),
+/// the validating thread fetches the JWKS at once (one fetch at a time; other threads wait for
+/// it rather than fetching again) and validates again with the new keys, so the first token
+/// of a rotated key is accepted instead of refused. The wait is bounded by the HTTP timeouts.
+/// Kafka 4.4 refuses that token and refetches in the background.
 #[derive(Debug)]
 pub struct JwksFetcher {
     url: String,
     http: HttpClient,
     validator: Arc<JwksValidator>,
+    fetching: Mutex<()>,
 }
 
 impl JwksFetcher {
@@ -37,6 +45,7 @@ impl JwksFetcher {
             url: url.to_string(),
             http,
             validator,
+            fetching: Mutex::new(()),
         })
     }
 
@@ -48,6 +57,14 @@ impl JwksFetcher {
     /// Fetches now, blocking, and loads the keys (returning how many are usable). On failure
     /// the validator keeps its keys and records the failure, which sets its retry backoff.
     pub fn fetch(&self, now_ms: i64) -> Result<usize> {
+        let _one = self
+            .fetching
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "JWKS fetch lock poisoned"))?;
+        self.fetch_locked(now_ms)
+    }
+
+    fn fetch_locked(&self, now_ms: i64) -> Result<usize> {
         let result = self.http.get(&self.url).and_then(|a| {
             if a.status != 200 {
                 return Err(Error::new(
@@ -77,5 +94,35 @@ impl JwksFetcher {
             let _ = self.fetch(now_ms);
         }
         self.validator.next_refresh_ms()
+    }
+}
+
+impl TokenValidator for JwksFetcher {
+    fn validate(
+        &self,
+        token: &str,
+        now_ms: i64,
+    ) -> std::result::Result<ValidatedToken, TokenRejection> {
+        let before = self.validator.generation();
+        match self.validator.validate(token, now_ms) {
+            Err(r) if r.code == ErrorCode::TokenUnknownKey => {
+                let Ok(_one) = self.fetching.lock() else {
+                    return Err(r);
+                };
+                // Another thread may have fetched while this one waited for the lock.
+                if self.validator.generation() == before && self.validator.refresh_due(now_ms) {
+                    let _ = self.fetch_locked(now_ms);
+                }
+                if self.validator.generation() == before {
+                    return Err(r);
+                }
+                self.validator.validate(token, now_ms)
+            }
+            verdict => verdict,
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        self.validator.generation()
     }
 }
