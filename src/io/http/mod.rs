@@ -12,7 +12,9 @@
 mod client;
 mod jwks;
 mod login;
+mod settings;
 
 pub use client::{HttpClient, HttpConfig, HttpResponse};
 pub use jwks::JwksFetcher;
 pub use login::OidcLogin;
+pub use settings::{jwks_endpoint, HttpSettings, OidcSettings};
