@@ -10,6 +10,7 @@ mod glue;
 mod hostmech;
 mod kerberos;
 mod oauth;
+mod oidc;
 mod refresh;
 mod registry;
 mod server_connection;
@@ -19,7 +20,9 @@ mod tokens;
 /// The native module behind `import ksasl`.
 #[pymodule]
 fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    use {client_connection::*, config::*, exchange::*, kerberos::*, oauth::*, refresh::*};
+    use {
+        client_connection::*, config::*, exchange::*, kerberos::*, oauth::*, oidc::*, refresh::*,
+    };
     use {registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
     macro_rules! add {
@@ -30,7 +33,8 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
-        BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin;
+        BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin, OidcLogin, OidcRefresh,
+        JwksEndpoint;
         unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
         parse_describe_tokens_response);

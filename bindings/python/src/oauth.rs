@@ -9,7 +9,7 @@ use crate::glue::*;
 /// A signed-JWT validator (KIP-768) whose JWKS the host supplies; every option of the core's
 /// `JwtValidatorConfig`, its defaults when not given.
 #[pyclass(module = "ksasl._ksasl", frozen)]
-pub(crate) struct JwksValidator(Arc<ksasl::JwksValidator>);
+pub(crate) struct JwksValidator(pub(crate) Arc<ksasl::JwksValidator>);
 
 class! { JwksValidator |py, c| shared {
     new(expected_issuer: Option<String> = None, expected_audiences: Option<Vec<String>> = None,
@@ -53,6 +53,9 @@ pub(crate) fn server_validator(
         given!(c: required_scope, allowable_clock_skew_ms);
         return Ok(Arc::new(UnsecuredValidator::new(c).or_raise()?));
     };
+    if let Ok(e) = v.downcast::<crate::oidc::JwksEndpoint>() {
+        return Ok(e.get().0.clone());
+    }
     match v.downcast::<JwksValidator>() {
         Ok(j) => Ok(j.get().0.clone()),
         Err(_) if v.is_callable() => {

@@ -54,7 +54,7 @@ class MechanismRegistry:
         credential (a delegation token installed with ``Refresher.set_delegation_token``)."""
     def add_oauthbearer_server(
         self,
-        validator: Union["JwksValidator", Callable[[str, int], Optional[Tuple[str, int]]], None] = None,
+        validator: Union["JwksValidator", "JwksEndpoint", Callable[[str, int], Optional[Tuple[str, int]]], None] = None,
         required_scope: Optional[list[str]] = None,
         clock_skew_ms: Optional[int] = None,
     ) -> None:
@@ -260,6 +260,80 @@ class JwksValidator:
     def set_jwks(self, jwks_json: str, now_ms: Optional[int] = None) -> int: ...
     def next_refresh_ms(self) -> int: ...
     def validate(self, token: str, now_ms: Optional[int] = None) -> dict[str, Any]: ...
+
+class OidcLogin:
+    """A token login at an identity provider's token endpoint (OAuth 2 client credentials or
+    the JWT-bearer grant; KIP-768, KIP-1139), over HTTPS with certificate verification (against
+    ``ca_file``/``ca_pem``, else Mozilla's roots) and Kafka's retry plan. Option names follow
+    Kafka's ``sasl.oauthbearer.*`` and ``sasl.login.*`` properties. ``client_auth`` is
+    ``client_secret_basic`` (the default with a secret), ``client_secret_post``,
+    ``private_key_jwt`` (the default with an assertion key and no secret) or ``none``.
+    Calling the login returns ``(token, expiry_ms, principal, extensions)``, what every adapter
+    of ``ksasl.adapters`` takes. A refused request raises ``CredentialError`` with code
+    ``OIDC_REQUEST_REFUSED`` and the provider's ``error_description``; an unreachable provider
+    ``OIDC_PROVIDER_UNAVAILABLE`` after the retries; an unknown CA ``TLS_CERTIFICATE_REFUSED``."""
+
+    def __init__(
+        self,
+        token_endpoint_url: str,
+        client_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        client_auth: Optional[str] = None,
+        grant_type: Optional[str] = None,
+        scope: Optional[str] = None,
+        extensions: Optional[dict[str, str]] = None,
+        header_urlencode: Optional[bool] = None,
+        sub_claim_name: Optional[str] = None,
+        scope_claim_name: Optional[str] = None,
+        assertion_private_key_pem: Optional[str] = None,
+        assertion_private_key_file: Optional[str] = None,
+        assertion_algorithm: Optional[str] = None,
+        assertion_key_id: Optional[str] = None,
+        assertion_issuer: Optional[str] = None,
+        assertion_subject: Optional[str] = None,
+        assertion_audience: Optional[str] = None,
+        assertion_exp_seconds: Optional[int] = None,
+        assertion_nbf_seconds: Optional[int] = None,
+        assertion_include_jti: Optional[bool] = None,
+        retry_backoff_ms: Optional[int] = None,
+        retry_backoff_max_ms: Optional[int] = None,
+        ca_file: Optional[str] = None,
+        ca_pem: Optional[str] = None,
+        connect_timeout_ms: Optional[int] = None,
+        read_timeout_ms: Optional[int] = None,
+    ) -> None: ...
+    def fetch(self, now_ms: Optional[int] = None) -> dict[str, Any]: ...
+    def request(self, now_ms: Optional[int] = None) -> dict[str, Any]: ...
+    def token_from_response(self, status: int, body: bytes) -> dict[str, Any]: ...
+    def __call__(self) -> tuple[str, int, str, dict[str, str]]: ...
+    def start(self, refresher: Refresher) -> "OidcRefresh": ...
+
+class OidcRefresh:
+    """The core's refresh thread running an ``OidcLogin`` for a ``Refresher``."""
+
+    def stop(self) -> None: ...
+
+class JwksEndpoint:
+    """A JWKS endpoint (``sasl.oauthbearer.jwks.endpoint.url``) keeping a ``JwksValidator``'s
+    keys fresh: ``start()`` runs the core's fetch thread (at start, every refresh period, at
+    once for an unknown ``kid``, with retry backoff after a failure). Given as a server's
+    validator, it holds a token signed by a key it does not know yet for one refetch instead
+    of refusing it."""
+
+    def __init__(
+        self,
+        url: str,
+        validator: JwksValidator,
+        ca_file: Optional[str] = None,
+        ca_pem: Optional[str] = None,
+        connect_timeout_ms: Optional[int] = None,
+        read_timeout_ms: Optional[int] = None,
+    ) -> None: ...
+    def fetch(self, now_ms: Optional[int] = None) -> int: ...
+    def poll(self, now_ms: Optional[int] = None) -> int: ...
+    def validate(self, token: str, now_ms: Optional[int] = None) -> dict[str, Any]: ...
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
 
 def unsecured_oauth_token(principal: str, lifetime_seconds: Optional[int] = None, scope: Optional[list[str]] = None,
                           now_ms: Optional[int] = None) -> dict[str, Any]: ...

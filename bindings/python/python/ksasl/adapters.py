@@ -3,8 +3,14 @@
 ``fetch`` is the application's token source: a callable returning
 ``(token, expiry_ms, principal, extensions)`` where ``expiry_ms`` is ABSOLUTE milliseconds since
 the epoch (the refresher refuses relative or second-based values with a message saying so).
+An ``OidcLogin`` is such a callable: tokens from an identity provider in three lines::
+
+    login = ksasl.OidcLogin("https://idp/realms/r/protocol/openid-connect/token",
+                            client_id="kafka", client_secret=secret, ca_file="ca.pem")
+    conf["oauth_cb"] = confluent_kafka_oauth_cb(login)   # or TokenProvider(login)
 """
 
+import asyncio
 import time
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -64,10 +70,12 @@ class TokenProvider:
 
 
 class AsyncTokenProvider(TokenProvider):
-    """The same for aiokafka, whose provider's ``token()`` is a coroutine."""
+    """The same for aiokafka, whose provider's ``token()`` is a coroutine. A due refresh runs
+    ``fetch`` on a worker thread (``asyncio.to_thread``), so a blocking source such as
+    ``OidcLogin`` never stalls the event loop."""
 
     async def token(self) -> str:  # type: ignore[override]
-        return super().token()
+        return await asyncio.to_thread(super().token)
 
 
 def _register_with_clients() -> None:
