@@ -341,6 +341,11 @@ typedef struct ksasl_delegation_token_list ksasl_delegation_token_list;
 typedef struct ksasl_host_output ksasl_host_output;
 
 /**
+ * A JWKS endpoint feeding a `ksasl_jwks_validator`. Thread-safe.
+ */
+typedef struct ksasl_jwks_endpoint ksasl_jwks_endpoint;
+
+/**
  * A signed-JWT validator whose JWKS the host fetches. Thread-safe.
  */
 typedef struct ksasl_jwks_validator ksasl_jwks_validator;
@@ -365,6 +370,16 @@ typedef struct ksasl_oauth_token ksasl_oauth_token;
  * Where a validator callback writes its verdict.
  */
 typedef struct ksasl_oauth_verdict ksasl_oauth_verdict;
+
+/**
+ * A token login at an identity provider. Thread-safe.
+ */
+typedef struct ksasl_oidc_login ksasl_oidc_login;
+
+/**
+ * Settings of a token login or a JWKS endpoint, by Kafka's property names.
+ */
+typedef struct ksasl_oidc_settings ksasl_oidc_settings;
 
 /**
  * Refreshes expiring credentials (OAuth tokens, delegation tokens). Thread-safe.
@@ -1179,6 +1194,37 @@ ksasl_result ksasl_host_output_set_message(ksasl_host_output *out,
 ksasl_result ksasl_host_output_set_pending(ksasl_host_output *out, void *work);
 
 /**
+ * Fetches the JWKS now (blocking); `*keys` (may be NULL) gets the number of usable keys. On
+ * failure the validator keeps its keys and its next fetch waits for the retry backoff.
+ */
+ksasl_result ksasl_jwks_endpoint_fetch(ksasl_jwks_endpoint *e, int64_t now_ms, size_t *keys);
+
+/**
+ * Frees a JWKS endpoint; registries using it keep it alive (NULL is a no-op).
+ */
+void ksasl_jwks_endpoint_free(ksasl_jwks_endpoint *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_jwks_endpoint_last_error(const ksasl_jwks_endpoint *p);
+
+/**
+ * Creates a JWKS endpoint (`sasl.oauthbearer.jwks.endpoint.url`) feeding `v`, with the HTTPS
+ * values of `settings` (may be NULL: Mozilla's roots, ksasl's default timeouts).
+ */
+ksasl_result ksasl_jwks_endpoint_new(const char *url,
+                                     const ksasl_jwks_validator *v,
+                                     const ksasl_oidc_settings *settings,
+                                     ksasl_jwks_endpoint **out);
+
+/**
+ * Fetches if a fetch is due at `now_ms` (blocking then); returns when to call again (ms since
+ * the epoch), -1 for NULL. Call it from the host's refresh thread.
+ */
+int64_t ksasl_jwks_endpoint_poll(const ksasl_jwks_endpoint *e, int64_t now_ms);
+
+/**
  * Frees a JWKS validator; registries using it keep it alive (NULL is a no-op).
  */
 void ksasl_jwks_validator_free(ksasl_jwks_validator *p);
@@ -1321,6 +1367,13 @@ ksasl_result ksasl_mechanism_registry_add_oauthbearer_client(ksasl_mechanism_reg
                                                              const ksasl_refresher *refresher);
 
 /**
+ * Adds an OAUTHBEARER server validating with `e` (verdicts cached): a token signed by a key
+ * the validator does not know yet is held for one JWKS fetch instead of refused.
+ */
+ksasl_result ksasl_mechanism_registry_add_oauthbearer_jwks_endpoint_server(ksasl_mechanism_registry *r,
+                                                                           const ksasl_jwks_endpoint *e);
+
+/**
  * Adds an OAUTHBEARER server validating signed JWTs with `v` (verdicts cached).
  */
 ksasl_result ksasl_mechanism_registry_add_oauthbearer_jwks_server(ksasl_mechanism_registry *r,
@@ -1447,6 +1500,63 @@ ksasl_result ksasl_oauth_verdict_accept(ksasl_oauth_verdict *v,
  * `{"status":"invalid_token"}`.
  */
 ksasl_result ksasl_oauth_verdict_reject(ksasl_oauth_verdict *v, const char *reason);
+
+/**
+ * Gets a token now (blocking, retried on `sasl.login.retry.backoff.*`) into `*out` (free it
+ * with `ksasl_oauth_token_free`). A refused request is `KSASL_OIDC_REQUEST_REFUSED` (the
+ * provider's `error_description` is in `ksasl_oidc_login_last_error`), an unreachable
+ * provider `KSASL_OIDC_PROVIDER_UNAVAILABLE`, an unknown CA `KSASL_TLS_CERTIFICATE_REFUSED`.
+ */
+ksasl_result ksasl_oidc_login_fetch(ksasl_oidc_login *l, int64_t now_ms, ksasl_oauth_token **out);
+
+/**
+ * Frees an OIDC login (NULL is a no-op).
+ */
+void ksasl_oidc_login_free(ksasl_oidc_login *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_oidc_login_last_error(const ksasl_oidc_login *p);
+
+/**
+ * Creates a login from `settings` (checked now: URL, client id and secret or key, CA file).
+ */
+ksasl_result ksasl_oidc_login_new(const ksasl_oidc_settings *settings, ksasl_oidc_login **out);
+
+/**
+ * Answers a due refresh of `r` (after `ksasl_refresher_poll` said so) from the provider:
+ * installs a fresh token, or records the failure with `ksasl_refresher_set_token_failure`'s
+ * meaning (the current token stays in use while valid) and returns its code. Blocks.
+ */
+ksasl_result ksasl_oidc_login_refresh(ksasl_oidc_login *l, ksasl_refresher *r, int64_t now_ms);
+
+/**
+ * Frees OIDC settings (NULL is a no-op).
+ */
+void ksasl_oidc_settings_free(ksasl_oidc_settings *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_oidc_settings_last_error(const ksasl_oidc_settings *p);
+
+/**
+ * Creates empty settings (Kafka's defaults for everything not set).
+ */
+ksasl_result ksasl_oidc_settings_new(ksasl_oidc_settings **out);
+
+/**
+ * Sets one value by its Kafka property name (`sasl.oauthbearer.token.endpoint.url`,
+ * `sasl.oauthbearer.client.credentials.client.id` or `clientId`, `...client.secret` or
+ * `clientSecret`, `sasl.oauthbearer.scope`, `sasl.oauthbearer.assertion.*`,
+ * `sasl.login.retry.backoff.ms`, `sasl.login.connect.timeout.ms`, `sasl.login.read.timeout.ms`,
+ * `ssl.truststore.location` (a PEM file), `ssl.truststore.certificates` (PEM text)), or
+ * ksasl's own (`ksasl.oauthbearer.client.auth`, `ksasl.oauthbearer.grant.type`,
+ * `ksasl.oauthbearer.assertion.private.key.pem`, `ksasl.oauthbearer.assertion.kid`). An
+ * unknown name or a malformed value is `KSASL_INVALID_CONFIG` and changes nothing.
+ */
+ksasl_result ksasl_oidc_settings_set(ksasl_oidc_settings *s, const char *name, const char *value);
 
 /**
  * Checks every value with Kafka's ranges and messages (`KSASL_INVALID_CONFIG`) and makes

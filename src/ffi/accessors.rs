@@ -19,6 +19,7 @@ use super::jwks_validator::*;
 use super::kerberos::*;
 use super::mechanism_registry::*;
 use super::oauth_token::*;
+use super::oidc::*;
 use super::refresher::*;
 use super::server_config::*;
 use super::server_connection::*;

@@ -35,6 +35,7 @@ pub mod kerberos;
 pub mod mechanism_registry;
 pub mod oauth_token;
 pub mod oauth_validator;
+pub mod oidc;
 pub mod refresher;
 pub mod server_config;
 pub mod server_connection;

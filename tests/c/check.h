@@ -169,5 +169,6 @@ void test_tokens(void);
 void test_hostmech(void);
 void test_config(void);
 void test_gssapi(void);
+void test_oidc(void);
 
 #endif /* KSASL_TEST_CHECK_H */

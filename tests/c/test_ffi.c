@@ -427,6 +427,22 @@ static const struct {
     FN(ksasl_token_authority_renew),
     FN(ksasl_token_authority_share),
     FN(ksasl_token_authority_sweep),
+    /* ksasl_oidc_settings, ksasl_oidc_login, ksasl_jwks_endpoint */
+    FN(ksasl_oidc_settings_new),
+    FN(ksasl_oidc_settings_set),
+    FN(ksasl_oidc_settings_free),
+    FN(ksasl_oidc_settings_last_error),
+    FN(ksasl_oidc_login_new),
+    FN(ksasl_oidc_login_fetch),
+    FN(ksasl_oidc_login_refresh),
+    FN(ksasl_oidc_login_free),
+    FN(ksasl_oidc_login_last_error),
+    FN(ksasl_jwks_endpoint_new),
+    FN(ksasl_jwks_endpoint_fetch),
+    FN(ksasl_jwks_endpoint_poll),
+    FN(ksasl_jwks_endpoint_free),
+    FN(ksasl_jwks_endpoint_last_error),
+    FN(ksasl_mechanism_registry_add_oauthbearer_jwks_endpoint_server),
 };
 
 int main(void) {
@@ -447,6 +463,7 @@ int main(void) {
     test_hostmech();
     test_config();
     test_gssapi();
+    test_oidc();
 
     unsigned long passed = check_passed, failed = check_failed;
     printf("%lu passed, %lu failed\n", passed, failed);

@@ -193,6 +193,11 @@ impl OidcSettings {
 
     /// The sans-IO request configuration these settings describe.
     pub fn token_request_config(&self) -> Result<TokenRequestConfig> {
+        if self.token_endpoint_url.trim().is_empty() {
+            return Err(invalid(
+                "sasl.oauthbearer.token.endpoint.url is not set (the provider's token endpoint)",
+            ));
+        }
         let assertion = self.assertion()?;
         let grant = match self.grant_type.as_deref().map(str::trim) {
             None | Some("") | Some("client_credentials") => Grant::ClientCredentials,
@@ -286,6 +291,109 @@ impl OidcSettings {
     }
 }
 
+fn parse<T: std::str::FromStr>(name: &str, value: &str, form: &str) -> Result<T> {
+    value.trim().parse().map_err(|_| {
+        invalid(format!(
+            "{name}: \"{}\" is not {form}",
+            quote(value.as_bytes())
+        ))
+    })
+}
+
+fn flag(name: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(invalid(format!(
+            "{name}: \"{}\" is not true or false",
+            quote(value.as_bytes())
+        ))),
+    }
+}
+
+impl HttpSettings {
+    /// Sets one value by name: `ssl.truststore.location` (a PEM file), `ssl.truststore.certificates`
+    /// (PEM text), `ssl.truststore.type` (only `PEM`), `sasl.login.connect.timeout.ms`,
+    /// `sasl.login.read.timeout.ms`. Returns `false` for a name that is not one of these.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool> {
+        let ms = |v: &str| parse::<u64>(name, v, "a number of milliseconds");
+        match name {
+            "ssl.truststore.location" => self.ca_file = Some(value.to_string()),
+            "ssl.truststore.certificates" => self.ca_pem = Some(value.as_bytes().to_vec()),
+            "ssl.truststore.type" if value.trim().eq_ignore_ascii_case("PEM") => {}
+            "ssl.truststore.type" => {
+                return Err(invalid(format!(
+                    "ssl.truststore.type: \"{}\" is not supported; give the CA certificates as \
+                     PEM (ssl.truststore.type=PEM)",
+                    quote(value.as_bytes())
+                )))
+            }
+            "sasl.login.connect.timeout.ms" => self.connect_timeout_ms = Some(ms(value)?),
+            "sasl.login.read.timeout.ms" => self.read_timeout_ms = Some(ms(value)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+impl OidcSettings {
+    /// Sets one value by its Kafka property name (or its `OAuthBearerLoginModule` JAAS option
+    /// name: `clientId`, `clientSecret`, `scope`), or one of ksasl's own
+    /// (`ksasl.oauthbearer.client.auth`, `ksasl.oauthbearer.grant.type`,
+    /// `ksasl.oauthbearer.assertion.private.key.pem`, `ksasl.oauthbearer.assertion.kid`), or
+    /// an HTTPS setting of [`HttpSettings::set`]. An unknown name or a value of the wrong form
+    /// is `INVALID_CONFIG`, naming the key; secrets never appear in errors.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let some = || Some(value.to_string());
+        let ms = |v: &str| parse::<i64>(name, v, "a number of milliseconds");
+        let secs = |v: &str| parse::<i64>(name, v, "a number of seconds");
+        match name {
+            "sasl.oauthbearer.token.endpoint.url" => self.token_endpoint_url = value.to_string(),
+            "sasl.oauthbearer.client.credentials.client.id" | "clientId" => self.client_id = some(),
+            "sasl.oauthbearer.client.credentials.client.secret" | "clientSecret" => {
+                self.client_secret = Some(Secret::from(value))
+            }
+            "sasl.oauthbearer.scope" | "scope" => self.scope = some(),
+            "sasl.oauthbearer.header.urlencode" => self.header_urlencode = Some(flag(name, value)?),
+            "sasl.oauthbearer.sub.claim.name" => self.sub_claim_name = some(),
+            "sasl.oauthbearer.scope.claim.name" => self.scope_claim_name = some(),
+            "sasl.oauthbearer.assertion.private.key.file" => {
+                self.assertion_private_key_file = some()
+            }
+            "ksasl.oauthbearer.assertion.private.key.pem" => {
+                self.assertion_private_key_pem = Some(Secret::from(value))
+            }
+            "sasl.oauthbearer.assertion.algorithm" => self.assertion_algorithm = some(),
+            "ksasl.oauthbearer.assertion.kid" => self.assertion_key_id = some(),
+            "sasl.oauthbearer.assertion.claim.iss" => self.assertion_issuer = some(),
+            "sasl.oauthbearer.assertion.claim.sub" => self.assertion_subject = some(),
+            "sasl.oauthbearer.assertion.claim.aud" => self.assertion_audience = some(),
+            "sasl.oauthbearer.assertion.claim.exp.seconds" => {
+                self.assertion_exp_seconds = Some(secs(value)?)
+            }
+            "sasl.oauthbearer.assertion.claim.nbf.seconds" => {
+                self.assertion_nbf_seconds = Some(secs(value)?)
+            }
+            "sasl.oauthbearer.assertion.claim.jti.include" => {
+                self.assertion_include_jti = Some(flag(name, value)?)
+            }
+            "ksasl.oauthbearer.client.auth" => self.client_auth = some(),
+            "ksasl.oauthbearer.grant.type" => self.grant_type = some(),
+            "sasl.login.retry.backoff.ms" => self.retry_backoff_ms = Some(ms(value)?),
+            "sasl.login.retry.backoff.max.ms" => self.retry_backoff_max_ms = Some(ms(value)?),
+            _ => {
+                if !self.http.set(name, value)? {
+                    return Err(invalid(format!(
+                        "\"{}\" is not a setting of an OIDC login",
+                        quote(name.as_bytes())
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A JWKS endpoint (`sasl.oauthbearer.jwks.endpoint.url`) feeding `validator`.
 pub fn jwks_endpoint(
     url: &str,
@@ -356,6 +464,32 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("\"password\""));
+        let mut s = settings();
+        s.set("clientSecret", "hunter2").unwrap();
+        s.set("sasl.login.retry.backoff.ms", "250").unwrap();
+        assert_eq!(s.retry_backoff_ms, Some(250));
+        let e = s.set("sasl.login.read.timeout.ms", "soon").unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("sasl.login.read.timeout.ms: \"soon\""),
+            "{}",
+            e.message()
+        );
+        let e = s
+            .set("sasl.oauthbearer.header.urlencode", "yes")
+            .unwrap_err();
+        assert!(e.message().contains("true or false"));
+        assert!(s
+            .set("ssl.truststore.type", "JKS")
+            .unwrap_err()
+            .message()
+            .contains("PEM"));
+        assert!(s
+            .set("sasl.oauthbearer.bogus", "1")
+            .unwrap_err()
+            .message()
+            .contains("bogus"));
+        assert!(!format!("{s:?}").contains("hunter2"));
         let h = HttpSettings {
             ca_pem: Some(b"x".to_vec()),
             ca_file: Some("/x".into()),
