@@ -89,6 +89,22 @@ impl BackgroundRefresher {
         })
     }
 
+    /// Logs in at an identity provider now (blocking: the first token, or the error, before
+    /// anything else), then keeps `refresher`'s token fresh from `login` on a new thread,
+    /// each token with `extensions`.
+    #[cfg(feature = "http")]
+    pub fn start_oidc(
+        login: Arc<crate::io::http::OidcLogin>,
+        refresher: Arc<Refresher>,
+        extensions: crate::mech::oauthbearer::SaslExtensions,
+    ) -> Result<Self> {
+        if refresher.poll(wall_clock_ms()) {
+            login.refresh(&refresher, &extensions, wall_clock_ms())?;
+        }
+        login.attach(&refresher, extensions);
+        Self::start(refresher)
+    }
+
     /// Keeps a JWKS fresh: fetches whenever the fetcher's validator says a fetch is due (at
     /// start, every refresh period, for an unknown `kid` within about a second, and on the
     /// retry backoff after a failure).

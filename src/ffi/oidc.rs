@@ -14,7 +14,6 @@ use super::refresher::ksasl_refresher;
 use crate::io::http::{jwks_endpoint, JwksFetcher, OidcLogin, OidcSettings};
 use crate::mech::oauthbearer::SaslExtensions;
 use crate::random::SharedRandom;
-use crate::refresh::{CredentialValue, ExpiringCredential};
 
 /// Settings of a token login or a JWKS endpoint, by Kafka's property names.
 pub struct ksasl_oidc_settings {
@@ -117,20 +116,9 @@ pub extern "C" fn ksasl_oidc_login_refresh(
 ) -> ksasl_result {
     with(l, |l| {
         let refresher = &arg(r.cast_const(), "refresher")?.inner;
-        let installed = l.inner.fetch(now_ms).and_then(|t| {
-            let expiring = ExpiringCredential {
-                start_ms: t.start_ms(),
-                expiry_ms: t.expiry_ms(),
-                absolute_last_refresh_ms: None,
-            };
-            let principal = t.principal().to_string();
-            let value = CredentialValue::Token(t, SaslExtensions::new());
-            refresher.set_credential(&principal, expiring, value, now_ms)
-        });
-        if let Err(e) = &installed {
-            let _ = refresher.set_token_failure(e.message(), now_ms);
-        }
-        installed.map(drop)
+        l.inner
+            .refresh(refresher, &SaslExtensions::new(), now_ms)
+            .map(drop)
     })
 }
 

@@ -273,7 +273,7 @@ class KafkaBroker:
       SASL      SASL_PLAINTEXT, mechanisms PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER
                 (unsecured JWS validator)                                   -> .bootstrap
       JWT       SASL_PLAINTEXT, OAUTHBEARER validated against a JWKS file
-                (only when jwks_json is given)                               -> .jwt_bootstrap
+                (only when jwks_json or jwks_endpoint is given)              -> .jwt_bootstrap
       GSSAPI    SASL_PLAINTEXT, GSSAPI (Kerberos) + PLAIN + SCRAM-SHA-256/512, bound to
                 127.0.0.1 but advertised as localhost (service principal kafka/localhost)
                 (only when kerberos is given)                                -> .gssapi_bootstrap
@@ -289,6 +289,9 @@ class KafkaBroker:
       jwt_issuer       expected 'iss' (None = accept any issuer).
       jwt_audience     expected 'aud' (str or list; None = accept any audience).
       jwt_clock_skew_s sasl.oauthbearer.clock.skew.seconds for the JWT listener.
+      jwks_endpoint    instead of jwks_json: an https:// JWKS URL (an identity provider's, such as
+                       tests/oidc/keycloak.py's) the JWT listener fetches and refreshes itself;
+                       jwks_ca_pem names the PEM file of the CA its certificate chains to.
       kerberos         a started tests/kerberos/kdc.py Kdc (or anything with .krb5_conf,
                        .keytab(name), .principal(name)): adds the GSSAPI listener, whose
                        service principal is kerberos_principal (default kafka/localhost;
@@ -311,6 +314,7 @@ class KafkaBroker:
     def __init__(self, users: dict | None = None, *, reauth_ms: int | None = 3000,
                  jwks_json=None, jwt_issuer: str | None = None, jwt_audience=None,
                  jwt_clock_skew_s: int | None = None,
+                 jwks_endpoint: str | None = None, jwks_ca_pem: str | os.PathLike | None = None,
                  kerberos=None, kerberos_principal: str = "kafka/localhost",
                  kerberos_keytab: str | os.PathLike | None = None,
                  delegation_token_max_lifetime_ms: int | None = None,
@@ -332,6 +336,10 @@ class KafkaBroker:
         self.jwt_issuer = jwt_issuer
         self.jwt_audience = jwt_audience
         self.jwt_clock_skew_s = jwt_clock_skew_s
+        if jwks_endpoint is not None and jwks_json is not None:
+            raise BrokerError("give jwks_json or jwks_endpoint, not both")
+        self.jwks_endpoint = jwks_endpoint
+        self.jwks_ca_pem = jwks_ca_pem
         self.kerberos = kerberos
         self.kerberos_principal = kerberos_principal
         self.kerberos_keytab = kerberos_keytab
@@ -383,6 +391,8 @@ class KafkaBroker:
 
     @property
     def jwks_url(self) -> str | None:
+        if self.jwks_endpoint is not None:
+            return self.jwks_endpoint
         if self.jwks_json is None or self.workdir is None:
             return None
         return (self.workdir / "jwks.json").as_uri()
@@ -404,7 +414,7 @@ class KafkaBroker:
         w = self.workdir
         listeners = [f"SASL://127.0.0.1:{self.port}", f"INTERNAL://127.0.0.1:{self.internal_port}"]
         proto = ["SASL:SASL_PLAINTEXT", "INTERNAL:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
-        if self.jwks_json is not None:
+        if self.jwt_port is not None:
             listeners.append(f"JWT://127.0.0.1:{self.jwt_port}")
             proto.append("JWT:SASL_PLAINTEXT")
         advertised = ",".join(listeners)
@@ -461,11 +471,16 @@ class KafkaBroker:
                           self.delegation_token_expiry_check_interval_ms)):
             if val is not None:
                 props[key] = str(val)
-        if self.jwks_json is not None:
+        if self.jwks_json is not None or self.jwks_endpoint is not None:
             pre = "listener.name.jwt.oauthbearer."
+            # Kafka builds the JWKS fetch's TLS context from ssl.* options of the JAAS entry.
+            # With any option, the broker's own (unused) login makes an unsecured token, which
+            # needs a subject.
+            trust = (f' ssl.truststore.type="PEM" ssl.truststore.location="{self.jwks_ca_pem}"'
+                     ' unsecuredLoginStringClaim_sub="broker"' if self.jwks_ca_pem else "")
             props.update({
                 "listener.name.jwt.sasl.enabled.mechanisms": "OAUTHBEARER",
-                pre + "sasl.jaas.config": f"{OAUTH_MODULE} required;",
+                pre + "sasl.jaas.config": f"{OAUTH_MODULE} required{trust};",
                 pre + "sasl.server.callback.handler.class": JWT_VALIDATOR,
                 pre + "sasl.oauthbearer.jwks.endpoint.url": self.jwks_url,
             })
@@ -550,7 +565,7 @@ class KafkaBroker:
         self.kept_logs_dir = None
         (self.port, self.jwt_port, self.gssapi_port, self.internal_port, self.controller_port,
          self.jmx_port) = free_ports(6)
-        if self.jwks_json is None:
+        if self.jwks_json is None and self.jwks_endpoint is None:
             self.jwt_port = None
         if self.kerberos is None:
             self.gssapi_port = None

@@ -89,11 +89,12 @@ class! { OidcLogin |py, c| shared {
                 t.principal().into_pyobject(py)?.into_any(),
                 self.1.map().clone().into_pyobject(py)?.into_any()])
         }
-        /// Refreshes `refresher` from this login on the core's background thread (no Python
-        /// runs on it): returns the running `BackgroundRefresher`-like handle with `stop()`.
-        fn start(&self, refresher: &Refresher) -> PyResult<OidcRefresh> {
-            self.0.attach(&refresher.0, self.1.clone());
-            let thread = Thread::start(refresher.0.clone()).or_raise()?;
+        /// Logs in now (the first token, or the error, before it returns), then refreshes
+        /// `refresher` from this login on the core's background thread (no Python runs on it);
+        /// returns the running thread's handle, with `stop()`.
+        fn start(&self, py: Python<'_>, refresher: &Refresher) -> PyResult<OidcRefresh> {
+            let (login, r, ext) = (self.0.clone(), refresher.0.clone(), self.1.clone());
+            let thread = py.allow_threads(|| Thread::start_oidc(login, r, ext)).or_raise()?;
             Ok(OidcRefresh(refresher.0.clone(), Mutex::new(Some(thread))))
         }
     }

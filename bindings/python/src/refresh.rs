@@ -44,6 +44,8 @@ class! { Refresher |py, c| shared {
     }
     fn next_deadline() -> Option<i64> { c.next_deadline() }
     #[getter] fn generation() -> u64 { c.generation() }
+    /// Failed refreshes since the last success, and the last reason.
+    fn failures() -> (u32, Option<String>) { c.failures() }
     {
         /// Never an expired token: raises instead.
         #[pyo3(signature = (now_ms = None))]

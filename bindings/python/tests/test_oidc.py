@@ -114,15 +114,19 @@ def test_the_adapters_take_a_login(idp):
     assert provider.extensions() == {"traceId": "t1"}
 
 
-def test_the_refresh_thread_runs_the_login(idp):
+def test_start_logs_in_first_then_refreshes_on_the_core_thread(idp):
     r = ksasl.Refresher()
     thread = secret_login(idp, extensions={"traceId": "t1"}).start(r)
     try:
-        deadline = time.monotonic() + 20
-        while r.generation == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        cur = r.current()
+        cur = r.current()  # the first token is there when start() returns
         assert cur["generation"] == 1 and cur["extensions"] == {"traceId": "t1"}
         assert endpoint(idp).validate(cur["token"])["principal"] == cur["principal"]
+        assert r.next_deadline() > cur["expiry_ms"] - idp["token_lifespan_s"] * 1000
     finally:
         thread.stop()
+    # A login that cannot succeed fails at start, with the provider's reason.
+    r = ksasl.Refresher()
+    with pytest.raises(ksasl.CredentialError) as e:
+        secret_login(idp, client_secret="wrong").start(r)
+    assert e.value.name == "OIDC_REQUEST_REFUSED"
+    assert r.generation == 0 and r.failures()[0] == 1

@@ -81,36 +81,45 @@ impl OidcLogin {
         unreachable!("the attempt counter does not run out")
     }
 
-    /// Makes this login the refresher's callback: each refresh fetches a token (blocking the
-    /// thread that runs the refresh, such as a [`BackgroundRefresher`]) and installs it with
-    /// `extensions`, or reports the failure (`set_token_failure`: the current token stays in
-    /// use until it expires, and the next attempt follows the refresher's retry backoff).
+    /// Gets a token (blocking, as [`OidcLogin::fetch`]) and installs it in `refresher` with
+    /// `extensions`; returns the new generation. On failure the refresher records it
+    /// (`set_token_failure`: the current token stays in use until it expires, and the next
+    /// attempt follows the refresher's retry backoff) and the error is returned.
+    pub fn refresh(
+        &self,
+        refresher: &Refresher,
+        extensions: &SaslExtensions,
+        started_ms: i64,
+    ) -> Result<u64> {
+        let clock = Instant::now();
+        let fetched = self.fetch(started_ms);
+        // The refresh is scheduled from when the token arrived, not when it was asked for.
+        let now = started_ms.saturating_add(clock.elapsed().as_millis() as i64);
+        let installed = fetched.and_then(|t| {
+            let expiring = ExpiringCredential {
+                start_ms: t.start_ms(),
+                expiry_ms: t.expiry_ms(),
+                absolute_last_refresh_ms: None,
+            };
+            let principal = t.principal().to_string();
+            let value = CredentialValue::Token(t, extensions.clone());
+            refresher.set_credential(&principal, expiring, value, now)
+        });
+        if let Err(e) = &installed {
+            let _ = refresher.set_token_failure(e.message(), now);
+        }
+        installed
+    }
+
+    /// Makes this login the refresher's callback: each due refresh runs
+    /// [`OidcLogin::refresh`] (blocking the thread that runs it, such as a
+    /// [`BackgroundRefresher`]).
     ///
     /// [`BackgroundRefresher`]: crate::background::BackgroundRefresher
     pub fn attach(self: &Arc<Self>, refresher: &Refresher, extensions: SaslExtensions) {
         let login = self.clone();
-        refresher.set_refresh_callback(move |r, started| {
-            let clock = Instant::now();
-            let fetched = login.fetch(started);
-            // The refresh is scheduled from when the token arrived, not when it was asked for.
-            let now = started.saturating_add(clock.elapsed().as_millis() as i64);
-            let installed = fetched.and_then(|t| {
-                let expiring = ExpiringCredential {
-                    start_ms: t.start_ms(),
-                    expiry_ms: t.expiry_ms(),
-                    absolute_last_refresh_ms: None,
-                };
-                let principal = t.principal().to_string();
-                r.set_credential(
-                    &principal,
-                    expiring,
-                    CredentialValue::Token(t, extensions.clone()),
-                    now,
-                )
-            });
-            if let Err(e) = installed {
-                let _ = r.set_token_failure(e.message(), now);
-            }
+        refresher.set_refresh_callback(move |r, now| {
+            let _ = login.refresh(r, &extensions, now);
         });
     }
 }
