@@ -6,7 +6,12 @@
  *   kafka_client HOST PORT MECHANISM USERNAME PASSWORD DURATION_MS [MIN_REAUTHS]
  *
  * With MECHANISM OAUTHBEARER, USERNAME is the principal of an unsecured token (for brokers
- * running Kafka's unsecured validator) and PASSWORD is ignored. At the end it prints its own
+ * running Kafka's unsecured validator) and PASSWORD is ignored; or, when USERNAME is
+ * "oidc:FILE", tokens come from an identity provider, with the settings in FILE (one
+ * "name=value" per line, Kafka's property names: sasl.oauthbearer.token.endpoint.url,
+ * clientId, clientSecret, ssl.truststore.location, ..., and the refresher's
+ * sasl.login.refresh.min.period.seconds and sasl.login.refresh.buffer.seconds), refreshed in
+ * the client's loop on Kafka's schedule. At the end it prints its own
  * SASL metrics (Kafka's names) on one line starting with "metrics". Exit status 0 when every
  * request was answered, no authentication failed, and at least MIN_REAUTHS
  * re-authentications happened. */
@@ -30,6 +35,32 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* Reads "name=value" lines (blank lines and '#' comments skipped) into OIDC settings and a
+ * refresher configuration. */
+static int read_oidc_settings(const char *path, ksasl_oidc_settings *s, ksasl_refresher_config_builder *b) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char line[4096];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || line[0] == 0 || !eq) continue;
+        *eq = 0;
+        if (strcmp(line, "sasl.login.refresh.min.period.seconds") == 0)
+            rc = ksasl_refresher_config_builder_set_min_period_seconds(b, atoll(eq + 1));
+        else if (strcmp(line, "sasl.login.refresh.buffer.seconds") == 0)
+            rc = ksasl_refresher_config_builder_set_buffer_seconds(b, atoll(eq + 1));
+        else if ((rc = ksasl_oidc_settings_set(s, line, eq + 1)) != 0)
+            fprintf(stderr, "%s: %s\n", path, ksasl_oidc_settings_last_error(s));
+    }
+    fclose(f);
+    return rc;
 }
 
 static int connect_to(const char *host, const char *port) {
@@ -63,12 +94,36 @@ int main(int argc, char **argv) {
     ksasl_client_connection *conn;
     ksasl_refresher *refresher = NULL;
     ksasl_kerberos_login *login = NULL;
+    ksasl_oidc_login *oidc = NULL;
     int oauth = strcmp(mech, "OAUTHBEARER") == 0;
     if (ksasl_mechanism_registry_new(&reg)) {
         fprintf(stderr, "setup failed: %s\n", ksasl_last_constructor_error());
         return 1;
     }
-    if (oauth) {
+    if (oauth && strncmp(argv[4], "oidc:", 5) == 0) {
+        /* Tokens from the identity provider: the first now, the next ones when the refresher
+         * says (polled in the loop below). */
+        ksasl_oidc_settings *settings = NULL;
+        ksasl_refresher_config_builder *rb = NULL;
+        ksasl_refresher_config *rc = NULL;
+        int64_t now = wall_ms();
+        if (ksasl_oidc_settings_new(&settings) || ksasl_refresher_config_builder_new(&rb) ||
+            read_oidc_settings(argv[4] + 5, settings, rb) || ksasl_refresher_config_builder_build(rb, &rc) ||
+            ksasl_refresher_new(rc, &refresher) || ksasl_oidc_login_new(settings, &oidc)) {
+            fprintf(stderr, "OIDC setup failed: %s\n", ksasl_last_constructor_error());
+            return 1;
+        }
+        ksasl_oidc_settings_free(settings);
+        ksasl_refresher_config_free(rc);
+        ksasl_refresher_config_builder_free(rb);
+        if (!ksasl_refresher_poll(refresher, now) || ksasl_oidc_login_refresh(oidc, refresher, now) ||
+            ksasl_mechanism_registry_add_oauthbearer_client(reg, refresher)) {
+            fprintf(stderr, "OIDC login failed: %s\n", ksasl_oidc_login_last_error(oidc));
+            return 1;
+        }
+        printf("[+ 0.000s] token from the identity provider (generation %llu)\n",
+               (unsigned long long)ksasl_refresher_generation(refresher));
+    } else if (oauth) {
         /* One unsecured token of an hour, installed in a refresher the client reads from. */
         ksasl_oauth_token *token = NULL;
         int64_t now = wall_ms();
@@ -115,6 +170,13 @@ int main(int argc, char **argv) {
     while (!failed && wall_ms() - t0 < duration) {
         int64_t now = wall_ms();
         int started = 0, relogged = 0;
+        if (oidc && ksasl_refresher_poll(refresher, now)) {
+            if (ksasl_oidc_login_refresh(oidc, refresher, now) == KSASL_OK)
+                printf("[+%6.3fs] new token from the identity provider (generation %llu)\n", (double)(now - t0) / 1000.0,
+                       (unsigned long long)ksasl_refresher_generation(refresher));
+            else
+                fprintf(stderr, "token refresh failed (the current token stays): %s\n", ksasl_oidc_login_last_error(oidc));
+        }
         if (login && ksasl_kerberos_login_poll(login, now, &relogged) == KSASL_OK && relogged)
             printf("[+%6.3fs] Kerberos login renewed (ticket until +%.1fs)\n", (double)(now - t0) / 1000.0,
                    (double)(ksasl_kerberos_login_ticket_end_ms(login) - t0) / 1000.0);
@@ -229,6 +291,9 @@ int main(int argc, char **argv) {
     ksasl_client_connection_free(conn);
     ksasl_client_config_free(cfg);
     ksasl_mechanism_registry_free(reg);
+    uint64_t tokens = refresher ? ksasl_refresher_generation(refresher) : 0;
+    if (oidc) printf("%llu tokens from the identity provider\n", (unsigned long long)tokens);
+    ksasl_oidc_login_free(oidc);
     ksasl_refresher_free(refresher);
     ksasl_kerberos_login_free(login);
     return (!failed && authenticated && sent > 0 && answered == sent && reauths >= min_reauths) ? 0 : 1;

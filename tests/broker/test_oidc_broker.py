@@ -4,12 +4,15 @@ validates them against Keycloak's JWKS endpoint (fetched by the broker over HTTP
 that CA through the JAAS entry's ssl.truststore.* options, with the allowed.urls property set).
 
 ksasl's Python client logs in with ksasl.OidcLogin (client secret, and a signed client
-assertion), refreshed on the core's thread on Kafka's schedule, and re-authenticates every
-3 s (connections.max.reauth.ms): every session must be renewed with the current token, and no
-connection may be killed by the broker."""
+assertion), refreshed on the core's thread on Kafka's schedule; the C client
+(examples/c/kafka_client.c) with ksasl_oidc_login from a file of Kafka property names,
+refreshed in its own loop. Each re-authenticates every 3 s (connections.max.reauth.ms):
+every session must be renewed with the current token, and no connection may be killed by
+the broker."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -22,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "oidc"))
 from broker import KafkaBroker  # noqa: E402
-from clients import USERS, PyClient, delta  # noqa: E402
+from clients import C_CLIENT, USERS, PyClient, delta, parse_metrics  # noqa: E402
 from keycloak import AUDIENCE, Keycloak  # noqa: E402
 
 TOKEN_LIFESPAN_S = 10
@@ -60,8 +63,30 @@ def logins(idp) -> dict[str, ksasl.OidcLogin]:
     }
 
 
-def test_python_clients_reauthenticate_with_tokens_refreshed_from_the_provider(kafka, idp):
+def c_client(kafka, idp, tmp_path, name: str, settings: dict) -> subprocess.Popen:
+    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
+    f = tmp_path / f"{name}.properties"
+    f.write_text("".join(f"{k}={v}\n" for k, v in {
+        "sasl.oauthbearer.token.endpoint.url": idp["token_endpoint"],
+        "ssl.truststore.location": idp["ca_pem"],
+        "sasl.login.refresh.min.period.seconds": "0",
+        "sasl.login.refresh.buffer.seconds": "0", **settings}.items()))
+    return subprocess.Popen([str(C_CLIENT), "127.0.0.1", str(kafka.jwt_port), "OAUTHBEARER",
+                             f"oidc:{f}", "-", str(RUN_MS), str(RUN_MS // 3000 - 2)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_clients_reauthenticate_with_tokens_refreshed_from_the_provider(kafka, idp, tmp_path):
     before = kafka.socket_server_metrics("JWT")
+    c_runs = {
+        "C, client secret": c_client(kafka, idp, tmp_path, "secret", {
+            "clientId": idp["secret_client"]["id"], "clientSecret": idp["secret_client"]["secret"]}),
+        "C, signed client assertion": c_client(kafka, idp, tmp_path, "assertion", {
+            "clientId": idp["jwt_client"]["id"],
+            "sasl.oauthbearer.assertion.private.key.file": idp["jwt_client"]["key_pem"],
+            "sasl.oauthbearer.assertion.claim.aud": idp["issuer"],
+            "sasl.oauthbearer.assertion.claim.jti.include": "true"}),
+    }
     runs = []
     for name, login in logins(idp).items():
         r = refresher()
@@ -74,7 +99,16 @@ def test_python_clients_reauthenticate_with_tokens_refreshed_from_the_provider(k
         t.join()
     for _, _, thread, _, _ in runs:
         thread.stop()
+    c_out = {name: p.communicate(timeout=60)[0] for name, p in c_runs.items()}
     after = kafka.socket_server_metrics("JWT")
+
+    c_reauths = 0
+    for name, p in c_runs.items():
+        out = c_out[name]
+        assert p.returncode == 0, f"{name}:\n{out}"
+        tokens = int(out.split(" tokens from the identity provider")[0].rsplit("\n", 1)[-1])
+        assert tokens >= 4, f"{name}: {tokens} tokens\n{out}"
+        c_reauths += int(parse_metrics(out)["successful-reauthentication-total"])
 
     for name, r, _, c, _ in runs:
         assert c.error is None, f"{name}: {c.error!r}"
@@ -85,8 +119,8 @@ def test_python_clients_reauthenticate_with_tokens_refreshed_from_the_provider(k
         assert r.generation >= 4, f"{name}: generation {r.generation}"
         failures = r.failures()
         assert failures[0] == 0, f"{name}: {failures}"
-    reauths = sum(c.reauths for *_, c, _ in runs)
-    assert delta(after, before, "successful-authentication-total") == 2
+    reauths = sum(c.reauths for *_, c, _ in runs) + c_reauths
+    assert delta(after, before, "successful-authentication-total") == 4
     assert delta(after, before, "successful-reauthentication-total") == reauths
     assert delta(after, before, "failed-authentication-total") == 0
     assert delta(after, before, "failed-reauthentication-total") == 0
