@@ -130,16 +130,19 @@ java-binding: java-native
 # The KDC of the Java GSSAPI tests (tests/kerberos/kdc.py): MIT Kerberos, loaded into the JVM,
 # reads KRB5_CONFIG, KRB5CCNAME and KRB5RCACHEDIR from the process environment, which a JVM cannot
 # set for itself, so Maven runs under `kdc.py --exec` (which also sets KSASL_KDC_INFO, the JSON
-# the tests read keytab paths from; without it the GSSAPI tests are skipped).
+# the tests read keytab paths from; without it the GSSAPI tests are skipped). The binding's
+# tests also run under tests/oidc/keycloak.py --exec (JAVA_IDP): a Keycloak for the OIDC tests
+# (KSASL_OIDC_INFO).
 JAVA_KDC := $(PYTHON) $(CURDIR)/tests/kerberos/kdc.py --principal other/localhost --principal brief:4s \
 	--wrong-keytab kafka/localhost --wrong-keytab alice --exec --
+JAVA_IDP := $(PYTHON) $(CURDIR)/tests/oidc/keycloak.py --exec --
 
 # JUnit 5 under -Xcheck:jni: the binding's tests (surefire), the packaged jar loaded in fresh
 # JVMs (failsafe), and the example server driven by Kafka's Java client, each Maven run with a
 # throw-away KDC for the GSSAPI tests. Any JNI warning fails.
 test-java: java-native
 	@mkdir -p target
-	(cd bindings/java && $(JAVA_KDC) $(MVN) $(MVN_FLAGS) install -Dksasl.test.jvm=-Xcheck:jni) > target/java-test.log 2>&1 || (cat target/java-test.log; exit 1)
+	(cd bindings/java && $(JAVA_KDC) $(JAVA_IDP) $(MVN) $(MVN_FLAGS) install -Dksasl.test.jvm=-Xcheck:jni) > target/java-test.log 2>&1 || (cat target/java-test.log; exit 1)
 	$(if $(wildcard examples/java/pom.xml),(cd examples/java && $(JAVA_KDC) $(MVN) $(MVN_FLAGS) test -Dksasl.test.jvm=-Xcheck:jni) >> target/java-test.log 2>&1 || (cat target/java-test.log; exit 1))
 	java -Xcheck:jni -cp bindings/java/target/ksasl-0.1.0.jar:bindings/java/target/test-classes org.ksasl.LoadCheck >> target/java-test.log 2>&1
 	@if grep -hE "$(JNI_WARNINGS)" target/java-test.log $$(find bindings/java/target examples/java/target -name '*.dumpstream' 2>/dev/null); then \

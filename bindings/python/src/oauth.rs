@@ -1,5 +1,8 @@
-//! OAUTHBEARER: the signed-JWT validator, Python validators, and unsecured tokens.
+//! OAUTHBEARER: the signed-JWT validator and its JWKS endpoint (fetched over HTTPS without the
+//! GIL), Python validators, and unsecured tokens.
 
+use ksasl::background::BackgroundRefresher as Thread;
+use ksasl::io::http::{self, HttpSettings};
 use ksasl::mech::oauthbearer::HostTokenValidator;
 use ksasl::{JwtValidatorConfig, Secret, TokenValidator, UnsecuredTokenBuilder};
 use ksasl::{UnsecuredValidator, UnsecuredValidatorConfig};
@@ -53,7 +56,7 @@ pub(crate) fn server_validator(
         given!(c: required_scope, allowable_clock_skew_ms);
         return Ok(Arc::new(UnsecuredValidator::new(c).or_raise()?));
     };
-    if let Ok(e) = v.downcast::<crate::oidc::JwksEndpoint>() {
+    if let Ok(e) = v.downcast::<JwksEndpoint>() {
         return Ok(e.get().0.clone());
     }
     match v.downcast::<JwksValidator>() {
@@ -93,4 +96,53 @@ pub(crate) fn unsecured_oauth_token<'py>(
     }
     let t = b.build(now(now_ms)).or_raise()?;
     Ok(dict!(py, token: t.value(), expiry_ms: t.expiry_ms(), principal: t.principal()))
+}
+
+/// A JWKS endpoint (`sasl.oauthbearer.jwks.endpoint.url`) feeding a `JwksValidator`; as a
+/// server's validator it holds a token of an unknown key for one refetch.
+#[pyclass(module = "ksasl._ksasl", frozen)]
+pub(crate) struct JwksEndpoint(pub(crate) Arc<http::JwksFetcher>, Mutex<Option<Thread>>);
+
+class! { JwksEndpoint |py, c| shared {
+    new(url: String, validator: PyRef<'_, JwksValidator>, ca_file: Option<String> = None,
+        ca_pem: Option<String> = None, connect_timeout_ms: Option<u64> = None,
+        read_timeout_ms: Option<u64> = None) -> PyResult<Self> {
+        let settings = HttpSettings { ca_file, ca_pem: ca_pem.map(String::into_bytes),
+            connect_timeout_ms, read_timeout_ms };
+        let f = http::jwks_endpoint(&url, &settings, validator.0.clone()).or_raise()?;
+        Ok(JwksEndpoint(Arc::new(f), Mutex::new(None)))
+    }
+    /// Fetches now (blocking); returns the number of usable keys.
+    fn fetch(now_ms: Now = None) -> PyResult<usize> {
+        py.allow_threads(|| c.fetch(now(now_ms))).or_raise()
+    }
+    /// Fetches if one is due; returns when to poll next (ms).
+    fn poll(now_ms: Now = None) -> i64 { py.allow_threads(|| c.poll(now(now_ms))) }
+    /// Validates (holding a token of an unknown key for one refetch): principal, expiry_ms, scope.
+    fn validate(token: &str, now_ms: Now = None) -> PyResult<Dict<'py>> {
+        let v = py.allow_threads(|| c.validate(token, now(now_ms)));
+        let v = v.map_err(|r| r.into_error()).or_raise()?;
+        Ok(dict!(py, principal: v.principal, expiry_ms: v.expiry_ms, scope: v.scope))
+    }
+    {
+        /// Keeps the keys fresh on the core's background thread until `stop()`.
+        fn start(&self, py: Python<'_>) -> PyResult<()> {
+            let mut t = lock(py, &self.1);
+            if t.is_none() {
+                *t = Some(Thread::start_jwks(self.0.clone()).or_raise()?);
+            }
+            Ok(())
+        }
+        fn stop(&self, py: Python<'_>) {
+            if let Some(thread) = lock(py, &self.1).take() {
+                py.allow_threads(|| thread.stop());
+            }
+        }
+    }
+}}
+
+impl Drop for JwksEndpoint {
+    fn drop(&mut self) {
+        Python::with_gil(|py| self.stop(py));
+    }
 }

@@ -8,4 +8,5 @@ mod hostmech;
 mod kerberos;
 mod oauth;
 mod objects;
+mod oidc;
 mod tokens;

@@ -20,7 +20,7 @@ use crate::glue::{
 };
 use crate::objects::registry_mut;
 
-type Jwks = Arc<JwksValidator>;
+pub(crate) type Jwks = Arc<JwksValidator>;
 pub(crate) type Refr = Arc<Refresher>;
 
 /// A token validator written in Java: `Native.callValidate` calls it and answers an accepted
@@ -46,7 +46,7 @@ fn java_validator(
 
 /// An `OAuthBearerToken` record: value, expiry, principal, extensions (names and values),
 /// generation.
-fn token<'l>(
+pub(crate) fn token<'l>(
     env: &mut JNIEnv<'l>,
     t: &OAuthBearerToken,
     ext: &[(&String, &String)],

@@ -126,6 +126,16 @@ public final class MechanismRegistry extends NativeHandle {
         return this;
     }
 
+    /**
+     * Adds an OAUTHBEARER server validating signed JWTs against the keys of {@code endpoint}; a
+     * token signed by a key it does not know yet is held for one JWKS fetch instead of refused.
+     */
+    public MechanismRegistry addOAuthBearerServer(JwksEndpoint endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        run(h -> endpoint.run(e -> Native.registryAddOAuthJwksEndpoint(h, e)));
+        return this;
+    }
+
     /** Adds an OAUTHBEARER server validating tokens in host code. */
     public MechanismRegistry addOAuthBearerServer(TokenValidator validator) {
         Objects.requireNonNull(validator, "validator");

@@ -185,6 +185,47 @@ final class Native {
     /** Stops a renewal thread, waits for it to end, and frees its handle. */
     static native void kerberosRenewalStop(long h);
 
+    // --- OidcLogin, JwksEndpoint --------------------------------------------------------------
+
+    /** A token login (a handle) from settings given as name/value pairs by Kafka's property names. */
+    static native long oidcLoginNew(String[] settings) throws KsaslException;
+
+    /** Frees a login (refresh threads using it keep their reference). */
+    static native void oidcLoginFree(long h);
+
+    /** Gets a token now, blocking (an {@link OAuthBearerToken} record). */
+    static native byte[] oidcLoginFetch(long h, long nowMs) throws KsaslException;
+
+    /**
+     * Installs a first token in the refresher now, then starts the core's thread refreshing it
+     * from the login (a handle); {@code extensions} are name/value pairs.
+     */
+    static native long oidcLoginStart(long h, long refresher, String[] extensions) throws KsaslException;
+
+    /** Stops a refresh thread, waits for it to end, and frees its handle. */
+    static native void oidcRefreshStop(long h);
+
+    /** A JWKS endpoint (a handle) feeding the validator, with HTTPS settings as name/value pairs. */
+    static native long jwksEndpointNew(String url, long validator, String[] settings) throws KsaslException;
+
+    /** Frees an endpoint (registries and fetch threads using it keep their reference). */
+    static native void jwksEndpointFree(long h);
+
+    /** Fetches the JWKS now, blocking; the number of usable keys. */
+    static native long jwksEndpointFetch(long h, long nowMs) throws KsaslException;
+
+    /** Fetches if one is due; when to poll next (ms since the epoch). */
+    static native long jwksEndpointPoll(long h, long nowMs);
+
+    /** Starts the core's thread keeping the JWKS fresh (a handle). */
+    static native long jwksEndpointStart(long h) throws KsaslException;
+
+    /** Stops a fetch thread, waits for it to end, and frees its handle. */
+    static native void jwksFetchingStop(long h);
+
+    /** Adds an OAUTHBEARER server validating with the endpoint (holding unknown keys for one fetch). */
+    static native void registryAddOAuthJwksEndpoint(long h, long endpoint);
+
     // --- ClientExchange ---------------------------------------------------------------------
 
     /** A new client exchange of {@code mechanism} (its name in UTF-8) from the registry's client mechanisms. */
