@@ -6,7 +6,10 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.io.FileReader;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import org.ksasl.ClientConfig;
 import org.ksasl.ClientConnection;
 import org.ksasl.ClientEvent;
@@ -15,6 +18,7 @@ import org.ksasl.KerberosLogin;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
 import org.ksasl.OAuthBearerToken;
+import org.ksasl.OidcLogin;
 import org.ksasl.Refresher;
 
 /**
@@ -25,7 +29,11 @@ import org.ksasl.Refresher;
  *
  * <pre>java -cp ksasl-0.1.0.jar tests/broker/KsaslJavaClient.java HOST PORT MECHANISM USER PASSWORD DURATION_MS [MIN_REAUTHS]</pre>
  *
- * With OAUTHBEARER, USER is the principal of an unsecured token and PASSWORD is ignored. With
+ * With OAUTHBEARER, USER is the principal of an unsecured token and PASSWORD is ignored; or,
+ * when USER is "oidc:FILE", tokens come from an identity provider through the binding's
+ * OidcLogin, configured by the Java properties file FILE (Kafka's names; the refresher's
+ * sasl.login.refresh.min.period.seconds and .buffer.seconds too), the first one before
+ * connecting and the next ones on the binding's thread; the number of tokens is printed. With
  * GSSAPI, USER is the Kerberos principal and PASSWORD its keytab: a login from the keytab (no
  * kinit), renewed by the binding's background thread on Kafka's schedule, and the broker's
  * principal is kafka/HOST; the number of logins is printed before the metrics. The last line
@@ -100,8 +108,32 @@ public final class KsaslJavaClient {
         boolean failed = false;
         KerberosLogin login = null;
         KerberosLogin.Renewal renewal = null;
-        try (Refresher refresher = new Refresher(); MechanismRegistry registry = new MechanismRegistry()) {
-            if (mech.equals("GSSAPI")) {
+        Map<String, String> oidcSettings = null;
+        long minPeriod = 60;
+        long buffer = 300;
+        if (args[3].startsWith("oidc:")) {
+            Properties p = new Properties();
+            try (FileReader r = new FileReader(args[3].substring(5), StandardCharsets.UTF_8)) {
+                p.load(r);
+            }
+            oidcSettings = new HashMap<>();
+            for (String k : p.stringPropertyNames()) {
+                oidcSettings.put(k, p.getProperty(k));
+            }
+            String v = oidcSettings.remove("sasl.login.refresh.min.period.seconds");
+            minPeriod = v == null ? minPeriod : Long.parseLong(v);
+            v = oidcSettings.remove("sasl.login.refresh.buffer.seconds");
+            buffer = v == null ? buffer : Long.parseLong(v);
+        }
+        OidcLogin oidc = null;
+        OidcLogin.Refresh refreshing = null;
+        try (Refresher refresher = new Refresher(0.8, 0.05, minPeriod, buffer);
+                MechanismRegistry registry = new MechanismRegistry()) {
+            if (oidcSettings != null) {
+                oidc = new OidcLogin(oidcSettings);
+                refreshing = oidc.start(refresher, null);
+                registry.addOAuthBearerClient(refresher);
+            } else if (mech.equals("GSSAPI")) {
                 login = KerberosLogin.fromKeytab(args[3], args[4]);
                 login.login(t0);
                 renewal = login.startRenewal();
@@ -194,6 +226,11 @@ public final class KsaslJavaClient {
                 }
                 System.out.printf("%d Metadata requests sent, %d answered, %d re-authentications%n", sent, answered,
                         reauths);
+                if (oidc != null) {
+                    refreshing.close();
+                    System.out.printf("%d tokens from the identity provider%n", refresher.generation());
+                    oidc.close();
+                }
                 if (login != null) {
                     renewal.close();
                     System.out.printf("Kerberos logins: %d (%d failed)%n", login.logins(), login.failures());

@@ -6,7 +6,8 @@ that CA through the JAAS entry's ssl.truststore.* options, with the allowed.urls
 ksasl's Python client logs in with ksasl.OidcLogin (client secret, and a signed client
 assertion), refreshed on the core's thread on Kafka's schedule; the C client
 (examples/c/kafka_client.c) with ksasl_oidc_login from a file of Kafka property names,
-refreshed in its own loop. Each re-authenticates every 3 s (connections.max.reauth.ms):
+refreshed in its own loop; the Java client (KsaslJavaClient.java) with the binding's
+OidcLogin from the same file, refreshed on the core's thread. Each re-authenticates every 3 s (connections.max.reauth.ms):
 every session must be renewed with the current token, and no connection may be killed by
 the broker."""
 
@@ -24,8 +25,8 @@ import ksasl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "oidc"))
-from broker import KafkaBroker  # noqa: E402
-from clients import C_CLIENT, USERS, PyClient, delta, parse_metrics  # noqa: E402
+from broker import KafkaBroker, java_bin  # noqa: E402
+from clients import C_CLIENT, JAR, USERS, PyClient, compiled_java_client, delta, parse_metrics  # noqa: E402
 from keycloak import AUDIENCE, Keycloak  # noqa: E402
 
 TOKEN_LIFESPAN_S = 10
@@ -63,30 +64,43 @@ def logins(idp) -> dict[str, ksasl.OidcLogin]:
     }
 
 
-def c_client(kafka, idp, tmp_path, name: str, settings: dict) -> subprocess.Popen:
-    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
-    f = tmp_path / f"{name}.properties"
+def client_process(kafka, idp, tmp_path, name: str, settings: dict, command: list) -> subprocess.Popen:
+    """The C or Java example client with OIDC settings from a properties file (Kafka's names)."""
+    f = tmp_path / f"{name.replace(' ', '-').replace(',', '')}.properties"
     f.write_text("".join(f"{k}={v}\n" for k, v in {
         "sasl.oauthbearer.token.endpoint.url": idp["token_endpoint"],
         "ssl.truststore.location": idp["ca_pem"],
         "sasl.login.refresh.min.period.seconds": "0",
         "sasl.login.refresh.buffer.seconds": "0", **settings}.items()))
-    return subprocess.Popen([str(C_CLIENT), "127.0.0.1", str(kafka.jwt_port), "OAUTHBEARER",
+    return subprocess.Popen([*command, "127.0.0.1", str(kafka.jwt_port), "OAUTHBEARER",
                              f"oidc:{f}", "-", str(RUN_MS), str(RUN_MS // 3000 - 2)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def test_clients_reauthenticate_with_tokens_refreshed_from_the_provider(kafka, idp, tmp_path):
-    before = kafka.socket_server_metrics("JWT")
-    c_runs = {
-        "C, client secret": c_client(kafka, idp, tmp_path, "secret", {
-            "clientId": idp["secret_client"]["id"], "clientSecret": idp["secret_client"]["secret"]}),
-        "C, signed client assertion": c_client(kafka, idp, tmp_path, "assertion", {
-            "clientId": idp["jwt_client"]["id"],
-            "sasl.oauthbearer.assertion.private.key.file": idp["jwt_client"]["key_pem"],
-            "sasl.oauthbearer.assertion.claim.aud": idp["issuer"],
-            "sasl.oauthbearer.assertion.claim.jti.include": "true"}),
-    }
+    assert C_CLIENT.is_file(), f"{C_CLIENT} is missing: run make target/c/kafka_client"
+    assert JAR.is_file(), f"{JAR} is missing: run make java-binding"
+    secret = {"clientId": idp["secret_client"]["id"], "clientSecret": idp["secret_client"]["secret"]}
+    assertion = {"clientId": idp["jwt_client"]["id"],
+                 "sasl.oauthbearer.assertion.private.key.file": idp["jwt_client"]["key_pem"],
+                 "sasl.oauthbearer.assertion.claim.aud": idp["issuer"],
+                 "sasl.oauthbearer.assertion.claim.jti.include": "true"}
+    with compiled_java_client() as classes:
+        java = [java_bin(), "-Xcheck:jni", "-cp", f"{JAR}:{classes}", "KsaslJavaClient"]
+        before = kafka.socket_server_metrics("JWT")
+        processes = {
+            name: client_process(kafka, idp, tmp_path, name, settings, command)
+            for name, settings, command in [
+                ("C, client secret", secret, [str(C_CLIENT)]),
+                ("C, signed client assertion", assertion, [str(C_CLIENT)]),
+                ("Java, client secret", secret, java),
+                ("Java, signed client assertion", assertion, java),
+            ]
+        }
+        run_python_clients_and_check(kafka, idp, before, processes)
+
+
+def run_python_clients_and_check(kafka, idp, before, processes) -> None:
     runs = []
     for name, login in logins(idp).items():
         r = refresher()
@@ -99,16 +113,16 @@ def test_clients_reauthenticate_with_tokens_refreshed_from_the_provider(kafka, i
         t.join()
     for _, _, thread, _, _ in runs:
         thread.stop()
-    c_out = {name: p.communicate(timeout=60)[0] for name, p in c_runs.items()}
+    outputs = {name: p.communicate(timeout=60)[0] for name, p in processes.items()}
     after = kafka.socket_server_metrics("JWT")
 
-    c_reauths = 0
-    for name, p in c_runs.items():
-        out = c_out[name]
+    process_reauths = 0
+    for name, p in processes.items():
+        out = outputs[name]
         assert p.returncode == 0, f"{name}:\n{out}"
         tokens = int(out.split(" tokens from the identity provider")[0].rsplit("\n", 1)[-1])
         assert tokens >= 4, f"{name}: {tokens} tokens\n{out}"
-        c_reauths += int(parse_metrics(out)["successful-reauthentication-total"])
+        process_reauths += int(parse_metrics(out)["successful-reauthentication-total"])
 
     for name, r, _, c, _ in runs:
         assert c.error is None, f"{name}: {c.error!r}"
@@ -119,8 +133,8 @@ def test_clients_reauthenticate_with_tokens_refreshed_from_the_provider(kafka, i
         assert r.generation >= 4, f"{name}: generation {r.generation}"
         failures = r.failures()
         assert failures[0] == 0, f"{name}: {failures}"
-    reauths = sum(c.reauths for *_, c, _ in runs) + c_reauths
-    assert delta(after, before, "successful-authentication-total") == 4
+    reauths = sum(c.reauths for *_, c, _ in runs) + process_reauths
+    assert delta(after, before, "successful-authentication-total") == 2 + len(processes)
     assert delta(after, before, "successful-reauthentication-total") == reauths
     assert delta(after, before, "failed-authentication-total") == 0
     assert delta(after, before, "failed-reauthentication-total") == 0
