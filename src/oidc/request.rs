@@ -461,4 +461,130 @@ mod tests {
         assert!(e.message().contains("client secret"));
         assert_eq!(e.code(), ErrorCode::InvalidConfig);
     }
+
+    /// An Ed25519 key made for the test, as PKCS#8 PEM.
+    fn ed25519_pem() -> (String, Vec<u8>) {
+        use ring::signature::KeyPair;
+        let rng = ring::rand::SystemRandom::new();
+        let der = ring::signature::Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
+        let public = ring::signature::Ed25519KeyPair::from_pkcs8(der.as_ref())
+            .unwrap()
+            .public_key()
+            .as_ref()
+            .to_vec();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+        (
+            format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n"),
+            public,
+        )
+    }
+
+    fn field<'a>(body: &'a str, name: &str) -> &'a str {
+        body.split('&')
+            .find_map(|kv| kv.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+            .unwrap_or_else(|| panic!("no {name} in {body}"))
+    }
+
+    /// The claims of a JWT after checking its Ed25519 signature with `public`.
+    fn verified_claims(jwt: &str, public: &[u8]) -> serde_json::Value {
+        let (signed, sig) = jwt.rsplit_once('.').unwrap();
+        let sig = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(sig)
+            .unwrap();
+        ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, public)
+            .verify(signed.as_bytes(), &sig)
+            .unwrap();
+        let claims = signed.split('.').nth(1).unwrap();
+        serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(claims)
+                .unwrap(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn private_key_jwt_as_kafka_sends_it() {
+        let (pem, public) = ed25519_pem();
+        let mut assertion = AssertionConfig::new(pem);
+        assertion.algorithm = "EdDSA".into();
+        assertion.audience = Some("https://idp/realms/r".into());
+        assertion.include_jti = true;
+        let mut c = TokenRequestConfig::client_secret("https://idp/token", "unused", "unused");
+        c.client_auth = ClientAuth::PrivateKeyJwt {
+            client_id: "kafka".into(),
+            assertion,
+        };
+        let r = TokenRequester::new(c)
+            .unwrap()
+            .request(1_700_000_000_500, &OsRandom)
+            .unwrap();
+        assert!(r.authorization.is_none());
+        let body = text(&r.body);
+        assert!(body.starts_with(
+            "client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion="
+        ), "{body}");
+        assert!(
+            body.ends_with("&grant_type=client_credentials&client_id=kafka"),
+            "{body}"
+        );
+        let claims = verified_claims(field(&body, "client_assertion"), &public);
+        assert_eq!(claims["iss"], "kafka");
+        assert_eq!(claims["sub"], "kafka");
+        assert_eq!(claims["aud"], "https://idp/realms/r");
+        assert_eq!(claims["iat"], 1_700_000_000);
+        assert_eq!(claims["exp"], 1_700_000_300);
+        assert_eq!(claims["nbf"], 1_699_999_940);
+        assert_eq!(claims["jti"].as_str().unwrap().len(), 36);
+    }
+
+    #[test]
+    fn jwt_bearer_grant_as_kafka_sends_it() {
+        let (pem, public) = ed25519_pem();
+        let mut assertion = AssertionConfig::new(pem);
+        assertion.algorithm = "EdDSA".into();
+        assertion.issuer = Some("kafka-workload".into());
+        assertion.subject = Some("svc".into());
+        let mut c = TokenRequestConfig::client_secret("https://idp/token", "unused", "unused");
+        c.grant = Grant::JwtBearer(assertion);
+        c.client_auth = ClientAuth::None;
+        c.scope = Some("kafka".into());
+        let r = TokenRequester::new(c.clone())
+            .unwrap()
+            .request(1_700_000_000_000, &OsRandom)
+            .unwrap();
+        let body = text(&r.body);
+        assert!(
+            body.starts_with(
+                "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion="
+            ),
+            "{body}"
+        );
+        assert!(body.ends_with("&scope=kafka"), "{body}");
+        assert!(r.authorization.is_none());
+        let claims = verified_claims(field(&body, "assertion"), &public);
+        assert_eq!(
+            (claims["iss"].as_str(), claims["sub"].as_str()),
+            (Some("kafka-workload"), Some("svc"))
+        );
+        assert!(
+            claims.get("jti").is_none(),
+            "Kafka's default leaves jti out"
+        );
+        // With client authentication added (what Keycloak requires), the secret goes in the
+        // Authorization header as for the client-credentials grant.
+        c.client_auth = ClientAuth::SecretBasic {
+            client_id: "kafka".into(),
+            client_secret: "s3cret".into(),
+            urlencode: false,
+        };
+        let r = TokenRequester::new(c)
+            .unwrap()
+            .request(1_700_000_000_000, &OsRandom)
+            .unwrap();
+        assert_eq!(
+            text(r.authorization.as_ref().unwrap()),
+            "Basic a2Fma2E6czNjcmV0"
+        );
+    }
 }

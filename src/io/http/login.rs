@@ -50,8 +50,10 @@ impl OidcLogin {
     /// attempts). `now_ms` is the wall clock, for the assertions' `iat`.
     pub fn fetch(&self, now_ms: i64) -> Result<OAuthBearerToken> {
         let start = Instant::now();
-        let mut first = None;
-        for attempt in 1u32.. {
+        let mut first: Option<crate::error::Error> = None;
+        let mut attempt = 0u32;
+        loop {
+            attempt = attempt.saturating_add(1);
             let elapsed = start.elapsed().as_millis() as i64;
             let result = self
                 .requester
@@ -65,20 +67,16 @@ impl OidcLogin {
             };
             let first = first.get_or_insert(e);
             let elapsed = start.elapsed().as_millis() as i64;
-            match self.retry.wait_ms(attempt, elapsed) {
-                Some(w) => std::thread::sleep(std::time::Duration::from_millis(w as u64)),
-                None => {
-                    let e = first.clone();
-                    let msg = format!("{} ({attempt} attempts in {elapsed} ms)", e.message());
-                    let mut out = crate::error::Error::new(e.code(), msg);
-                    for (k, v) in e.details() {
-                        out = out.with_detail(k.clone(), v.clone());
-                    }
-                    return Err(out);
+            let Some(wait) = self.retry.wait_ms(attempt, elapsed) else {
+                let msg = format!("{} ({attempt} attempts in {elapsed} ms)", first.message());
+                let mut out = crate::error::Error::new(first.code(), msg);
+                for (k, v) in first.details() {
+                    out = out.with_detail(k.clone(), v.clone());
                 }
-            }
+                return Err(out);
+            };
+            std::thread::sleep(std::time::Duration::from_millis(wait as u64));
         }
-        unreachable!("the attempt counter does not run out")
     }
 
     /// Gets a token (blocking, as [`OidcLogin::fetch`]) and installs it in `refresher` with
