@@ -60,10 +60,7 @@ pub extern "C" fn ksasl_oidc_settings_set(
 ) -> ksasl_result {
     with(s, |s| {
         let (name, value) = (text(name, "name")?, text(value, "value")?);
-        let mut next = s.inner.clone();
-        next.set(name, value)?;
-        s.inner = next;
-        Ok(())
+        s.inner.set(name, value)
     })
 }
 

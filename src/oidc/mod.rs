@@ -21,7 +21,7 @@ mod retry;
 
 pub use assertion::{AssertionConfig, AssertionSigner};
 pub use request::{
-    form_urlencode, ClientAuth, Grant, HttpRequest, TokenRequestConfig, TokenRequester,
+    form_urlencode, http_url, ClientAuth, Grant, HttpRequest, TokenRequestConfig, TokenRequester,
 };
 pub use response::{client_token, is_retryable_status, parse_token_response, ProviderError};
 pub use retry::RetryPlan;

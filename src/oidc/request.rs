@@ -140,6 +140,22 @@ pub struct HttpRequest {
     pub body: Secret,
 }
 
+impl HttpRequest {
+    /// Every header to send, `Authorization` (if any) last. The pairs hold the credential in
+    /// clear text: hand them to the HTTP stack and drop them.
+    pub fn header_pairs(&self) -> Vec<(&'static str, Secret)> {
+        let mut all: Vec<(&'static str, Secret)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (*k, Secret::from(v.as_str())))
+            .collect();
+        if let Some(a) = &self.authorization {
+            all.push(("Authorization", a.clone()));
+        }
+        all
+    }
+}
+
 impl fmt::Debug for HttpRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpRequest")
@@ -191,19 +207,29 @@ fn non_blank<'a>(what: &str, v: &'a str) -> Result<&'a str> {
     Ok(t)
 }
 
+/// `url` trimmed, if it is an `http://` or `https://` URL with something after the scheme;
+/// otherwise `INVALID_CONFIG` naming `setting` (the Kafka property the URL came from).
+pub fn http_url(setting: &str, url: &str) -> Result<String> {
+    let url = url.trim();
+    let ok = ["https://", "http://"].iter().any(|p| {
+        url.len() > p.len() && url.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    });
+    if !ok {
+        return Err(invalid(format!(
+            "{setting}: \"{}\" is not an http or https URL",
+            quote(url.as_bytes())
+        )));
+    }
+    Ok(url.to_string())
+}
+
 impl TokenRequester {
     /// Checks the configuration (an http(s) URL, non-blank ids and secrets, keys that parse).
     pub fn new(mut config: TokenRequestConfig) -> Result<Self> {
-        let url = config.token_endpoint_url.trim().to_string();
-        let scheme_ok = ["https://", "http://"]
-            .iter()
-            .any(|p| url.len() > p.len() && url[..p.len()].eq_ignore_ascii_case(p));
-        if !scheme_ok {
-            return Err(invalid(format!(
-                "sasl.oauthbearer.token.endpoint.url: \"{}\" is not an http or https URL",
-                quote(url.as_bytes())
-            )));
-        }
+        let url = http_url(
+            "sasl.oauthbearer.token.endpoint.url",
+            &config.token_endpoint_url,
+        )?;
         config.token_endpoint_url = url;
         non_blank(
             "sasl.oauthbearer.sub.claim.name",
@@ -373,6 +399,48 @@ mod tests {
 
     fn text(s: &Secret) -> String {
         String::from_utf8(s.expose().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn urls_are_http_or_https_and_never_panic() {
+        assert_eq!(http_url("k", " HTTPS://idp/t ").unwrap(), "HTTPS://idp/t");
+        assert_eq!(http_url("k", "http://idp").unwrap(), "http://idp");
+        for bad in [
+            "",
+            "https://",
+            "ftp://idp",
+            "idp/token",
+            "ééééééééé",
+            "httpé://x",
+            "htt",
+        ] {
+            let e = http_url("sasl.oauthbearer.jwks.endpoint.url", bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidConfig, "{bad}");
+            assert!(
+                e.message()
+                    .starts_with("sasl.oauthbearer.jwks.endpoint.url: "),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn header_pairs_end_with_the_credential() {
+        let c = TokenRequestConfig::client_secret("https://idp/token", "kafka", "s3cret");
+        let r = TokenRequester::new(c)
+            .unwrap()
+            .request(0, &OsRandom)
+            .unwrap();
+        let pairs = r.header_pairs();
+        assert_eq!(pairs.len(), r.headers.len() + 1);
+        for ((k, v), (hk, hv)) in pairs.iter().zip(&r.headers) {
+            assert_eq!((k, text(v).as_str()), (hk, hv.as_str()));
+        }
+        let (k, v) = pairs.last().unwrap();
+        assert_eq!(
+            (*k, text(v)),
+            ("Authorization", text(r.authorization.as_ref().unwrap()))
+        );
     }
 
     #[test]

@@ -64,11 +64,8 @@ class! { OidcLogin |py, c| shared {
     /// of `method`, `url`, `headers` (a list of pairs, `Authorization` included) and `body`.
     fn request(now_ms: Now = None) -> PyResult<Dict<'py>> {
         let r = c.requester().request(now(now_ms), &ksasl::OsRandom).or_raise()?;
-        let mut headers: Vec<(String, String)> =
-            r.headers.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-        if let Some(a) = &r.authorization {
-            headers.push(("Authorization".into(), String::from_utf8_lossy(a.expose()).into()));
-        }
+        let headers: Vec<(&str, String)> = r.header_pairs().into_iter()
+            .map(|(k, v)| (k, String::from_utf8_lossy(v.expose()).into_owned())).collect();
         Ok(dict!(py, method: r.method, url: r.url.clone(), headers: headers,
             body: PyBytes::new(py, r.body.expose())))
     }

@@ -128,12 +128,8 @@ impl HttpClient {
     /// Sends a token request.
     pub fn send(&self, request: &HttpRequest) -> Result<HttpResponse> {
         let mut r = self.agent.post(&request.url);
-        for (name, value) in &request.headers {
-            r = r.header(*name, value.as_str());
-        }
-        if let Some(a) = &request.authorization {
-            let v = std::str::from_utf8(a.expose()).unwrap_or("");
-            r = r.header("Authorization", v);
+        for (name, value) in request.header_pairs() {
+            r = r.header(name, std::str::from_utf8(value.expose()).unwrap_or(""));
         }
         self.finish(&request.url, r.send(request.body.expose()))
     }

@@ -3,8 +3,9 @@
 use std::sync::{Arc, Mutex};
 
 use super::client::HttpClient;
-use crate::error::{quote, Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::mech::oauthbearer::{JwksValidator, TokenRejection, TokenValidator, ValidatedToken};
+use crate::oidc::http_url;
 
 /// Fetches a JWKS (`sasl.oauthbearer.jwks.endpoint.url`) into a validator whenever the
 /// validator says a fetch is due (at start, every refresh period, for an unknown `kid`, and
@@ -28,21 +29,9 @@ pub struct JwksFetcher {
 impl JwksFetcher {
     /// A fetcher for an `https://` (or `http://`) JWKS URL.
     pub fn new(url: &str, http: HttpClient, validator: Arc<JwksValidator>) -> Result<Self> {
-        let url = url.trim();
-        let ok = ["https://", "http://"]
-            .iter()
-            .any(|p| url.len() > p.len() && url[..p.len()].eq_ignore_ascii_case(p));
-        if !ok {
-            return Err(Error::new(
-                ErrorCode::InvalidConfig,
-                format!(
-                    "sasl.oauthbearer.jwks.endpoint.url: \"{}\" is not an http or https URL",
-                    quote(url.as_bytes())
-                ),
-            ));
-        }
+        let url = http_url("sasl.oauthbearer.jwks.endpoint.url", url)?;
         Ok(JwksFetcher {
-            url: url.to_string(),
+            url,
             http,
             validator,
             fetching: Mutex::new(()),

@@ -334,6 +334,21 @@ impl HttpSettings {
         }
         Ok(true)
     }
+
+    /// Settings from `(name, value)` pairs, each as [`HttpSettings::set`] takes it; a name
+    /// that is not an HTTPS setting is `INVALID_CONFIG`.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self> {
+        let mut s = HttpSettings::default();
+        for (name, value) in pairs {
+            if !s.set(name, value)? {
+                return Err(invalid(format!(
+                    "\"{}\" is not a setting of a JWKS endpoint",
+                    quote(name.as_bytes())
+                )));
+            }
+        }
+        Ok(s)
+    }
 }
 
 impl OidcSettings {
@@ -342,7 +357,8 @@ impl OidcSettings {
     /// (`ksasl.oauthbearer.client.auth`, `ksasl.oauthbearer.grant.type`,
     /// `ksasl.oauthbearer.assertion.private.key.pem`, `ksasl.oauthbearer.assertion.kid`), or
     /// an HTTPS setting of [`HttpSettings::set`]. An unknown name or a value of the wrong form
-    /// is `INVALID_CONFIG`, naming the key; secrets never appear in errors.
+    /// is `INVALID_CONFIG`, naming the key; secrets never appear in errors. A failed `set`
+    /// changes nothing (every value is parsed before it is stored).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         let some = || Some(value.to_string());
         let ms = |v: &str| parse::<i64>(name, v, "a number of milliseconds");
@@ -392,6 +408,15 @@ impl OidcSettings {
         }
         Ok(())
     }
+
+    /// Settings from `(name, value)` pairs, each as [`OidcSettings::set`] takes it.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self> {
+        let mut s = OidcSettings::default();
+        for (name, value) in pairs {
+            s.set(name, value)?;
+        }
+        Ok(s)
+    }
 }
 
 /// A JWKS endpoint (`sasl.oauthbearer.jwks.endpoint.url`) feeding `validator`.
@@ -413,6 +438,25 @@ mod tests {
             client_id: Some("kafka".into()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn settings_from_pairs_name_what_is_wrong() {
+        let h = HttpSettings::from_pairs([("sasl.login.read.timeout.ms", "250")]).unwrap();
+        assert_eq!(h.read_timeout_ms, Some(250));
+        let e = HttpSettings::from_pairs([("clientId", "kafka")]).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidConfig);
+        assert!(e
+            .message()
+            .contains("\"clientId\" is not a setting of a JWKS endpoint"));
+        let o = OidcSettings::from_pairs([("clientId", "kafka"), ("ssl.truststore.type", "PEM")]);
+        assert_eq!(o.unwrap().client_id.as_deref(), Some("kafka"));
+        let e = OidcSettings::from_pairs([("sasl.login.retry.backoff.ms", "soon")]).unwrap_err();
+        assert!(e.message().contains("sasl.login.retry.backoff.ms"), "{e}");
+        // A failed set changes nothing.
+        let mut s = settings();
+        assert!(s.set("sasl.login.retry.backoff.max.ms", "x").is_err());
+        assert_eq!(s.retry_backoff_max_ms, None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use jni::sys::jlong;
 use ksasl::background::BackgroundRefresher;
 use ksasl::io::http::{jwks_endpoint, HttpSettings, JwksFetcher, OidcLogin, OidcSettings};
 use ksasl::mech::oauthbearer::SaslExtensions;
-use ksasl::{Error, ErrorCode, SharedRandom};
+use ksasl::SharedRandom;
 
 use crate::glue::{free, get, into_handle, natives, string, strings};
 use crate::oauth::{token, Jwks, Refr};
@@ -25,10 +25,7 @@ fn pairs(list: &[String]) -> impl Iterator<Item = (&str, &str)> {
 natives! {
     fn oidcLoginNew(env, settings: JObjectArray<'l>) -> i64 {
         let list = strings(env, &settings)?;
-        let mut s = OidcSettings::default();
-        for (name, value) in pairs(&list) {
-            s.set(name, value)?;
-        }
+        let s = OidcSettings::from_pairs(pairs(&list))?;
         Ok(into_handle::<Login>(Arc::new(s.login(SharedRandom::default())?)))
     }
     oidcLoginFree(_env, h: jlong) -> () = free::<Login>(h);
@@ -47,16 +44,7 @@ natives! {
     fn jwksEndpointNew(env, url: JString<'l>, validator: jlong, settings: JObjectArray<'l>) -> i64 {
         let url = string(env, &url, "url")?;
         let list = strings(env, &settings)?;
-        let mut http = HttpSettings::default();
-        for (name, value) in pairs(&list) {
-            if !http.set(name, value)? {
-                return Err(Error::new(
-                    ErrorCode::InvalidConfig,
-                    format!("\"{name}\" is not a setting of a JWKS endpoint"),
-                )
-                .into());
-            }
-        }
+        let http = HttpSettings::from_pairs(pairs(&list))?;
         let v = get::<Jwks>(validator).clone();
         Ok(into_handle::<Endpoint>(Arc::new(jwks_endpoint(&url, &http, v)?)))
     }
