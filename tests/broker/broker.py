@@ -37,6 +37,9 @@ import time
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from procs import set_pdeathsig, tail  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
 TARGET = HERE / "target"
@@ -197,27 +200,6 @@ def _check_credential(kind: str, value: str) -> None:
     # Keep values safe for both the JAAS parser and the --add-scram parser.
     if not value or re.search(r'[\s"\\,=\[\]]', value):
         raise ValueError(f"{kind} {value!r}: must be non-empty without whitespace, quotes, backslash, ',', '=', '[' or ']'")
-
-
-def _tail(path: Path, lines: int = 80) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 64 * 1024))
-            data = f.read().decode("utf-8", "replace")
-        return "\n".join(data.splitlines()[-lines:])
-    except OSError:
-        return f"<{path} not readable>"
-
-
-def _set_pdeathsig():  # runs in the child before exec
-    try:
-        import ctypes
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: die with the test process
-    except Exception:
-        pass
 
 
 LOG4J2_XML = """<?xml version="1.0" encoding="UTF-8"?>
@@ -589,7 +571,7 @@ class KafkaBroker:
         (w / "format.out").write_text(res.stdout)
         if res.returncode != 0:
             raise BrokerError(f"kafka storage format failed (exit {res.returncode}):\n{res.stdout[-4000:]}\n"
-                              f"{_tail(w / 'format.log', 40)}")
+                              f"{tail(w / 'format.log', 40)}")
 
         jmx = self.jmx_port
         cmd = self._jvm_args("server.log")
@@ -615,7 +597,7 @@ class KafkaBroker:
         console = open(w / "console.log", "wb")
         try:
             self.proc = subprocess.Popen(cmd, cwd=w, stdin=subprocess.DEVNULL, stdout=console,
-                                         stderr=subprocess.STDOUT, preexec_fn=_set_pdeathsig)
+                                         stderr=subprocess.STDOUT, preexec_fn=set_pdeathsig)
         finally:
             console.close()
         self._wait_ready(t0)
@@ -646,8 +628,8 @@ class KafkaBroker:
 
     def _failure_text(self, what: str) -> str:
         assert self.workdir is not None
-        return (f"{what}; workdir {self.workdir}\n--- server.log (tail) ---\n{_tail(self.workdir / 'server.log')}\n"
-                f"--- console.log (tail) ---\n{_tail(self.workdir / 'console.log', 30)}")
+        return (f"{what}; workdir {self.workdir}\n--- server.log (tail) ---\n{tail(self.workdir / 'server.log', 80)}\n"
+                f"--- console.log (tail) ---\n{tail(self.workdir / 'console.log', 30)}")
 
     def is_running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -37,6 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from procs import set_pdeathsig, tail  # noqa: E402
+
 REALM = "KSASL.TEST"
 DEFAULT_PRINCIPALS = ("alice", "bob", "kafka/localhost")
 
@@ -153,15 +156,6 @@ def free_udp_tcp_port(host: str = "127.0.0.1") -> int:
     raise KdcError("no port free for both TCP and UDP on 127.0.0.1")
 
 
-def _set_pdeathsig():  # runs in the child before exec
-    try:
-        import ctypes
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: die with the test process
-    except Exception:
-        pass
-
-
 def _sweep_stale_dirs() -> None:
     """Remove temp dirs of test processes that were SIGKILLed (their KDC died with them)."""
     for d in Path(tempfile.gettempdir()).glob("ksasl-kdc-*"):
@@ -175,13 +169,6 @@ def _sweep_stale_dirs() -> None:
             shutil.rmtree(d, ignore_errors=True)
         except PermissionError:
             pass
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return f"<{path} not readable>"
 
 
 def _principal_file_name(name: str) -> str:
@@ -397,7 +384,7 @@ class Kdc:
                 self.port = free_udp_tcp_port()
                 self._write_config()
             else:
-                raise KdcError(f"krb5kdc did not start:\n{_tail(self.log_path)}")
+                raise KdcError(f"krb5kdc did not start:\n{tail(self.log_path)}")
         except BaseException:
             self.stop()
             raise
@@ -573,7 +560,7 @@ class Kdc:
         with open(d / "kdc.console", "ab") as console:
             self.proc = subprocess.Popen(cmd, cwd=d, env=self._tool_env(), stdin=subprocess.DEVNULL,
                                          stdout=console, stderr=subprocess.STDOUT,
-                                         preexec_fn=_set_pdeathsig)
+                                         preexec_fn=set_pdeathsig)
 
     def _wait_ready(self) -> bool:
         """Poll the TCP port; False if the KDC exited (e.g. port taken), KdcError on timeout."""
@@ -582,7 +569,7 @@ class Kdc:
         delay = 0.005
         while True:
             if self.proc.poll() is not None:
-                text = _tail(self.log_path) + _tail(self._need_dir() / "kdc.console")
+                text = tail(self.log_path) + tail(self._need_dir() / "kdc.console")
                 if "Address already in use" in text:
                     return False
                 raise KdcError(f"krb5kdc exited with status {self.proc.returncode}:\n{text}")
@@ -590,7 +577,7 @@ class Kdc:
                 return True
             if time.monotonic() > deadline:
                 raise KdcError(f"krb5kdc not answering on 127.0.0.1:{self.port} after "
-                               f"{self.startup_timeout:.0f} s:\n{_tail(self.log_path)}")
+                               f"{self.startup_timeout:.0f} s:\n{tail(self.log_path)}")
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
 
@@ -677,7 +664,7 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     if a.die_with_parent:
-        _set_pdeathsig()
+        set_pdeathsig()
         if os.getppid() == 1:
             return 1
 
@@ -722,7 +709,7 @@ def main(argv=None) -> int:
         while stop["signal"] is None and kdc.is_running():
             time.sleep(0.2)  # a signal handler sets stop; sleep resumes, so at most 0.2 s late
         if stop["signal"] is None and not kdc.is_running():
-            print(f"[ksasl kdc] krb5kdc exited unexpectedly:\n{_tail(kdc.log_path)}", file=sys.stderr)
+            print(f"[ksasl kdc] krb5kdc exited unexpectedly:\n{tail(kdc.log_path)}", file=sys.stderr)
             return 1
         return 0
     except KdcError as e:
