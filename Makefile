@@ -10,7 +10,7 @@ CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
 RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java bench-gssapi demo demo-mechanisms test test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker test-c-and-broker cpp-valgrind soak fuzz fuzz-smoke
+.PHONY: bench-java bench-gssapi demo demo-mechanisms test test-suites test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker test-c-and-broker cpp-valgrind soak fuzz fuzz-smoke
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -22,7 +22,13 @@ demo: target/c/demo
 demo-mechanisms:
 	$(CARGO) run --quiet --example demo
 
-test: lint test-rust fuzz-smoke test-python test-interop test-java test-kerberos test-nokrb5 test-c-and-broker
+# Everything, under one Keycloak (tests/oidc/keycloak.py --serve) launched first and booting
+# while the lint runs: each OIDC suite makes a realm of its own on it instead of starting a
+# Keycloak of its own (about 30 s each).
+test:
+	$(PYTHON) tests/oidc/keycloak.py --serve -- $(MAKE) --no-print-directory test-suites
+
+test-suites: lint test-rust fuzz-smoke test-python test-interop test-java test-kerberos test-nokrb5 test-c-and-broker
 
 test-rust:
 	$(CARGO) test
@@ -143,7 +149,7 @@ JAVA_IDP := $(PYTHON) $(CURDIR)/tests/oidc/keycloak.py --exec --
 test-java: java-native
 	@mkdir -p target
 	(cd bindings/java && $(JAVA_KDC) $(JAVA_IDP) $(MVN) $(MVN_FLAGS) install -Dksasl.test.jvm=-Xcheck:jni) > target/java-test.log 2>&1 || (cat target/java-test.log; exit 1)
-	$(if $(wildcard examples/java/pom.xml),(cd examples/java && $(JAVA_KDC) $(MVN) $(MVN_FLAGS) test -Dksasl.test.jvm=-Xcheck:jni) >> target/java-test.log 2>&1 || (cat target/java-test.log; exit 1))
+	$(if $(wildcard examples/java/pom.xml),(cd examples/java && $(JAVA_KDC) $(JAVA_IDP) $(MVN) $(MVN_FLAGS) test -Dksasl.test.jvm=-Xcheck:jni) >> target/java-test.log 2>&1 || (cat target/java-test.log; exit 1))
 	java -Xcheck:jni -cp bindings/java/target/ksasl-0.1.0.jar:bindings/java/target/test-classes org.ksasl.LoadCheck >> target/java-test.log 2>&1
 	@if grep -hE "$(JNI_WARNINGS)" target/java-test.log $$(find bindings/java/target examples/java/target -name '*.dumpstream' 2>/dev/null); then \
 	  echo "JNI warnings under -Xcheck:jni (above)"; exit 1; fi

@@ -12,6 +12,12 @@ Standard library only, plus the ``openssl`` and ``mvn`` commands. From pytest::
 From anything else: ``python3 tests/oidc/keycloak.py --exec -- cmd ...`` runs ``cmd`` with
 ``KSASL_OIDC_INFO`` naming a JSON file of :meth:`Keycloak.info`, then stops Keycloak.
 
+One server for many suites: ``python3 tests/oidc/keycloak.py --serve -- cmd ...`` launches one
+Keycloak and runs ``cmd`` at once (while Keycloak boots) with ``KSASL_KEYCLOAK`` naming that
+server. Every :class:`Keycloak` made under it (``--exec`` and ``--exit-on-stdin-eof`` too)
+starts no process: it waits for the shared server and makes a realm of its own there (its own
+clients, keys and token lifetime), deleted when it stops. ``make test`` runs its suites so.
+
 What is cached, and where (``$KSASL_CACHE``, default ``~/.cache/ksasl``): the Keycloak
 distribution from Maven Central (``org.keycloak:keycloak-quarkus-dist``), unpacked and built
 once (``kc.sh build``: about a minute), and a database in which Keycloak has already
@@ -42,6 +48,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from procs import set_pdeathsig, tail  # noqa: E402
+
 VERSION = "26.7.3"
 REALM = "ksasl"
 AUDIENCE = "kafka-broker"
@@ -58,25 +67,20 @@ class KeycloakError(RuntimeError):
     """Keycloak (or a tool around it) failed; the message carries the relevant output."""
 
 
-def _set_pdeathsig():  # in the child before exec: die with the harness
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
-    except OSError:
-        pass
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _tail(path: Path, lines: int = 40) -> str:
+def _alive(pid: int) -> bool:
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return ""
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
 
 
 def _run(cmd: list, what: str, **kw) -> str:
@@ -157,16 +161,28 @@ class Keycloak:
     """One Keycloak process with the realm ``ksasl``: see the module documentation."""
 
     def __init__(self, *, token_lifespan_s: int = 60, _bootstrap: bool = False,
-                 _certs_dir: Path | None = None):
+                 _certs_dir: Path | None = None, _server_only: bool = False):
         self.token_lifespan_s = token_lifespan_s
         self._bootstrap = _bootstrap
-        self._tmp = None if _certs_dir else tempfile.TemporaryDirectory(prefix="ksasl-keycloak-")
-        self.dir = _certs_dir or Path(self._tmp.name)
-        self._db = self.dir / "db"
-        self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.client_secret = "kafka-secret-" + secrets.token_hex(8)
-        make_certificates(self.dir)
+        shared = os.environ.get("KSASL_KEYCLOAK")
+        # Under `--serve`: a realm of its own on the shared server, no process.
+        self._shared = bool(shared) and not (_bootstrap or _certs_dir or _server_only)
+        self._make_realm_on_start = not _server_only
+        if self._shared:
+            server = json.loads(Path(shared).read_text())
+            self._tmp, self.dir, self.port = None, Path(server["dir"]), server["port"]
+            self._server_pid = server["pid"]
+            self.realm = f"{REALM}-{secrets.token_hex(4)}"
+        else:
+            self._tmp = (None if _certs_dir
+                         else tempfile.TemporaryDirectory(prefix="ksasl-keycloak-"))
+            self.dir = _certs_dir or Path(self._tmp.name)
+            self.port = free_port()
+            self.realm = REALM
+            make_certificates(self.dir)
+        self._db = self.dir / "db"
         self._ssl = ssl.create_default_context(cafile=str(self.dir / "ca.pem"))
 
     @classmethod
@@ -174,6 +190,7 @@ class Keycloak:
         """A handle on a running Keycloak described by :meth:`info` (for its admin calls)."""
         kc = cls.__new__(cls)
         kc.token_lifespan_s, kc.port = info["token_lifespan_s"], info["port"]
+        kc.realm, kc._shared = info.get("realm", REALM), False
         kc.client_secret = info["secret_client"]["secret"]
         kc.dir, kc._tmp, kc.proc, kc._bootstrap = Path(info["ca_pem"]).parent, None, None, False
         kc._ssl = ssl.create_default_context(cafile=info["ca_pem"])
@@ -186,7 +203,7 @@ class Keycloak:
 
     @property
     def issuer(self) -> str:
-        return f"{self.base}/realms/{REALM}"
+        return f"{self.base}/realms/{self.realm}"
 
     @property
     def token_endpoint(self) -> str:
@@ -207,7 +224,9 @@ class Keycloak:
             "ca_pem": str(self.dir / "ca.pem"), "other_ca_pem": str(self.dir / "other-ca.pem"),
             "secret_client": {"id": "kafka-secret", "secret": self.client_secret},
             "jwt_client": {"id": "kafka-jwt", "key_pem": str(self.dir / "client.key")},
-            "token_lifespan_s": self.token_lifespan_s, "pid": self.proc and self.proc.pid,
+            "token_lifespan_s": self.token_lifespan_s, "realm": self.realm,
+            "pid": self._server_pid if self._shared else (self.proc and self.proc.pid),
+            "shared": self._shared,
         }
 
     # --- life cycle ---
@@ -218,17 +237,22 @@ class Keycloak:
         self.stop()
 
     def start(self) -> "Keycloak":
+        if self._shared:
+            self._wait_ready(time.monotonic() + 240, self._server_pid)
+            self._make_realm()
+            return self
         ensure_dist()
         shutil.copytree(TEMPLATE_DB, self._db)
         try:
             self._launch()
-            self._make_realm()
+            if self._make_realm_on_start:
+                self._make_realm()
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _launch(self) -> None:
+    def _launch(self, wait: bool = True) -> None:
         env = _java_env()
         if self._bootstrap:
             env["KC_BOOTSTRAP_ADMIN_USERNAME"], env["KC_BOOTSTRAP_ADMIN_PASSWORD"] = ADMIN
@@ -239,20 +263,30 @@ class Keycloak:
                f"--https-certificate-key-file={self.dir / 'server.key'}"]
         log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                     cwd=DIST, preexec_fn=_set_pdeathsig)
+                                     cwd=DIST, preexec_fn=set_pdeathsig)
         log.close()
-        deadline = time.monotonic() + 240
+        if wait:
+            self._wait_ready(time.monotonic() + 240, self.proc.pid)
+
+    def _wait_ready(self, deadline: float, pid: int) -> None:
+        """Polls the master realm's discovery document until it answers; KeycloakError if the
+        process (``pid``) exits first or ``deadline`` passes."""
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise KeycloakError(f"Keycloak exited ({self.proc.returncode}):\n"
-                                    f"{_tail(self.log_path)}")
+            exited = self.proc.poll() is not None if self.proc else not _alive(pid)
+            if exited:
+                raise KeycloakError(f"Keycloak exited:\n{tail(self.log_path)}")
             with contextlib.suppress(OSError, urllib.error.URLError):
                 self._get(f"{self.base}/realms/master/.well-known/openid-configuration")
                 return
             time.sleep(0.25)
-        raise KeycloakError(f"Keycloak did not answer within 240 s:\n{_tail(self.log_path)}")
+        raise KeycloakError(f"Keycloak did not answer within 240 s:\n{tail(self.log_path)}")
 
     def stop(self) -> None:
+        if self._shared:
+            self._shared = False  # once
+            with contextlib.suppress(OSError, urllib.error.URLError, KeycloakError):
+                self._send("DELETE", f"/{self.realm}")
+            return
         p, self.proc = self.proc, None
         if p is not None and p.poll() is None:
             p.send_signal(signal.SIGTERM)
@@ -307,7 +341,7 @@ class Keycloak:
                    "serviceAccountsEnabled": True, "standardFlowEnabled": False,
                    "directAccessGrantsEnabled": False, "protocolMappers": [audience]}
         self._send("POST", "", {
-            "realm": REALM, "enabled": True, "accessTokenLifespan": self.token_lifespan_s,
+            "realm": self.realm, "enabled": True, "accessTokenLifespan": self.token_lifespan_s,
             "clients": [
                 {**service, "clientId": "kafka-secret", "clientAuthenticatorType": "client-secret",
                  "secret": self.client_secret},
@@ -318,7 +352,7 @@ class Keycloak:
 
     def signing_keys(self) -> list[dict]:
         """The realm's RS256 signing keys: kid, status, priority, providerId."""
-        keys = self.admin_get(f"/{REALM}/keys")["keys"]
+        keys = self.admin_get(f"/{self.realm}/keys")["keys"]
         return [k for k in keys if k.get("algorithm") == "RS256" and k.get("use") == "SIG"]
 
     def rotate_key(self, priority: int = 200) -> str:
@@ -326,8 +360,8 @@ class Keycloak:
         the old keys stay active (tokens they signed still validate) until
         :meth:`disable_keys_except` is called."""
         before = {k["kid"] for k in self.signing_keys()}
-        realm_id = self.admin_get(f"/{REALM}")["id"]
-        self._send("POST", f"/{REALM}/components", {
+        realm_id = self.admin_get(f"/{self.realm}")["id"]
+        self._send("POST", f"/{self.realm}/components", {
             "name": f"rotated-{secrets.token_hex(4)}", "providerId": "rsa-generated",
             "providerType": "org.keycloak.keys.KeyProvider", "parentId": realm_id,
             "config": {"priority": [str(priority)], "enabled": ["true"], "active": ["true"],
@@ -342,10 +376,27 @@ class Keycloak:
         validating once a verifier refetches the JWKS."""
         for k in self.signing_keys():
             if k["kid"] != kid:
-                comp = self.admin_get(f"/{REALM}/components/{k['providerId']}")
+                comp = self.admin_get(f"/{self.realm}/components/{k['providerId']}")
                 comp["config"]["enabled"] = ["false"]
                 comp["config"]["active"] = ["false"]
-                self._send("PUT", f"/{REALM}/components/{k['providerId']}", comp)
+                self._send("PUT", f"/{self.realm}/components/{k['providerId']}", comp)
+
+
+def serve(cmd: list[str]) -> int:
+    """Launches one Keycloak (realm-less) and runs ``cmd`` at once, while it boots, with
+    ``KSASL_KEYCLOAK`` naming it; stops it when ``cmd`` ends."""
+    ensure_dist(quiet=False)
+    kc = Keycloak(_server_only=True)
+    try:
+        shutil.copytree(TEMPLATE_DB, kc._db)
+        kc._launch(wait=False)
+        server = kc.dir / "server.json"
+        server.write_text(json.dumps({"dir": str(kc.dir), "port": kc.port, "pid": kc.proc.pid}))
+        print(f"keycloak: serving on 127.0.0.1:{kc.port} (pid {kc.proc.pid}) for: "
+              f"{' '.join(cmd)}", file=sys.stderr, flush=True)
+        return subprocess.call(cmd, env={**os.environ, "KSASL_KEYCLOAK": str(server)})
+    finally:
+        kc.stop()
 
 
 def main(argv: list[str]) -> int:
@@ -363,10 +414,15 @@ def main(argv: list[str]) -> int:
                     help="print the info JSON, then stop when stdin closes (for test binaries)")
     ap.add_argument("--exec", action="store_true",
                     help="run the command after `--` with KSASL_OIDC_INFO set, then stop")
+    ap.add_argument("--serve", action="store_true",
+                    help="launch one Keycloak and run the command after `--` at once with "
+                         "KSASL_KEYCLOAK set (each Keycloak made under it is a realm there)")
     cmd = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    if a.exec and not cmd:
-        ap.error("--exec needs a command after --")
+    if (a.exec or a.serve) and not cmd:
+        ap.error("--exec and --serve need a command after --")
+    if a.serve:
+        return serve(cmd)
     if a.attach:
         kc = Keycloak.attached(json.loads(Path(a.attach).read_text()))
         if a.rotate_key:
@@ -378,10 +434,13 @@ def main(argv: list[str]) -> int:
         print(ensure_dist(quiet=False))
         return 0
     with Keycloak(token_lifespan_s=a.token_lifespan) as kc:
-        info = kc.dir / "info.json"
+        info = kc.dir / f"info-{kc.realm}.json"
         info.write_text(json.dumps(kc.info()))
         if cmd:
-            return subprocess.call(cmd, env={**os.environ, "KSASL_OIDC_INFO": str(info)})
+            try:
+                return subprocess.call(cmd, env={**os.environ, "KSASL_OIDC_INFO": str(info)})
+            finally:
+                info.unlink(missing_ok=True)
         print(json.dumps(kc.info()), flush=True)
         if a.exit_on_stdin_eof:
             sys.stdin.read()
