@@ -22,7 +22,9 @@ Run it alone::
 
     python examples/python/kafka_server.py --port 0 --max-reauth-ms 3000
 
-(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens; add ``--keytab
+(users: alice / alice-secret; OAUTHBEARER accepts unsecured tokens, or with
+``--jwks-endpoint-url URL --expected-issuer ISS --expected-audience AUD --ca-file ca.pem`` an
+identity provider's signed ones; add ``--keytab
 kafka.keytab --principal kafka/localhost@EXAMPLE.COM`` for GSSAPI, with KRB5_CONFIG pointing
 at the realm), or from Python::
 
@@ -196,13 +198,16 @@ class KafkaServer:
         keytab: Optional[str] = None,
         principal: Optional[str] = None,
         principal_to_local_rules: Optional[str] = None,
+        oauthbearer_validator: Any = None,
     ) -> None:
         store = ksasl.CredentialStore()
         for user, password in (users or {"alice": "alice-secret"}).items():
             store.add_user(user, password)
         registry = ksasl.MechanismRegistry()
         registry.add_password_servers(store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
-        registry.add_oauthbearer_server()  # OAUTHBEARER, unsecured (alg "none") tokens
+        # OAUTHBEARER: unsecured (alg "none") tokens, or signed ones checked by the validator
+        # given (a ksasl.JwksEndpoint for an identity provider's JWKS: see jwks_endpoint()).
+        registry.add_oauthbearer_server(oauthbearer_validator)
         # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is a
         # plain or an async method (see MechanismRegistry.add_server_mechanism).
         for name, factory in (mechanisms or {}).items():
@@ -574,6 +579,19 @@ class KafkaServer:
         return array(responses)
 
 
+def jwks_endpoint(url: str, issuer: Optional[str] = None, audience: Optional[str] = None,
+                  ca_file: Optional[str] = None) -> "ksasl.JwksEndpoint":
+    """The validator of a listener configured as Kafka's is for an identity provider
+    (``sasl.oauthbearer.jwks.endpoint.url``, ``.expected.issuer``, ``.expected.audience``,
+    ``ssl.truststore.location`` as PEM): its keys fetched now and kept fresh on ksasl's thread."""
+    validator = ksasl.JwksValidator(expected_issuer=issuer,
+                                    expected_audiences=[audience] if audience else None)
+    endpoint = ksasl.JwksEndpoint(url, validator, ca_file=ca_file)
+    endpoint.fetch()  # fail at start, not at the first client, when the provider is unreachable
+    endpoint.start()
+    return endpoint
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
@@ -582,15 +600,24 @@ def main() -> None:
     p.add_argument("--keytab", help="the broker's keytab: enables GSSAPI")
     p.add_argument("--principal", help="the broker's Kerberos principal (kafka/host@REALM)")
     p.add_argument("--principal-to-local-rules", help="sasl.kerberos.principal.to.local.rules")
+    p.add_argument("--jwks-endpoint-url", help="sasl.oauthbearer.jwks.endpoint.url: OAUTHBEARER "
+                   "takes signed tokens of this identity provider instead of unsecured ones")
+    p.add_argument("--expected-issuer", help="sasl.oauthbearer.expected.issuer")
+    p.add_argument("--expected-audience", help="sasl.oauthbearer.expected.audience")
+    p.add_argument("--ca-file", help="the CA certificates (PEM) of the JWKS endpoint")
     p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(message)s")
 
     async def run() -> None:
+        jwks = (jwks_endpoint(args.jwks_endpoint_url, args.expected_issuer,
+                              args.expected_audience, args.ca_file)
+                if args.jwks_endpoint_url else None)
         server = KafkaServer(args.host, args.port, args.max_reauth_ms, keytab=args.keytab,
                              principal=args.principal,
-                             principal_to_local_rules=args.principal_to_local_rules)
+                             principal_to_local_rules=args.principal_to_local_rules,
+                             oauthbearer_validator=jwks)
         port = await server.start()
         print(port, flush=True)  # first line: the port, for scripts
         print(f"listening on {args.host}:{port} (users: alice/alice-secret; "
