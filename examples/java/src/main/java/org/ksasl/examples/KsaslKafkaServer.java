@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,8 @@ import org.ksasl.CredentialStore;
 import org.ksasl.DelegationTokenCodec;
 import org.ksasl.Gate;
 import org.ksasl.HostServerMechanism;
+import org.ksasl.JwksEndpoint;
+import org.ksasl.JwksValidator;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
 import org.ksasl.RefusedRequest;
@@ -50,7 +53,9 @@ import org.ksasl.TokenAuthority;
  *       {@link ServerConnection#handleFrame}, which answers ApiVersions (listing this server's
  *       APIs, given to {@link ServerConfig.Builder#setApiVersion}), SaslHandshake and
  *       SaslAuthenticate for PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (Kafka's
- *       unsecured tokens); a failure is written at the KIP-306 deadline, then the socket closes.
+ *       unsecured tokens, or signed JWTs checked against an identity provider's JWKS endpoint
+ *       with {@link Builder#oauthBearerJwks}); a failure is written at the KIP-306 deadline, then
+ *       the socket closes.
  *       Another request in the middle of an exchange gets that API's error response
  *       (ILLEGAL_SASL_STATE) as Kafka 4.4 sends it, from ksasl or, for Produce and InitProducerId
  *       ({@link ServerConnection#refusedRequest}), from the {@link Broker};
@@ -85,6 +90,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private final int requestedPort;
     private final long maxReauthMs;
     private final String advertisedHost;
+    private final boolean signedOAuthBearer;
     private final AtomicLong ids = new AtomicLong();
     private final List<ConnectionStats> connections = new CopyOnWriteArrayList<>();
     private final Set<Connection> live = ConcurrentHashMap.newKeySet();
@@ -112,6 +118,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private String gssapiPrincipal;
         private String gssapiRules;
         private String advertisedHost = HOST;
+        private JwksEndpoint jwks;
 
         private Builder() {}
 
@@ -188,6 +195,20 @@ public final class KsaslKafkaServer implements AutoCloseable {
         }
 
         /**
+         * Validates OAUTHBEARER tokens as signed JWTs with the keys of an identity provider's
+         * JWKS endpoint, as a broker with {@code sasl.oauthbearer.jwks.endpoint.url} does, instead
+         * of accepting Kafka's unsecured tokens. The expected issuer and audiences are those of
+         * the endpoint's {@link JwksValidator}; every check is ksasl's. A token signed by a key
+         * the endpoint does not know yet waits for one fetch of the key set. The endpoint stays
+         * the caller's: fetch it (and {@link JwksEndpoint#start() start} its refreshing) before
+         * clients connect, and close it once the server is closed.
+         */
+        public Builder oauthBearerJwks(JwksEndpoint endpoint) {
+            this.jwks = Objects.requireNonNull(endpoint, "endpoint");
+            return this;
+        }
+
+        /**
          * The host name clients are given ({@link KsaslKafkaServer#bootstrapServers()} and Metadata), default
          * 127.0.0.1; the socket listens on 127.0.0.1 in any case. GSSAPI clients need the name
          * of the broker's principal, e.g. {@code localhost} for {@code kafka/localhost}.
@@ -206,6 +227,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
         this.requestedPort = b.port;
         this.maxReauthMs = b.maxReauthMs;
         this.advertisedHost = b.advertisedHost;
+        this.signedOAuthBearer = b.jwks != null;
         this.broker = new Broker(advertisedHost, LOG);
         this.tokens = b.tokens;
         b.topics.forEach(broker::createTopic);
@@ -223,7 +245,11 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     // The same, with tokenauth=true logins answered by the token authority.
                     registry.addPasswordServers(store, tokens);
                 }
-                registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
+                if (b.jwks == null) {
+                    registry.addOAuthBearerServer(); // OAUTHBEARER with Kafka's unsecured validator
+                } else {
+                    registry.addOAuthBearerServer(b.jwks); // OAUTHBEARER: signed JWTs, the endpoint's keys
+                }
                 if (b.gssapiKeytab != null) {
                     // GSSAPI: the keytab is read now; the service name is the principal's first part.
                     registry.addGssapiServer(b.gssapiKeytab, b.gssapiPrincipal, null, b.gssapiRules, true);
@@ -289,6 +315,11 @@ public final class KsaslKafkaServer implements AutoCloseable {
     /** {@code connections.max.reauth.ms}. */
     public long maxReauthMs() {
         return maxReauthMs;
+    }
+
+    /** Whether OAUTHBEARER checks signed JWTs against a JWKS endpoint (rather than Kafka's unsecured tokens). */
+    public boolean signedOAuthBearer() {
+        return signedOAuthBearer;
     }
 
     /** Kafka's broker SASL metrics over every connection of this listener (Kafka's names). */
@@ -586,7 +617,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "usage: KsaslKafkaServer [--port N] [--max-reauth-ms N] [--failed-auth-delay-ms N]",
             "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]...",
             "                        [--token-secret KEY] [--gssapi-keytab FILE --gssapi-principal P",
-            "                        [--gssapi-rules RULES]] [--advertised-host HOST] [-v]",
+            "                        [--gssapi-rules RULES]] [--advertised-host HOST]",
+            "                        [--jwks-endpoint-url URL [--expected-issuer ISS]",
+            "                        [--expected-audience AUD]... [--ca-file PEM]] [-v]",
             "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
             "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
             "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
@@ -598,6 +631,13 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "  --gssapi-principal P     the broker's principal, e.g. kafka/localhost@EXAMPLE.COM",
             "  --gssapi-rules RULES     sasl.kerberos.principal.to.local.rules (default DEFAULT)",
             "  --advertised-host HOST   the host name given to clients (default 127.0.0.1)",
+            "  --jwks-endpoint-url URL  sasl.oauthbearer.jwks.endpoint.url: OAUTHBEARER takes signed",
+            "                           JWTs checked with this key set (fetched at start, then kept",
+            "                           fresh) instead of Kafka's unsecured tokens",
+            "  --expected-issuer ISS    sasl.oauthbearer.expected.issuer",
+            "  --expected-audience AUD  sasl.oauthbearer.expected.audience (repeat for several)",
+            "  --ca-file PEM            the CA certificates (PEM) trusted for the JWKS endpoint's HTTPS",
+            "                           (ssl.truststore.location with ssl.truststore.type=PEM)",
             "  -v                       log every connection and authentication");
 
     // Held so that the configured level is not lost if the logger were collected.
@@ -611,6 +651,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
         String keytab = null;
         String principal = null;
         String rules = null;
+        String jwksUrl = null;
+        String issuer = null;
+        List<String> audiences = new ArrayList<>();
+        String caFile = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -642,6 +686,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 case "--gssapi-principal": principal = value(args, ++i, a); break;
                 case "--gssapi-rules": rules = value(args, ++i, a); break;
                 case "--advertised-host": b.advertisedHost(value(args, ++i, a)); break;
+                case "--jwks-endpoint-url": jwksUrl = value(args, ++i, a); break;
+                case "--expected-issuer": issuer = value(args, ++i, a); break;
+                case "--expected-audience": audiences.add(value(args, ++i, a)); break;
+                case "--ca-file": caFile = value(args, ++i, a); break;
                 case "-v": case "--verbose": verbose = true; break;
                 case "-h": case "--help": System.out.println(USAGE); return;
                 default: usage("unknown argument " + a);
@@ -653,6 +701,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
         if (keytab != null) {
             b.gssapi(keytab, principal, rules);
         }
+        if (jwksUrl == null && (issuer != null || !audiences.isEmpty() || caFile != null)) {
+            usage("--expected-issuer, --expected-audience and --ca-file go with --jwks-endpoint-url");
+        }
         if (verbose) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %5$s%6$s%n");
             ConsoleHandler h = new ConsoleHandler();
@@ -661,16 +712,31 @@ public final class KsaslKafkaServer implements AutoCloseable {
             EXAMPLES_LOGGER.addHandler(h);
             EXAMPLES_LOGGER.setUseParentHandlers(false);
         }
+        // The identity provider's keys, when OAUTHBEARER takes signed tokens: an unreachable or
+        // untrusted endpoint (or a bad option) stops the server here, before it listens.
+        JwksKeys keys = null;
+        if (jwksUrl != null) {
+            try {
+                keys = JwksKeys.open(jwksUrl, issuer, audiences, caFile);
+            } catch (KsaslException e) {
+                System.err.println("JWKS endpoint: " + e.getMessage());
+                System.exit(1);
+                return;
+            }
+            b.oauthBearerJwks(keys.endpoint);
+        }
         KsaslKafkaServer server = b.build();
         int port = server.start();
         System.out.println(port); // first line: the port, for scripts
         System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
+                + (keys != null ? " [signed JWTs, keys from " + jwksUrl + "]" : "")
                 + (keytab != null ? ", GSSAPI" : "")
                 + (authority != null ? ", delegation tokens" : "") + "; connections.max.reauth.ms="
                 + server.maxReauthMs() + "); Ctrl-C stops");
         System.out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         TokenAuthority tokenAuthority = authority;
+        JwksKeys jwksKeys = keys;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Print the summary before closing: the metrics need the live configuration.
             for (ConnectionStats c : server.connections()) {
@@ -681,9 +747,68 @@ public final class KsaslKafkaServer implements AutoCloseable {
             if (tokenAuthority != null) {
                 tokenAuthority.close();
             }
+            if (jwksKeys != null) {
+                jwksKeys.close();
+            }
             stopped.countDown();
         }, "ksasl-kafka-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * A JWKS endpoint with its validator and refresh thread, as the command line's
+     * {@code --jwks-endpoint-url} options make it (the tests make theirs the same way): the key
+     * set is fetched once when opened, so that a provider that cannot be reached (or whose
+     * certificate is not trusted) fails the start, then kept fresh by ksasl's thread until
+     * {@link #close()}. Give {@link #endpoint} to {@link Builder#oauthBearerJwks}.
+     */
+    static final class JwksKeys implements AutoCloseable {
+        final JwksValidator validator;
+        final JwksEndpoint endpoint;
+        final JwksEndpoint.Fetching fetching;
+
+        private JwksKeys(JwksValidator validator, JwksEndpoint endpoint, JwksEndpoint.Fetching fetching) {
+            this.validator = validator;
+            this.endpoint = endpoint;
+            this.fetching = fetching;
+        }
+
+        static JwksKeys open(String url, String issuer, List<String> audiences, String caFile) throws KsaslException {
+            // Only the options given are set: the others keep ksasl's defaults, which are Kafka's.
+            JwksValidator.Builder vb = JwksValidator.builder();
+            if (issuer != null) {
+                vb.setIssuer(issuer);
+            }
+            if (!audiences.isEmpty()) {
+                vb.setAudiences(audiences);
+            }
+            Map<String, String> https = new HashMap<>();
+            if (caFile != null) {
+                https.put("ssl.truststore.location", caFile);
+                https.put("ssl.truststore.type", "PEM");
+            }
+            JwksValidator validator = vb.build();
+            JwksEndpoint endpoint = null;
+            try {
+                endpoint = new JwksEndpoint(url, validator, https);
+                endpoint.fetch(System.currentTimeMillis());
+                return new JwksKeys(validator, endpoint, endpoint.start());
+            } catch (KsaslException | RuntimeException e) {
+                if (endpoint != null) {
+                    endpoint.close();
+                }
+                validator.close();
+                throw e;
+            }
+        }
+
+        /** Stops the refresh thread and frees the endpoint and the validator (after the server is closed). */
+        @Override
+        public void close() {
+            fetching.close();
+            endpoint.close();
+            validator.close();
+        }
     }
 
     private static String value(String[] args, int i, String option) {
