@@ -30,9 +30,9 @@ test:
 
 test-suites: lint test-rust fuzz-smoke test-python test-interop test-java test-kerberos test-nokrb5 test-c-and-broker
 
+# (The benchmarks are compiled and linted by clippy --all-targets in `lint`.)
 test-rust:
 	$(CARGO) test
-	$(CARGO) bench --no-run --quiet
 
 # Formatting, clippy, and the module graph: no circles among the core's modules, inside the C
 # ABI, the Python crate or the JNI crate, and nothing imported from a crate root.
@@ -55,10 +55,14 @@ $(VENV)/.installed: tests/interop/requirements.txt
 	$(PY) -m pip install --quiet -r tests/interop/requirements.txt
 	touch $@
 
+# The Python and JNI crates build in one target directory: ksasl and the dependencies they
+# share (same features, release profile) compile once for both.
+BINDINGS_TARGET := $(CURDIR)/target/bindings
+
 # The Python binding, built by maturin through pip into the venv.
 python-binding: $(VENV)/.installed
 	(cd bindings/python && $(CARGO) fmt --check)
-	$(PY) -m pip install --quiet ./bindings/python
+	CARGO_TARGET_DIR=$(BINDINGS_TARGET) $(PY) -m pip install --quiet ./bindings/python
 
 # Independent peers: scramp, PyJWT, and real Kafka clients (confluent-kafka, kafka-python)
 # against the asyncio example server in examples/python.
@@ -118,13 +122,14 @@ cpp-valgrind: cpp-examples
 # --- Java binding (JNI) --------------------------------------------------------------------
 MVN       ?= mvn
 MVN_FLAGS := -q -B
-JNI_LIB   := bindings/java/native/target/release/libksasl_jni.so
+JNI_LIB   := $(BINDINGS_TARGET)/release/libksasl_jni.so
 JNI_WARNINGS := WARNING in native method|FATAL ERROR in native method|JNI local refs
 
 # The JNI library (its own crate beside the Python one), checked to export only JNI entry
 # points, one for each native method of Native.java, then staged for the jar.
 java-native:
-	cd bindings/java/native && $(CARGO) fmt --check && $(CARGO) clippy --quiet --release -- -D warnings && $(CARGO) build --quiet --release
+	cd bindings/java/native && export CARGO_TARGET_DIR=$(BINDINGS_TARGET) && $(CARGO) fmt --check \
+	  && $(CARGO) clippy --quiet --release -- -D warnings && $(CARGO) build --quiet --release
 	bash tests/abi/jni_exports.sh $(JNI_LIB)
 	mkdir -p bindings/java/target/native
 	cp $(JNI_LIB) bindings/java/target/native/
