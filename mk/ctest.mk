@@ -9,10 +9,11 @@
 #                    target/debug/libksasl.so (the shared library, found through an rpath) and
 #                    runs it; first checks that every function of include/ksasl.h is in the
 #                    coverage table of tests/c/test_ffi.c and called from a test file
-#   c-test-valgrind  runs the same binary under valgrind (memcheck): no invalid reads/writes,
+#   c-test-valgrind  runs the same binary under valgrind (memcheck), as two processes at once
+#                    (CTEST_VALGRIND_FIRST's groups, and the others): no invalid reads/writes,
 #                    no definite or indirect leaks ("still reachable" blocks of Rust's std
-#                    runtime would be accepted; there are none today); the full log is kept in
-#                    target/c/tests/valgrind.log and printed when valgrind reports errors
+#                    runtime would be accepted; there are none today); the full logs are kept
+#                    in target/c/tests/valgrind-{1,2}.log and printed when valgrind reports errors
 #   c-test-asan      builds the tests with -fsanitize=address,undefined, linked with the static
 #                    library target/debug/libksasl.a, and runs them with LeakSanitizer on (no
 #                    suppressions are needed: the Rust side leaks nothing LeakSanitizer sees)
@@ -107,15 +108,27 @@ c-test-coverage:
 c-test: c-test-coverage $(CTEST_BIN)
 	$(CTEST_ENV) $(CTEST_BIN)
 
+# Under valgrind the suite runs as two processes at once (it is single-threaded, and valgrind
+# makes it the longest step of `make test`): the groups of CTEST_VALGRIND_FIRST, and every
+# other group (`test_ffi --not ...`, so a new group is never left out). Each has its own log.
+CTEST_VALGRIND_FIRST ?= tokens exchanges
 c-test-valgrind: $(CTEST_BIN)
-	@rm -f $(CTEST_OUT)/valgrind.log
-	$(CTEST_ENV) $(VALGRIND) $(CTEST_VALGRIND_FLAGS) --log-file=$(CTEST_OUT)/valgrind.log \
-	  $(CTEST_BIN); \
-	  status=$$?; \
-	  grep -E 'ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|still reachable|All heap blocks' \
-	    $(CTEST_OUT)/valgrind.log | sed 's/^==[0-9]*== */valgrind: /'; \
-	  if ! grep -q 'ERROR SUMMARY: 0 errors' $(CTEST_OUT)/valgrind.log; then \
-	    cat $(CTEST_OUT)/valgrind.log; fi; \
+	@rm -f $(CTEST_OUT)/valgrind*.log $(CTEST_OUT)/valgrind*.out
+	@pids=""; \
+	  for shard in 1 2; do \
+	    if [ $$shard = 1 ]; then groups="$(CTEST_VALGRIND_FIRST)"; else groups="--not $(CTEST_VALGRIND_FIRST)"; fi; \
+	    echo "valgrind $(CTEST_BIN) $$groups"; \
+	    $(CTEST_ENV) $(VALGRIND) $(CTEST_VALGRIND_FLAGS) --log-file=$(CTEST_OUT)/valgrind-$$shard.log \
+	      $(CTEST_BIN) $$groups > $(CTEST_OUT)/valgrind-$$shard.out 2>&1 & pids="$$pids $$!"; \
+	  done; \
+	  status=0; for p in $$pids; do wait $$p || status=1; done; \
+	  for shard in 1 2; do \
+	    cat $(CTEST_OUT)/valgrind-$$shard.out; \
+	    grep -E 'ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|still reachable|All heap blocks' \
+	      $(CTEST_OUT)/valgrind-$$shard.log | sed 's/^==[0-9]*== */valgrind: /'; \
+	    if ! grep -q 'ERROR SUMMARY: 0 errors' $(CTEST_OUT)/valgrind-$$shard.log; then \
+	      cat $(CTEST_OUT)/valgrind-$$shard.log; status=1; fi; \
+	  done; \
 	  exit $$status
 
 c-test-asan: $(CTEST_ASAN)
