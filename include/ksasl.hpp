@@ -1063,7 +1063,92 @@ class jwks_validator {
     std::int64_t next_refresh_ms() const noexcept { return ksasl_jwks_validator_next_refresh_ms(get()); }
 };
 
+/// ksasl_oidc_settings: the settings of a token login or a JWKS endpoint, by Kafka's property
+/// names (sasl.oauthbearer.*, sasl.login.*, ssl.truststore.*, JAAS clientId/clientSecret/scope).
+class oidc_settings {
+    KSASL_HPP_HANDLE_BOILERPLATE(oidc_settings, ksasl_oidc_settings)
+
+    /// ksasl_oidc_settings_new: nothing set.
+    oidc_settings() {
+        ksasl_oidc_settings *p = nullptr;
+        detail::check_new(ksasl_oidc_settings_new(&p));
+        h_ = detail::handle<ksasl_oidc_settings, &ksasl_oidc_settings_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_oidc_settings_last_error(get())); }
+
+    /// ksasl_oidc_settings_set: one value by its name. An unknown name or a malformed value
+    /// throws (KSASL_INVALID_CONFIG, naming the key, never quoting a secret) and changes nothing.
+    oidc_settings &set(std::string_view name, std::string_view value) {
+        detail::cstr n(name, "name"), v(value, "value");
+        detail::check(ksasl_oidc_settings_set(get(), n.c_str(), v.c_str()), get(), &ksasl_oidc_settings_last_error);
+        return *this;
+    }
+};
+
 class refresher_ref;
+
+/// ksasl_oidc_login: a token login at an identity provider's token endpoint, over HTTPS with
+/// Kafka's retry plan. Thread-safe; fetch() and refresh() block while the provider answers.
+class oidc_login {
+    KSASL_HPP_HANDLE_BOILERPLATE(oidc_login, ksasl_oidc_login)
+
+    /// ksasl_oidc_login_new: the settings are checked now (URL, client id, secret or key, CA).
+    explicit oidc_login(const oidc_settings &settings) {
+        ksasl_oidc_login *p = nullptr;
+        detail::check_new(ksasl_oidc_login_new(settings.get(), &p));
+        h_ = detail::handle<ksasl_oidc_login, &ksasl_oidc_login_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_oidc_login_last_error(get())); }
+
+    /// ksasl_oidc_login_fetch: a token now. Throws KSASL_OIDC_REQUEST_REFUSED (with the
+    /// provider's error_description), KSASL_OIDC_PROVIDER_UNAVAILABLE after the retries,
+    /// KSASL_TLS_CERTIFICATE_REFUSED, KSASL_OIDC_BAD_RESPONSE.
+    oauth_token fetch(std::int64_t now_ms) {
+        ksasl_oauth_token *t = nullptr;
+        check(ksasl_oidc_login_fetch(get(), now_ms, &t));
+        return oauth_token(adopt, t);
+    }
+
+    /// ksasl_oidc_login_refresh: fetches and installs the token in `refresher`; call it when the
+    /// refresher's poll() says a refresh is due. A failure is recorded in the refresher first
+    /// (its current token stays in use while valid, a retry is planned), then thrown.
+    inline void refresh(const refresher_ref &refresher, std::int64_t now_ms);
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_oidc_login_last_error); }
+};
+
+/// ksasl_jwks_endpoint: an identity provider's JWKS endpoint
+/// (sasl.oauthbearer.jwks.endpoint.url) keeping a jwks_validator's keys fresh. Given to
+/// mechanism_registry::add_oauthbearer_jwks_endpoint_server, it holds a token signed by a key it
+/// does not know yet for one fetch instead of refusing it. Thread-safe.
+class jwks_endpoint {
+    KSASL_HPP_HANDLE_BOILERPLATE(jwks_endpoint, ksasl_jwks_endpoint)
+
+    /// ksasl_jwks_endpoint_new: `settings` gives the HTTPS settings (ssl.truststore.*,
+    /// sasl.login.*.timeout.ms); none: Mozilla's roots and ksasl's default timeouts.
+    jwks_endpoint(std::string_view url, const jwks_validator &validator, const oidc_settings *settings = nullptr) {
+        detail::cstr u(url, "url");
+        ksasl_jwks_endpoint *p = nullptr;
+        detail::check_new(ksasl_jwks_endpoint_new(u.c_str(), validator.get(), settings ? settings->get() : nullptr, &p));
+        h_ = detail::handle<ksasl_jwks_endpoint, &ksasl_jwks_endpoint_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_jwks_endpoint_last_error(get())); }
+
+    /// ksasl_jwks_endpoint_fetch: fetches now (blocking); returns the number of usable keys.
+    std::size_t fetch(std::int64_t now_ms) {
+        std::size_t keys = 0;
+        detail::check(ksasl_jwks_endpoint_fetch(get(), now_ms, &keys), get(), &ksasl_jwks_endpoint_last_error);
+        return keys;
+    }
+
+    /// ksasl_jwks_endpoint_poll: fetches if a fetch is due (blocking then); returns when to
+    /// poll next (ms since the epoch). Call it from the host's refresh thread.
+    std::int64_t poll(std::int64_t now_ms) const noexcept { return ksasl_jwks_endpoint_poll(get(), now_ms); }
+};
 
 /// The refresh callback: fetch a token and answer with refresher.set_token() or
 /// refresher.set_token_failure() (now, or later from any thread while the refresher lives).
@@ -1183,6 +1268,10 @@ inline void refresher_ref::set_refresh_callback(refresh_callback cb) {
     // The library owns the box from here on, even when the call fails.
     check(ksasl_refresher_set_refresh_callback(p_, &detail::refresh_trampoline, box.release(),
                                                &detail::delete_box<detail::refresh_box>));
+}
+
+inline void oidc_login::refresh(const refresher_ref &refresher, std::int64_t now_ms) {
+    check(ksasl_oidc_login_refresh(get(), refresher.get(), now_ms));
 }
 
 /// ksasl_refresher_config: the `sasl.login.refresh.*` and `sasl.login.retry.backoff.*` values of
@@ -1728,6 +1817,12 @@ class mechanism_registry {
         check(ksasl_mechanism_registry_add_oauthbearer_unsecured_server(get(), s.c_str(), clock_skew_ms));
     }
 
+    /// Adds an OAUTHBEARER server validating signed JWTs with the keys of an identity
+    /// provider's JWKS endpoint (the registry keeps it alive); a token of a key the endpoint
+    /// does not know yet waits for one fetch.
+    void add_oauthbearer_jwks_endpoint_server(const jwks_endpoint &endpoint) {
+        check(ksasl_mechanism_registry_add_oauthbearer_jwks_endpoint_server(get(), endpoint.get()));
+    }
     /// Adds an OAUTHBEARER server validating signed JWTs with `validator`.
     void add_oauthbearer_jwks_server(const jwks_validator &validator) {
         check(ksasl_mechanism_registry_add_oauthbearer_jwks_server(get(), validator.get()));
