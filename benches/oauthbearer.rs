@@ -51,15 +51,18 @@ fn split(token: &str) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-fn bench(c: &mut Criterion) {
-    let v = vectors();
-    let now = v["now_ms"].as_i64().unwrap();
-    let config = JwtValidatorConfig {
+fn validator_config(v: &Value) -> JwtValidatorConfig {
+    JwtValidatorConfig {
         expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
         expected_audiences: vec![v["audience"].as_str().unwrap().into()],
         ..Default::default()
-    };
-    let validator = Arc::new(JwksValidator::new(config).unwrap());
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let v = vectors();
+    let now = v["now_ms"].as_i64().unwrap();
+    let validator = Arc::new(JwksValidator::new(validator_config(&v)).unwrap());
     validator.set_jwks(&v["jwks"].to_string(), now).unwrap();
 
     let rs = token(&v, "rs256");
@@ -98,6 +101,32 @@ fn bench(c: &mut Criterion) {
     cached.validate(rs, now).unwrap();
     c.bench_function("oauthbearer/rs256/cached_revalidate", |b| {
         b.iter(|| cached.validate(rs, now).unwrap())
+    });
+
+    // An identity provider's key set of 50: 49 P-256 keys made here, then the token's RSA key. Key selection must not make validation slower; installing the set is
+    // what a JWKS refresh costs once the document has arrived.
+    let rng = ring::rand::SystemRandom::new();
+    let mut keys: Vec<Value> = Vec::new();
+    while keys.len() < 49 {
+        let alg = &signature::ECDSA_P256_SHA256_FIXED_SIGNING;
+        let pkcs8 = signature::EcdsaKeyPair::generate_pkcs8(alg, &rng).unwrap();
+        let pair = signature::EcdsaKeyPair::from_pkcs8(alg, pkcs8.as_ref(), &rng).unwrap();
+        let point = signature::KeyPair::public_key(&pair).as_ref().to_vec();
+        keys.push(serde_json::json!({
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256",
+            "kid": format!("generated-{}", keys.len()),
+            "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..]),
+        }));
+    }
+    keys.push(jwk(&v, "rsa-1").clone());
+    let jwks50 = serde_json::json!({ "keys": keys }).to_string();
+    let big = Arc::new(JwksValidator::new(validator_config(&v)).unwrap());
+    assert_eq!(big.set_jwks(&jwks50, now).unwrap(), 50);
+    c.bench_function("oauthbearer/rs256/validate_jwks50", |b| {
+        b.iter(|| big.validate(rs, now).unwrap())
+    });
+    c.bench_function("oauthbearer/jwks50/set_jwks", |b| {
+        b.iter(|| big.set_jwks(&jwks50, now).unwrap())
     });
 
     let unsecured = UnsecuredValidator::new(UnsecuredValidatorConfig::default()).unwrap();
