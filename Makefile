@@ -90,7 +90,7 @@ target/c/%: examples/c/%.c examples/c/frames.h include/ksasl.h target/debug/libk
 c-examples: $(addprefix target/c/,$(C_EXAMPLES))
 
 # Runs every C example; the TCP client runs against the mini broker on a free loopback port,
-# which stops by itself and is also killed by pid.
+# which stops by itself and is also killed by pid; then both with Keycloak (tests/oidc).
 c-run-examples: c-examples
 	./target/c/scram_inprocess
 	./target/c/refresher
@@ -102,6 +102,8 @@ c-run-examples: c-examples
 	python3 tests/c/oversize_prefix.py $$(cat target/c/broker.port) || { kill $$(cat target/c/mini_broker.pid); exit 1; }
 	./target/c/kafka_client 127.0.0.1 $$(cat target/c/broker.port) SCRAM-SHA-512 alice alice-secret 4500 2; \
 	  status=$$?; kill $$(cat target/c/mini_broker.pid) 2>/dev/null; rm -f target/c/mini_broker.pid; exit $$status
+	# The same two with an identity provider: tokens from Keycloak, keys from its JWKS endpoint.
+	$(PYTHON) tests/oidc/keycloak.py --token-lifespan 10 --exec -- $(PYTHON) tests/c/oidc_examples.py
 
 abi-check:
 	bash tests/abi/check.sh

@@ -4,7 +4,14 @@
  * cluster. It binds 127.0.0.1 on a free port, writes the port number to PORT_FILE, and exits
  * by itself after SECONDS.
  *
- *   mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS */
+ *   mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS [JWKS_FILE]
+ *
+ * With JWKS_FILE it also takes OAUTHBEARER tokens signed by an identity provider, as a Kafka
+ * listener does with the same property names, one "name=value" per line:
+ * sasl.oauthbearer.jwks.endpoint.url, sasl.oauthbearer.expected.issuer,
+ * sasl.oauthbearer.expected.audience, and the HTTPS settings (ssl.truststore.location,
+ * sasl.login.connect.timeout.ms, ...). The key set is fetched at start (an unreachable
+ * provider stops the broker there) and kept fresh from the poll loop. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +32,45 @@ typedef struct {
     buf_t in;
 } conn_t;
 
+/* Reads a JWKS_FILE (see above) into a JWKS endpoint: the URL, issuer and audience make the
+ * validator, every other line goes to the HTTPS settings. */
+static int jwks_from_file(const char *path, ksasl_jwks_validator **v, ksasl_jwks_endpoint **e) {
+    char url[2048] = "", iss[2048] = "", aud[2048] = "", line[4096];
+    ksasl_oidc_settings *s = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f || ksasl_oidc_settings_new(&s)) {
+        perror(path);
+        if (f) fclose(f);
+        return -1;
+    }
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || line[0] == 0 || !eq) continue;
+        *eq = 0;
+        char *dest = strcmp(line, "sasl.oauthbearer.jwks.endpoint.url") == 0   ? url
+                     : strcmp(line, "sasl.oauthbearer.expected.issuer") == 0   ? iss
+                     : strcmp(line, "sasl.oauthbearer.expected.audience") == 0 ? aud
+                                                                               : NULL;
+        if (dest)
+            snprintf(dest, sizeof url, "%s", eq + 1);
+        else if ((rc = ksasl_oidc_settings_set(s, line, eq + 1)) != 0)
+            fprintf(stderr, "%s: %s\n", path, ksasl_oidc_settings_last_error(s));
+    }
+    fclose(f);
+    if (rc == 0 && (rc = ksasl_jwks_validator_new(iss[0] ? iss : NULL, aud[0] ? aud : NULL, v)) != 0)
+        fprintf(stderr, "%s: %s\n", path, ksasl_last_constructor_error());
+    if (rc == 0 && (rc = ksasl_jwks_endpoint_new(url, *v, s, e)) != 0)
+        fprintf(stderr, "%s: %s\n", path, ksasl_last_constructor_error());
+    size_t keys = 0;
+    if (rc == 0 && (rc = ksasl_jwks_endpoint_fetch(*e, wall_ms(), &keys)) != 0)
+        fprintf(stderr, "JWKS endpoint: %s\n", ksasl_jwks_endpoint_last_error(*e));
+    if (rc == 0) printf("mini_broker: %zu keys from %s\n", keys, url);
+    ksasl_oidc_settings_free(s);
+    return rc;
+}
+
 static void drop(conn_t *c) {
     close(c->fd);
     ksasl_server_connection_free(c->conn);
@@ -34,16 +80,26 @@ static void drop(conn_t *c) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS\n");
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: mini_broker PORT_FILE MAX_REAUTH_MS USERNAME PASSWORD SECONDS [JWKS_FILE]\n");
         return 2;
     }
     ksasl_credential_store *store;
     ksasl_mechanism_registry *reg;
     ksasl_server_config_builder *builder;
     ksasl_server_config *cfg;
+    ksasl_jwks_validator *jwks_validator = NULL;
+    ksasl_jwks_endpoint *jwks = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a file */
+    if (argc == 7 && jwks_from_file(argv[6], &jwks_validator, &jwks) != 0) {
+        ksasl_jwks_endpoint_free(jwks);
+        ksasl_jwks_validator_free(jwks_validator);
+        return 1;
+    }
     if (ksasl_credential_store_new(&store) || ksasl_credential_store_add_user(store, argv[3], argv[4], 4096) || ksasl_mechanism_registry_new(&reg) ||
-        ksasl_mechanism_registry_add_password_servers(reg, store) || ksasl_server_config_builder_new(reg, &builder) ||
+        ksasl_mechanism_registry_add_password_servers(reg, store) ||
+        (jwks && ksasl_mechanism_registry_add_oauthbearer_jwks_endpoint_server(reg, jwks)) ||
+        ksasl_server_config_builder_new(reg, &builder) ||
         ksasl_server_config_builder_set_max_reauth_ms(builder, NULL, atoll(argv[2])) ||
         ksasl_server_config_builder_set_api_version(builder, 3, 0, 0) || ksasl_server_config_builder_build(builder, &cfg)) {
         fprintf(stderr, "setup failed\n");
@@ -67,7 +123,11 @@ int main(int argc, char **argv) {
     conn_t conns[MAX_CONNS];
     for (int i = 0; i < MAX_CONNS; i++) conns[i] = (conn_t){.fd = -1};
     int64_t end = wall_ms() + 1000 * atoll(argv[5]);
+    int64_t next_jwks = jwks ? ksasl_jwks_endpoint_poll(jwks, wall_ms()) : INT64_MAX;
     while (wall_ms() < end) {
+        /* The key set's refresh (hourly, or after a failed fetch on a backoff) runs here; a
+         * token of an unknown key makes the exchange itself wait for one fetch. */
+        if (wall_ms() >= next_jwks) next_jwks = ksasl_jwks_endpoint_poll(jwks, wall_ms());
         struct pollfd p[MAX_CONNS + 1];
         p[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < MAX_CONNS; i++) p[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
@@ -153,5 +213,7 @@ int main(int argc, char **argv) {
     ksasl_server_config_free(cfg);
     ksasl_mechanism_registry_free(reg);
     ksasl_credential_store_free(store);
+    ksasl_jwks_endpoint_free(jwks);
+    ksasl_jwks_validator_free(jwks_validator);
     return 0;
 }
