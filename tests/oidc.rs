@@ -10,9 +10,11 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
 use ksasl::background::wall_clock_ms;
-use ksasl::io::http::{HttpClient, HttpConfig, JwksFetcher, OidcLogin};
+use ksasl::io::http::{HttpClient, HttpConfig, JwksFetcher, OidcLogin, OidcSettings};
 use ksasl::mech::oauthbearer::{JwksValidator, JwtValidatorConfig, TokenValidator};
-use ksasl::oidc::{AssertionConfig, ClientAuth, RetryPlan, TokenRequestConfig, TokenRequester};
+use ksasl::oidc::{
+    AssertionConfig, ClientAuth, Grant, RetryPlan, TokenRequestConfig, TokenRequester,
+};
 use ksasl::{ErrorCode, SharedRandom};
 
 struct Provider {
@@ -185,6 +187,186 @@ fn signed_client_assertion_private_key_jwt() {
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::OidcRequestRefused, "{e:?}");
     assert!(e.detail("error").is_some(), "{e:?}");
+}
+
+/// The JWT-bearer grant's settings as Kafka names them (KIP-1139), for the realm's assertion
+/// issuer (`jwt_grant` in the provider's info), without client authentication.
+fn jwt_grant_settings(p: &Provider) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "sasl.oauthbearer.token.endpoint.url",
+            p.s(&["token_endpoint"]),
+        ),
+        (
+            "ksasl.oauthbearer.grant.type",
+            "urn:ietf:params:oauth:grant-type:jwt-bearer".into(),
+        ),
+        (
+            "sasl.oauthbearer.assertion.private.key.file",
+            p.s(&["jwt_grant", "key_pem"]),
+        ),
+        (
+            "sasl.oauthbearer.assertion.claim.iss",
+            p.s(&["jwt_grant", "issuer"]),
+        ),
+        (
+            "sasl.oauthbearer.assertion.claim.sub",
+            p.s(&["jwt_grant", "subject"]),
+        ),
+        (
+            "sasl.oauthbearer.assertion.claim.aud",
+            p.s(&["jwt_grant", "audience"]),
+        ),
+        // Keycloak requires a jti (and refuses one it has seen).
+        (
+            "sasl.oauthbearer.assertion.claim.jti.include",
+            "true".into(),
+        ),
+        ("ssl.truststore.location", p.s(&["ca_pem"])),
+    ]
+}
+
+fn settings_login(pairs: &[(&str, String)]) -> OidcLogin {
+    OidcSettings::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))
+        .unwrap()
+        .login(SharedRandom::default())
+        .unwrap()
+}
+
+/// The claims of a token (its payload, not verified).
+fn claims_of(token: &ksasl::OAuthBearerToken) -> serde_json::Value {
+    use base64::Engine;
+    let payload = token.value().split('.').nth(1).unwrap();
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+/// KIP-1139's JWT-bearer grant (RFC 7523 §2.1) with client authentication: Keycloak checks the
+/// assertion against the identity provider that trusts its issuer and issues a token for the
+/// user linked to its subject, which validates against the realm's JWKS. Each login signs a
+/// new assertion (Keycloak refuses a replayed jti).
+#[test]
+fn jwt_bearer_grant_with_client_authentication_validates_against_the_jwks() {
+    let _keys = keys_stay();
+    let p = provider();
+    let user = p.s(&["jwt_grant", "username"]);
+    // client_secret_basic (the default with a secret), configured with Kafka's names.
+    let mut pairs = jwt_grant_settings(p);
+    pairs.push(("clientId", p.s(&["secret_client", "id"])));
+    pairs.push(("clientSecret", p.s(&["secret_client", "secret"])));
+    let l = settings_login(&pairs);
+    let c = l.requester().config();
+    assert!(matches!(c.grant, Grant::JwtBearer(_)), "{c:?}");
+    assert!(
+        matches!(c.client_auth, ClientAuth::SecretBasic { .. }),
+        "{c:?}"
+    );
+    let t = l.fetch(wall_clock_ms()).unwrap();
+    assert_validates(p, &t);
+    let claims = claims_of(&t);
+    assert_eq!(claims["preferred_username"], user.as_str(), "{claims}");
+    assert_eq!(claims["azp"], p.s(&["secret_client", "id"]).as_str());
+    let lifespan = p.info["token_lifespan_s"].as_i64().unwrap() * 1000;
+    assert_eq!(t.expiry_ms() - t.start_ms().unwrap(), lifespan);
+    let again = l.fetch(wall_clock_ms()).unwrap();
+    assert_eq!(again.principal(), t.principal());
+
+    // private_key_jwt: a client assertion (client.key) beside the grant's (grant.key).
+    let mut grant = AssertionConfig::new(std::fs::read(p.s(&["jwt_grant", "key_pem"])).unwrap());
+    grant.issuer = Some(p.s(&["jwt_grant", "issuer"]));
+    grant.subject = Some(p.s(&["jwt_grant", "subject"]));
+    grant.audience = Some(p.s(&["jwt_grant", "audience"]));
+    grant.include_jti = true;
+    let mut c = jwt_client(p, true);
+    c.grant = Grant::JwtBearer(grant);
+    let t = login(c, p.http(), RetryPlan::default())
+        .fetch(wall_clock_ms())
+        .unwrap();
+    assert_validates(p, &t);
+    let claims = claims_of(&t);
+    assert_eq!(claims["preferred_username"], user.as_str(), "{claims}");
+    assert_eq!(claims["azp"], p.s(&["jwt_client", "id"]).as_str());
+}
+
+/// Kafka sends the JWT-bearer grant without client authentication (ksasl's default for it
+/// without a secret); Keycloak lets only a confidential client that authenticates use the
+/// grant and answers 401 invalid_client. The refusal reaches the user with Keycloak's
+/// description, at once (not retried).
+#[test]
+fn jwt_bearer_grant_without_client_authentication_is_refused() {
+    let _keys = keys_stay();
+    let p = provider();
+    let l = settings_login(&jwt_grant_settings(p));
+    let c = l.requester().config();
+    assert!(matches!(c.grant, Grant::JwtBearer(_)), "{c:?}");
+    assert!(matches!(c.client_auth, ClientAuth::None), "{c:?}");
+    let started = Instant::now();
+    let e = l.fetch(wall_clock_ms()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::OidcRequestRefused, "{e:?}");
+    assert_eq!(e.detail("error"), Some("invalid_client"), "{e:?}");
+    assert_eq!(
+        e.detail("error_description"),
+        Some("Invalid client or Invalid client credentials")
+    );
+    assert!(e.message().contains("HTTP 401"), "{}", e.message());
+    assert!(!e.message().contains("attempts"), "{}", e.message());
+    assert!(
+        started.elapsed().as_millis() < 5_000,
+        "a refusal is not retried (Kafka's plan would retry for 10 s)"
+    );
+}
+
+/// Assertions Keycloak does not accept for the grant are refused with its reason (400
+/// invalid_grant), not retried: without a jti (Kafka's default), signed by a key the identity
+/// provider does not trust, or naming a subject linked to no user.
+#[test]
+fn jwt_bearer_assertions_keycloak_does_not_accept_are_refused() {
+    let _keys = keys_stay();
+    let p = provider();
+    let mut base = jwt_grant_settings(p);
+    base.push(("clientId", p.s(&["secret_client", "id"])));
+    base.push(("clientSecret", p.s(&["secret_client", "secret"])));
+    let with = |name: &'static str, value: String| {
+        let mut pairs: Vec<_> = base.iter().filter(|(k, _)| *k != name).cloned().collect();
+        pairs.push((name, value));
+        pairs
+    };
+    for (pairs, description) in [
+        (
+            with(
+                "sasl.oauthbearer.assertion.claim.jti.include",
+                "false".into(),
+            ),
+            "Token jti claim is required",
+        ),
+        (
+            with(
+                "sasl.oauthbearer.assertion.private.key.file",
+                p.s(&["jwt_client", "key_pem"]),
+            ),
+            "Invalid signature",
+        ),
+        (
+            with("sasl.oauthbearer.assertion.claim.sub", "nobody".into()),
+            "User not found",
+        ),
+    ] {
+        let started = Instant::now();
+        let e = settings_login(&pairs).fetch(wall_clock_ms()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::OidcRequestRefused, "{e:?}");
+        assert_eq!(e.detail("error"), Some("invalid_grant"), "{e:?}");
+        assert_eq!(e.detail("error_description"), Some(description), "{e:?}");
+        assert!(e.message().contains("HTTP 400"), "{}", e.message());
+        assert!(!e.message().contains("attempts"), "{}", e.message());
+        assert!(
+            started.elapsed().as_millis() < 5_000,
+            "a refusal is not retried"
+        );
+    }
 }
 
 #[test]

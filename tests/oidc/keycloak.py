@@ -9,6 +9,17 @@ Standard library only, plus the ``openssl`` and ``mvn`` commands. From pytest::
         kc.info()                       # issuer, token and JWKS endpoints, CA file, clients (JSON)
         kc.rotate_key()                 # a new signing key with higher priority; the old one disabled
 
+The JWT-bearer grant (RFC 7523 §2.1, KIP-1139; Keycloak's "JWT Authorization Grant", a default
+feature of Keycloak 26.7, so the build needs no ``--features``): every realm has an identity
+provider of type ``jwt-authorization-grant`` that trusts assertions whose ``iss`` is
+``info()["jwt_grant"]["issuer"]`` signed (RS256) by ``grant.key``, a user linked to it under the
+``sub`` ``info()["jwt_grant"]["subject"]``, and both clients allowed to use it. Keycloak wants the
+assertion's ``aud`` to be the realm's issuer (or its token endpoint), a ``jti`` (it refuses a
+replay), an ``iat`` at most 300 s old, and the client to authenticate (a confidential client:
+without client authentication it answers 401 ``invalid_client``).
+``info()["jwt_grant"]``: ``issuer``, ``subject``, ``audience``, ``key_pem`` (the PKCS#8 key to sign
+with), ``username`` (the user the token is issued for) and ``clients`` (the client ids allowed).
+
 From anything else: ``python3 tests/oidc/keycloak.py --exec -- cmd ...`` runs ``cmd`` with
 ``KSASL_OIDC_INFO`` naming a JSON file of :meth:`Keycloak.info`, then stops Keycloak.
 
@@ -24,7 +35,8 @@ once (``kc.sh build``: about a minute), and a database in which Keycloak has alr
 bootstrapped its master realm (about 30 s more). Each start copies that database into its own
 directory, so a start takes about 15 to 30 s and leaves nothing behind. Each start also makes a
 fresh CA, a server certificate for 127.0.0.1 signed by it, another CA that signed nothing
-(for the unknown-CA test) and a client key pair for ``private_key_jwt``.
+(for the unknown-CA test), a client key pair for ``private_key_jwt`` and the key of the
+JWT-bearer grant's assertion issuer.
 """
 
 from __future__ import annotations
@@ -55,6 +67,12 @@ VERSION = "26.7.3"
 REALM = "ksasl"
 AUDIENCE = "kafka-broker"
 ADMIN = ("ksasl-admin", "ksasl-admin-password")
+# The JWT-bearer grant: the assertions' issuer (an identity provider of the realm), the subject
+# they name and the Keycloak user that subject is linked to.
+GRANT_IDP = "ksasl-assertion-issuer"
+GRANT_ISSUER = "https://assertion-issuer.ksasl.test"
+GRANT_SUBJECT = "kafka-grant-subject"
+GRANT_USER = "kafka-grant-user"
 JAVA_HOME = os.environ.get("KSASL_KEYCLOAK_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
 CACHE = Path(os.environ.get("KSASL_CACHE", Path.home() / ".cache" / "ksasl"))
 HOME = CACHE / f"keycloak-{VERSION}"
@@ -139,8 +157,9 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 
 def make_certificates(d: Path) -> None:
-    """ca.pem (+ key), server.pem/server.key for 127.0.0.1 and localhost, other-ca.pem, and
-    client.key (PKCS#8 RSA) with client.pem (self-signed) for private_key_jwt."""
+    """ca.pem (+ key), server.pem/server.key for 127.0.0.1 and localhost, other-ca.pem,
+    client.key (PKCS#8 RSA) with client.pem (self-signed) for private_key_jwt, and grant.key
+    (PKCS#8 RSA) that signs the JWT-bearer grant's assertions."""
     d.mkdir(parents=True, exist_ok=True)
     for name, cn in (("ca", "ksasl test CA"), ("other-ca", "ksasl unrelated CA")):
         _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
@@ -155,6 +174,8 @@ def make_certificates(d: Path) -> None:
              "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext", cwd=d)
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key",
              "-out", "client.pem", "-days", "2", "-subj", "/CN=kafka-jwt", cwd=d)
+    _openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+             "-out", "grant.key", cwd=d)
 
 
 class Keycloak:
@@ -224,6 +245,9 @@ class Keycloak:
             "ca_pem": str(self.dir / "ca.pem"), "other_ca_pem": str(self.dir / "other-ca.pem"),
             "secret_client": {"id": "kafka-secret", "secret": self.client_secret},
             "jwt_client": {"id": "kafka-jwt", "key_pem": str(self.dir / "client.key")},
+            "jwt_grant": {"issuer": GRANT_ISSUER, "subject": GRANT_SUBJECT,
+                          "audience": self.issuer, "key_pem": str(self.dir / "grant.key"),
+                          "username": GRANT_USER, "clients": ["kafka-secret", "kafka-jwt"]},
             "token_lifespan_s": self.token_lifespan_s, "realm": self.realm,
             "pid": self._server_pid if self._shared else (self.proc and self.proc.pid),
             "shared": self._shared,
@@ -340,15 +364,38 @@ class Keycloak:
         service = {"enabled": True, "protocol": "openid-connect", "publicClient": False,
                    "serviceAccountsEnabled": True, "standardFlowEnabled": False,
                    "directAccessGrantsEnabled": False, "protocolMappers": [audience]}
+        # Both clients may use the JWT-bearer grant with assertions of GRANT_IDP.
+        grant = {"oauth2.jwt.authorization.grant.enabled": "true",
+                 "oauth2.jwt.authorization.grant.idp": GRANT_IDP}
         self._send("POST", "", {
             "realm": self.realm, "enabled": True, "accessTokenLifespan": self.token_lifespan_s,
             "clients": [
                 {**service, "clientId": "kafka-secret", "clientAuthenticatorType": "client-secret",
-                 "secret": self.client_secret},
+                 "secret": self.client_secret, "attributes": grant},
                 {**service, "clientId": "kafka-jwt", "clientAuthenticatorType": "client-jwt",
                  "attributes": {"jwt.credential.certificate": base64.b64encode(der).decode(),
-                                "token.endpoint.auth.signing.alg": "RS256"}},
-            ]})
+                                "token.endpoint.auth.signing.alg": "RS256", **grant}},
+            ],
+            **self._grant_issuer()})
+
+    def _grant_issuer(self) -> dict:
+        """The realm's part for the JWT-bearer grant: the identity provider that trusts
+        GRANT_ISSUER's assertions (signed with grant.key, checked against its public key) and
+        the user its subject GRANT_SUBJECT is linked to (Keycloak issues tokens only for a
+        user linked to the provider under the assertion's ``sub``)."""
+        spki = subprocess.run(["openssl", "pkey", "-in", str(self.dir / "grant.key"), "-pubout",
+                               "-outform", "DER"], capture_output=True, check=True).stdout
+        return {
+            "identityProviders": [{
+                "alias": GRANT_IDP, "providerId": "jwt-authorization-grant", "enabled": True,
+                "config": {"issuer": GRANT_ISSUER, "useJwksUrl": "false",
+                           "publicKeySignatureVerifier": base64.b64encode(spki).decode(),
+                           "jwtAuthorizationGrantAssertionSignatureAlg": "RS256"}}],
+            "users": [{
+                "username": GRANT_USER, "enabled": True,
+                "federatedIdentities": [{"identityProvider": GRANT_IDP, "userId": GRANT_SUBJECT,
+                                         "userName": GRANT_SUBJECT}]}],
+        }
 
     def signing_keys(self) -> list[dict]:
         """The realm's RS256 signing keys: kid, status, priority, providerId."""
