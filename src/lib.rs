@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 pub mod background;
+pub mod config;
 pub mod credential;
 pub mod error;
 #[cfg(feature = "capi")]

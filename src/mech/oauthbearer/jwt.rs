@@ -64,8 +64,8 @@ pub struct JwtValidatorConfig {
     /// The largest token accepted (default 512 KiB).
     pub max_token_size: usize,
     /// Also refuse tokens whose `iat` lies further in the future than the clock skew. Off by
-    /// default, as in Kafka (jose4j only requires `iat` to be present; newer Kafka calls this
-    /// `sasl.oauthbearer.iat.validation.enabled`).
+    /// default, as in Kafka, whose validator (jose4j) only requires `iat` to be present; Kafka
+    /// has no property for this check, it is ksasl's own.
     pub validate_iat: bool,
 }
 
