@@ -188,8 +188,12 @@ pub enum ClientCredential {
     /// Tokens from an identity provider's token endpoint: the settings, by Kafka's names, for
     /// `ksasl::io::http::OidcSettings::from_pairs`.
     Oidc(Properties),
-    /// Tokens the host supplies (librdkafka's refresh callback).
-    HostToken,
+    /// Tokens the host supplies (librdkafka's refresh callback), with librdkafka's
+    /// `sasl.oauthbearer.config` for it, as librdkafka hands that string to its callback.
+    HostToken {
+        /// `sasl.oauthbearer.config`.
+        config: Option<Secret>,
+    },
     /// Kerberos.
     Kerberos {
         /// The client principal (`principal`, or librdkafka's `sasl.kerberos.principal`).
@@ -216,7 +220,10 @@ impl fmt::Debug for ClientCredential {
                 f.debug_tuple("UnsecuredToken").field(u).finish()
             }
             ClientCredential::Oidc(p) => f.debug_tuple("Oidc").field(p).finish(),
-            ClientCredential::HostToken => f.write_str("HostToken"),
+            ClientCredential::HostToken { config } => f
+                .debug_struct("HostToken")
+                .field("config", &config.as_ref().map(|_| "[hidden]"))
+                .finish(),
             ClientCredential::Kerberos { principal, keytab } => f
                 .debug_struct("Kerberos")
                 .field("principal", principal)
@@ -489,7 +496,12 @@ impl ClientSettings {
                     put(&k, v);
                 }
             }
-            ClientCredential::HostToken => put("credential", "host-token".into()),
+            ClientCredential::HostToken { config } => {
+                put("credential", "host-token".into());
+                if config.is_some() {
+                    put("sasl.oauthbearer.config", "[hidden]".into());
+                }
+            }
             ClientCredential::Kerberos { principal, keytab } => {
                 put("credential", "kerberos".into());
                 if let Some(p) = principal {
@@ -545,8 +557,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A value; trimmed as Kafka's `ConfigDef` trims every value that is not a password.
     fn get(&self, key: &str) -> Option<&'a str> {
-        self.props.get(key)
+        self.props
+            .get(key)
+            .map(|v| if is_secret_key(key) { v } else { v.trim() })
     }
 
     fn unknown(&self) -> Vec<String> {
@@ -626,12 +641,11 @@ impl<'a> Parser<'a> {
             Some(v) => SecurityProtocol::parse(v)?,
             None => SecurityProtocol::Plaintext,
         };
-        let mechanism = self.mechanism()?;
+        // Kafka checks the ranges of the refresh settings whatever the protocol.
         let refresh = self.refresh()?;
-        let jaas = self.jaas()?;
         let mut settings = ClientSettings {
             security_protocol,
-            mechanism: mechanism.clone(),
+            mechanism: String::new(),
             credential: ClientCredential::None,
             extensions: SaslExtensions::new(),
             refresh,
@@ -649,6 +663,9 @@ impl<'a> Parser<'a> {
             settings.warnings = self.warnings;
             return Ok(settings);
         }
+        let mechanism = self.mechanism()?;
+        settings.mechanism = mechanism.clone();
+        let jaas = self.jaas()?;
         let librdkafka_password =
             self.get("sasl.username").is_some() || self.get("sasl.password").is_some();
         if jaas.is_some() && librdkafka_password {
@@ -669,6 +686,13 @@ impl<'a> Parser<'a> {
             }
             (OAUTHBEARER, None) => self.librdkafka_oauthbearer(&mut settings.extensions)?,
             (GSSAPI, jaas) => {
+                if librdkafka_password {
+                    self.warnings.push(
+                        "sasl.username and sasl.password are not used by GSSAPI (the mechanism \
+                         when sasl.mechanism is not set); set sasl.mechanism for PLAIN or SCRAM"
+                            .into(),
+                    );
+                }
                 let (credential, service) = self.kerberos(jaas.as_ref())?;
                 settings.kerberos_service_name = service;
                 credential
@@ -1004,7 +1028,15 @@ impl<'a> Parser<'a> {
                 insert_extension(extensions, k.trim(), v.trim())?;
             }
         }
+        let unsecure = match self.get("enable.sasl.oauthbearer.unsecure.jwt") {
+            Some(v) => parse_bool("enable.sasl.oauthbearer.unsecure.jwt", v, "false")?,
+            None => false,
+        };
         match method.as_deref() {
+            Some("oidc") if unsecure => Err(invalid(
+                "enable.sasl.oauthbearer.unsecure.jwt and sasl.oauthbearer.method=oidc are \
+                 mutually exclusive (as in librdkafka); keep one",
+            )),
             Some("oidc") => {
                 let mut p = Properties::new();
                 for key in OIDC_PASSTHROUGH {
@@ -1049,37 +1081,25 @@ impl<'a> Parser<'a> {
                 }
                 self.oidc_checked(p)
             }
-            Some("default") | None => {
-                let unsecure = match self.get("enable.sasl.oauthbearer.unsecure.jwt") {
-                    Some(v) => parse_bool("enable.sasl.oauthbearer.unsecure.jwt", v, "false")?,
-                    None => false,
-                };
-                match (unsecure, self.get("sasl.oauthbearer.config")) {
-                    (true, Some(config)) => self.rdkafka_unsecured(config, extensions),
-                    (true, None) => Err(invalid(
-                        "enable.sasl.oauthbearer.unsecure.jwt=true needs sasl.oauthbearer.config \
+            Some("default") | None => match (unsecure, self.get("sasl.oauthbearer.config")) {
+                (true, Some(config)) => self.rdkafka_unsecured(config, extensions),
+                (true, None) => Err(invalid(
+                    "enable.sasl.oauthbearer.unsecure.jwt=true needs sasl.oauthbearer.config \
                          (principal=<name> [lifeSeconds=<n>] [scope=<s>] [extension_<k>=<v>])",
-                    )),
-                    (false, config) => {
-                        if config.is_some() {
-                            self.warnings.push(
-                                "sasl.oauthbearer.config is not used without \
-                                 enable.sasl.oauthbearer.unsecure.jwt=true: the host supplies \
-                                 tokens"
-                                    .into(),
-                            );
-                        }
-                        if self.get("sasl.oauthbearer.token.endpoint.url").is_some() {
-                            self.warnings.push(
-                                "sasl.oauthbearer.token.endpoint.url is not used without \
+                )),
+                (false, config) => {
+                    if self.get("sasl.oauthbearer.token.endpoint.url").is_some() {
+                        self.warnings.push(
+                            "sasl.oauthbearer.token.endpoint.url is not used without \
                                  sasl.oauthbearer.method=oidc"
-                                    .into(),
-                            );
-                        }
-                        Ok(ClientCredential::HostToken)
+                                .into(),
+                        );
                     }
+                    Ok(ClientCredential::HostToken {
+                        config: config.map(Secret::from),
+                    })
                 }
-            }
+            },
             Some(_) => Err(bad_value(
                 "sasl.oauthbearer.method",
                 self.get("sasl.oauthbearer.method").unwrap_or(""),
@@ -1101,11 +1121,12 @@ impl<'a> Parser<'a> {
         let mut u = UnsecuredLogin::new();
         let mut principal = None;
         let mut scope = None;
-        for item in config.split_whitespace() {
+        for (n, item) in config.split_whitespace().enumerate() {
+            // The value is hidden (it may carry a secret), so items are named by position.
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 invalid(format!(
-                    "{key}: \"{}\" is not name=value",
-                    quote(item.as_bytes())
+                    "{key}: item {} is not name=value (items are separated by blanks)",
+                    n + 1
                 ))
             })?;
             match k {
@@ -1163,20 +1184,10 @@ impl<'a> Parser<'a> {
             {
                 return Err(wrong_module(GSSAPI, module));
             }
-            if let Some(s) = entry.option("serviceName") {
-                // Kafka refuses a JAAS serviceName that differs from the property.
-                match &service {
-                    Some(p) if p != s => {
-                        return Err(invalid(format!(
-                            "Conflicting serviceName values found in JAAS and Kafka configs value \
-                             in JAAS file {}, value in Kafka config {}",
-                            quote(s.as_bytes()),
-                            quote(p.as_bytes())
-                        )))
-                    }
-                    _ => service = Some(s.to_string()),
-                }
-            }
+            service = Some(service_name(
+                entry.option("serviceName"),
+                service.as_deref(),
+            )?);
             if let Some(p) = entry.option("principal") {
                 principal = Some(p.to_string());
             }
@@ -1207,13 +1218,30 @@ impl<'a> Parser<'a> {
                 service = Some("kafka".into());
             }
         }
-        if service.as_deref().map(str::trim).unwrap_or("").is_empty() {
-            return Err(invalid(
-                "No serviceName defined in either JAAS or Kafka config; set \
-                 sasl.kerberos.service.name to the broker's Kerberos service (usually kafka)",
-            ));
-        }
-        Ok((ClientCredential::Kerberos { principal, keytab }, service))
+        let service = service_name(None, service.as_deref())?;
+        Ok((
+            ClientCredential::Kerberos { principal, keytab },
+            Some(service),
+        ))
+    }
+}
+
+/// Kafka's rule for the Kerberos service name: the JAAS option `serviceName` or the property
+/// `sasl.kerberos.service.name`; both set and different is an error, neither is too.
+pub(crate) fn service_name(jaas: Option<&str>, property: Option<&str>) -> Result<String> {
+    match (jaas, property.map(str::trim).filter(|p| !p.is_empty())) {
+        (Some(j), Some(p)) if j != p => Err(invalid(format!(
+            "Conflicting serviceName values found in JAAS and Kafka configs value in JAAS file \
+             {}, value in Kafka config {}",
+            quote(j.as_bytes()),
+            quote(p.as_bytes())
+        ))),
+        (Some(j), _) if !j.trim().is_empty() => Ok(j.to_string()),
+        (_, Some(p)) => Ok(p.to_string()),
+        _ => Err(invalid(
+            "No serviceName defined in either JAAS or Kafka config; set \
+             sasl.kerberos.service.name to the broker's Kerberos service (usually kafka)",
+        )),
     }
 }
 
@@ -1346,7 +1374,10 @@ mod tests {
 
         // librdkafka: no method, no unsecured JWT: the host supplies tokens.
         let s = client("security.protocol=SASL_SSL\nsasl.mechanisms=OAUTHBEARER\n");
-        assert!(matches!(s.credential, ClientCredential::HostToken));
+        assert!(matches!(
+            s.credential,
+            ClientCredential::HostToken { config: None }
+        ));
         let s = client(
             "security.protocol=SASL_SSL\nsasl.mechanisms=OAUTHBEARER\n\
              enable.sasl.oauthbearer.unsecure.jwt=true\n\

@@ -170,12 +170,33 @@ fn parse_entry(first: Token, tokens: &mut Tokenizer<'_>) -> Result<JaasEntry> {
     };
     let mut options: Vec<(String, Secret)> = Vec::new();
     let mut token = tokens.next();
+    let mut previous_was_value = false;
     while token != Token::Eof && token != Token::Ordinary(';') {
         let key = token.text().map(str::to_string);
-        let shown_key = key
-            .as_deref()
-            .map(|k| quote(k.as_bytes()))
-            .unwrap_or_else(|| "null".into());
+        // A "key" glued to the value before it is most likely the rest of that value after a
+        // stray quote (`password="pa"ss"`): it may be part of a secret, so an error about it
+        // does not show it. (Kafka accepts a glued key followed by `=`, and so does ksasl.)
+        let glued = previous_was_value && !tokens.separated;
+        let after = options
+            .last()
+            .map(|(k, _)| quote(k.as_bytes()))
+            .unwrap_or_default();
+        let missing_value = |hint: &str| {
+            if glued {
+                invalid(format!(
+                    "Value not specified for a key in JAAS config: text follows the value of \
+                     '{after}' without a blank; a quote inside a value must be escaped (\\\") \
+                     or the value put in the other kind of quotes"
+                ))
+            } else {
+                invalid(format!(
+                    "Value not specified for key '{}' in JAAS config{hint}",
+                    key.as_deref()
+                        .map(|k| quote(k.as_bytes()))
+                        .unwrap_or_else(|| "null".into())
+                ))
+            }
+        };
         let equals = tokens.next();
         let comment_before = tokens.comment_seen;
         let value = if equals == Token::Ordinary('=') {
@@ -189,9 +210,7 @@ fn parse_entry(first: Token, tokens: &mut Tokenizer<'_>) -> Result<JaasEntry> {
                     } else {
                         ""
                     };
-                    return Err(invalid(format!(
-                        "Value not specified for key '{shown_key}' in JAAS config{hint}"
-                    )));
+                    return Err(missing_value(hint));
                 }
             }
         } else {
@@ -200,9 +219,7 @@ fn parse_entry(first: Token, tokens: &mut Tokenizer<'_>) -> Result<JaasEntry> {
             } else {
                 ""
             };
-            return Err(invalid(format!(
-                "Value not specified for key '{shown_key}' in JAAS config{hint}"
-            )));
+            return Err(missing_value(hint));
         };
         let key = key.unwrap_or_else(|| "null".into());
         match options.iter_mut().find(|(k, _)| *k == key) {
@@ -210,6 +227,7 @@ fn parse_entry(first: Token, tokens: &mut Tokenizer<'_>) -> Result<JaasEntry> {
             None => options.push((key, Secret::from(value))),
         }
         token = tokens.next();
+        previous_was_value = true;
     }
     if token != Token::Ordinary(';') {
         return Err(invalid(
@@ -281,6 +299,8 @@ struct Tokenizer<'a> {
     chars: std::iter::Peekable<std::str::Chars<'a>>,
     /// Whether a comment was skipped while reading the last token.
     comment_seen: bool,
+    /// Whether blanks or a comment came right before the last token.
+    separated: bool,
 }
 
 impl<'a> Tokenizer<'a> {
@@ -288,6 +308,7 @@ impl<'a> Tokenizer<'a> {
         Tokenizer {
             chars: text.chars().peekable(),
             comment_seen: false,
+            separated: true,
         }
     }
 
@@ -302,12 +323,16 @@ impl<'a> Tokenizer<'a> {
 
     fn next(&mut self) -> Token {
         self.comment_seen = false;
+        self.separated = false;
         loop {
             let Some(c) = self.chars.next() else {
                 return Token::Eof;
             };
             match class(c) {
-                Class::Blank => continue,
+                Class::Blank => {
+                    self.separated = true;
+                    continue;
+                }
                 Class::Word => {
                     let mut word = String::from(c);
                     while let Some(&d) = self.chars.peek() {
@@ -322,6 +347,7 @@ impl<'a> Tokenizer<'a> {
                 Class::Quote => return Token::Quoted(self.quoted(c)),
                 Class::Comment => {
                     self.comment_seen = true;
+                    self.separated = true;
                     if self.chars.peek() == Some(&'*') {
                         self.chars.next();
                         let mut previous = '\0';
@@ -443,11 +469,13 @@ mod tests {
         let e = parse(r"M required a=x\y;").unwrap();
         assert_eq!(e.option("a"), Some(r"x\y"));
         // A quote ends a word, and a word ends at = and ;
-        let e = parse("M required a=b\"c d\";").unwrap_err();
+        let e = parse("M required a=b \"c d\";").unwrap_err();
         assert_eq!(
             e.message(),
             "Value not specified for key 'c d' in JAAS config"
         );
+        let e = parse("M required a=b\"c d\";").unwrap_err();
+        assert!(e.message().contains("follows the value of 'a'"), "{e}");
         // A quoted value ends at its line's end.
         let e = parse("M required a=\"x\n;").unwrap();
         assert_eq!(e.option("a"), Some("x"));
@@ -525,6 +553,14 @@ mod tests {
         assert!(!format!("{e:?}").contains("hunter2"));
         let m = err("M required password=\"hunter2\" bad");
         assert!(!m.contains("hunter2"));
+        // The tail of a value cut by a stray quote is not shown as a key.
+        let m = err("M required password=\"pa\"ss-hunter2 x=1;");
+        assert!(m.contains("'password'") && !m.contains("hunter2"), "{m}");
+        // A key glued to a value is accepted as Kafka does when a value follows it.
+        assert_eq!(
+            parse("M required a=\"x\"b='y';").unwrap().option("b"),
+            Some("y")
+        );
         // A long key is cut when quoted.
         let m = err(&format!("M required {};", "k".repeat(500)));
         assert!(m.len() < 200, "{m}");

@@ -61,10 +61,24 @@ impl Properties {
 
     /// Parses a file's bytes: UTF-8, or ISO-8859-1 where the bytes are not UTF-8.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Self> {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => Self::parse(text),
-            Err(_) => Self::parse(&bytes.iter().map(|&b| b as char).collect::<String>()),
+        let mut text = String::with_capacity(bytes.len());
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match std::str::from_utf8(rest) {
+                Ok(t) => {
+                    text.push_str(t);
+                    break;
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    text.push_str(std::str::from_utf8(good).unwrap_or_default());
+                    // One byte that is not UTF-8, read as ISO-8859-1.
+                    text.push(bad[0] as char);
+                    rest = &bad[1..];
+                }
+            }
         }
+        Self::parse(&text)
     }
 
     /// Pairs in order; a repeated key keeps its first position and its last value.
@@ -370,8 +384,10 @@ mod tests {
 
     #[test]
     fn latin1_fallback_and_redaction() {
-        let props = Properties::parse_bytes(b"name=caf\xe9\nsasl.password=hunter2").unwrap();
+        let props =
+            Properties::parse_bytes(b"name=caf\xe9\nu=caf\xc3\xa9\nsasl.password=hunter2").unwrap();
         assert_eq!(props.get("name"), Some("caf\u{e9}"));
+        assert_eq!(props.get("u"), Some("caf\u{e9}"));
         let shown = format!("{props:?}");
         assert!(
             shown.contains("[hidden]") && !shown.contains("hunter2"),

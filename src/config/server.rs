@@ -256,9 +256,9 @@ impl<'a> Lookup<'a> {
     fn listener(&self, key: &str) -> Option<(&'a str, String)> {
         let prefixed = format!("{}{key}", self.listener_prefix);
         if let Some(v) = self.props.get(&prefixed) {
-            return Some((v, prefixed));
+            return Some((v.trim(), prefixed));
         }
-        self.props.get(key).map(|v| (v, key.to_string()))
+        self.props.get(key).map(|v| (v.trim(), key.to_string()))
     }
 
     /// A mechanism setting: `listener.name.L.M.<key>`, then the listener setting.
@@ -269,7 +269,7 @@ impl<'a> Lookup<'a> {
             mechanism.to_ascii_lowercase()
         );
         if let Some(v) = self.props.get(&prefixed) {
-            return Some((v, prefixed));
+            return Some((v.trim(), prefixed));
         }
         self.listener(key)
     }
@@ -281,7 +281,7 @@ impl<'a> Lookup<'a> {
             self.listener_prefix,
             mechanism.to_ascii_lowercase()
         );
-        self.props.get(&prefixed).map(|v| (v, prefixed))
+        self.props.get(&prefixed).map(|v| (v.trim(), prefixed))
     }
 }
 
@@ -334,6 +334,14 @@ impl ServerSettings {
             }
             None => vec![GSSAPI.to_string()],
         };
+        let listener_jaas = format!("{}sasl.jaas.config", look.listener_prefix);
+        if props.contains(&listener_jaas) {
+            warnings.push(format!(
+                "{listener_jaas} is ignored by Kafka: a broker reads JAAS only per mechanism \
+                 ({}<mechanism>.sasl.jaas.config)",
+                look.listener_prefix
+            ));
+        }
         if props.contains("sasl.jaas.config") {
             warnings.push(
                 "Server config sasl.jaas.config should be prefixed with SASL mechanism name, \
@@ -653,7 +661,14 @@ fn server_mechanism(
             Ok(ServerMechanism::Plain { users })
         }
         SCRAM_SHA_256 | SCRAM_SHA_512 => {
-            expect(SCRAM_LOGIN_MODULE)?;
+            // Kafka reads no option of this entry, so any module serves.
+            if entry.login_module() != SCRAM_LOGIN_MODULE {
+                warnings.push(format!(
+                    "{jaas_key} names {}: Kafka accepts it, but {SCRAM_LOGIN_MODULE} is the \
+                     usual one",
+                    quote(entry.login_module().as_bytes())
+                ));
+            }
             if let Some(h) = handler {
                 return Err(unsupported_handler(m, &h));
             }
@@ -713,14 +728,15 @@ fn server_mechanism(
                 }
                 (false, _) => None,
             };
-            let service_name = look
-                .listener("sasl.kerberos.service.name")
-                .map(|(v, _)| v.to_string())
-                .or_else(|| entry.option("serviceName").map(str::to_string));
+            let service_name = super::client::service_name(
+                entry.option("serviceName"),
+                look.listener("sasl.kerberos.service.name").map(|(v, _)| v),
+            )
+            .map_err(|e| invalid(format!("{jaas_key}: {}", e.message())))?;
             Ok(ServerMechanism::Gssapi {
                 principal: entry.option("principal").map(str::to_string),
                 keytab,
-                service_name,
+                service_name: Some(service_name),
             })
         }
         other => Err(invalid(format!(
