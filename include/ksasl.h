@@ -296,6 +296,11 @@ typedef struct ksasl_client_connection ksasl_client_connection;
 typedef struct ksasl_client_exchange ksasl_client_exchange;
 
 /**
+ * What `ksasl_config_check` found, as text (`ksasl_config_report_text`).
+ */
+typedef struct ksasl_config_report ksasl_config_report;
+
+/**
  * Where a credential callback writes its answer.
  */
 typedef struct ksasl_credential_answer ksasl_credential_answer;
@@ -844,6 +849,32 @@ ksasl_result ksasl_client_exchange_step(ksasl_client_exchange *c,
                                         const uint8_t **out,
                                         size_t *out_len,
                                         int *done);
+
+/**
+ * Reads `.properties` text (`text`, `len` bytes: UTF-8, or ISO-8859-1 for bytes that are
+ * not) as a client configuration by Kafka's or librdkafka's names, or, when it looks like a
+ * broker's `server.properties`, each SASL listener of `listeners`; with `listener` (not
+ * NULL), that listener of a broker configuration. On success `*out` is a report whose text
+ * holds, per client or listener, a `[client]` or `[listener NAME]` line, `name=value` lines
+ * for the effective settings (secrets as `[hidden]`), `unknown NAME` lines for `sasl.*` and
+ * `ksasl.*` names the library does not know, and `warning TEXT` lines for settings without
+ * effect. An invalid configuration is `KSASL_INVALID_CONFIG`, its detail (naming the key,
+ * the expected form and Kafka's default, never a secret) in `ksasl_last_constructor_error`.
+ */
+ksasl_result ksasl_config_check(const uint8_t *text,
+                                size_t len,
+                                const char *listener,
+                                ksasl_config_report **out);
+
+/**
+ * Frees a configuration report (NULL is a no-op).
+ */
+void ksasl_config_report_free(ksasl_config_report *p);
+
+/**
+ * The report's text, owned by the report (valid until `ksasl_config_report_free`).
+ */
+const char *ksasl_config_report_text(const ksasl_config_report *r);
 
 /**
  * Answers a credential request from inside the callback (the last answer counts): `kind` is

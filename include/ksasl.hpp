@@ -2539,6 +2539,19 @@ inline bytes_view token_authority::handle_request(bytes_view frame, const server
     return handle_request(frame, session.principal, session.token_authenticated, now_ms);
 }
 
+/// ksasl_config_check: reads `.properties` text as the library would (a client configuration
+/// by Kafka's or librdkafka's names, or the SASL listeners of a broker's; with `listener`,
+/// that listener) and returns the report: `[client]` or `[listener NAME]`, `name=value`
+/// effective settings (secrets hidden), `unknown NAME` and `warning TEXT` lines. Throws
+/// ksasl::error (INVALID_CONFIG, naming the key, the expected form and Kafka's default).
+inline std::string config_check(std::string_view text, const char *listener = nullptr) {
+    ksasl_config_report *r = nullptr;
+    detail::check_new(ksasl_config_check(reinterpret_cast<const std::uint8_t *>(text.data()), text.size(),
+                                         listener, &r));
+    detail::handle<ksasl_config_report, &ksasl_config_report_free> owned(r);
+    return detail::str(ksasl_config_report_text(r));
+}
+
 #undef KSASL_HPP_HANDLE_BOILERPLATE
 
 } // namespace ksasl

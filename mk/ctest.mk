@@ -40,7 +40,7 @@ CTEST_LIBDIR  := $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR)),$(CTEST
 CTEST_HEADER  := $(CTEST_ROOT)/include/ksasl.h
 CTEST_SRCS    := $(sort $(wildcard $(CTEST_SRC)/*.c))
 # tests/vectors/config_invalid.json as a C table for test_config.c.
-CTEST_GEN     := $(CTEST_OUT)/config_cases.h
+CTEST_GEN     := $(CTEST_OUT)/config_cases.h $(CTEST_OUT)/config_table.h
 CTEST_DEPS    := $(CTEST_SRCS) $(CTEST_SRC)/check.h $(CTEST_HEADER) $(CTEST_OUT)/libksasl.stamp \
 	$(CTEST_GEN)
 CTEST_CFLAGS  := -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -pthread -I$(CTEST_ROOT)/include \
@@ -73,9 +73,14 @@ $(CTEST_OUT)/libksasl.stamp: c-test-force
 	  if [ -n "$$soname" ]; then ln -sfn $(CTEST_LIBDIR)/libksasl.so $(@D)/lib/$$soname; fi
 	@touch -r $(CTEST_LIBDIR)/libksasl.so $@
 
-$(CTEST_GEN): $(CTEST_ROOT)/tests/vectors/config_invalid.json $(CTEST_SRC)/config_cases.py
+$(CTEST_OUT)/config_cases.h: $(CTEST_ROOT)/tests/vectors/config_invalid.json $(CTEST_SRC)/config_cases.py
 	@mkdir -p $(@D)
 	$(CTEST_PYTHON) $(CTEST_SRC)/config_cases.py $< > $@.tmp && mv $@.tmp $@
+
+# tests/vectors/config_table.json as a C table for test_config_table.c.
+$(CTEST_OUT)/config_table.h: $(CTEST_ROOT)/tests/vectors/config_table.json $(CTEST_SRC)/config_table.py
+	@mkdir -p $(@D)
+	$(CTEST_PYTHON) $(CTEST_SRC)/config_table.py $< > $@.tmp && mv $@.tmp $@
 
 # Linked with the shared library: its soname (libksasl.so.<major>) is resolved through an
 # rpath to target/c/tests/lib, where a link of that name points at target/debug/libksasl.so

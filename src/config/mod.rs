@@ -75,9 +75,13 @@ pub fn is_server_config(props: &Properties) -> bool {
 /// case every SASL listener of `listeners` is read; `Some(name)` reads that listener of a
 /// broker configuration.
 pub fn check(text: &str, listener: Option<&str>) -> Result<Vec<ConfigReport>> {
-    let props = Properties::parse(text)?;
+    check_properties(&Properties::parse(text)?, listener)
+}
+
+/// [`check`] for properties already read.
+pub fn check_properties(props: &Properties, listener: Option<&str>) -> Result<Vec<ConfigReport>> {
     let server = |name: &str| -> Result<ConfigReport> {
-        let s = ServerSettings::from_properties(&props, name)?;
+        let s = ServerSettings::from_properties(props, name)?;
         Ok(ConfigReport {
             scope: format!("listener {}", s.listener),
             effective: s.effective(),
@@ -87,8 +91,8 @@ pub fn check(text: &str, listener: Option<&str>) -> Result<Vec<ConfigReport>> {
     };
     match listener {
         Some(name) => Ok(vec![server(name)?]),
-        None if is_server_config(&props) => {
-            let listeners = sasl_listeners(&props)?;
+        None if is_server_config(props) => {
+            let listeners = sasl_listeners(props)?;
             if listeners.is_empty() {
                 return Err(client::invalid(
                     "this broker configuration has no SASL listener in listeners (with \
@@ -98,7 +102,7 @@ pub fn check(text: &str, listener: Option<&str>) -> Result<Vec<ConfigReport>> {
             listeners.iter().map(|l| server(l)).collect()
         }
         None => {
-            let s = ClientSettings::from_properties(&props)?;
+            let s = ClientSettings::from_properties(props)?;
             Ok(vec![ConfigReport {
                 scope: "client".into(),
                 effective: s.effective(),

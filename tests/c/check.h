@@ -168,6 +168,7 @@ void test_fuzz(void);
 void test_tokens(void);
 void test_hostmech(void);
 void test_config(void);
+void test_config_table(void);
 void test_gssapi(void);
 void test_oidc(void);
 

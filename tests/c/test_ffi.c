@@ -22,6 +22,8 @@
  *                    ApiVersions, shared authorities
  *   test_config.c    the configuration builders against tests/vectors/config_invalid.json
  *                    (every invalid value, every binding's table), checked by code name
+ *   test_config_table.c  ksasl_config_check against tests/vectors/config_table.json (real-world
+ *                    client and broker configurations, every binding's table)
  *   test_hostmech.c  host-defined mechanisms (an HMAC challenge-response written in C)
  *                    through the drivers and single exchanges: negotiation next to the
  *                    built-ins, re-authentication, principal change, every misbehaviour,
@@ -443,6 +445,10 @@ static const struct {
     FN(ksasl_jwks_endpoint_free),
     FN(ksasl_jwks_endpoint_last_error),
     FN(ksasl_mechanism_registry_add_oauthbearer_jwks_endpoint_server),
+    /* ksasl_config_report */
+    FN(ksasl_config_check),
+    FN(ksasl_config_report_text),
+    FN(ksasl_config_report_free),
 };
 
 static const struct {
@@ -456,6 +462,7 @@ static const struct {
     {"fuzz", test_fuzz},       {"tokens", test_tokens},
     {"hostmech", test_hostmech}, {"config", test_config},
     {"gssapi", test_gssapi},   {"oidc", test_oidc},
+    {"config_table", test_config_table},
 };
 
 /* `test_ffi` runs every group; `test_ffi GROUP...` only those named; `test_ffi --not GROUP...`
