@@ -10,6 +10,7 @@
 
 mod cache;
 mod client;
+mod inspect;
 mod jwt;
 mod message;
 mod server;
@@ -19,6 +20,7 @@ mod validator;
 
 pub use cache::CachingValidator;
 pub use client::OAuthBearerClient;
+pub use inspect::{decode_jwt, DecodedJwt};
 pub use jwt::{JwksValidator, JwtValidatorConfig};
 pub(crate) use message::redact;
 pub use message::{ServerErrorChallenge, CONTROL_A};
