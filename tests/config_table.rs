@@ -37,6 +37,27 @@ struct Outcome {
 }
 
 fn run(entry: &Value) -> ksasl::Result<Outcome> {
+    let outcome = run_direct(entry);
+    // `ksasl::config::check`, which every binding calls, reads the same.
+    let listener = (s(entry, "side") == "server").then(|| s(entry, "listener"));
+    let via_check = ksasl::config::check(s(entry, "properties"), listener);
+    match (&outcome, &via_check) {
+        (Ok(o), Ok(r)) => {
+            assert_eq!(r.len(), 1, "entry {}", entry["name"]);
+            assert_eq!(
+                (&o.effective, &o.unknown, &o.warnings),
+                (&r[0].effective, &r[0].unknown, &r[0].warnings),
+                "entry {}: check() differs",
+                entry["name"]
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "entry {}: check() differs", entry["name"]),
+        _ => panic!("entry {}: check() differs: {via_check:?}", entry["name"]),
+    }
+    outcome
+}
+
+fn run_direct(entry: &Value) -> ksasl::Result<Outcome> {
     let text = s(entry, "properties");
     match s(entry, "side") {
         "client" => ClientSettings::from_text(text).map(|c| Outcome {

@@ -454,6 +454,7 @@ fn validate(token: &str, o: &Options) -> Outcome {
             Some(ServerMechanism::JwksOAuthBearer {
                 jwks_endpoint_url,
                 validator,
+                ..
             }) => {
                 config = validator.clone();
                 jwks.get_or_insert_with(|| jwks_endpoint_url.clone());

@@ -10,11 +10,13 @@
 //!
 //! Everything here is pure: no file is read (the caller hands in the text), no clock.
 
+pub mod build;
 pub mod client;
 pub mod jaas;
 pub mod properties;
 pub mod server;
 
+pub use build::{ClientLogin, ClientSetup, ServerSetup};
 pub use client::{
     ClientCredential, ClientSettings, SecurityProtocol, UnsecuredClaim, UnsecuredLogin,
 };

@@ -97,6 +97,9 @@ pub enum ServerMechanism {
         jwks_endpoint_url: String,
         /// The validator's settings.
         validator: JwtValidatorConfig,
+        /// How to reach the endpoint: the JAAS entry's `ssl.*` options (as Kafka reads them)
+        /// and `sasl.login.connect.timeout.ms` / `.read.timeout.ms`.
+        http: Properties,
     },
     /// GSSAPI with the broker's Kerberos identity.
     Gssapi {
@@ -529,6 +532,7 @@ impl ServerSettings {
                 Some(ServerMechanism::JwksOAuthBearer {
                     jwks_endpoint_url,
                     validator,
+                    ..
                 }) => {
                     put(format!("{m}.validator"), "jwks".into());
                     put(
@@ -705,7 +709,7 @@ fn server_mechanism(
                     }
                     Ok(ServerMechanism::UnsecuredOAuthBearer(c))
                 }
-                Some(JWKS_VALIDATOR_HANDLER) => jwks_mechanism(look, m),
+                Some(JWKS_VALIDATOR_HANDLER) => jwks_mechanism(look, m, entry),
                 Some(other) => Err(unsupported_handler(m, other)),
             }
         }
@@ -754,7 +758,7 @@ fn unsupported_handler(m: &str, class: &str) -> crate::error::Error {
     ))
 }
 
-fn jwks_mechanism(look: &Lookup<'_>, m: &str) -> Result<ServerMechanism> {
+fn jwks_mechanism(look: &Lookup<'_>, m: &str, entry: &JaasEntry) -> Result<ServerMechanism> {
     let get = |k: &str| look.mechanism(m, k);
     let (url, _) = get("sasl.oauthbearer.jwks.endpoint.url").ok_or_else(|| {
         invalid(format!(
@@ -833,9 +837,24 @@ fn jwks_mechanism(look: &Lookup<'_>, m: &str) -> Result<ServerMechanism> {
         "10000",
         &mut c.retry_backoff_max_ms,
     )?;
+    let mut http = Properties::new();
+    for (k, v) in entry.options().filter(|(k, _)| k.starts_with("ssl.")) {
+        http.set(k, v);
+    }
+    for k in [
+        "sasl.login.connect.timeout.ms",
+        "sasl.login.read.timeout.ms",
+    ] {
+        if let Some((v, _)) = get(k) {
+            http.set(k, v);
+        }
+    }
+    #[cfg(feature = "http")]
+    crate::io::http::HttpSettings::from_pairs(http.iter())?;
     Ok(ServerMechanism::JwksOAuthBearer {
         jwks_endpoint_url: url,
         validator: c,
+        http,
     })
 }
 
@@ -913,6 +932,7 @@ delegation.token.secret.key=dt-secret-XYZ
         let ServerMechanism::JwksOAuthBearer {
             jwks_endpoint_url,
             validator,
+            ..
         } = &s.mechanisms["OAUTHBEARER"]
         else {
             panic!()

@@ -1,7 +1,9 @@
-//! `ClientConfig` and `ServerConfig`: the arguments given, checked by the core's builders.
+//! `ClientConfig` and `ServerConfig`: the arguments given, checked by the core's builders;
+//! `check_config`: the core's reading of `.properties` text.
 
 use std::collections::BTreeMap;
 
+use ksasl::config::ConfigReport as Report;
 use ksasl::kafka::config;
 use ksasl::session::ReauthTiming;
 
@@ -66,3 +68,32 @@ class! { ServerConfig |py, c| shared {
         Ok(c.api_versions_response(frame).or_raise()?.0.into())
     }
 }}
+
+/// What `check_config` found for one scope: `scope` (`client`, or `listener <NAME>`), the
+/// `effective` settings as `(name, value)` pairs in order (secrets shown as `[hidden]`), the
+/// `unknown` `sasl.*` and `ksasl.*` names and the `warnings` (settings without effect).
+#[pyclass(module = "ksasl._ksasl", frozen)]
+pub(crate) struct ConfigReport(Report);
+
+class! { ConfigReport |py, c| shared {
+    #[getter] fn scope() -> &str { &c.scope }
+    #[getter] fn effective() -> &[(String, String)] { &c.effective }
+    #[getter] fn unknown() -> &[String] { &c.unknown }
+    #[getter] fn warnings() -> &[String] { &c.warnings }
+    {
+        fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+            let c = &self.0;
+            let fields = (&c.scope, &c.effective, &c.unknown, &c.warnings).into_pyobject(py)?;
+            Ok(format!("ConfigReport{}", fields.repr()?))
+        }
+    }
+}}
+
+/// The reports of `.properties` text as ksasl reads it: a client configuration's, or each
+/// SASL listener's of a broker configuration (`listener`: that one only).
+#[pyfunction]
+#[pyo3(signature = (text, listener = None))]
+pub(crate) fn check_config(text: &str, listener: Option<&str>) -> PyResult<Vec<ConfigReport>> {
+    let reports = ksasl::config::check(text, listener).or_raise()?;
+    Ok(reports.into_iter().map(ConfigReport).collect())
+}

@@ -34,9 +34,9 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
         BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin, OidcLogin, OidcRefresh,
-        JwksEndpoint;
+        JwksEndpoint, ConfigReport;
         unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
-        parse_describe_tokens_response);
+        parse_describe_tokens_response, check_config);
     Ok(())
 }

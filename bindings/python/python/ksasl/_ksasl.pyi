@@ -424,6 +424,30 @@ def gssapi_available() -> bool:
     """Whether the system's GSS-API library (MIT Kerberos, ``libgssapi_krb5.so.2``) loads; it
     is loaded on first use, and without it every GSSAPI call raises ``GSSAPI_UNAVAILABLE``."""
 
+class ConfigReport:
+    """What ``check_config`` found for one scope. Read-only."""
+
+    @property
+    def scope(self) -> str:
+        """``"client"``, or ``"listener <NAME>"`` for a listener of a broker configuration."""
+    @property
+    def effective(self) -> list[Tuple[str, str]]:
+        """The effective settings as ``(name, value)`` pairs, in order; secrets are shown as
+        ``[hidden]``."""
+    @property
+    def unknown(self) -> list[str]:
+        """The ``sasl.*`` and ``ksasl.*`` names the library does not know."""
+    @property
+    def warnings(self) -> list[str]:
+        """Settings without effect, one sentence each."""
+
+def check_config(text: str, listener: Optional[str] = None) -> list[ConfigReport]:
+    """Reads ``.properties`` text (not a file name) as ksasl reads a configuration: a Kafka or
+    librdkafka client's (one report), or, when ``listener`` is given or the text looks like a
+    broker's ``server.properties``, that listener's (one report) or every SASL listener's.
+    Raises ``MisuseError`` (``INVALID_CONFIG``) naming the setting to fix; no password appears
+    in a report or an error."""
+
 class Tracker:
     """Which connections use which token generation: ``poll()`` returns ``(refresh_needed,
     [connection ids to re-authenticate])``."""

@@ -290,6 +290,16 @@ final class Native {
     /** After a failure: the text a Kafka broker sends the client; null before. */
     static native String serverExchangeClientMessage(long h);
 
+    // --- Config -----------------------------------------------------------------------------
+
+    /**
+     * The reports of the {@code .properties} {@code text} (a client configuration, or the
+     * broker listener {@code listener}, or with null every SASL listener of a broker's): a record
+     * of the count, then each report's scope, effective settings (alternating names and
+     * values), unknown names and warnings.
+     */
+    static native byte[] configCheck(String text, String listener) throws KsaslException;
+
     // --- ClientConfig -----------------------------------------------------------------------
 
     /** A configuration builder for {@code mechanism} with the registry's client mechanisms. */

@@ -1,0 +1,32 @@
+package org.ksasl;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Configuration text as ksasl reads it: Java {@code .properties} with Kafka's client and broker
+ * property names or librdkafka's, {@code sasl.jaas.config} by Kafka's JAAS grammar, and a
+ * broker listener's settings with Kafka's {@code listener.name.<listener>.} and mechanism
+ * prefixes.
+ */
+public final class Config {
+    private Config() {}
+
+    /**
+     * Checks a configuration: its effective settings, the names the library does not know and
+     * the settings without effect. No file is read.
+     *
+     * @param text the {@code .properties} text
+     * @param listener a listener of a broker configuration, or {@code null}: a client
+     *     configuration, or every SASL listener of {@code listeners} when the text looks like a
+     *     broker's {@code server.properties}
+     * @return one report per scope: the client's, the listener's, or each SASL listener's
+     * @throws KsaslArgumentException ({@code INVALID_CONFIG}) naming the setting to fix; no
+     *     password appears in its message
+     */
+    public static List<ConfigReport> check(String text, String listener) throws KsaslException {
+        Objects.requireNonNull(text, "text");
+        Native.init();
+        return ConfigReport.all(Native.configCheck(text, listener));
+    }
+}

@@ -1,0 +1,159 @@
+//! Clients and listeners built from the configurations users already have
+//! (`ClientSettings::build`, `ServerSettings::build`), authenticating each other in memory
+//! through the Kafka drivers: the mechanism, the principal, the session lifetime and the
+//! refresh schedule come from the properties.
+
+mod kafka_pair;
+
+use std::sync::Arc;
+
+use kafka_pair::Pair;
+use ksasl::config::{ClientLogin, ClientSettings, ServerSettings};
+use ksasl::{CredentialStore, OsRandom, SharedRandom};
+
+const T0: i64 = 1_800_000_000_000;
+
+const BROKER: &str = "\
+listeners=SASL_PLAINTEXT://127.0.0.1:9092
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,OAUTHBEARER
+connections.max.reauth.ms=600000
+listener.name.sasl_plaintext.plain.connections.max.reauth.ms=60000
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\
+    user_alice=\"alice-secret\" user_bob=\"bob-secret\";
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \\
+    unsecuredValidatorRequiredScope=\"kafka\";
+";
+
+fn listener(scram: Option<Arc<CredentialStore>>) -> Arc<ksasl::kafka::config::ServerConfig> {
+    let settings = ServerSettings::from_text(BROKER, "SASL_PLAINTEXT").unwrap();
+    let lookup = scram.map(|s| s as Arc<dyn ksasl::CredentialLookup>);
+    settings.build(lookup).unwrap().config.unwrap()
+}
+
+fn client(text: &str) -> ksasl::config::ClientSetup {
+    ClientSettings::from_text(text)
+        .unwrap()
+        .build(SharedRandom::default())
+        .unwrap()
+}
+
+fn plain_client(user: &str, password: &str, mechanism: &str) -> String {
+    let module = if mechanism == "PLAIN" {
+        "plain.PlainLoginModule"
+    } else {
+        "scram.ScramLoginModule"
+    };
+    format!(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism={mechanism}\n\
+         sasl.jaas.config=org.apache.kafka.common.security.{module} required \
+         username=\"{user}\" password=\"{password}\";\n"
+    )
+}
+
+#[test]
+fn plain_users_come_from_the_listener_jaas_entry() {
+    let mut p = Pair::new(
+        client(&plain_client("alice", "alice-secret", "PLAIN")).config,
+        listener(None),
+    );
+    p.connect(T0);
+    assert_eq!(p.stats.failed, None);
+    let s = p.server.session().unwrap();
+    assert_eq!(s.outcome.principal.to_string(), "User:alice");
+    assert_eq!(
+        s.expiry_ms,
+        Some(T0 + 60_000),
+        "the mechanism-prefixed session lifetime"
+    );
+    assert_eq!(p.client.session().unwrap().lifetime_ms, 60_000);
+    let mut p = Pair::new(
+        client(&plain_client("alice", "wrong", "PLAIN")).config,
+        listener(None),
+    );
+    p.connect(T0);
+    assert!(p.stats.failed.is_some());
+}
+
+#[test]
+fn scram_users_come_from_the_host_store_only() {
+    let store = Arc::new(CredentialStore::new());
+    store
+        .add_user("carol", "carol-secret", 4096, &OsRandom)
+        .unwrap();
+    let mut p = Pair::new(
+        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256")).config,
+        listener(Some(store.clone())),
+    );
+    p.connect(T0);
+    assert_eq!(p.stats.failed, None);
+    assert_eq!(
+        p.server.session().unwrap().outcome.principal.to_string(),
+        "User:carol"
+    );
+    assert_eq!(
+        p.server.session().unwrap().expiry_ms,
+        Some(T0 + 600_000),
+        "the listener's lifetime"
+    );
+    // A JAAS PLAIN user has no SCRAM credential, as in Kafka.
+    let mut p = Pair::new(
+        client(&plain_client("alice", "alice-secret", "SCRAM-SHA-256")).config,
+        listener(Some(store)),
+    );
+    p.connect(T0);
+    assert!(p.stats.failed.is_some());
+    // No store: every SCRAM login is refused (fail closed).
+    let mut p = Pair::new(
+        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256")).config,
+        listener(None),
+    );
+    p.connect(T0);
+    assert!(p.stats.failed.is_some());
+}
+
+#[test]
+fn unsecured_tokens_refresh_and_reauthenticate() {
+    let setup = client(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\n\
+         sasl.login.refresh.min.period.seconds=0\nsasl.login.refresh.buffer.seconds=0\n\
+         sasl.login.refresh.window.jitter=0\n\
+         sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \
+         unsecuredLoginStringClaim_sub=\"dave\" unsecuredLoginListClaim_scope=\",kafka\" \
+         unsecuredLoginLifetimeSeconds=\"120\";\n",
+    );
+    assert!(matches!(setup.login, ClientLogin::Ready));
+    let refresher = setup.refresher.clone().unwrap();
+    assert!(refresher.run_due(T0));
+    // window.factor 0.8 without jitter: the next token is due at 96 s of the 120.
+    assert_eq!(refresher.next_deadline(), Some(T0 + 96_000));
+    let mut p = Pair::new(setup.config, listener(None));
+    p.connect(T0);
+    assert_eq!(p.stats.failed, None);
+    let s = p.server.session().unwrap();
+    assert_eq!(s.outcome.principal.to_string(), "User:dave");
+    assert_eq!(
+        s.expiry_ms,
+        Some(T0 + 120_000),
+        "the token's expiry bounds the session"
+    );
+    // The refresher makes the next token when it is due; the connection re-authenticates with it.
+    let t1 = T0 + 96_000;
+    assert!(refresher.run_due(t1));
+    assert!(p.client.start_reauthentication(t1).unwrap());
+    p.pump(t1);
+    assert_eq!(p.stats.reauthenticated, 1, "{:?}", p.stats.failed);
+    assert_eq!(p.server.session().unwrap().expiry_ms, Some(t1 + 120_000));
+}
+
+#[test]
+fn gssapi_listeners_wait_for_the_host() {
+    let text = "sasl.enabled.mechanisms=GSSAPI\nsasl.kerberos.service.name=kafka\n\
+        listener.name.l.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required \
+        useKeyTab=true keyTab=\"/k/kafka.keytab\" principal=\"kafka/broker@EXAMPLE.COM\";\n";
+    let setup = ServerSettings::from_text(text, "L")
+        .unwrap()
+        .build(None)
+        .unwrap();
+    assert!(setup.kerberos.is_some() && setup.config.is_none());
+}
