@@ -83,6 +83,9 @@ test-python: python-binding
 target/debug/libksasl.a: FORCE
 	$(CARGO) build --quiet
 
+# The ksasl command-line tool (`ksasl probe` in tests/broker): cargo builds it with the library.
+target/debug/ksasl: target/debug/libksasl.a
+
 target/c/%: examples/c/%.c examples/c/frames.h include/ksasl.h target/debug/libksasl.a
 	@mkdir -p target/c
 	$(CC) $(CFLAGS_STRICT) $< $(RUST_STATIC) -o $@
@@ -183,7 +186,7 @@ test-nokrb5: python-binding c-test java-binding
 # negative controls and signed JWTs, aiokafka with ksasl.aiokafka, and a GSSAPI listener
 # (with the KDC of tests/kerberos) proven with Kafka's Java client. Broker logs of a
 # failed start stay in tests/broker/target/broker-logs.
-BROKER_DEPS   := python-binding target/c/kafka_client target/c/mini_broker java-binding
+BROKER_DEPS   := python-binding target/c/kafka_client target/c/mini_broker java-binding target/debug/ksasl
 BROKER_PYTEST := $(PY) -m pytest -q -p no:warnings tests/broker
 
 test-broker: $(BROKER_DEPS)

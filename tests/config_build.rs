@@ -54,7 +54,9 @@ fn plain_client(user: &str, password: &str, mechanism: &str) -> String {
 #[test]
 fn plain_users_come_from_the_listener_jaas_entry() {
     let mut p = Pair::new(
-        client(&plain_client("alice", "alice-secret", "PLAIN")).config,
+        client(&plain_client("alice", "alice-secret", "PLAIN"))
+            .config
+            .unwrap(),
         listener(None),
     );
     p.connect(T0);
@@ -68,7 +70,9 @@ fn plain_users_come_from_the_listener_jaas_entry() {
     );
     assert_eq!(p.client.session().unwrap().lifetime_ms, 60_000);
     let mut p = Pair::new(
-        client(&plain_client("alice", "wrong", "PLAIN")).config,
+        client(&plain_client("alice", "wrong", "PLAIN"))
+            .config
+            .unwrap(),
         listener(None),
     );
     p.connect(T0);
@@ -82,7 +86,9 @@ fn scram_users_come_from_the_host_store_only() {
         .add_user("carol", "carol-secret", 4096, &OsRandom)
         .unwrap();
     let mut p = Pair::new(
-        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256")).config,
+        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256"))
+            .config
+            .unwrap(),
         listener(Some(store.clone())),
     );
     p.connect(T0);
@@ -98,14 +104,18 @@ fn scram_users_come_from_the_host_store_only() {
     );
     // A JAAS PLAIN user has no SCRAM credential, as in Kafka.
     let mut p = Pair::new(
-        client(&plain_client("alice", "alice-secret", "SCRAM-SHA-256")).config,
+        client(&plain_client("alice", "alice-secret", "SCRAM-SHA-256"))
+            .config
+            .unwrap(),
         listener(Some(store)),
     );
     p.connect(T0);
     assert!(p.stats.failed.is_some());
     // No store: every SCRAM login is refused (fail closed).
     let mut p = Pair::new(
-        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256")).config,
+        client(&plain_client("carol", "carol-secret", "SCRAM-SHA-256"))
+            .config
+            .unwrap(),
         listener(None),
     );
     p.connect(T0);
@@ -127,7 +137,7 @@ fn unsecured_tokens_refresh_and_reauthenticate() {
     assert!(refresher.run_due(T0));
     // window.factor 0.8 without jitter: the next token is due at 96 s of the 120.
     assert_eq!(refresher.next_deadline(), Some(T0 + 96_000));
-    let mut p = Pair::new(setup.config, listener(None));
+    let mut p = Pair::new(setup.config.unwrap(), listener(None));
     p.connect(T0);
     assert_eq!(p.stats.failed, None);
     let s = p.server.session().unwrap();

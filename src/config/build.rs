@@ -15,7 +15,7 @@ use crate::mech::oauthbearer::{JwksValidator, UnsecuredValidator};
 use crate::mech::plain::PlainServer;
 use crate::mech::scram::{ScramMechanism, ScramServer, ScramServerOptions};
 use crate::mech::MechanismRegistry;
-use crate::names::{GSSAPI, OAUTHBEARER, PLAIN};
+use crate::names::{GSSAPI, PLAIN};
 use crate::random::SharedRandom;
 use crate::refresh::Refresher;
 use crate::secret::Secret;
@@ -49,8 +49,10 @@ pub enum ClientLogin {
 /// refresher behind OAUTHBEARER tokens, and what the host still has to do.
 #[derive(Debug)]
 pub struct ClientSetup {
-    /// The connection configuration (`sasl.mechanism` chosen).
-    pub config: Arc<ClientConfig>,
+    /// The connection configuration (`sasl.mechanism` chosen); `None` for GSSAPI until the
+    /// host registers its client ([`ClientSetup::with_registry`]: the GSSAPI client needs the
+    /// broker's host name, known only when connecting).
+    pub config: Option<Arc<ClientConfig>>,
     /// For OAUTHBEARER: the refresher holding the current token, scheduled by
     /// `sasl.login.refresh.*`. The host runs it ([`Refresher::run_due`] at
     /// [`Refresher::next_deadline`], or a background refresher).
@@ -81,9 +83,8 @@ fn unsecured_callback(refresher: &Refresher, u: &UnsecuredLogin, s: &ClientSetti
 
 impl ClientSettings {
     /// Builds the client these settings describe. GSSAPI is left to the host
-    /// ([`ClientLogin::Kerberos`]): the registry then has no client for it until the host
-    /// registers one, and the configuration is built when it calls
-    /// [`ClientSetup::with_registry`].
+    /// ([`ClientLogin::Kerberos`]): the configuration is built when it registers a GSSAPI
+    /// client and calls [`ClientSetup::with_registry`].
     pub fn build(&self, random: SharedRandom) -> Result<ClientSetup> {
         if !self.security_protocol.uses_sasl() {
             return Err(invalid(format!(
@@ -145,10 +146,9 @@ impl ClientSettings {
             },
         };
         let config = if self.mechanism == GSSAPI {
-            // Built by with_registry once the host registered its GSSAPI client.
-            ClientConfig::builder(registry, OAUTHBEARER).build()?
+            None
         } else {
-            ClientConfig::builder(registry, &self.mechanism).build()?
+            Some(ClientConfig::builder(registry, &self.mechanism).build()?)
         };
         Ok(ClientSetup {
             config,
@@ -162,7 +162,7 @@ impl ClientSetup {
     /// The configuration again, for `mechanism` with `registry` (for GSSAPI, whose client the
     /// host registers).
     pub fn with_registry(&mut self, registry: MechanismRegistry, mechanism: &str) -> Result<()> {
-        self.config = ClientConfig::builder(registry, mechanism).build()?;
+        self.config = Some(ClientConfig::builder(registry, mechanism).build()?);
         Ok(())
     }
 }
@@ -340,7 +340,7 @@ mod tests {
         )
         .unwrap();
         let setup = s.build(SharedRandom::default()).unwrap();
-        assert_eq!(setup.config.mechanism(), "SCRAM-SHA-512");
+        assert_eq!(setup.config.unwrap().mechanism(), "SCRAM-SHA-512");
         assert!(setup.refresher.is_none());
         let s =
             ClientSettings::from_text("security.protocol=SASL_SSL\nsasl.mechanisms=OAUTHBEARER\n")

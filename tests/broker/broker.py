@@ -38,6 +38,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from certs import CertError, make_ca, make_server_cert  # noqa: E402
 from procs import set_pdeathsig, tail  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -254,6 +255,9 @@ class KafkaBroker:
     Listeners (all on 127.0.0.1, random free ports):
       SASL      SASL_PLAINTEXT, mechanisms PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER
                 (unsecured JWS validator)                                   -> .bootstrap
+      SSL       SASL_SSL (TLS, no client certificate), the same four mechanisms and JAAS entries
+                as SASL; server certificate for IP 127.0.0.1 and DNS localhost, signed by a
+                CA made at start in the workdir (only when ssl=True)   -> .ssl_bootstrap, .ssl_ca_pem
       JWT       SASL_PLAINTEXT, OAUTHBEARER validated against a JWKS file
                 (only when jwks_json or jwks_endpoint is given)              -> .jwt_bootstrap
       GSSAPI    SASL_PLAINTEXT, GSSAPI (Kerberos) + PLAIN + SCRAM-SHA-256/512, bound to
@@ -265,7 +269,11 @@ class KafkaBroker:
 
     Arguments:
       users            name -> password; every user gets PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 credentials.
-      reauth_ms        connections.max.reauth.ms of the SASL, JWT and GSSAPI listeners (None/0 = disabled).
+      reauth_ms        connections.max.reauth.ms of the SASL, SSL, JWT and GSSAPI listeners (None/0 = disabled).
+      ssl              add the SSL listener (SASL_SSL). Its TLS material is made with the openssl
+                       command into <workdir>/tls/: ca.pem (+ ca.key), server.pem/server.key and
+                       keystore.pem (the key, unencrypted PKCS#8, then server.pem; the CA is not sent),
+                       which the listener loads as a PEM key store. Clients trust .ssl_ca_pem.
       jwks_json        JWKS document (str, or dict serialised to JSON) holding the public key(s)
                        used to verify JWTs on the JWT listener. None = no JWT listener.
       jwt_issuer       expected 'iss' (None = accept any issuer).
@@ -297,7 +305,7 @@ class KafkaBroker:
                  jwks_json=None, jwt_issuer: str | None = None, jwt_audience=None,
                  jwt_clock_skew_s: int | None = None,
                  jwks_endpoint: str | None = None, jwks_ca_pem: str | os.PathLike | None = None,
-                 kerberos=None, kerberos_principal: str = "kafka/localhost",
+                 ssl: bool = False, kerberos=None, kerberos_principal: str = "kafka/localhost",
                  kerberos_keytab: str | os.PathLike | None = None,
                  delegation_token_max_lifetime_ms: int | None = None,
                  delegation_token_expiry_time_ms: int | None = None,
@@ -322,6 +330,7 @@ class KafkaBroker:
             raise BrokerError("give jwks_json or jwks_endpoint, not both")
         self.jwks_endpoint = jwks_endpoint
         self.jwks_ca_pem = jwks_ca_pem
+        self.ssl = ssl
         self.kerberos = kerberos
         self.kerberos_principal = kerberos_principal
         self.kerberos_keytab = kerberos_keytab
@@ -341,7 +350,8 @@ class KafkaBroker:
         self.proc: subprocess.Popen | None = None
         self.workdir: Path | None = None
         self.kept_logs_dir: Path | None = None
-        self.port = self.jwt_port = self.gssapi_port = self.internal_port = self.controller_port = None
+        self.port = self.ssl_port = self.jwt_port = self.gssapi_port = None
+        self.internal_port = self.controller_port = None
         self.jmx_port = None
         self.cluster_id = None
         self.startup_seconds = None
@@ -351,6 +361,18 @@ class KafkaBroker:
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def ssl_bootstrap(self) -> str | None:
+        """127.0.0.1:<port> of the SASL_SSL listener (ssl=True); its certificate also names
+        localhost, so localhost:<port> verifies too."""
+        return f"127.0.0.1:{self.ssl_port}" if self.ssl_port else None
+
+    @property
+    def ssl_ca_pem(self) -> Path | None:
+        """The PEM file of the CA that signed the SSL listener's certificate (ssl=True, while
+        the broker runs: it lives in the workdir)."""
+        return self.workdir / "tls" / "ca.pem" if self.ssl_port and self.workdir else None
 
     @property
     def jwt_bootstrap(self) -> str | None:
@@ -396,6 +418,9 @@ class KafkaBroker:
         w = self.workdir
         listeners = [f"SASL://127.0.0.1:{self.port}", f"INTERNAL://127.0.0.1:{self.internal_port}"]
         proto = ["SASL:SASL_PLAINTEXT", "INTERNAL:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
+        if self.ssl_port is not None:
+            listeners.append(f"SSL://127.0.0.1:{self.ssl_port}")
+            proto.append("SSL:SASL_SSL")
         if self.jwt_port is not None:
             listeners.append(f"JWT://127.0.0.1:{self.jwt_port}")
             proto.append("JWT:SASL_PLAINTEXT")
@@ -447,6 +472,24 @@ class KafkaBroker:
         }
         if self.reauth_ms:
             props["listener.name.sasl.connections.max.reauth.ms"] = str(self.reauth_ms)
+        if self.ssl_port is not None:
+            pre = "listener.name.ssl."
+            # A file-based PEM key store: the private key (unencrypted PKCS#8: Kafka accepts it
+            # when ssl.key.password is unset) followed by the certificate chain. Kafka refuses
+            # ssl.keystore.password with type PEM; no trust store, since no client certificates.
+            props.update({
+                pre + "ssl.keystore.type": "PEM",
+                pre + "ssl.keystore.location": str(w / "tls" / "keystore.pem"),
+                pre + "ssl.client.auth": "none",
+                pre + "sasl.enabled.mechanisms": ",".join(SASL_MECHANISMS),
+                pre + "plain.sasl.jaas.config": f"{PLAIN_MODULE} required {plain_users};",
+                pre + "scram-sha-256.sasl.jaas.config": f"{SCRAM_MODULE} required;",
+                pre + "scram-sha-512.sasl.jaas.config": f"{SCRAM_MODULE} required;",
+                pre + "oauthbearer.sasl.jaas.config":
+                    f'{OAUTH_MODULE} required unsecuredLoginStringClaim_sub="broker";',
+            })
+            if self.reauth_ms:
+                props[pre + "connections.max.reauth.ms"] = str(self.reauth_ms)
         for key, val in (("delegation.token.max.lifetime.ms", self.delegation_token_max_lifetime_ms),
                          ("delegation.token.expiry.time.ms", self.delegation_token_expiry_time_ms),
                          ("delegation.token.expiry.check.interval.ms",
@@ -516,6 +559,19 @@ class KafkaBroker:
             args.append(f"-Djava.security.krb5.conf={self.kerberos.krb5_conf}")
         return args + self.jvm_args
 
+    def _make_tls_material(self) -> None:
+        """<workdir>/tls/: a CA, a server certificate for 127.0.0.1 and localhost signed by it,
+        and keystore.pem (key + chain) for the SSL listener's PEM key store."""
+        assert self.workdir is not None
+        d = self.workdir / "tls"
+        try:
+            make_ca(d, "ca", "ksasl broker test CA")
+            cert, key = make_server_cert(d, "server", ca="ca", ips=("127.0.0.1",), dns=("localhost",))
+        except CertError as e:
+            raise BrokerError(f"making the SSL listener's certificates failed: {e}") from e
+        (d / "keystore.pem").write_text(key.read_text() + cert.read_text())
+        os.chmod(d / "keystore.pem", 0o600)
+
     def _service_keytab(self) -> str:
         return str(self.kerberos_keytab or self.kerberos.keytab(self.kerberos_principal))
 
@@ -545,8 +601,10 @@ class KafkaBroker:
         self.workdir = Path(tempfile.mkdtemp(prefix="ksasl-kafka-"))
         (self.workdir / "owner.pid").write_text(str(os.getpid()))
         self.kept_logs_dir = None
-        (self.port, self.jwt_port, self.gssapi_port, self.internal_port, self.controller_port,
-         self.jmx_port) = free_ports(6)
+        (self.port, self.ssl_port, self.jwt_port, self.gssapi_port, self.internal_port,
+         self.controller_port, self.jmx_port) = free_ports(7)
+        if not self.ssl:
+            self.ssl_port = None
         if self.jwks_json is None and self.jwks_endpoint is None:
             self.jwt_port = None
         if self.kerberos is None:
@@ -555,6 +613,8 @@ class KafkaBroker:
         (w / "log4j2.xml").write_text(LOG4J2_XML)
         if self.jwks_json is not None:
             (w / "jwks.json").write_text(self.jwks_json)
+        if self.ssl_port is not None:
+            self._make_tls_material()
         props = self.server_properties()
         self._write_properties(w / "server.properties", props)
         self.cluster_id = random_cluster_id()
@@ -612,7 +672,8 @@ class KafkaBroker:
                 raise BrokerError(self._failure_text(f"broker exited with status {self.proc.returncode}"))
             if log.exists():
                 text = log.read_text(errors="replace")
-                if READY_MARKER in text and self._port_open(self.port):
+                if (READY_MARKER in text and self._port_open(self.port)
+                        and (self.ssl_port is None or self._port_open(self.ssl_port))):
                     return
                 if "BindException" in text or "Address already in use" in text:
                     raise BrokerError(self._failure_text("port clash"))
@@ -708,7 +769,7 @@ class KafkaBroker:
         return {lst: _aggregate(rows) for lst, rows in per.items()}
 
     def socket_server_metrics(self, listener: str | None = None) -> dict:
-        """Aggregated socket-server metrics of one listener ('SASL', 'JWT', 'INTERNAL',
+        """Aggregated socket-server metrics of one listener ('SASL', 'SSL', 'JWT', 'INTERNAL',
         'CONTROLLER', 'GSSAPI'), or of all listeners together when listener is None (counters summed
         over listeners; '-avg' is then the mean of the listeners' averages). Keys include
         successful-authentication-total, failed-authentication-total,
@@ -809,7 +870,7 @@ class KafkaBroker:
 
     def __repr__(self):
         state = "running" if self.is_running() else "stopped"
-        return (f"<KafkaBroker {state} sasl={self.bootstrap} jwt={self.jwt_bootstrap} "
+        return (f"<KafkaBroker {state} sasl={self.bootstrap} ssl={self.ssl_bootstrap} jwt={self.jwt_bootstrap} "
                 f"gssapi={self.gssapi_bootstrap} jmx={self.jmx_port}>")
 
 
@@ -825,6 +886,8 @@ def main(argv=None) -> int:
     ap.add_argument("--user", action="append", default=[], metavar="NAME=PASSWORD",
                     help="user (repeatable); default alice, bob, admin")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra server property")
+    ap.add_argument("--ssl", action="store_true",
+                    help="add the SASL_SSL listener (ssl_bootstrap; clients trust ssl_ca_pem)")
     ap.add_argument("--kerberos", action="store_true",
                     help="also start a KDC (tests/kerberos/kdc.py) and a GSSAPI listener")
     ap.add_argument("--keep-logs", action="store_true")
@@ -846,8 +909,9 @@ def main(argv=None) -> int:
             kdc = stack.enter_context(Kdc())
         b = stack.enter_context(KafkaBroker(users, reauth_ms=a.reauth_ms or None, jwks_json=jwks,
                                             jwt_issuer=a.jwt_issuer, jwt_audience=a.jwt_audience,
-                                            kerberos=kdc, extra_config=extra, keep_logs=a.keep_logs))
-        info = {"bootstrap": b.bootstrap, "jwt_bootstrap": b.jwt_bootstrap,
+                                            ssl=a.ssl, kerberos=kdc, extra_config=extra, keep_logs=a.keep_logs))
+        info = {"bootstrap": b.bootstrap, "ssl_bootstrap": b.ssl_bootstrap,
+                "ssl_ca_pem": b.ssl_ca_pem and str(b.ssl_ca_pem), "jwt_bootstrap": b.jwt_bootstrap,
                 "gssapi_bootstrap": b.gssapi_bootstrap,
                 "internal_bootstrap": b.internal_bootstrap, "controller_port": b.controller_port,
                 "jmx_port": b.jmx_port, "users": b.users, "log_path": str(b.log_path),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import subprocess
 import sys
@@ -81,7 +82,8 @@ def jwt_key():
 @pytest.fixture(scope="module")
 def broker(jwt_key):
     jwks = {"keys": [jwk(jwt_key, "ksasl-test-1")]}
-    with KafkaBroker(USERS, reauth_ms=LIFETIME_MS, jwks_json=jwks, jwt_issuer=ISSUER, jwt_audience=AUDIENCE) as b:
+    with KafkaBroker(USERS, reauth_ms=LIFETIME_MS, jwks_json=jwks, jwt_issuer=ISSUER, jwt_audience=AUDIENCE,
+                     ssl=True) as b:
         yield b
 
 
@@ -269,3 +271,130 @@ def test_bad_signed_jwt_is_refused_with_the_brokers_status(broker, jwt_key, case
     assert isinstance(c.error, ksasl.AuthenticationError), c.error
     assert c.error.details.get("status") == "invalid_token", (c.error, c.error.details)
     assert c.authenticated_at is None
+
+
+# --- ksasl probe: the command-line tool users run when authentication fails ----------------------
+
+KSASL_TOOL = Path(os.environ.get("KSASL_TOOL", HERE.parents[1] / "target" / "debug" / "ksasl"))
+MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+           "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+           "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+           "OAUTHBEARER": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"}
+
+
+def client_properties(mechanism: str, password: str = USERS["alice"], tls_ca: str | None = None) -> str:
+    if mechanism == "OAUTHBEARER":
+        # 6 s tokens: both re-authentications get a 3 s session, and the second one comes after
+        # the token's refresh (at 80-85 % of its life), with a new token.
+        options = 'unsecuredLoginStringClaim_sub="alice" unsecuredLoginLifetimeSeconds="6"'
+        extra = "sasl.login.refresh.min.period.seconds=0\nsasl.login.refresh.buffer.seconds=0\n"
+    else:
+        options = f'username="alice" password="{password}"'
+        extra = ""
+    if tls_ca is not None:
+        extra += f"ssl.truststore.type=PEM\nssl.truststore.location={tls_ca}\n"
+    protocol = "SASL_SSL" if tls_ca is not None else "SASL_PLAINTEXT"
+    return (f"security.protocol={protocol}\nsasl.mechanism={mechanism}\n{extra}"
+            f"sasl.jaas.config={MODULES[mechanism]} required \\\n    {options};\n")
+
+
+def probe(port: int, properties: str, tmp_path, *args: str) -> subprocess.CompletedProcess:
+    config = tmp_path / "client.properties"
+    config.write_text(properties)
+    r = subprocess.run([str(KSASL_TOOL), "probe", "--bootstrap", f"127.0.0.1:{port}",
+                        "--config", str(config), *args], capture_output=True, text=True, timeout=60)
+    for secret in USERS.values():
+        assert secret not in r.stdout + r.stderr, "the probe printed a password"
+    return r
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_probe_authenticates_and_reauthenticates(broker, mechanism, tmp_path):
+    before = sasl_metrics(broker)
+    r = probe(broker.port, client_properties(mechanism), tmp_path, "--reauth", "2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    credential = "unsecured-token" if mechanism == "OAUTHBEARER" else "password"
+    assert lines[0] == f"config: SASL_PLAINTEXT {mechanism} ({credential})"
+    assert re.fullmatch(r"broker: \d+ APIs; ApiVersions v0-\d, SaslHandshake v0-1, "
+                        r"SaslAuthenticate v0-2", lines[1]), lines[1]
+    assert lines[2].startswith("listener mechanisms: ")
+    assert set(lines[2].split(": ")[1].split(", ")) == set(MECHANISMS)
+    assert re.fullmatch(rf"authenticated: User:alice with {mechanism} in \d+ ms", next(
+        line for line in lines if line.startswith("authenticated: "))), r.stdout
+    assert f"session lifetime: {LIFETIME_MS} ms" in lines
+    for i in (1, 2):
+        assert any(re.fullmatch(rf"re-authenticated {i}/2 in \d+ ms; session lifetime: \d+ ms", line)
+                   for line in lines), r.stdout
+    if mechanism == "OAUTHBEARER":
+        assert lines[3].startswith("token: principal alice, expires ")
+        assert any(line.startswith("token: a new one, expires ") for line in lines), r.stdout
+    # The broker counted the same: one more authentication and two re-authentications, none
+    # failed.
+    after = sasl_metrics(broker)
+    assert delta(after, before, "successful-reauthentication-total") == 2
+    assert delta(after, before, "failed-reauthentication-total") == 0
+    assert delta(after, before, "failed-authentication-total") == 0
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
+def test_probe_explains_a_wrong_password(broker, mechanism, tmp_path):
+    r = probe(broker.port, client_properties(mechanism, password="not-the-password"), tmp_path)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    failed = next(line for line in lines if line.startswith("failed: "))
+    if mechanism == "PLAIN":
+        assert failed.endswith("Authentication failed: Invalid username or password"), failed
+    else:
+        assert failed.endswith("Authentication failed during authentication due to invalid "
+                               f"credentials with SASL mechanism {mechanism}"), failed
+    assert lines[-1].startswith("likely: wrong username or password")
+    assert "authenticated" not in r.stdout
+
+
+def test_probe_explains_an_unsupported_mechanism(broker, tmp_path):
+    # The JWT listener enables OAUTHBEARER only.
+    r = probe(broker.jwt_port, client_properties("SCRAM-SHA-256"), tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[-3:] == [
+        "listener mechanisms: OAUTHBEARER",
+        "failed: UNSUPPORTED_SASL_MECHANISM (Kafka error 33)",
+        "likely: this listener does not enable SCRAM-SHA-256; set sasl.mechanism to one of the "
+        "mechanisms above, or enable it on the broker (sasl.enabled.mechanisms)",
+    ]
+
+
+def test_probe_explains_an_unsigned_token_on_a_jwks_listener(broker, tmp_path):
+    r = probe(broker.jwt_port, client_properties("OAUTHBEARER"), tmp_path)
+    assert r.returncode == 1
+    failed = next(line for line in r.stdout.splitlines() if line.startswith("failed: "))
+    assert "invalid_token" in failed, r.stdout
+    assert r.stdout.splitlines()[-1].startswith("likely: "), r.stdout
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
+def test_probe_over_tls(broker, mechanism, tmp_path):
+    before = sasl_metrics(broker, "SSL")
+    r = probe(broker.ssl_port, client_properties(mechanism, tls_ca=str(broker.ssl_ca_pem)), tmp_path,
+              "--reauth", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"config: SASL_SSL {mechanism} (password)"
+    assert any(line.startswith(f"authenticated: User:alice with {mechanism}") for line in lines)
+    assert any(line.startswith("re-authenticated 1/1") for line in lines), r.stdout
+    after = sasl_metrics(broker, "SSL")
+    assert delta(after, before, "successful-reauthentication-total") == 1
+
+
+def test_probe_refuses_an_untrusted_broker_certificate(broker, tmp_path):
+    sys.path.insert(0, str(HERE.parent / "common"))
+    from certs import make_ca  # noqa: E402
+    other_ca = make_ca(tmp_path, "other-ca", cn="not the broker's CA")
+    r = probe(broker.ssl_port, client_properties("PLAIN", tls_ca=str(other_ca)), tmp_path)
+    assert r.returncode == 1
+    assert "certificate" in r.stderr and "ssl.truststore.location" in r.stderr, r.stderr
+    assert "authenticated" not in r.stdout
+    # TLS against the plaintext listener is told apart too.
+    r = probe(broker.port, client_properties("PLAIN", tls_ca=str(broker.ssl_ca_pem)), tmp_path,
+              "--timeout-ms", "3000")
+    assert r.returncode == 1 and "security.protocol" in r.stderr, r.stderr

@@ -61,6 +61,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from certs import CertError, make_ca, make_server_cert  # noqa: E402
 from procs import set_pdeathsig, tail  # noqa: E402
 
 VERSION = "26.7.3"
@@ -160,18 +161,12 @@ def make_certificates(d: Path) -> None:
     """ca.pem (+ key), server.pem/server.key for 127.0.0.1 and localhost, other-ca.pem,
     client.key (PKCS#8 RSA) with client.pem (self-signed) for private_key_jwt, and grant.key
     (PKCS#8 RSA) that signs the JWT-bearer grant's assertions."""
-    d.mkdir(parents=True, exist_ok=True)
-    for name, cn in (("ca", "ksasl test CA"), ("other-ca", "ksasl unrelated CA")):
-        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
-                 "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={cn}",
-                 "-addext", "basicConstraints=critical,CA:TRUE",
-                 "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
-             "server.csr", "-subj", "/CN=127.0.0.1", cwd=d)
-    (d / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
-                                  "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext", cwd=d)
+    try:
+        make_ca(d, "ca", "ksasl test CA")
+        make_ca(d, "other-ca", "ksasl unrelated CA")
+        make_server_cert(d, "server", ca="ca", ips=("127.0.0.1",), dns=("localhost",))
+    except CertError as e:
+        raise KeycloakError(str(e)) from e
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key",
              "-out", "client.pem", "-days", "2", "-subj", "/CN=kafka-jwt", cwd=d)
     _openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",

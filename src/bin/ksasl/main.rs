@@ -23,6 +23,7 @@ Usage:
   ksasl scram-credential --mechanism SCRAM-SHA-256|SCRAM-SHA-512 [--iterations N] [--user NAME]
   ksasl token decode TOKEN|-
   ksasl token validate TOKEN|- --jwks FILE|URL [options]
+  ksasl probe --bootstrap HOST:PORT --config client.properties [--reauth N]
   ksasl version
 
 Run `ksasl COMMAND --help` for a command's options. Exit codes: 0 done, 1 invalid or refused,
@@ -85,6 +86,7 @@ fn main() -> ExitCode {
         Some("config") => config(&args[1..]),
         Some("scram-credential") => scram_credential(&args[1..]),
         Some("token") => token(&args[1..]),
+        Some("probe") => probe::run(&args[1..]),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };
     match result {
@@ -97,12 +99,15 @@ fn main() -> ExitCode {
             eprintln!("ksasl: {m}");
             ExitCode::from(1)
         }
+        Err(Failure::Quiet) => ExitCode::from(1),
     }
 }
 
 enum Failure {
     Usage(String),
     Error(String),
+    /// Already explained on standard output: exit 1 without another message.
+    Quiet,
 }
 
 impl From<ksasl::Error> for Failure {
@@ -514,6 +519,8 @@ fn validate(token: &str, o: &Options) -> Outcome {
         }
     }
 }
+
+mod probe;
 
 #[cfg(test)]
 mod tests {
