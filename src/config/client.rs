@@ -347,6 +347,8 @@ pub const LIBRDKAFKA_CLIENT_NAMES: &[&str] = &[
     "sasl.oauthbearer.metadata.authentication.type",
     "https.ca.location",
     "https.ca.pem",
+    // The broker's CA for `ksasl probe` (which also reads Kafka's ssl.truststore.*).
+    "ssl.ca.location",
 ];
 
 /// ksasl's own client names (never Kafka's).

@@ -26,6 +26,30 @@ pub use server::{sasl_listeners, DelegationTokenSettings, ServerMechanism, Serve
 
 use crate::error::Result;
 
+/// Every property name the parsers read, with where it comes from: `kafka` (a name of Kafka
+/// 4.4's client or broker configuration), `librdkafka` (a name of librdkafka's), or `ksasl`
+/// (ksasl's own, always prefixed `ksasl.`). A name of both Kafka and librdkafka is listed
+/// under each. Sorted, without duplicates within a namespace.
+pub fn known_names() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    let mut kafka: Vec<&'static str> = client::KAFKA_CLIENT_NAMES
+        .iter()
+        .chain(server::KAFKA_BROKER_NAMES)
+        .copied()
+        .collect();
+    kafka.sort_unstable();
+    kafka.dedup();
+    out.extend(kafka.into_iter().map(|n| ("kafka", n)));
+    let mut rd: Vec<&'static str> = client::LIBRDKAFKA_CLIENT_NAMES.to_vec();
+    rd.sort_unstable();
+    rd.dedup();
+    out.extend(rd.into_iter().map(|n| ("librdkafka", n)));
+    let mut own: Vec<&'static str> = client::KSASL_CLIENT_NAMES.to_vec();
+    own.sort_unstable();
+    out.extend(own.into_iter().map(|n| ("ksasl", n)));
+    out
+}
+
 /// What [`check`] found in a configuration: its effective settings, the names it did not
 /// know and the settings without effect.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -126,6 +150,17 @@ pub fn check_text(text: &str, listener: Option<&str>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_by_namespace() {
+        let names = known_names();
+        assert!(names.contains(&("kafka", "sasl.jaas.config")));
+        assert!(names.contains(&("kafka", "connections.max.reauth.ms")));
+        assert!(names.contains(&("librdkafka", "sasl.username")));
+        assert!(names
+            .iter()
+            .all(|(ns, n)| (*ns == "ksasl") == n.starts_with("ksasl.")));
+    }
 
     #[test]
     fn reports_as_text() {

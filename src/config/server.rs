@@ -607,7 +607,8 @@ impl ServerSettings {
                     d.expiry_time_ms.to_string(),
                 );
             }
-            None => put("delegation.tokens".into(), "disabled".into()),
+            // Kafka enables delegation tokens only with a secret key.
+            None => put("delegation.token.secret.key".into(), "[unset]".into()),
         }
         out
     }

@@ -20,6 +20,7 @@ ksasl: SASL answers for Kafka users
 
 Usage:
   ksasl config check FILE [--listener NAME]
+  ksasl config names
   ksasl scram-credential --mechanism SCRAM-SHA-256|SCRAM-SHA-512 [--iterations N] [--user NAME]
   ksasl token decode TOKEN|-
   ksasl token validate TOKEN|- --jwks FILE|URL [options]
@@ -32,8 +33,12 @@ Run `ksasl COMMAND --help` for a command's options. Exit codes: 0 done, 1 invali
 
 const CONFIG_USAGE: &str = "\
 Usage: ksasl config check FILE [--listener NAME]
+       ksasl config names
 
-Reads FILE (a .properties file, or - for standard input) as ksasl reads it: a client
+names: every property name ksasl reads, one per line after its origin: kafka (Kafka's client
+or broker configuration), librdkafka, or ksasl (ksasl's own, prefixed ksasl.).
+
+check: reads FILE (a .properties file, or - for standard input) as ksasl reads it: a client
 configuration by Kafka's names (sasl.mechanism, sasl.jaas.config, sasl.login.*,
 sasl.oauthbearer.*) or librdkafka's (sasl.mechanisms, sasl.username, ...), or a broker's
 server.properties (each SASL listener of `listeners`, or the one named by --listener).
@@ -194,6 +199,12 @@ fn config(args: &[String]) -> Outcome {
     let o = options(args, &["listener"])?;
     if o.help {
         print!("{CONFIG_USAGE}");
+        return Ok(0);
+    }
+    if o.positional.len() == 1 && o.positional[0] == "names" && o.named.is_empty() {
+        for (origin, name) in ksasl::config::known_names() {
+            println!("{origin} {name}");
+        }
         return Ok(0);
     }
     let [check, file] = o.positional.as_slice() else {
