@@ -404,3 +404,36 @@ def test_ksasl_gssapi_server_answers_as_the_broker(kafka, kdc):
     assert ours.keys() == theirs.keys() and len(ours) == 3 * 7
     differ = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
     assert not differ, differ
+
+
+def test_ksasl_probe_with_gssapi(kafka, kdc, tmp_path):
+    """`ksasl probe` with the JAAS entry Kafka's Java client would use (a keytab login, no
+    kinit): authenticated as the keytab's principal, re-authenticated once, the broker's
+    counters agreeing."""
+    tool = Path(os.environ.get("KSASL_TOOL", HERE.parents[1] / "target" / "debug" / "ksasl"))
+    config = tmp_path / "client.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI\nsasl.kerberos.service.name=kafka\n"
+        "sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true "
+        f'storeKey=true keyTab="{kdc.keytab("alice")}" principal="{kdc.principal("alice")}";\n')
+    before = kafka.socket_server_metrics("GSSAPI")
+    r = subprocess.run([str(tool), "probe", "--bootstrap", f"localhost:{kafka.gssapi_port}",
+                        "--config", str(config), "--reauth", "1"],
+                       env=dict(os.environ), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "config: SASL_PLAINTEXT GSSAPI (kerberos)"
+    assert lines[2].startswith("listener mechanisms: ") and "GSSAPI" in lines[2]
+    assert any(line.startswith(f"authenticated: Kerberos {kdc.principal('alice')} with GSSAPI")
+               for line in lines), r.stdout
+    assert f"session lifetime: {REAUTH_MS} ms" in lines
+    assert any(line.startswith("re-authenticated 1/1") for line in lines), r.stdout
+    after = kafka.socket_server_metrics("GSSAPI")
+    assert after["successful-reauthentication-total"] - before.get("successful-reauthentication-total", 0) == 1
+    # A keytab without the principal's key: the login fails and says what to check.
+    config.write_text(config.read_text().replace(str(kdc.keytab("alice")), str(kdc.keytab("bob"))))
+    r = subprocess.run([str(tool), "probe", "--bootstrap", f"localhost:{kafka.gssapi_port}",
+                        "--config", str(config)], env=dict(os.environ), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert "failed: Kerberos login" in r.stdout and "likely: the keytab" in r.stdout, r.stdout

@@ -414,7 +414,8 @@ pub(super) fn run(args: &[String]) -> Outcome {
             .find(|(k, _)| k == "credential")
             .map_or("none", |(_, v)| v.as_str())
     );
-    let setup = settings.build(SharedRandom::default())?;
+    let mut setup = settings.build(SharedRandom::default())?;
+    let mut kerberos_login = None;
     match &setup.login {
         ClientLogin::HostToken(_) => {
             return Err(Failure::Error(
@@ -424,12 +425,34 @@ pub(super) fn run(args: &[String]) -> Outcome {
                     .into(),
             ))
         }
-        ClientLogin::Kerberos { .. } => {
-            return Err(Failure::Error(
-                "ksasl probe does not log in to Kerberos yet: test GSSAPI with a client of the \
-                 library (ksasl::io::gss)"
-                    .into(),
-            ))
+        ClientLogin::Kerberos {
+            service_name,
+            principal,
+            keytab,
+        } => {
+            // A login as the JAAS entry says (a keytab, or the ticket cache), for the service
+            // at the host of --bootstrap, as Kafka's client names it.
+            let login = std::sync::Arc::new(ksasl::io::gss::KerberosLogin::from_settings(
+                principal.as_deref(),
+                keytab.as_deref(),
+                None,
+                None,
+                None,
+                None,
+            )?);
+            if let Err(e) = login.login(now_ms(), &ksasl::OsRandom) {
+                println!("failed: Kerberos login: {}: {}", e.code().name(), e.message());
+                println!(
+                    "likely: the keytab, the principal or the KDC (krb5.conf, KRB5_CONFIG) is \
+                     wrong, or the clock is off by more than the KDC allows"
+                );
+                return Ok(1);
+            }
+            let host = bootstrap.rsplit_once(':').map_or(bootstrap, |(h, _)| h);
+            let mut registry = ksasl::MechanismRegistry::new();
+            ksasl::io::gss::register_client(&mut registry, &login, service_name, host, false)?;
+            setup.with_registry(registry, ksasl::names::GSSAPI)?;
+            kerberos_login = Some(login);
         }
         _ => {}
     }
@@ -476,6 +499,10 @@ pub(super) fn run(args: &[String]) -> Outcome {
                     format!("User:{username}")
                 }
             }
+            ksasl::config::ClientCredential::Kerberos { .. } => kerberos_login
+                .as_ref()
+                .and_then(|l| l.current().ok())
+                .map_or("?".into(), |c| format!("Kerberos {}", c.principal())),
             _ => setup
                 .refresher
                 .as_ref()
@@ -507,6 +534,10 @@ pub(super) fn run(args: &[String]) -> Outcome {
             );
             let _ = std::io::stdout().flush();
             std::thread::sleep(Duration::from_millis(wait as u64));
+            if let Some(l) = &kerberos_login {
+                // A new ticket when the login's schedule says so (keytab logins).
+                let _ = l.poll(now_ms(), &ksasl::OsRandom);
+            }
             if let Some(r) = &setup.refresher {
                 r.run_due(now_ms());
                 if let Ok((t, _, g)) = r.current_token(now_ms()) {
