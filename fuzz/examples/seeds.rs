@@ -1063,7 +1063,30 @@ fn credential_seeds() {
     write(t, "builders", &b);
 }
 
+/// The configurations of tests/vectors/config_table.json, each read as a client's (first byte
+/// 0) and as the listener it names or as a broker's first listener (first byte 1: SASL_SSL).
+fn config_seeds() {
+    let t = "config";
+    let table = vectors("config_table.json");
+    for (kind, entries) in ["valid", "invalid"].iter().map(|k| (k, &table[k])) {
+        for (i, e) in entries.as_array().unwrap().iter().enumerate() {
+            let text = e["properties"].as_str().unwrap().as_bytes();
+            let pick = match e["listener"].as_str() {
+                Some("INTERNAL") => 2,
+                Some("EXTERNAL") => 3,
+                Some("l") => 4,
+                Some(_) => 1,
+                None => 0,
+            };
+            write(t, &format!("{kind}-{i}"), &with(pick, text));
+        }
+    }
+    write(t, "jaas-comment", &with(0, b"M required a=/x;"));
+    write(t, "jaas-quotes", &with(0, br#"M required a="x\"y" b='\101';"#));
+}
+
 fn main() {
+    config_seeds();
     driver_seeds();
     message_seeds();
     jwt_seeds();
@@ -1076,6 +1099,7 @@ fn main() {
         "jwt",
         "kafka_codec",
         "credentials",
+        "config",
     ] {
         let n = std::fs::read_dir(corpus(t)).unwrap().count();
         println!("{t}: {n} files");
