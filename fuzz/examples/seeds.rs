@@ -1082,7 +1082,11 @@ fn config_seeds() {
         }
     }
     write(t, "jaas-comment", &with(0, b"M required a=/x;"));
-    write(t, "jaas-quotes", &with(0, br#"M required a="x\"y" b='\101';"#));
+    write(
+        t,
+        "jaas-quotes",
+        &with(0, br#"M required a="x\"y" b='\101';"#),
+    );
 }
 
 fn main() {
