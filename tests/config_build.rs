@@ -157,6 +157,30 @@ fn unsecured_tokens_refresh_and_reauthenticate() {
 }
 
 #[test]
+fn the_hosts_apis_are_listed_beside_sasls() {
+    use ksasl::kafka::codec::{decode_response, encode_request};
+    use ksasl::kafka::messages::{ApiVersionsRequest, ApiVersionsResponse};
+    let settings = ServerSettings::from_text(BROKER, "SASL_PLAINTEXT").unwrap();
+    let setup = settings
+        .build_with_apis(None, &[(3, 0, 12), (0, 3, 11)])
+        .unwrap();
+    let request = encode_request(&ApiVersionsRequest::default(), 0, 7, Some("c")).unwrap();
+    let (answer, _) = setup
+        .config
+        .unwrap()
+        .api_versions_response(&request[4..])
+        .unwrap();
+    let (_, r) = decode_response::<ApiVersionsResponse>(0, &answer[4..]).unwrap();
+    assert_eq!(r.max_version(3), Some(12), "Metadata");
+    assert_eq!(r.max_version(0), Some(11), "Produce");
+    assert_eq!(r.max_version(17), Some(1), "SaslHandshake");
+    assert!(
+        settings.build_with_apis(None, &[(3, 5, 1)]).is_err(),
+        "checked by the builder"
+    );
+}
+
+#[test]
 fn gssapi_listeners_wait_for_the_host() {
     let text = "sasl.enabled.mechanisms=GSSAPI\nsasl.kerberos.service.name=kafka\n\
         listener.name.l.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required \

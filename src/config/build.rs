@@ -199,6 +199,7 @@ pub struct ServerSetup {
     /// The registry the configuration was built with (add a GSSAPI server to it).
     pub registry: MechanismRegistry,
     settings: ServerSettings,
+    apis: Vec<(i64, i64, i64)>,
 }
 
 impl std::fmt::Debug for ServerSetup {
@@ -221,6 +222,19 @@ impl ServerSettings {
     /// sessions, limits and delays as configured. GSSAPI is left to the host
     /// ([`ServerSetup::kerberos`]).
     pub fn build(&self, scram: Option<Arc<dyn CredentialLookup>>) -> Result<ServerSetup> {
+        self.build_with_apis(scram, &[])
+    }
+
+    /// [`ServerSettings::build`], with the host's own APIs listed in the listener's ApiVersions
+    /// answer beside the SASL ones (`(api_key, min_version, max_version)`, as
+    /// [`ServerConfigBuilder::set_api_version`](crate::kafka::config::ServerConfigBuilder::set_api_version)
+    /// takes them): a broker or proxy lists what it serves, such as Metadata, or Kafka's clients
+    /// refuse it.
+    pub fn build_with_apis(
+        &self,
+        scram: Option<Arc<dyn CredentialLookup>>,
+        apis: &[(i64, i64, i64)],
+    ) -> Result<ServerSetup> {
         let plain = Arc::new(CredentialStore::new());
         let mut registry = MechanismRegistry::new();
         let mut jwks = Vec::new();
@@ -273,15 +287,23 @@ impl ServerSettings {
             kerberos,
             registry: registry.clone(),
             settings: self.clone(),
+            apis: apis.to_vec(),
         };
         if setup.kerberos.is_none() {
-            setup.config = Some(self.server_config(registry)?);
+            setup.config = Some(self.server_config(registry, apis)?);
         }
         Ok(setup)
     }
 
-    fn server_config(&self, registry: MechanismRegistry) -> Result<Arc<ServerConfig>> {
+    fn server_config(
+        &self,
+        registry: MechanismRegistry,
+        apis: &[(i64, i64, i64)],
+    ) -> Result<Arc<ServerConfig>> {
         let mut b = ServerConfig::builder(registry);
+        for (key, min, max) in apis {
+            b.set_api_version(*key, *min, *max);
+        }
         b.set_enabled_mechanisms(self.enabled_mechanisms.clone())
             .set_max_receive_size(self.max_receive_size)
             .set_failed_authentication_delay_ms(self.failed_authentication_delay_ms);
@@ -295,7 +317,7 @@ impl ServerSettings {
 impl ServerSetup {
     /// Rebuilds the configuration with `registry` (the built one with a GSSAPI server added).
     pub fn with_registry(&mut self, registry: MechanismRegistry) -> Result<()> {
-        self.config = Some(self.settings.server_config(registry.clone())?);
+        self.config = Some(self.settings.server_config(registry.clone(), &self.apis)?);
         self.registry = registry;
         Ok(())
     }

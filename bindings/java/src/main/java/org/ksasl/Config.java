@@ -29,4 +29,19 @@ public final class Config {
         Native.init();
         return ConfigReport.all(Native.configCheck(text, listener));
     }
+
+    /**
+     * The SASL listeners of a broker's {@code server.properties}: the names of
+     * {@code listeners} whose security protocol ({@code listener.security.protocol.map}, or the
+     * name itself without a map) is {@code SASL_PLAINTEXT} or {@code SASL_SSL}, in order, as
+     * given. Empty without {@code listeners}.
+     *
+     * @throws KsaslArgumentException ({@code INVALID_CONFIG}) for a malformed list or a listener
+     *     without a security protocol
+     */
+    public static List<String> saslListeners(String text) throws KsaslException {
+        Objects.requireNonNull(text, "text");
+        Native.init();
+        return new Fields(Native.configSaslListeners(text)).strs();
+    }
 }

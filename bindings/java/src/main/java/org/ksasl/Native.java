@@ -300,6 +300,19 @@ final class Native {
      */
     static native byte[] configCheck(String text, String listener) throws KsaslException;
 
+    /** The SASL listeners of the broker configuration {@code text}, in order: a record of strings. */
+    static native byte[] configSaslListeners(String text) throws KsaslException;
+
+    /**
+     * Builds the broker listener {@code listener} of {@code text} (the core's
+     * {@code ServerSettings::build}), with SCRAM against the store {@code store} (0: none): a
+     * record of the new configuration's handle (0: none, the listener enables GSSAPI), then the
+     * count of JWKS validators and each one's endpoint URL, new validator handle and HTTPS
+     * settings (alternating names and values). The caller owns every handle.
+     */
+    static native byte[] serverSetupBuild(String text, String listener, long store, long[] apis)
+            throws KsaslException;
+
     // --- ClientConfig -----------------------------------------------------------------------
 
     /** A configuration builder for {@code mechanism} with the registry's client mechanisms. */

@@ -11,12 +11,63 @@ import java.util.Objects;
  * broker-side SASL metrics for all its connections. Immutable and safe to share.
  */
 public final class ServerConfig extends NativeHandle {
-    private ServerConfig(long handle) {
+    ServerConfig(long handle) {
         super(handle, Native::serverConfigFree);
     }
 
     public static Builder builder(MechanismRegistry registry) {
         return new Builder(registry);
+    }
+
+    /**
+     * Builds one listener of a broker's {@code server.properties} as the core reads it, with
+     * Kafka's names and {@code listener.name.<listener>.} and mechanism prefixes:
+     * {@code sasl.enabled.mechanisms}; PLAIN against the {@code user_<name>="<password>"}
+     * options of the listener's PLAIN JAAS entry; SCRAM against {@code scramStore} (Kafka keeps
+     * SCRAM credentials in its metadata, not in the file); OAUTHBEARER with Kafka's unsecured
+     * validator, or with a JWKS validator when the file names
+     * {@code OAuthBearerValidatorCallbackHandler} and {@code sasl.oauthbearer.jwks.endpoint.url};
+     * {@code connections.max.reauth.ms} (per mechanism where the file says so),
+     * {@code sasl.server.max.receive.size} and {@code connection.failed.authentication.delay.ms}.
+     * Every other value keeps the core's defaults (Kafka's). No file is read and nothing is
+     * fetched: feed the JWKS validators with {@link ServerSetup.Jwks#endpoint()}.
+     *
+     * @param text the {@code .properties} text
+     * @param listener the listener's name as in {@code listeners} (any case); see
+     *     {@link Config#saslListeners}
+     * @param scramStore the SCRAM users, or {@code null}: no SCRAM user exists, every SCRAM
+     *     login is refused (PLAIN users never come from it)
+     * @return the listener's configuration and JWKS validators, owned by the caller
+     * @throws KsaslArgumentException ({@code INVALID_CONFIG}) naming the setting to fix; no
+     *     password appears in its message
+     * @throws UnsupportedOperationException when the listener enables GSSAPI, which this
+     *     binding cannot finish (see {@link ServerSetup})
+     */
+    public static ServerSetup fromProperties(String text, String listener, CredentialStore scramStore)
+            throws KsaslException {
+        return fromProperties(text, listener, scramStore, new long[0]);
+    }
+
+    /**
+     * {@link #fromProperties(String, String, CredentialStore)}, with the host's own APIs listed in
+     * the listener's ApiVersions answer beside the SASL ones (a broker or proxy lists what it
+     * serves, such as Metadata, or Kafka's clients refuse it).
+     *
+     * @param apis (api key, min version, max version) triples, one after the other; checked as
+     *     {@link Builder#setApiVersion} checks them
+     */
+    public static ServerSetup fromProperties(String text, String listener, CredentialStore scramStore,
+            long[] apis) throws KsaslException {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(apis, "apis");
+        if (apis.length % 3 != 0) {
+            throw new IllegalArgumentException("apis holds (key, min, max) triples");
+        }
+        Native.init();
+        byte[] record = scramStore == null ? Native.serverSetupBuild(text, listener, 0, apis)
+                : scramStore.with(s -> Native.serverSetupBuild(text, listener, s, apis));
+        return ServerSetup.of(listener, record);
     }
 
     /** Kafka's broker SASL metrics (names as Kafka's) over every connection of this listener. */

@@ -10,9 +10,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,12 +28,14 @@ import java.util.function.Supplier;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.ksasl.Config;
 import org.ksasl.CredentialStore;
 import org.ksasl.DelegationTokenCodec;
 import org.ksasl.Gate;
 import org.ksasl.HostServerMechanism;
 import org.ksasl.JwksEndpoint;
 import org.ksasl.JwksValidator;
+import org.ksasl.KsaslArgumentException;
 import org.ksasl.KsaslException;
 import org.ksasl.MechanismRegistry;
 import org.ksasl.RefusedRequest;
@@ -39,6 +44,7 @@ import org.ksasl.ServerConfig;
 import org.ksasl.ServerConnection;
 import org.ksasl.ServerOutput;
 import org.ksasl.ServerSession;
+import org.ksasl.ServerSetup;
 import org.ksasl.TokenAuthority;
 
 /**
@@ -73,6 +79,9 @@ import org.ksasl.TokenAuthority;
  * {@link TokenAuthority#handleRequest} on authenticated connections and advertised in
  * ApiVersions (only then).
  *
+ * <p>With {@link Builder#config}, SASL is configured from a broker's {@code server.properties}
+ * instead: one listener of the file, built by ksasl ({@link ServerConfig#fromProperties}).
+ *
  * <p>Not a broker: records are counted, not stored; there is no Fetch, no consumer group, no
  * transaction. An idle connection whose session expired stays open until its next request
  * (Kafka's behaviour), which then closes it.
@@ -86,9 +95,14 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private final CredentialStore store;
     private final TokenAuthority tokens;
     private final ServerConfig config;
+    /** The configuration answering ApiVersions requests of authenticated connections (the listener's). */
+    private final ServerConfig apiVersionsConfig;
+    /** With {@link Builder#config}: the file's listener, and the JWKS endpoints feeding its validators. */
+    private final ServerSetup setup;
+    private final List<AutoCloseable> jwksEndpoints = new ArrayList<>();
     private final Broker broker;
     private final int requestedPort;
-    private final long maxReauthMs;
+    private final Long maxReauthMs;
     private final String advertisedHost;
     private final boolean signedOAuthBearer;
     private final AtomicLong ids = new AtomicLong();
@@ -119,6 +133,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private String gssapiRules;
         private String advertisedHost = HOST;
         private JwksEndpoint jwks;
+        private String configText;
+        private String configListener;
+        /** The SASL settings given here, which a {@link #config} file replaces (they may not be combined). */
+        private final Set<String> saslSettings = new LinkedHashSet<>();
 
         private Builder() {}
 
@@ -131,22 +149,28 @@ public final class KsaslKafkaServer implements AutoCloseable {
         /** {@code connections.max.reauth.ms} (default 3000; 0: sessions never expire unless their credential does). */
         public Builder maxReauthMs(long ms) {
             this.maxReauthMs = ms;
+            saslSettings.add("maxReauthMs");
             return this;
         }
 
         /** {@code listener.name.X.<mechanism>.connections.max.reauth.ms}. */
         public Builder maxReauthMs(String mechanism, long ms) {
             maxReauthByMechanism.put(Objects.requireNonNull(mechanism, "mechanism"), ms);
+            saslSettings.add("maxReauthMs(mechanism)");
             return this;
         }
 
         /** {@code connection.failed.authentication.delay.ms} (KIP-306, default 100). */
         public Builder failedAuthDelayMs(long ms) {
             this.failedAuthDelayMs = ms;
+            saslSettings.add("failedAuthDelayMs");
             return this;
         }
 
-        /** Adds a user for PLAIN and SCRAM (default, if none is given: alice / alice-secret). */
+        /**
+         * Adds a user for PLAIN and SCRAM (default, if none is given: alice / alice-secret); with
+         * {@link #config}, for SCRAM only (PLAIN users are the file's).
+         */
         public Builder user(String name, String password) {
             users.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(password, "password"));
             return this;
@@ -165,6 +189,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
          */
         public Builder tokens(TokenAuthority authority) {
             this.tokens = Objects.requireNonNull(authority, "authority");
+            saslSettings.add("tokens");
             return this;
         }
 
@@ -175,6 +200,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
          */
         public Builder mechanism(String name, Supplier<? extends HostServerMechanism> factory) {
             mechanisms.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(factory, "factory"));
+            saslSettings.add("mechanism");
             return this;
         }
 
@@ -191,6 +217,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
             this.gssapiKeytab = Objects.requireNonNull(keytab, "keytab");
             this.gssapiPrincipal = Objects.requireNonNull(principal, "principal");
             this.gssapiRules = rules;
+            saslSettings.add("gssapi");
             return this;
         }
 
@@ -205,6 +232,31 @@ public final class KsaslKafkaServer implements AutoCloseable {
          */
         public Builder oauthBearerJwks(JwksEndpoint endpoint) {
             this.jwks = Objects.requireNonNull(endpoint, "endpoint");
+            saslSettings.add("oauthBearerJwks");
+            return this;
+        }
+
+        /**
+         * Configures SASL from a broker's {@code server.properties} text, for one of its SASL
+         * listeners, exactly as ksasl reads it ({@link ServerConfig#fromProperties}):
+         * {@code sasl.enabled.mechanisms}, PLAIN users from the listener's JAAS
+         * {@code user_<name>="<password>"} options, SCRAM users from this server's store
+         * ({@link #user}: Kafka keeps them outside the file), OAUTHBEARER with Kafka's unsecured
+         * validator or, with {@code OAuthBearerValidatorCallbackHandler}, a JWKS endpoint (fetched
+         * once by {@link #build()}, which fails if it cannot be reached, then kept fresh until
+         * {@link KsaslKafkaServer#close()}), {@code connections.max.reauth.ms} (also per
+         * mechanism), {@code sasl.server.max.receive.size} and
+         * {@code connection.failed.authentication.delay.ms}. Replaces {@link #maxReauthMs},
+         * {@link #failedAuthDelayMs}, {@link #tokens}, {@link #mechanism}, {@link #gssapi} and
+         * {@link #oauthBearerJwks}: {@link #build()} refuses the combination. A listener with
+         * GSSAPI cannot be built from the file (ksasl's Java binding says why).
+         *
+         * @param listener a listener of {@code listeners}; {@code null}: the file's only SASL
+         *     listener
+         */
+        public Builder config(String serverProperties, String listener) {
+            this.configText = Objects.requireNonNull(serverProperties, "serverProperties");
+            this.configListener = listener;
             return this;
         }
 
@@ -224,10 +276,13 @@ public final class KsaslKafkaServer implements AutoCloseable {
     }
 
     private KsaslKafkaServer(Builder b) throws KsaslException {
+        if (b.configText != null && !b.saslSettings.isEmpty()) {
+            throw new IllegalStateException("the server.properties given to config() sets SASL; not also "
+                    + String.join(", ", b.saslSettings));
+        }
         this.requestedPort = b.port;
-        this.maxReauthMs = b.maxReauthMs;
+        this.maxReauthMs = b.configText == null ? b.maxReauthMs : null;
         this.advertisedHost = b.advertisedHost;
-        this.signedOAuthBearer = b.jwks != null;
         this.broker = new Broker(advertisedHost, LOG);
         this.tokens = b.tokens;
         b.topics.forEach(broker::createTopic);
@@ -237,6 +292,16 @@ public final class KsaslKafkaServer implements AutoCloseable {
             for (Map.Entry<String, String> u : users.entrySet()) {
                 store.addUser(u.getKey(), u.getValue()); // PLAIN, and SCRAM keys at 4096 iterations
             }
+            if (b.configText != null) {
+                ServerSetup file = fileConfig(b.configText, listener(b.configText, b.configListener));
+                apiVersionsConfig = file.config();
+                setup = file;
+                config = file.config();
+                signedOAuthBearer = !file.jwks().isEmpty();
+                return;
+            }
+            setup = null;
+            signedOAuthBearer = b.jwks != null;
             // The registry is a template: the configuration takes a snapshot of it.
             try (MechanismRegistry registry = new MechanismRegistry()) {
                 if (tokens == null) {
@@ -272,9 +337,61 @@ public final class KsaslKafkaServer implements AutoCloseable {
                     }
                 }
                 config = cb.build();
+                apiVersionsConfig = config;
             }
         } catch (KsaslException | RuntimeException e) {
+            jwksEndpoints.forEach(KsaslKafkaServer::closeQuietly);
             store.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The listener to build from {@code serverProperties}: {@code listener} if given (one of the
+     * file's SASL listeners, when it names any), else the file's only SASL listener.
+     */
+    static String listener(String serverProperties, String listener) throws KsaslException {
+        List<String> sasl = Config.saslListeners(serverProperties);
+        if (listener != null) {
+            if (!sasl.isEmpty() && sasl.stream().noneMatch(listener::equalsIgnoreCase)) {
+                throw new IllegalArgumentException("listener " + listener + " is not a SASL listener of the "
+                        + "configuration (" + String.join(", ", sasl) + ")");
+            }
+            return listener;
+        }
+        if (sasl.size() != 1) {
+            throw new IllegalArgumentException(sasl.isEmpty()
+                    ? "the configuration has no SASL listener in listeners; name one (--listener)"
+                    : "the configuration has several SASL listeners (" + String.join(", ", sasl)
+                            + "): choose one (--listener)");
+        }
+        return sasl.get(0);
+    }
+
+    /**
+     * The file's listener as ksasl builds it, SCRAM against this server's store, with an endpoint
+     * fetching the keys of each JWKS validator: fetched once now (an unreachable or untrusted
+     * endpoint fails the build), then kept fresh by ksasl's thread until {@link #close()}.
+     */
+    private ServerSetup fileConfig(String text, String listener) throws KsaslException {
+        long[] apis = new long[3 * Broker.APPLICATION_APIS.size()];
+        int i = 0;
+        for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
+            apis[i++] = api.apiKey();
+            apis[i++] = api.minVersion();
+            apis[i++] = api.maxVersion();
+        }
+        ServerSetup s = ServerConfig.fromProperties(text, listener, store, apis);
+        try {
+            for (ServerSetup.Jwks j : s.jwks()) {
+                JwksEndpoint endpoint = j.endpoint();
+                jwksEndpoints.add(endpoint);
+                endpoint.fetch(System.currentTimeMillis());
+                jwksEndpoints.add(0, endpoint.start()); // stopped before the endpoint is closed
+            }
+            return s;
+        } catch (KsaslException | RuntimeException e) {
+            s.close();
             throw e;
         }
     }
@@ -312,9 +429,14 @@ public final class KsaslKafkaServer implements AutoCloseable {
         return advertisedHost + ":" + port();
     }
 
-    /** {@code connections.max.reauth.ms}. */
+    /** {@code connections.max.reauth.ms}; with {@link Builder#config}, the file's (per mechanism): -1. */
     public long maxReauthMs() {
-        return maxReauthMs;
+        return maxReauthMs == null ? -1 : maxReauthMs;
+    }
+
+    /** With {@link Builder#config}: the listener built from the file; otherwise {@code null}. */
+    public ServerSetup serverSetup() {
+        return setup;
     }
 
     /** Whether OAUTHBEARER checks signed JWTs against a JWKS endpoint (rather than Kafka's unsecured tokens). */
@@ -380,7 +502,15 @@ public final class KsaslKafkaServer implements AutoCloseable {
         for (Connection c : open) {
             join(c.thread);
         }
-        config.close();
+        jwksEndpoints.forEach(KsaslKafkaServer::closeQuietly);
+        if (apiVersionsConfig != config) {
+            apiVersionsConfig.close();
+        }
+        if (setup != null) {
+            setup.close();
+        } else {
+            config.close();
+        }
         store.close();
     }
 
@@ -620,10 +750,21 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "                        [--gssapi-rules RULES]] [--advertised-host HOST]",
             "                        [--jwks-endpoint-url URL [--expected-issuer ISS]",
             "                        [--expected-audience AUD]... [--ca-file PEM]] [-v]",
+            "       KsaslKafkaServer --config server.properties [--listener NAME] [--port N]",
+            "                        [--user NAME=PASSWORD]... [--topic NAME[:PARTITIONS]]...",
+            "                        [--advertised-host HOST] [-v]",
+            "  --config FILE            SASL as this broker configuration says for one listener (read by",
+            "                           ksasl): sasl.enabled.mechanisms, PLAIN users from the JAAS user_",
+            "                           options, OAUTHBEARER unsecured or with its JWKS endpoint,",
+            "                           connections.max.reauth.ms (also per mechanism), ...; instead of",
+            "                           the SASL options (--max-reauth-ms, --failed-auth-delay-ms,",
+            "                           --token-secret, --gssapi-*, --jwks-endpoint-url and its options)",
+            "  --listener NAME          the listener of --config (default: its only SASL listener)",
             "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
             "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
             "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
-            "  --user NAME=PASSWORD     a PLAIN/SCRAM user (default: alice=alice-secret)",
+            "  --user NAME=PASSWORD     a PLAIN/SCRAM user (default: alice=alice-secret); with --config,",
+            "                           a SCRAM user (PLAIN users are the file's)",
             "  --topic NAME[:N]         a topic with N partitions (default 1)",
             "  --token-secret KEY       delegation.token.secret.key: serve delegation tokens (Kafka's",
             "                           default lifetimes) and tokenauth logins",
@@ -655,9 +796,21 @@ public final class KsaslKafkaServer implements AutoCloseable {
         String issuer = null;
         List<String> audiences = new ArrayList<>();
         String caFile = null;
+        String configFile = null;
+        String listener = null;
+        // The options that configure SASL, which --config replaces.
+        Set<String> saslOptions = new LinkedHashSet<>(List.of("--max-reauth-ms", "--failed-auth-delay-ms",
+                "--token-secret", "--gssapi-keytab", "--gssapi-principal", "--gssapi-rules", "--jwks-endpoint-url",
+                "--expected-issuer", "--expected-audience", "--ca-file"));
+        Set<String> saslGiven = new LinkedHashSet<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (saslOptions.contains(a)) {
+                saslGiven.add(a);
+            }
             switch (a) {
+                case "--config": configFile = value(args, ++i, a); break;
+                case "--listener": listener = value(args, ++i, a); break;
                 case "--port": b.port(Integer.parseInt(value(args, ++i, a))); break;
                 case "--max-reauth-ms": b.maxReauthMs(Long.parseLong(value(args, ++i, a))); break;
                 case "--failed-auth-delay-ms": b.failedAuthDelayMs(Long.parseLong(value(args, ++i, a))); break;
@@ -695,6 +848,30 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 default: usage("unknown argument " + a);
             }
         }
+        if (configFile != null && !saslGiven.isEmpty()) {
+            usage("--config configures SASL from the file: not with " + String.join(", ", saslGiven));
+        }
+        if (listener != null && configFile == null) {
+            usage("--listener goes with --config");
+        }
+        String fileText = null;
+        if (configFile != null) {
+            try {
+                fileText = Files.readString(Path.of(configFile));
+            } catch (IOException e) {
+                System.err.println("cannot read " + configFile + ": " + e.getMessage());
+                System.exit(1);
+                return;
+            }
+            try {
+                listener = listener(fileText, listener);
+            } catch (KsaslException | IllegalArgumentException e) {
+                System.err.println(configFile + ": " + e.getMessage());
+                System.exit(2);
+                return;
+            }
+            b.config(fileText, listener);
+        }
         if ((keytab == null) != (principal == null)) {
             usage("--gssapi-keytab and --gssapi-principal go together");
         }
@@ -725,14 +902,31 @@ public final class KsaslKafkaServer implements AutoCloseable {
             }
             b.oauthBearerJwks(keys.endpoint);
         }
-        KsaslKafkaServer server = b.build();
+        KsaslKafkaServer server;
+        try {
+            server = b.build();
+        } catch (KsaslException | KsaslArgumentException | UnsupportedOperationException e) {
+            if (configFile == null) {
+                throw e;
+            }
+            // The file's problem as ksasl names it (no password appears in it).
+            System.err.println(configFile + ", listener " + listener + ": " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         int port = server.start();
         System.out.println(port); // first line: the port, for scripts
-        System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
-                + (keys != null ? " [signed JWTs, keys from " + jwksUrl + "]" : "")
-                + (keytab != null ? ", GSSAPI" : "")
-                + (authority != null ? ", delegation tokens" : "") + "; connections.max.reauth.ms="
-                + server.maxReauthMs() + "); Ctrl-C stops");
+        if (configFile != null) {
+            System.out.println("listening on " + HOST + ":" + port + " (listener " + listener + " of " + configFile
+                    + (server.signedOAuthBearer() ? "; OAUTHBEARER keys from "
+                            + server.serverSetup().jwks().get(0).url() : "") + "); Ctrl-C stops");
+        } else {
+            System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
+                    + (keys != null ? " [signed JWTs, keys from " + jwksUrl + "]" : "")
+                    + (keytab != null ? ", GSSAPI" : "")
+                    + (authority != null ? ", delegation tokens" : "") + "; connections.max.reauth.ms="
+                    + server.maxReauthMs() + "); Ctrl-C stops");
+        }
         System.out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         TokenAuthority tokenAuthority = authority;
@@ -868,7 +1062,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private byte[] apiVersions(byte[] frame, ConnectionStats stats, long now) {
         stats.request(Broker.API_VERSIONS, null, now);
         try {
-            return config.apiVersionsResponse(frame);
+            return apiVersionsConfig.apiVersionsResponse(frame);
         } catch (KsaslException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, () -> "connection " + stats.id() + ": bad ApiVersions request: " + e);
             return null;
