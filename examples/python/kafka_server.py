@@ -26,7 +26,15 @@ Run it alone::
 ``--jwks-endpoint-url URL --expected-issuer ISS --expected-audience AUD --ca-file ca.pem`` an
 identity provider's signed ones; add ``--keytab
 kafka.keytab --principal kafka/localhost@EXAMPLE.COM`` for GSSAPI, with KRB5_CONFIG pointing
-at the realm), or from Python::
+at the realm), or as one listener of a broker's ``server.properties``::
+
+    python examples/python/kafka_server.py --port 0 --config server.properties --listener EXTERNAL
+
+(ksasl reads the listener's ``sasl.enabled.mechanisms``, its PLAIN JAAS entry's ``user_``
+options, ``connections.max.reauth.ms`` per mechanism, the OAUTHBEARER validation, unsecured or
+at a JWKS endpoint, and its limits; SCRAM users are alice / alice-secret, as without a file,
+since Kafka keeps SCRAM credentials in its metadata; GSSAPI listeners are not supported this
+way), or from Python::
 
     server = KafkaServer(max_reauth_ms=3000)
     port = server.start_in_thread()      # or: port = await server.start() in a running loop
@@ -199,29 +207,32 @@ class KafkaServer:
         principal: Optional[str] = None,
         principal_to_local_rules: Optional[str] = None,
         oauthbearer_validator: Any = None,
+        config: Optional[ksasl.ServerConfig] = None,
     ) -> None:
-        store = ksasl.CredentialStore()
-        for user, password in (users or {"alice": "alice-secret"}).items():
-            store.add_user(user, password)
-        registry = ksasl.MechanismRegistry()
-        registry.add_password_servers(store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
-        # OAUTHBEARER: unsecured (alg "none") tokens, or signed ones checked by the validator
-        # given (a ksasl.JwksEndpoint for an identity provider's JWKS: see jwks_endpoint()).
-        registry.add_oauthbearer_server(oauthbearer_validator)
-        # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is a
-        # plain or an async method (see MechanismRegistry.add_server_mechanism).
-        for name, factory in (mechanisms or {}).items():
-            registry.add_server_mechanism(name, factory)
-        if keytab is not None:
-            # GSSAPI: the broker's keytab and principal (JAAS keyTab, principal), and
-            # sasl.kerberos.principal.to.local.rules as Kafka's list value (None: DEFAULT).
-            registry.add_gssapi_server(keytab=keytab, principal=principal, rules=principal_to_local_rules)
-        self.config = ksasl.ServerConfig(
-            registry,
-            max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
-            failed_authentication_delay_ms=failed_authentication_delay_ms,
-            api_versions=APIS,
-        )
+        if config is not None:
+            # A listener of server.properties (listener_config()): the other arguments, but
+            # host and port, are the file's business.
+            self.config = config
+        else:
+            registry = ksasl.MechanismRegistry()
+            registry.add_password_servers(user_store(users))  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+            # OAUTHBEARER: unsecured (alg "none") tokens, or signed ones checked by the validator
+            # given (a ksasl.JwksEndpoint for an identity provider's JWKS: see jwks_endpoint()).
+            registry.add_oauthbearer_server(oauthbearer_validator)
+            # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is
+            # a plain or an async method (see MechanismRegistry.add_server_mechanism).
+            for name, factory in (mechanisms or {}).items():
+                registry.add_server_mechanism(name, factory)
+            if keytab is not None:
+                # GSSAPI: the broker's keytab and principal (JAAS keyTab, principal), and
+                # sasl.kerberos.principal.to.local.rules as Kafka's list value (None: DEFAULT).
+                registry.add_gssapi_server(keytab=keytab, principal=principal, rules=principal_to_local_rules)
+            self.config = ksasl.ServerConfig(
+                registry,
+                max_reauth_ms=max_reauth_ms,  # connections.max.reauth.ms
+                failed_authentication_delay_ms=failed_authentication_delay_ms,
+                api_versions=APIS,
+            )
         self.host, self.port = host, port
         self.topics: Dict[str, int] = {}  # name -> partition count
         self.next_offset: Dict[Tuple[str, int], int] = {}
@@ -579,6 +590,30 @@ class KafkaServer:
         return array(responses)
 
 
+def user_store(users: Optional[Dict[str, str]] = None) -> ksasl.CredentialStore:
+    """The example's users (PLAIN and SCRAM): alice / alice-secret unless given."""
+    store = ksasl.CredentialStore()
+    for user, password in (users or {"alice": "alice-secret"}).items():
+        store.add_user(user, password)
+    return store
+
+
+def listener_config(text: str, listener: str,
+                    scram_store: Optional[ksasl.CredentialStore] = None
+                    ) -> Tuple[ksasl.ServerConfig, List[ksasl.JwksEndpoint]]:
+    """One SASL listener of server.properties ``text``, as ksasl reads it (ksasl.ServerSetup):
+    its configuration, and its JWKS endpoints (if it validates OAUTHBEARER tokens at an
+    identity provider), their keys fetched now (failing at start, not at the first client) and
+    kept fresh on ksasl's thread. SCRAM users come from ``scram_store``, as Kafka's come from
+    its metadata, not from the file. ApiVersions lists this broker's APIs beside ksasl's."""
+    setup = ksasl.ServerSetup(text, listener, scram_store, api_versions=APIS)
+    endpoints = [endpoint for _, endpoint in setup.jwks]
+    for endpoint in endpoints:
+        endpoint.fetch()
+        endpoint.start()
+    return setup.config, endpoints
+
+
 def jwks_endpoint(url: str, issuer: Optional[str] = None, audience: Optional[str] = None,
                   ca_file: Optional[str] = None) -> "ksasl.JwksEndpoint":
     """The validator of a listener configured as Kafka's is for an identity provider
@@ -596,7 +631,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
-    p.add_argument("--max-reauth-ms", type=int, default=3000, help="connections.max.reauth.ms")
+    p.add_argument("--max-reauth-ms", type=int, help="connections.max.reauth.ms (default 3000)")
     p.add_argument("--keytab", help="the broker's keytab: enables GSSAPI")
     p.add_argument("--principal", help="the broker's Kerberos principal (kafka/host@REALM)")
     p.add_argument("--principal-to-local-rules", help="sasl.kerberos.principal.to.local.rules")
@@ -605,28 +640,76 @@ def main() -> None:
     p.add_argument("--expected-issuer", help="sasl.oauthbearer.expected.issuer")
     p.add_argument("--expected-audience", help="sasl.oauthbearer.expected.audience")
     p.add_argument("--ca-file", help="the CA certificates (PEM) of the JWKS endpoint")
+    p.add_argument("--config", metavar="SERVER_PROPERTIES", help="a broker's server.properties: "
+                   "serve one of its SASL listeners as it says (mechanisms, PLAIN users, session "
+                   "lifetimes, OAUTHBEARER validation) instead of the options above; SCRAM users "
+                   "stay alice/alice-secret; clients authenticate but cannot produce (see "
+                   "listener_config)")
+    p.add_argument("--listener", help="with --config: the listener's name (default: the file's "
+                   "only SASL listener)")
     p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
     args = p.parse_args()
+    flags = ["max_reauth_ms", "keytab", "principal", "principal_to_local_rules", "jwks_endpoint_url",
+             "expected_issuer", "expected_audience", "ca_file"]
+    given = ["--" + f.replace("_", "-") for f in flags if getattr(args, f) is not None]
+    text, listener = None, None
+    if args.config is None:
+        if args.listener is not None:
+            p.error("--listener needs --config")
+    elif given:
+        p.error(f"--config takes the listener's settings from the file: drop {' '.join(given)}")
+    else:
+        with open(args.config, encoding="utf-8") as f:
+            text = f.read()
+        listeners = ksasl.sasl_listeners(text)
+        if args.listener is not None:
+            # Kafka's listener names are case-insensitive.
+            named = [name for name in listeners if name.upper() == args.listener.upper()]
+            if not named:
+                p.error(f"{args.config} has no SASL listener {args.listener}: its SASL listeners are "
+                        f"{', '.join(listeners) or 'none'}")
+            listener = named[0]
+        elif len(listeners) == 1:
+            listener = listeners[0]
+        else:
+            p.error(f"{args.config} has {len(listeners)} SASL listeners ({', '.join(listeners) or 'none'}): "
+                    "choose one with --listener")
+    max_reauth_ms = 3000 if args.max_reauth_ms is None else args.max_reauth_ms
+    from_file: Optional[Tuple[ksasl.ServerConfig, List[ksasl.JwksEndpoint]]] = None
+    if text is not None and listener is not None:
+        try:
+            from_file = listener_config(text, listener, user_store())
+        except (ksasl.KsaslError, NotImplementedError) as e:
+            p.exit(1, f"{p.prog}: {args.config}, listener {listener}: {e}\n")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(message)s")
 
     async def run() -> None:
-        jwks = (jwks_endpoint(args.jwks_endpoint_url, args.expected_issuer,
-                              args.expected_audience, args.ca_file)
-                if args.jwks_endpoint_url else None)
-        server = KafkaServer(args.host, args.port, args.max_reauth_ms, keytab=args.keytab,
-                             principal=args.principal,
-                             principal_to_local_rules=args.principal_to_local_rules,
-                             oauthbearer_validator=jwks)
+        endpoints: List[ksasl.JwksEndpoint] = []
+        if from_file is not None:
+            config, endpoints = from_file
+            server = KafkaServer(args.host, args.port, config=config)
+            about = (f"listener {listener} of {args.config}; SCRAM users: alice/alice-secret; "
+                     "clients authenticate but cannot produce")
+        else:
+            jwks = (jwks_endpoint(args.jwks_endpoint_url, args.expected_issuer,
+                                  args.expected_audience, args.ca_file)
+                    if args.jwks_endpoint_url else None)
+            server = KafkaServer(args.host, args.port, max_reauth_ms, keytab=args.keytab,
+                                 principal=args.principal,
+                                 principal_to_local_rules=args.principal_to_local_rules,
+                                 oauthbearer_validator=jwks)
+            about = f"users: alice/alice-secret; connections.max.reauth.ms={max_reauth_ms}"
+        stopping = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # before the port is printed: scripts may stop us then
+            asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
         port = await server.start()
         print(port, flush=True)  # first line: the port, for scripts
-        print(f"listening on {args.host}:{port} (users: alice/alice-secret; "
-              f"connections.max.reauth.ms={args.max_reauth_ms}); Ctrl-C stops", flush=True)
-        stopping = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
+        print(f"listening on {args.host}:{port} ({about}); Ctrl-C stops", flush=True)
         await stopping.wait()
         await server.stop()
+        for endpoint in endpoints:
+            endpoint.stop()
         for name, value in sorted(server.metrics().items()):
             print(f"{name} {value}")
 

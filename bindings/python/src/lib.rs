@@ -9,6 +9,7 @@ mod exchange;
 mod glue;
 mod hostmech;
 mod kerberos;
+mod listener;
 mod oauth;
 mod oidc;
 mod refresh;
@@ -21,9 +22,9 @@ mod tokens;
 #[pymodule]
 fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use {
-        client_connection::*, config::*, exchange::*, kerberos::*, oauth::*, oidc::*, refresh::*,
+        client_connection::*, config::*, exchange::*, kerberos::*, listener::*, oauth::*, oidc::*,
     };
-    use {registry::*, server_connection::*, store::*, tokens::*};
+    use {refresh::*, registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
     macro_rules! add {
         ($($class:ident),*; $($function:ident),*) => {
@@ -34,9 +35,9 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
         BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin, OidcLogin, OidcRefresh,
-        JwksEndpoint, ConfigReport;
+        JwksEndpoint, ConfigReport, ServerSetup;
         unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
-        parse_describe_tokens_response, check_config);
+        parse_describe_tokens_response, check_config, sasl_listeners);
     Ok(())
 }

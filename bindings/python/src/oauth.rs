@@ -141,6 +141,13 @@ class! { JwksEndpoint |py, c| shared {
     }
 }}
 
+impl JwksEndpoint {
+    /// An endpoint the core made (not started).
+    pub(crate) fn of(fetcher: http::JwksFetcher) -> Self {
+        JwksEndpoint(Arc::new(fetcher), Mutex::new(None))
+    }
+}
+
 impl Drop for JwksEndpoint {
     fn drop(&mut self) {
         Python::with_gil(|py| self.stop(py));

@@ -17,6 +17,7 @@ from ksasl._ksasl import (
     ServerConfig,
     ServerConnection,
     ServerExchange,
+    ServerSetup,
     TokenAuthority,
     Tracker,
     __version__,
@@ -28,6 +29,7 @@ from ksasl._ksasl import (
     parse_describe_tokens_response,
     parse_token_expiry_response,
     renew_or_expire_token_request,
+    sasl_listeners,
     sleep_ms,
     unsecured_oauth_token,
 )
@@ -63,6 +65,7 @@ __all__ = [
     "ServerConfig",
     "ServerConnection",
     "ServerExchange",
+    "ServerSetup",
     "StateError",
     "TokenAuthority",
     "Tracker",
@@ -75,6 +78,7 @@ __all__ = [
     "parse_describe_tokens_response",
     "parse_token_expiry_response",
     "renew_or_expire_token_request",
+    "sasl_listeners",
     "sleep_ms",
     "unsecured_oauth_token",
 ]

@@ -335,6 +335,37 @@ class JwksEndpoint:
     def start(self) -> None: ...
     def stop(self) -> None: ...
 
+class ServerSetup:
+    """One SASL listener of a broker's ``server.properties`` (the text, not a file name), as
+    the core builds it with Kafka's precedence (``listener.name.<l>.<m>.`` then
+    ``listener.name.<l>.`` then unprefixed): PLAIN users from the listener's PLAIN JAAS entry
+    (``user_<name>="<password>"``), SCRAM users from ``scram_store`` only (None: every SCRAM
+    login is refused, as on a broker without credentials), OAUTHBEARER with Kafka's unsecured
+    validator or a JWKS endpoint, ``connections.max.reauth.ms`` per mechanism, the receive
+    limit and the failed-authentication delay. Raises ``MisuseError`` (``INVALID_CONFIG``)
+    naming the setting to fix, and ``NotImplementedError`` for a listener that enables GSSAPI
+    (the core gives a binding no GSSAPI server settings to register from a listener). Read-only."""
+
+    def __init__(self, text: str, listener: str, scram_store: Optional[CredentialStore] = None,
+                 api_versions: Optional[list[Tuple[int, int, int]]] = None) -> None:
+        """``api_versions``: the host's own APIs ``(api_key, min_version, max_version)``, listed
+        in the listener's ApiVersions answer beside the SASL ones (a broker or proxy lists what
+        it serves, such as Metadata, or Kafka's clients refuse it)."""
+    @property
+    def config(self) -> ServerConfig:
+        """The listener's configuration, for its ``ServerConnection``s."""
+    @property
+    def jwks(self) -> list[Tuple[str, JwksEndpoint]]:
+        """``(sasl.oauthbearer.jwks.endpoint.url, endpoint)`` for a listener validating
+        OAUTHBEARER tokens against an identity provider's keys (with the JAAS entry's
+        ``ssl.truststore.*`` and the ``sasl.login.*.timeout.ms`` settings), else empty. The
+        endpoints are not started: the host calls ``fetch()`` (or not) and ``start()``, and
+        ``stop()`` when the listener closes; until keys arrive every token is refused."""
+
+def sasl_listeners(text: str) -> list[str]:
+    """The SASL listeners of ``server.properties`` text (``listeners`` with
+    ``listener.security.protocol.map``), in order, named as in ``listeners``."""
+
 def unsecured_oauth_token(principal: str, lifetime_seconds: Optional[int] = None, scope: Optional[list[str]] = None,
                           now_ms: Optional[int] = None) -> dict[str, Any]: ...
 

@@ -1,0 +1,55 @@
+//! `ServerSetup`: a listener of `server.properties` as the core builds it
+//! (`ServerSettings::build`); `sasl_listeners`: the core's list of a file's SASL listeners.
+
+use ksasl::config::{sasl_listeners as listeners, Properties, ServerSettings};
+use ksasl::io::http::{self, HttpSettings};
+
+use crate::config::ServerConfig;
+use crate::glue::*;
+use crate::oauth::JwksEndpoint;
+use crate::store::CredentialStore;
+
+/// One listener of `server.properties`: its `ServerConfig` and its JWKS endpoints.
+#[pyclass(module = "ksasl._ksasl", frozen)]
+pub(crate) struct ServerSetup(Built);
+
+struct Built {
+    config: Py<ServerConfig>,
+    jwks: Vec<(String, Py<JwksEndpoint>)>,
+}
+
+class! { ServerSetup |py, c| shared {
+    new(text: &str, listener: &str, scram_store: Option<PyRef<'_, CredentialStore>> = None,
+        api_versions: Option<Vec<(i64, i64, i64)>> = None) -> PyResult<Self> {
+        let api_versions = api_versions.unwrap_or_default();
+        let scram = scram_store.map(|s| s.0.clone() as Arc<dyn ksasl::CredentialLookup>);
+        let setup = py.allow_threads(|| {
+            ServerSettings::from_text(text, listener)?.build_with_apis(scram, &api_versions)
+        });
+        let setup = setup.or_raise()?;
+        let Some(config) = setup.config else {
+            return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+                "listener {listener} enables GSSAPI: the core's ServerSetup gives the host no \
+                 GSSAPI server settings to register (its sasl.kerberos.principal.to.local.rules \
+                 are private), so the binding cannot finish it; use \
+                 MechanismRegistry.add_gssapi_server and ServerConfig")));
+        };
+        let mut jwks = Vec::new();
+        for (url, validator, settings) in setup.jwks {
+            let settings = HttpSettings::from_pairs(settings.iter()).or_raise()?;
+            let fetcher = http::jwks_endpoint(&url, &settings, validator).or_raise()?;
+            jwks.push((url, Py::new(py, JwksEndpoint::of(fetcher))?));
+        }
+        Ok(ServerSetup(Built { config: Py::new(py, ServerConfig(config))?, jwks }))
+    }
+    #[getter] fn config() -> Py<ServerConfig> { c.config.clone_ref(py) }
+    #[getter] fn jwks() -> Vec<(String, Py<JwksEndpoint>)> {
+        c.jwks.iter().map(|(u, e)| (u.clone(), e.clone_ref(py))).collect()
+    }
+}}
+
+/// The SASL listeners of `server.properties` text, in order.
+#[pyfunction]
+pub(crate) fn sasl_listeners(text: &str) -> PyResult<Vec<String>> {
+    listeners(&Properties::parse(text).or_raise()?).or_raise()
+}
