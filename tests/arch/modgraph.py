@@ -24,6 +24,8 @@ def modules(src: Path):
     for f in src.rglob("*.rs"):
         rel = f.relative_to(src).with_suffix("")
         parts = list(rel.parts)
+        if parts[0] == "bin":
+            continue  # src/bin/*: binaries, crates of their own on the library's public API
         if parts[-1] == "mod":
             parts = parts[:-1]
         if parts in (["lib"], ["main"]):
