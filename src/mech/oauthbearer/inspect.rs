@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::unsecured::decode_part;
+use super::unsecured::json_object;
 use crate::error::{Error, ErrorCode, Result};
 
 /// A compact JWS token's header and claims. The signature is never kept.
@@ -48,13 +48,9 @@ pub fn decode_jwt(token: &str) -> Result<DecodedJwt> {
             parts.len()
         )));
     }
-    let object = |part: &str, what: &str| -> Result<Map<String, Value>> {
-        let bytes = decode_part(part).ok_or_else(|| malformed(&format!("{what} is not base64")))?;
-        match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(m)) => Ok(m),
-            _ => Err(malformed(&format!("{what} is not a JSON object"))),
-        }
-    };
+    // The validators' reading of a part, its refusal as an error.
+    let object =
+        |part: &str, what: &str| json_object(part, what).map_err(|r| Error::new(r.code, r.reason));
     Ok(DecodedJwt {
         header: object(parts[0], "header")?,
         claims: object(parts[1], "claims")?,
