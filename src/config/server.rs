@@ -26,49 +26,20 @@ use crate::secret::Secret;
 pub const JWKS_VALIDATOR_HANDLER: &str =
     "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
 
-/// Broker names of Kafka 4.4 this parser reads (beside the client names it shares for
-/// OAUTHBEARER validation and Kerberos).
+/// Broker names of Kafka 4.4 this parser reads, beyond the client names of
+/// [`KAFKA_CLIENT_NAMES`](super::client::KAFKA_CLIENT_NAMES), which a broker reads too (its own
+/// logins, OAUTHBEARER validation, Kerberos).
 pub const KAFKA_BROKER_NAMES: &[&str] = &[
     "listeners",
     "listener.security.protocol.map",
     "sasl.enabled.mechanisms",
     "sasl.mechanism.inter.broker.protocol",
     "sasl.mechanism.controller.protocol",
-    "sasl.jaas.config",
     "sasl.server.callback.handler.class",
     "sasl.server.max.receive.size",
     "connections.max.reauth.ms",
     "connection.failed.authentication.delay.ms",
     "sasl.kerberos.principal.to.local.rules",
-    "sasl.kerberos.service.name",
-    "sasl.kerberos.kinit.cmd",
-    "sasl.kerberos.min.time.before.relogin",
-    "sasl.kerberos.ticket.renew.jitter",
-    "sasl.kerberos.ticket.renew.window.factor",
-    "sasl.login.callback.handler.class",
-    "sasl.login.class",
-    "sasl.login.connect.timeout.ms",
-    "sasl.login.read.timeout.ms",
-    "sasl.login.refresh.buffer.seconds",
-    "sasl.login.refresh.min.period.seconds",
-    "sasl.login.refresh.window.factor",
-    "sasl.login.refresh.window.jitter",
-    "sasl.login.retry.backoff.max.ms",
-    "sasl.login.retry.backoff.ms",
-    "sasl.oauthbearer.clock.skew.seconds",
-    "sasl.oauthbearer.expected.audience",
-    "sasl.oauthbearer.expected.issuer",
-    "sasl.oauthbearer.jwks.endpoint.refresh.ms",
-    "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms",
-    "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms",
-    "sasl.oauthbearer.jwks.endpoint.url",
-    "sasl.oauthbearer.scope.claim.name",
-    "sasl.oauthbearer.sub.claim.name",
-    "sasl.oauthbearer.token.endpoint.url",
-    "sasl.oauthbearer.jwt.validator.class",
-    "sasl.oauthbearer.jwt.retriever.class",
-    "sasl.oauthbearer.allow.unverified.audience",
-    "sasl.oauthbearer.allow.unverified.issuer",
     "delegation.token.secret.key",
     "delegation.token.max.lifetime.ms",
     "delegation.token.expiry.time.ms",
