@@ -139,12 +139,15 @@ pub fn check_properties(props: &Properties, listener: Option<&str>) -> Result<Ve
     }
 }
 
-/// [`check`], as text: the reports' [`ConfigReport::to_text`] one after the other.
-pub fn check_text(text: &str, listener: Option<&str>) -> Result<String> {
-    Ok(check(text, listener)?
-        .iter()
-        .map(ConfigReport::to_text)
-        .collect())
+/// [`check`] of a file's bytes ([`Properties::parse_bytes`]), as text: the reports'
+/// [`ConfigReport::to_text`] one after the other (what the C ABI hands out).
+pub fn check_text(bytes: &[u8], listener: Option<&str>) -> Result<String> {
+    Ok(
+        check_properties(&Properties::parse_bytes(bytes)?, listener)?
+            .iter()
+            .map(ConfigReport::to_text)
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -166,7 +169,8 @@ mod tests {
     fn reports_as_text() {
         let t = check_text(
             "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.typo=1\n\
-             sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=u password=\"p-XYZ\";",
+             sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=u password=\"p-XYZ\";"
+                .as_bytes(),
             None,
         )
         .unwrap();

@@ -29,11 +29,7 @@ pub extern "C" fn ksasl_config_check(
     construct(out, || {
         let bytes = bytes(text, len, "text")?;
         let listener = opt_text(listener, "listener")?;
-        let props = crate::config::Properties::parse_bytes(bytes)?;
-        let report = crate::config::check_properties(&props, listener)?
-            .iter()
-            .map(crate::config::ConfigReport::to_text)
-            .collect::<String>();
+        let report = crate::config::check_text(bytes, listener)?;
         Ok(ksasl_config_report {
             inner: cstring(&report),
         })
