@@ -661,19 +661,10 @@ def main() -> None:
     else:
         with open(args.config, encoding="utf-8") as f:
             text = f.read()
-        listeners = ksasl.sasl_listeners(text)
-        if args.listener is not None:
-            # Kafka's listener names are case-insensitive.
-            named = [name for name in listeners if name.upper() == args.listener.upper()]
-            if not named:
-                p.error(f"{args.config} has no SASL listener {args.listener}: its SASL listeners are "
-                        f"{', '.join(listeners) or 'none'}")
-            listener = named[0]
-        elif len(listeners) == 1:
-            listener = listeners[0]
-        else:
-            p.error(f"{args.config} has {len(listeners)} SASL listeners ({', '.join(listeners) or 'none'}): "
-                    "choose one with --listener")
+        try:
+            listener = ksasl.choose_listener(text, args.listener)
+        except ksasl.KsaslError as e:
+            p.error(f"{args.config}: {e}")
     max_reauth_ms = 3000 if args.max_reauth_ms is None else args.max_reauth_ms
     from_file: Optional[Tuple[ksasl.ServerConfig, List[ksasl.JwksEndpoint]]] = None
     if text is not None and listener is not None:

@@ -22,7 +22,9 @@ pub use client::{
 };
 pub use jaas::{ControlFlag, JaasEntry};
 pub use properties::{is_secret_key, Properties};
-pub use server::{sasl_listeners, DelegationTokenSettings, ServerMechanism, ServerSettings};
+pub use server::{
+    choose_listener, sasl_listeners, DelegationTokenSettings, ServerMechanism, ServerSettings,
+};
 
 use crate::error::Result;
 

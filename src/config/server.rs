@@ -220,6 +220,35 @@ pub fn sasl_listeners(props: &Properties) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The listener a host serves from `props`: `requested` when given (Kafka's names ignore case)
+/// and it is one of the SASL listeners of `listeners`, or any name when the file lists none (a
+/// snippet of listener settings); without `requested`, the file's only SASL listener. An
+/// unknown name, none or several are `INVALID_CONFIG`, naming the listeners to choose from.
+pub fn choose_listener(props: &Properties, requested: Option<&str>) -> Result<String> {
+    let sasl = sasl_listeners(props)?;
+    let list = sasl.join(", ");
+    match requested.map(str::trim) {
+        Some(name) if sasl.is_empty() || sasl.iter().any(|l| l.eq_ignore_ascii_case(name)) => {
+            Ok(name.to_string())
+        }
+        Some(name) => Err(invalid(format!(
+            "listener {} is not a SASL listener of the configuration: its SASL listeners are {list}",
+            quote(name.as_bytes())
+        ))),
+        None => match sasl.as_slice() {
+            [only] => Ok(only.clone()),
+            [] => Err(invalid(
+                "the configuration has no SASL listener in listeners (with \
+                 listener.security.protocol.map): name one",
+            )),
+            _ => Err(invalid(format!(
+                "the configuration has {} SASL listeners ({list}): choose one",
+                sasl.len()
+            ))),
+        },
+    }
+}
+
 struct Lookup<'a> {
     props: &'a Properties,
     listener_prefix: String,
@@ -918,6 +947,38 @@ delegation.token.secret.key=dt-secret-XYZ
         let shown = format!("{s:?}{:?}", s.effective());
         assert!(!shown.contains("XYZ"), "{shown}");
         assert!(s.unknown.is_empty() && s.warnings.is_empty(), "{s:?}");
+    }
+
+    #[test]
+    fn the_listener_to_serve() {
+        let props = Properties::parse(BROKER).unwrap();
+        assert_eq!(
+            choose_listener(&props, Some("external")).unwrap(),
+            "external"
+        );
+        let e = choose_listener(&props, Some("CONTROLLER")).unwrap_err();
+        assert!(
+            e.message()
+                .ends_with("its SASL listeners are INTERNAL, EXTERNAL"),
+            "{e}"
+        );
+        let e = choose_listener(&props, None).unwrap_err();
+        assert!(
+            e.message()
+                .contains("2 SASL listeners (INTERNAL, EXTERNAL)"),
+            "{e}"
+        );
+        let one = Properties::parse(
+            "listeners=A://:1,B://:2\nlistener.security.protocol.map=A:SASL_SSL,B:SSL",
+        )
+        .unwrap();
+        assert_eq!(choose_listener(&one, None).unwrap(), "A");
+        let snippet = Properties::parse("sasl.enabled.mechanisms=PLAIN").unwrap();
+        assert_eq!(choose_listener(&snippet, Some("L")).unwrap(), "L");
+        assert!(choose_listener(&snippet, None)
+            .unwrap_err()
+            .message()
+            .contains("no SASL listener"));
     }
 
     #[test]

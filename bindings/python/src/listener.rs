@@ -1,7 +1,9 @@
 //! `ServerSetup`: a listener of `server.properties` as the core builds it
 //! (`ServerSettings::build`); `sasl_listeners`: the core's list of a file's SASL listeners.
 
-use ksasl::config::{sasl_listeners as listeners, Properties, ServerSettings};
+use ksasl::config::{
+    choose_listener as choose, sasl_listeners as listeners, Properties, ServerSettings,
+};
 use ksasl::io::http::{self, HttpSettings};
 
 use crate::config::ServerConfig;
@@ -52,4 +54,11 @@ class! { ServerSetup |py, c| shared {
 #[pyfunction]
 pub(crate) fn sasl_listeners(text: &str) -> PyResult<Vec<String>> {
     listeners(&Properties::parse(text).or_raise()?).or_raise()
+}
+
+/// The listener to serve from `server.properties` text (the core's `choose_listener`).
+#[pyfunction]
+#[pyo3(signature = (text, listener = None))]
+pub(crate) fn choose_listener(text: &str, listener: Option<&str>) -> PyResult<String> {
+    choose(&Properties::parse(text).or_raise()?, listener).or_raise()
 }

@@ -19,6 +19,7 @@ from ksasl import (
     ServerConfig,
     ServerConnection,
     ServerSetup,
+    choose_listener,
     sasl_listeners,
 )
 
@@ -68,6 +69,14 @@ def test_the_sasl_listeners_of_a_file():
     with pytest.raises(MisuseError) as e:
         sasl_listeners("listeners=X://:1\nlistener.security.protocol.map=Y:SASL_SSL\n")
     assert e.value.name == "INVALID_CONFIG" and "X" in e.value.message
+
+
+def test_the_listener_to_serve():
+    assert choose_listener(BROKER, "external") == "external"
+    assert choose_listener("sasl.enabled.mechanisms=PLAIN\n", "L") == "L"
+    with pytest.raises(MisuseError) as e:
+        choose_listener(BROKER)
+    assert e.value.name == "INVALID_CONFIG" and "INTERNAL, EXTERNAL" in e.value.message
 
 
 def test_plain_users_and_the_session_lifetime_come_from_the_listener():

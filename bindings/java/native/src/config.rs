@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use jni::objects::{JLongArray, JObject, JString};
 use jni::sys::jlong;
-use ksasl::config::{check, sasl_listeners, Properties, ServerSettings};
+use ksasl::config::{check, choose_listener, sasl_listeners, Properties, ServerSettings};
 use ksasl::kafka::config::ServerConfig;
 use ksasl::CredentialLookup;
 
@@ -27,6 +27,11 @@ natives! {
     fn configSaslListeners(env, text: JString<'l>) -> JObject<'l> {
         let props = Properties::parse(&string(env, &text, "text")?)?;
         Rec::default().strs(sasl_listeners(&props)?).done(env)
+    }
+    fn configChooseListener(env, text: JString<'l>, listener: JString<'l>) -> JObject<'l> {
+        let props = Properties::parse(&string(env, &text, "text")?)?;
+        let chosen = choose_listener(&props, opt_string(env, &listener)?.as_deref())?;
+        Rec::default().str(&chosen).done(env)
     }
     fn serverSetupBuild(
         env, text: JString<'l>, listener: JString<'l>, store: jlong, apis: JLongArray<'l>,

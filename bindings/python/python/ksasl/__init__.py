@@ -30,6 +30,7 @@ from ksasl._ksasl import (
     parse_token_expiry_response,
     renew_or_expire_token_request,
     sasl_listeners,
+    choose_listener,
     sleep_ms,
     unsecured_oauth_token,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "parse_token_expiry_response",
     "renew_or_expire_token_request",
     "sasl_listeners",
+    "choose_listener",
     "sleep_ms",
     "unsecured_oauth_token",
 ]

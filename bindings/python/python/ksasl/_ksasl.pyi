@@ -366,6 +366,12 @@ def sasl_listeners(text: str) -> list[str]:
     """The SASL listeners of ``server.properties`` text (``listeners`` with
     ``listener.security.protocol.map``), in order, named as in ``listeners``."""
 
+def choose_listener(text: str, listener: Optional[str] = None) -> str:
+    """The listener a host serves from ``server.properties`` text: ``listener`` when given (names
+    ignore case) and it is one of the file's SASL listeners, or any name when the file lists
+    none; without it, the file's only SASL listener. Raises ``MisuseError`` (``INVALID_CONFIG``)
+    naming the listeners to choose from otherwise."""
+
 def unsecured_oauth_token(principal: str, lifetime_seconds: Optional[int] = None, scope: Optional[list[str]] = None,
                           now_ms: Optional[int] = None) -> dict[str, Any]: ...
 

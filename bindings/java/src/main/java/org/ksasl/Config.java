@@ -44,4 +44,18 @@ public final class Config {
         Native.init();
         return new Fields(Native.configSaslListeners(text)).strs();
     }
+
+    /**
+     * The listener a host serves from a broker's {@code server.properties}: {@code listener} when
+     * given (names ignore case) and it is one of the file's SASL listeners, or any name when the
+     * file lists none; without it (null), the file's only SASL listener.
+     *
+     * @throws KsaslArgumentException ({@code INVALID_CONFIG}) for an unknown name, or for none
+     *     or several SASL listeners without a name, naming the listeners to choose from
+     */
+    public static String chooseListener(String text, String listener) throws KsaslException {
+        Objects.requireNonNull(text, "text");
+        Native.init();
+        return new Fields(Native.configChooseListener(text, listener)).str();
+    }
 }

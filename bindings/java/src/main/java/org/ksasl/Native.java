@@ -303,6 +303,9 @@ final class Native {
     /** The SASL listeners of the broker configuration {@code text}, in order: a record of strings. */
     static native byte[] configSaslListeners(String text) throws KsaslException;
 
+    /** The listener to serve from the broker configuration {@code text}: a record of one string. */
+    static native byte[] configChooseListener(String text, String listener) throws KsaslException;
+
     /**
      * Builds the broker listener {@code listener} of {@code text} (the core's
      * {@code ServerSettings::build}), with SCRAM against the store {@code store} (0: none): a

@@ -66,6 +66,15 @@ class ServerSetupTest {
     }
 
     @Test
+    void choosesTheListenerToServe() throws Exception {
+        assertEquals("external", Config.chooseListener(BROKER, "external"));
+        assertEquals("L", Config.chooseListener("sasl.enabled.mechanisms=PLAIN\n", "L"));
+        KsaslArgumentException e = assertThrows(KsaslArgumentException.class, () -> Config.chooseListener(BROKER, null));
+        assertEquals("INVALID_CONFIG", e.codeName());
+        assertTrue(e.getMessage().contains("INTERNAL, EXTERNAL"), e.getMessage());
+    }
+
+    @Test
     void aListenerAuthenticatesAsTheFileSays() throws Exception {
         try (CredentialStore scram = new CredentialStore();
                 ServerSetup setup = ServerConfig.fromProperties(BROKER, "internal", scram)) {

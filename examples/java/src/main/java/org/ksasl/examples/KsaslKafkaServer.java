@@ -346,26 +346,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
         }
     }
 
-    /**
-     * The listener to build from {@code serverProperties}: {@code listener} if given (one of the
-     * file's SASL listeners, when it names any), else the file's only SASL listener.
-     */
+    /** The listener to build from {@code serverProperties} ({@link Config#chooseListener}). */
     static String listener(String serverProperties, String listener) throws KsaslException {
-        List<String> sasl = Config.saslListeners(serverProperties);
-        if (listener != null) {
-            if (!sasl.isEmpty() && sasl.stream().noneMatch(listener::equalsIgnoreCase)) {
-                throw new IllegalArgumentException("listener " + listener + " is not a SASL listener of the "
-                        + "configuration (" + String.join(", ", sasl) + ")");
-            }
-            return listener;
-        }
-        if (sasl.size() != 1) {
-            throw new IllegalArgumentException(sasl.isEmpty()
-                    ? "the configuration has no SASL listener in listeners; name one (--listener)"
-                    : "the configuration has several SASL listeners (" + String.join(", ", sasl)
-                            + "): choose one (--listener)");
-        }
-        return sasl.get(0);
+        return Config.chooseListener(serverProperties, listener);
     }
 
     /**
