@@ -917,6 +917,22 @@ ksasl_result ksasl_credential_store_add_user(ksasl_credential_store *store,
 void ksasl_credential_store_free(ksasl_credential_store *p);
 
 /**
+ * Serves one KIP-554 request, DescribeUserScramCredentials (api key 50) or
+ * AlterUserScramCredentials (51), `frame` without its length prefix, from a connection the
+ * host has authenticated and authorized (Kafka requires DESCRIBE or ALTER on the cluster).
+ * `*out`/`*out_len` are the response frame with its length prefix, borrowed until the next
+ * call of this function on the same thread; refusals are Kafka error codes inside it, with
+ * Kafka's texts. A changed credential is what the next login or re-authentication of that
+ * user is checked against. A request that cannot be parsed is an error (`KSASL_INVALID_REQUEST`,
+ * or `KSASL_UNSUPPORTED_VERSION`; close the connection, as Kafka does) and changes nothing.
+ */
+ksasl_result ksasl_credential_store_handle_scram_request(ksasl_credential_store *store,
+                                                         const uint8_t *frame,
+                                                         size_t frame_len,
+                                                         const uint8_t **out,
+                                                         size_t *out_len);
+
+/**
  * The detail of the handle's last failure ("" for NULL).
  */
 const char *ksasl_credential_store_last_error(const ksasl_credential_store *p);
@@ -1747,6 +1763,13 @@ const char *ksasl_result_kind(ksasl_result result);
  * numbers that are not codes).
  */
 const char *ksasl_result_name(ksasl_result result);
+
+/**
+ * Adds the SCRAM credential APIs of KIP-554 (DescribeUserScramCredentials 50 and
+ * AlterUserScramCredentials 51, version 0 as Kafka 4 advertises them) served by
+ * `ksasl_credential_store_handle_scram_request`.
+ */
+ksasl_result ksasl_server_config_builder_add_scram_credential_api_versions(ksasl_server_config_builder *b);
 
 /**
  * Adds the delegation-token APIs (38-41) served by `ksasl_token_authority_handle_request`:

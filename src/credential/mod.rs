@@ -15,6 +15,7 @@ pub mod mask;
 pub mod password;
 pub mod request;
 pub mod scram;
+pub mod scram_admin;
 pub mod store;
 
 pub use mask::UnknownUserMask;

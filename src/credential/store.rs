@@ -142,6 +142,12 @@ impl CredentialStore {
             .is_some())
     }
 
+    /// The users under the write lock, for the KIP-554 admin operations (one lock for a
+    /// whole request, so its changes apply together).
+    pub(crate) fn users_for_admin(&self) -> Result<AdminView<'_>> {
+        Ok(AdminView(self.write_users()?))
+    }
+
     fn write_users(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, UserEntry>>> {
         self.users.write().map_err(|_| poisoned())
     }
@@ -202,5 +208,56 @@ fn poisoned() -> Error {
 impl CredentialLookup for CredentialStore {
     fn lookup(&self, request: &CredentialRequest) -> Lookup {
         Lookup::Now(self.answer(request))
+    }
+}
+
+/// The users of a store under its write lock, as the KIP-554 operations see them: only the
+/// SCRAM credentials (a PLAIN password is not a SCRAM credential, as in Kafka, where PLAIN
+/// users live in the JAAS configuration).
+pub(crate) struct AdminView<'a>(std::sync::RwLockWriteGuard<'a, HashMap<String, UserEntry>>);
+
+impl AdminView<'_> {
+    pub(crate) fn has_scram(&self, user: &str, mechanism: ScramMechanism) -> bool {
+        self.0
+            .get(user)
+            .is_some_and(|e| e.scram.contains_key(&mechanism))
+    }
+
+    pub(crate) fn scram_iterations(&self, user: &str, mechanism: ScramMechanism) -> Option<u32> {
+        self.0
+            .get(user)?
+            .scram
+            .get(&mechanism)
+            .map(|c| c.iterations())
+    }
+
+    /// Users with at least one SCRAM credential, sorted by name.
+    pub(crate) fn scram_users(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .0
+            .iter()
+            .filter(|(_, e)| !e.scram.is_empty())
+            .map(|(k, _)| k.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub(crate) fn put_scram(&mut self, user: &str, credential: ScramCredential) {
+        self.0
+            .entry(user.to_string())
+            .or_default()
+            .scram
+            .insert(credential.mechanism(), credential);
+    }
+
+    /// Removes one SCRAM credential, and the user once nothing is left of it.
+    pub(crate) fn delete_scram(&mut self, user: &str, mechanism: ScramMechanism) {
+        if let Some(e) = self.0.get_mut(user) {
+            e.scram.remove(&mechanism);
+            if e.scram.is_empty() && e.password.is_none() {
+                self.0.remove(user);
+            }
+        }
     }
 }

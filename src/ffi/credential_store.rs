@@ -43,3 +43,39 @@ pub extern "C" fn ksasl_credential_store_set_token(
         s.inner.set_token(text(token_id, "token_id")?, m, c)
     })
 }
+
+thread_local! {
+    /// The last answer of `ksasl_credential_store_handle_scram_request` on this thread: the
+    /// store is shared between threads, so its answers cannot live in the handle.
+    static SCRAM_ANSWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Serves one KIP-554 request, DescribeUserScramCredentials (api key 50) or
+/// AlterUserScramCredentials (51), `frame` without its length prefix, from a connection the
+/// host has authenticated and authorized (Kafka requires DESCRIBE or ALTER on the cluster).
+/// `*out`/`*out_len` are the response frame with its length prefix, borrowed until the next
+/// call of this function on the same thread; refusals are Kafka error codes inside it, with
+/// Kafka's texts. A changed credential is what the next login or re-authentication of that
+/// user is checked against. A request that cannot be parsed is an error (`KSASL_INVALID_REQUEST`,
+/// or `KSASL_UNSUPPORTED_VERSION`; close the connection, as Kafka does) and changes nothing.
+#[no_mangle]
+pub extern "C" fn ksasl_credential_store_handle_scram_request(
+    store: *mut ksasl_credential_store,
+    frame: *const u8,
+    frame_len: usize,
+    out: *mut *const u8,
+    out_len: *mut usize,
+) -> ksasl_result {
+    with(store, |s| {
+        need!(out, out_len);
+        let response = s
+            .inner
+            .handle_scram_request(bytes(frame, frame_len, "frame")?)?;
+        SCRAM_ANSWER.with(|a| {
+            let mut a = a.borrow_mut();
+            *a = response;
+            put_bytes(Some(&a), out, out_len);
+        });
+        Ok(())
+    })
+}

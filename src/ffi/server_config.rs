@@ -61,3 +61,19 @@ pub extern "C" fn ksasl_server_config_builder_add_token_api_versions(
         Ok(b)
     })
 }
+
+/// Adds the SCRAM credential APIs of KIP-554 (DescribeUserScramCredentials 50 and
+/// AlterUserScramCredentials 51, version 0 as Kafka 4 advertises them) served by
+/// `ksasl_credential_store_handle_scram_request`.
+#[no_mangle]
+pub extern "C" fn ksasl_server_config_builder_add_scram_credential_api_versions(
+    b: *mut ksasl_server_config_builder,
+) -> ksasl_result {
+    set_server(b, |b| {
+        for r in crate::kafka::scram_credentials::SUPPORTED {
+            let v = |x: i16| i64::from(x);
+            b.set_api_version(v(r.api_key), v(r.min_version), v(r.max_version));
+        }
+        Ok(b)
+    })
+}

@@ -281,13 +281,15 @@ impl Writer {
 
 /// Whether `version` of `api_key` is a flexible (tagged-field) version, for the APIs ksasl
 /// knows: Metadata from v9, ApiVersions from v3, SaslAuthenticate from v2, the
-/// delegation-token APIs (38-41) from v2; every other API is read with classic headers.
+/// delegation-token APIs (38-41) from v2, the SCRAM credential APIs (50, 51) in every
+/// version; every other API is read with classic headers.
 pub fn is_flexible(api_key: i16, version: i16) -> bool {
     match api_key {
         3 => version >= 9,
         18 => version >= 3,
         36 => version >= 2,
         38..=41 => version >= 2,
+        50 | 51 => version >= 0,
         _ => false,
     }
 }

@@ -7,4 +7,5 @@ pub mod config;
 pub mod delegation_tokens;
 pub mod messages;
 pub mod refusal;
+pub mod scram_credentials;
 pub mod server;
