@@ -6,7 +6,11 @@ confluent-kafka, kafka-python) to connect and produce: Metadata v0-v4 (one broke
 this server's address; any topic asked for is created with one partition) and Produce v3,
 and for a consumer without a group ListOffsets v1 and Fetch v4 (record batches are kept in
 memory)
-(records are counted, not stored). Everything SASL is ksasl's:
+(records are counted, not stored), and KIP-554's DescribeUserScramCredentials and
+AlterUserScramCredentials (``kafka-configs --entity-type users --alter --add-config
+'SCRAM-SHA-256=[password=...]'``, Kafka's Admin client), served by the ksasl credential store
+the SCRAM logins are checked against: a changed password is what the user's next login or
+re-authentication must present. Everything SASL is ksasl's:
 
 * until ``conn.ready``, each request frame goes to ``conn.handle_frame()``, which answers
   ApiVersions (listing this broker's APIs, given as ``ServerConfig(api_versions=...)``),
@@ -72,6 +76,8 @@ SASL_HANDSHAKE, API_VERSIONS, SASL_AUTHENTICATE = 17, 18, 36
 # The APIs this broker implements, (api_key, min_version, max_version). ksasl adds its own
 # (ApiVersions, SaslHandshake, SaslAuthenticate) to the ApiVersions response.
 APIS = [(PRODUCE, 3, 3), (FETCH, 4, 4), (LIST_OFFSETS, 1, 1), (METADATA, 0, 4)]
+APIS += ksasl.SCRAM_CREDENTIAL_API_VERSIONS  # KIP-554, served by the credential store
+SCRAM_CREDENTIAL_APIS = {key for key, _, _ in ksasl.SCRAM_CREDENTIAL_API_VERSIONS}
 NODE_ID = 0
 UNKNOWN_TOPIC_OR_PARTITION, ILLEGAL_SASL_STATE = 3, 34
 
@@ -208,14 +214,20 @@ class KafkaServer:
         principal_to_local_rules: Optional[str] = None,
         oauthbearer_validator: Any = None,
         config: Optional[ksasl.ServerConfig] = None,
+        scram_store: Optional[ksasl.CredentialStore] = None,
     ) -> None:
+        # The users SCRAM logins are checked against, which KIP-554's requests describe and
+        # change (with ``config``: the store the listener was built with, if any).
+        self.store: Optional[ksasl.CredentialStore]
         if config is not None:
             # A listener of server.properties (listener_config()): the other arguments, but
             # host and port, are the file's business.
             self.config = config
+            self.store = scram_store
         else:
+            self.store = scram_store or user_store(users)
             registry = ksasl.MechanismRegistry()
-            registry.add_password_servers(user_store(users))  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+            registry.add_password_servers(self.store)  # PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
             # OAUTHBEARER: unsecured (alg "none") tokens, or signed ones checked by the validator
             # given (a ksasl.JwksEndpoint for an identity provider's JWKS: see jwks_endpoint()).
             registry.add_oauthbearer_server(oauthbearer_validator)
@@ -434,6 +446,14 @@ class KafkaServer:
         api_key, version, corr = r.int16(), r.int16(), r.int32()
         stats.client_id = r.string()
         stats.requests[api_key] = stats.requests.get(api_key, 0) + 1
+        if api_key in SCRAM_CREDENTIAL_APIS and self.store is not None:
+            # Kafka's authorizer (ALTER or DESCRIBE on the cluster) is not modelled: every
+            # authenticated principal may.
+            try:
+                return self.store.handle_scram_request(frame)
+            except ksasl.KsaslError as e:
+                log.warning("connection %d: bad SCRAM credential request: %s", stats.id, e)
+                return None
         body: Optional[bytes]
         if api_key == METADATA and version <= 4:
             body = self.metadata(version, r)
@@ -667,9 +687,10 @@ def main() -> None:
             p.error(f"{args.config}: {e}")
     max_reauth_ms = 3000 if args.max_reauth_ms is None else args.max_reauth_ms
     from_file: Optional[Tuple[ksasl.ServerConfig, List[ksasl.JwksEndpoint]]] = None
+    store = user_store()
     if text is not None and listener is not None:
         try:
-            from_file = listener_config(text, listener, user_store())
+            from_file = listener_config(text, listener, store)
         except (ksasl.KsaslError, NotImplementedError) as e:
             p.exit(1, f"{p.prog}: {args.config}, listener {listener}: {e}\n")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -679,7 +700,7 @@ def main() -> None:
         endpoints: List[ksasl.JwksEndpoint] = []
         if from_file is not None:
             config, endpoints = from_file
-            server = KafkaServer(args.host, args.port, config=config)
+            server = KafkaServer(args.host, args.port, config=config, scram_store=store)
             about = (f"listener {listener} of {args.config}; SCRAM users: alice/alice-secret; "
                      "clients authenticate but cannot produce")
         else:

@@ -303,10 +303,11 @@ impl CredentialStore {
                         credential_infos: infos,
                     }
                 } else {
+                    // Kafka leaves the message at its schema default: empty, not null.
                     DescribeScramResult {
                         user,
                         error_code: error_code::NONE,
-                        error_message: None,
+                        error_message: Some(String::new()),
                         credential_infos: infos,
                     }
                 }
@@ -315,7 +316,7 @@ impl CredentialStore {
         Ok(DescribeScramResponse {
             throttle_time_ms: 0,
             error_code: error_code::NONE,
-            error_message: None,
+            error_message: Some(String::new()),
             results,
         })
     }

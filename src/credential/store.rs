@@ -17,6 +17,9 @@ use crate::secret::Secret;
 struct UserEntry {
     password: Option<Secret>,
     scram: HashMap<ScramMechanism, ScramCredential>,
+    /// When the user last went from no SCRAM credential to one (the store's counter): the
+    /// order Kafka's metadata image keeps users in, which its describe answers reflect.
+    scram_seq: u64,
     expiry_ms: Option<i64>,
 }
 
@@ -25,6 +28,7 @@ struct UserEntry {
 #[derive(Default)]
 pub struct CredentialStore {
     users: RwLock<HashMap<String, UserEntry>>,
+    scram_seq: std::sync::atomic::AtomicU64,
     tokens: RwLock<HashMap<String, HashMap<ScramMechanism, ServerCredential>>>,
 }
 
@@ -65,7 +69,12 @@ impl CredentialStore {
                 ScramCredential::generate(mech, password.as_bytes(), iterations, rng)?,
             );
         }
-        self.write_users()?.insert(username.to_string(), entry);
+        let mut users = self.write_users()?;
+        entry.scram_seq = match users.get(username) {
+            Some(old) if !old.scram.is_empty() => old.scram_seq,
+            _ => self.next_scram_seq(),
+        };
+        users.insert(username.to_string(), entry);
         Ok(())
     }
 
@@ -87,11 +96,7 @@ impl CredentialStore {
         if username.is_empty() {
             return Err(Error::misuse("username must not be empty"));
         }
-        self.write_users()?
-            .entry(username.to_string())
-            .or_default()
-            .scram
-            .insert(credential.mechanism(), credential);
+        self.users_for_admin()?.put_scram(username, credential);
         Ok(())
     }
 
@@ -145,7 +150,12 @@ impl CredentialStore {
     /// The users under the write lock, for the KIP-554 admin operations (one lock for a
     /// whole request, so its changes apply together).
     pub(crate) fn users_for_admin(&self) -> Result<AdminView<'_>> {
-        Ok(AdminView(self.write_users()?))
+        Ok(AdminView(self.write_users()?, &self.scram_seq))
+    }
+
+    fn next_scram_seq(&self) -> u64 {
+        self.scram_seq
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn write_users(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, UserEntry>>> {
@@ -214,7 +224,10 @@ impl CredentialLookup for CredentialStore {
 /// The users of a store under its write lock, as the KIP-554 operations see them: only the
 /// SCRAM credentials (a PLAIN password is not a SCRAM credential, as in Kafka, where PLAIN
 /// users live in the JAAS configuration).
-pub(crate) struct AdminView<'a>(std::sync::RwLockWriteGuard<'a, HashMap<String, UserEntry>>);
+pub(crate) struct AdminView<'a>(
+    std::sync::RwLockWriteGuard<'a, HashMap<String, UserEntry>>,
+    &'a std::sync::atomic::AtomicU64,
+);
 
 impl AdminView<'_> {
     pub(crate) fn has_scram(&self, user: &str, mechanism: ScramMechanism) -> bool {
@@ -231,24 +244,24 @@ impl AdminView<'_> {
             .map(|c| c.iterations())
     }
 
-    /// Users with at least one SCRAM credential, sorted by name.
+    /// Users with at least one SCRAM credential, in the order they got their first one.
     pub(crate) fn scram_users(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
+        let mut v: Vec<(u64, &String)> = self
             .0
             .iter()
             .filter(|(_, e)| !e.scram.is_empty())
-            .map(|(k, _)| k.clone())
+            .map(|(k, e)| (e.scram_seq, k))
             .collect();
         v.sort();
-        v
+        v.into_iter().map(|(_, k)| k.clone()).collect()
     }
 
     pub(crate) fn put_scram(&mut self, user: &str, credential: ScramCredential) {
-        self.0
-            .entry(user.to_string())
-            .or_default()
-            .scram
-            .insert(credential.mechanism(), credential);
+        let e = self.0.entry(user.to_string()).or_default();
+        if e.scram.is_empty() {
+            e.scram_seq = self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        e.scram.insert(credential.mechanism(), credential);
     }
 
     /// Removes one SCRAM credential, and the user once nothing is left of it.

@@ -26,6 +26,10 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     };
     use {refresh::*, registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
+    m.add(
+        "SCRAM_CREDENTIAL_API_VERSIONS",
+        store::scram_credential_api_versions(),
+    )?;
     macro_rules! add {
         ($($class:ident),*; $($function:ident),*) => {
             $(m.add_class::<$class>()?;)*

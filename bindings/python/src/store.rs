@@ -35,4 +35,15 @@ class! { CredentialStore |py, c| shared {
         let owned = ServerCredential::scram(scram).with_token_owner(owner).with_expiry(expiry_ms);
         c.set_token(token_id, m, owned).or_raise()
     }
+    fn handle_scram_request(frame: &[u8]) -> PyResult<Bytes> {
+        Ok(c.handle_scram_request(frame).or_raise()?.into())
+    }
 }}
+
+/// `(api_key, min_version, max_version)` of the KIP-554 APIs `handle_scram_request` serves.
+pub(crate) fn scram_credential_api_versions() -> Vec<(i16, i16, i16)> {
+    ksasl::kafka::scram_credentials::SUPPORTED
+        .iter()
+        .map(|r| (r.api_key, r.min_version, r.max_version))
+        .collect()
+}

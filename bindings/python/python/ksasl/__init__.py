@@ -2,6 +2,7 @@
 OAUTHBEARER, GSSAPI) with KIP-368 re-authentication. The native core is written in Rust."""
 
 from ksasl._ksasl import (
+    SCRAM_CREDENTIAL_API_VERSIONS,
     BackgroundRefresher,
     ClientConfig,
     ClientConnection,
@@ -45,6 +46,7 @@ from ksasl.errors import (
 )
 
 __all__ = [
+    "SCRAM_CREDENTIAL_API_VERSIONS",
     "AuthenticationError",
     "BackgroundRefresher",
     "ClientConfig",

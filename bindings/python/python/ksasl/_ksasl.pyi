@@ -6,6 +6,9 @@ from typing import Any, Callable, Optional, Tuple, Union
 from ksasl.errors import KsaslError
 
 __version__: str
+#: ``(api_key, min_version, max_version)`` of DescribeUserScramCredentials and
+#: AlterUserScramCredentials (KIP-554), as ``CredentialStore.handle_scram_request`` serves them.
+SCRAM_CREDENTIAL_API_VERSIONS: list[Tuple[int, int, int]]
 
 # None (unknown user), a password, or (kind, value[, expiry_ms[, token_owner]]) with kind
 # "password", "scram", "unknown", "unavailable" or "later" (lookups only).
@@ -31,6 +34,12 @@ class CredentialStore:
         """Sets (None: clears) an absolute expiry on a user's credentials."""
     def remove_user(self, username: str) -> bool:
         """Returns whether the user existed."""
+    def handle_scram_request(self, frame: bytes) -> bytes:
+        """Serves a DescribeUserScramCredentials (50) or AlterUserScramCredentials (51) request
+        (``frame`` without its length prefix) of a connection the host authenticated and
+        authorized, with Kafka's rules and error texts; returns the length-prefixed response. A
+        changed credential is what the user's next login or re-authentication must present.
+        A request that does not parse raises KsaslError (close the connection, as Kafka does)."""
     def set_token(self, token_id: str, mechanism: str, credential: str, owner: str,
                   expiry_ms: Optional[int] = None) -> None:
         """Adds a delegation token's SCRAM credential, owned by ``owner``."""
