@@ -209,6 +209,54 @@ fn scram_credential() {
     let o = run(&["scram-credential", "--mechanism", "SCRAM-SHA-256"], "");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no password"));
+    // Setting it remotely needs the whole target: a user, a bootstrap and a configuration
+    // (usage errors, before any password is read or connection made).
+    for (args, says) in [
+        (
+            &["--bootstrap", "127.0.0.1:1", "--config", "x.properties"][..],
+            "--user",
+        ),
+        (
+            &["--bootstrap", "127.0.0.1:1", "--user", "u"][..],
+            "go together",
+        ),
+        (
+            &["--config", "x.properties", "--user", "u"][..],
+            "go together",
+        ),
+    ] {
+        let mut all = vec!["scram-credential", "--mechanism", "SCRAM-SHA-256"];
+        all.extend_from_slice(args);
+        let o = run(&all, "pw\n");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    // A broker that cannot be reached: an error, exit 1, after the credential was printed.
+    let dir = std::env::temp_dir().join(format!("ksasl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let props = dir.join("admin.properties");
+    std::fs::write(
+        &props,
+        "sasl.mechanism=PLAIN\nsecurity.protocol=SASL_PLAINTEXT\nsasl.username=a\nsasl.password=b\n",
+    )
+    .unwrap();
+    let o = run(
+        &[
+            "scram-credential",
+            "--mechanism",
+            "SCRAM-SHA-256",
+            "--user",
+            "u",
+            "--bootstrap",
+            "127.0.0.1:1",
+            "--config",
+            props.to_str().unwrap(),
+        ],
+        "pw\n",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot connect"), "{}", stderr(&o));
 }
 
 #[test]

@@ -23,6 +23,7 @@ import hmac
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ from broker import KafkaBroker  # noqa: E402
 from test_delegation_tokens import Conn  # noqa: E402
 
 USERS = {"alice": "alice-secret", "bob": "bob-secret"}
+KSASL_TOOL = Path(os.environ.get("KSASL_TOOL", ROOT / "target" / "debug" / "ksasl"))
 SHA256, SHA512 = 1, 2
 
 
@@ -254,3 +256,41 @@ def test_a_version_kafka_does_not_have_closes_the_connection(kafka, ours):
                 c._frame()
         finally:
             c.close()
+
+
+def admin_properties(path: Path, password: str = "alice-secret") -> Path:
+    path.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"
+                    "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule "
+                    f'required username="alice" password="{password}";\n')
+    return path
+
+
+@pytest.mark.parametrize("server", ["kafka", "ksasl"])
+def test_the_scram_credential_tool_sets_a_password_through_the_api(kafka, ours, server, tmp_path):
+    """`ksasl scram-credential --bootstrap`: the credential it prints, set through
+    AlterUserScramCredentials on a Kafka 4.4 broker and on ksasl's server, and read back."""
+    port = kafka if server == "kafka" else ours[1]
+    new_password = f"carol-{server}-secret"
+    args = [str(KSASL_TOOL), "scram-credential", "--mechanism", "SCRAM-SHA-512", "--iterations",
+            "8192", "--user", "carol", "--bootstrap", f"127.0.0.1:{port}", "--config"]
+    r = subprocess.run(args + [str(admin_properties(tmp_path / "admin.properties"))],
+                       input=new_password + "\n", capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "set: SCRAM-SHA-512 for carol" in r.stdout, out
+    assert "described: carol: SCRAM-SHA-512=[iterations=8192]" in r.stdout, out
+    assert new_password not in out and "alice-secret" not in out, "a password was printed"
+    for attempt in range(40):
+        try:
+            login(port, "carol", new_password, "SCRAM-SHA-512").close()
+            break
+        except ksasl.AuthenticationError:
+            assert attempt < 39, "the new credential never logged in"
+            time.sleep(0.25)
+    # A refused admin login: the broker's error, exit 1, nothing set, no password printed.
+    r = subprocess.run(args + [str(admin_properties(tmp_path / "bad.properties", "wrong-pw"))],
+                       input="other-secret\n", capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1 and "failed: " in r.stdout and "set:" not in r.stdout, out
+    assert "other-secret" not in out and "wrong-pw" not in out, "a password was printed"
+    login(port, "carol", new_password, "SCRAM-SHA-512").close()

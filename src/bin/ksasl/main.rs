@@ -12,6 +12,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use ksasl::config::{check_properties, ConfigReport, Properties, ServerMechanism, ServerSettings};
 use ksasl::credential::scram::MIN_ITERATIONS;
+use ksasl::kafka::scram_credentials::{
+    error_code, mechanism_from_wire, AlterScramRequest, AlterScramResponse, DescribeScramRequest,
+    DescribeScramResponse, ScramUpsertion,
+};
 use ksasl::mech::oauthbearer::{decode_jwt, JwksValidator, JwtValidatorConfig, TokenValidator};
 use ksasl::{OsRandom, ScramCredential, ScramMechanism};
 
@@ -22,6 +26,7 @@ Usage:
   ksasl config check FILE [--listener NAME]
   ksasl config names
   ksasl scram-credential --mechanism SCRAM-SHA-256|SCRAM-SHA-512 [--iterations N] [--user NAME]
+                         [--bootstrap HOST:PORT --config admin.properties]
   ksasl token decode TOKEN|-
   ksasl token validate TOKEN|- --jwks FILE|URL [options]
   ksasl probe --bootstrap HOST:PORT --config client.properties [--reauth N]
@@ -49,6 +54,7 @@ and Kafka's default), 3 valid with warnings or unknown names.
 
 const SCRAM_USAGE: &str = "\
 Usage: ksasl scram-credential --mechanism SCRAM-SHA-256|SCRAM-SHA-512 [--iterations N] [--user NAME]
+                              [--bootstrap HOST:PORT --config admin.properties]
 
 Reads a password from standard input (a prompt without echo on a terminal; never from the
 command line) and prints a new SCRAM credential for it, with a random salt:
@@ -57,6 +63,10 @@ command line) and prints a new SCRAM credential for it, with a random salt:
   - the salt and salted password (base64) for kafka-storage format --add-scram and the
     AlterUserScramCredentials API, which carry no password.
 --iterations: 4096 (Kafka's default and minimum) to 16384.
+--bootstrap, --config: also sets it on a broker (or a ksasl server) for --user, through the
+AlterUserScramCredentials API (KIP-554) on a connection authenticated as admin.properties says,
+then reads it back with DescribeUserScramCredentials. Exit 0 set, 1 refused (the broker's error
+is printed), 2 usage error.
 ";
 
 const TOKEN_USAGE: &str = "\
@@ -264,7 +274,10 @@ fn read_password() -> Result<String, Failure> {
 
 fn scram_credential(args: &[String]) -> Outcome {
     use base64::Engine;
-    let o = options(args, &["mechanism", "iterations", "user"])?;
+    let o = options(
+        args,
+        &["mechanism", "iterations", "user", "bootstrap", "config"],
+    )?;
     if o.help {
         print!("{SCRAM_USAGE}");
         return Ok(0);
@@ -290,6 +303,20 @@ fn scram_credential(args: &[String]) -> Outcome {
                 ))
             })?,
     };
+    let remote = match (o.get("bootstrap"), o.get("config"), o.get("user")) {
+        (None, None, _) => None,
+        (Some(b), Some(c), Some(u)) => Some((b, c, u)),
+        (Some(_), Some(_), None) => {
+            return Err(Failure::Usage(
+                "--bootstrap needs --user: whose credential to set".into(),
+            ))
+        }
+        _ => {
+            return Err(Failure::Usage(
+                "--bootstrap and --config go together".into(),
+            ))
+        }
+    };
     let password = read_password()?;
     let credential =
         ScramCredential::generate(mechanism, password.as_bytes(), iterations, &OsRandom)?;
@@ -311,6 +338,85 @@ fn scram_credential(args: &[String]) -> Outcome {
         "kafka-configs: --alter --entity-type users --entity-name {user} --add-config '{}=[iterations={iterations},password=...]' (it takes the password itself and salts it)",
         mechanism.name()
     );
+    match remote {
+        None => Ok(0),
+        Some((bootstrap, file, user)) => {
+            let upsertion = ScramUpsertion {
+                name: user.to_string(),
+                mechanism: mechanism.kafka_type_id(),
+                iterations: iterations as i32,
+                salt: credential.salt().to_vec(),
+                salted_password: salted,
+            };
+            set_remotely(bootstrap, file, user, mechanism, upsertion)
+        }
+    }
+}
+
+/// AlterUserScramCredentials with the credential just printed, then a describe to show it.
+fn set_remotely(
+    bootstrap: &str,
+    file: &str,
+    user: &str,
+    mechanism: ScramMechanism,
+    upsertion: ScramUpsertion,
+) -> Outcome {
+    let request = AlterScramRequest {
+        deletions: vec![],
+        upsertions: vec![upsertion],
+    };
+    let answer = probe::admin_request(bootstrap, file, |corr| {
+        request.encode_request(corr, Some("ksasl"))
+    });
+    let frame = match answer {
+        Ok(f) => f,
+        Err(Failure::Quiet) => return Ok(1),
+        Err(f) => return Err(f),
+    };
+    let (_, response) = AlterScramResponse::parse_response(&frame)?;
+    let refused: Vec<_> = response
+        .results
+        .iter()
+        .filter(|r| r.error_code != 0)
+        .collect();
+    if let Some(r) = refused.first() {
+        println!(
+            "refused: {} ({}): {}",
+            error_code::name(r.error_code).unwrap_or("KAFKA_ERROR"),
+            r.error_code,
+            r.error_message.as_deref().unwrap_or("")
+        );
+        return Ok(1);
+    }
+    println!("set: {} for {user} at {bootstrap}", mechanism.name());
+    // The broker applies it through its metadata log: a describe may lag for a moment.
+    let describe = DescribeScramRequest {
+        users: Some(vec![user.to_string()]),
+    };
+    for attempt in 0..20 {
+        let frame = match probe::admin_request(bootstrap, file, |corr| {
+            describe.encode_request(corr, Some("ksasl"))
+        }) {
+            Ok(f) => f,
+            Err(Failure::Quiet) => return Ok(1),
+            Err(f) => return Err(f),
+        };
+        let (_, d) = DescribeScramResponse::parse_response(&frame)?;
+        let shown: Vec<String> = d
+            .results
+            .iter()
+            .flat_map(|r| r.credential_infos.iter())
+            .filter_map(|c| {
+                mechanism_from_wire(c.mechanism)
+                    .map(|m| format!("{}=[iterations={}]", m.name(), c.iterations))
+            })
+            .collect();
+        if shown.iter().any(|s| s.starts_with(mechanism.name())) || attempt == 19 {
+            println!("described: {user}: {}", shown.join(", "));
+            return Ok(0);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     Ok(0)
 }
 

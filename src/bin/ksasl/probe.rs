@@ -574,3 +574,67 @@ pub(super) fn run(args: &[String]) -> Outcome {
         Err(f) => Err(f),
     }
 }
+
+/// An authenticated connection for one admin request (`scram-credential --bootstrap`): the
+/// client of `file` (a password, token or OIDC login; Kerberos is the probe's only), and the
+/// request's answer.
+pub(super) fn admin_request(
+    bootstrap: &str,
+    file: &str,
+    build: impl FnOnce(i32) -> Result<Vec<u8>, Error>,
+) -> Result<Vec<u8>, Failure> {
+    let props = Properties::parse_bytes(&read_input(file)?)?;
+    let settings = ClientSettings::from_properties(&props)?;
+    let protocol = settings.security_protocol;
+    let mechanism = settings.mechanism.clone();
+    let setup = settings.build(SharedRandom::default())?;
+    let config = match (&setup.login, setup.config.clone()) {
+        (ClientLogin::HostToken(_) | ClientLogin::Kerberos { .. }, _) | (_, None) => {
+            return Err(Failure::Error(format!(
+                "{file}: an admin request needs a password, delegation-token, unsecured-token \
+                 or OIDC login (Kerberos and application tokens are `ksasl probe`'s only)"
+            )))
+        }
+        (_, Some(c)) => c,
+    };
+    let target = Target {
+        host: bootstrap.to_string(),
+        timeout: Duration::from_millis(10_000),
+        #[cfg(feature = "http")]
+        tls: if protocol.uses_tls() {
+            Some(tls_config(&props)?)
+        } else {
+            None
+        },
+    };
+    #[cfg(not(feature = "http"))]
+    if protocol.uses_tls() {
+        return Err(Failure::Error("this ksasl was built without TLS".into()));
+    }
+    if let Some(r) = &setup.refresher {
+        r.run_due(now_ms());
+    }
+    let mut s = target.connect()?;
+    let mut client = ClientConnection::new(config);
+    client.start(now_ms())?;
+    pump(&mut s, &mut client, &mechanism, |e| {
+        matches!(e, ClientEvent::Authenticated(_))
+    })?;
+    if !client.before_request(now_ms())? {
+        return Err(Failure::Error(
+            "the session needs a re-authentication at once".into(),
+        ));
+    }
+    s.write_all(&build(1)?).map_err(io_failure)?;
+    loop {
+        let frame = s.read_frame()?;
+        match client.handle_frame(&frame, now_ms()) {
+            ClientEvent::Application => return Ok(frame),
+            ClientEvent::Failed(e) => return Err(explain(&e, &mechanism)),
+            _ => {}
+        }
+        while let Some(out) = client.poll_transmit() {
+            s.write_all(&out).map_err(io_failure)?;
+        }
+    }
+}
