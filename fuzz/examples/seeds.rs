@@ -935,6 +935,32 @@ fn codec_seeds() {
             write(t, &name, &d);
         }
     }
+    // KIP-554's requests: describe all, describe named users (one twice), and an alteration
+    // with a deletion, an upsertion and a duplicate.
+    use ksasl::kafka::scram_credentials::*;
+    let describe = |users: Option<Vec<String>>| {
+        DescribeScramRequest { users }
+            .encode_request(3, Some("fuzz"))
+            .unwrap()
+    };
+    write(t, "scram-describe-all", &with(0, &describe(None)[4..]));
+    let named = Some(vec!["alice".into(), "nobody".into(), "alice".into()]);
+    write(t, "scram-describe-named", &with(0, &describe(named)[4..]));
+    let upsert = |name: &str, m| {
+        ScramUpsertion::from_password(name, m, 4096, "pw", &FixedRandom).unwrap()
+    };
+    let alter = AlterScramRequest {
+        deletions: vec![ScramDeletion {
+            name: "bob".into(),
+            mechanism: 2,
+        }],
+        upsertions: vec![
+            upsert("carol", ksasl::ScramMechanism::Sha256),
+            upsert("bob", ksasl::ScramMechanism::Sha512),
+        ],
+    };
+    let f = alter.encode_request(4, None).unwrap();
+    write(t, "scram-alter", &with(0, &f[4..]));
     // The SASL requests and responses of a real exchange, in every version.
     for version in 0..=5i16 {
         let r = ApiVersionsRequest::default();

@@ -1,6 +1,7 @@
 //! The Kafka codec: request headers and bodies of every request ksasl reads (ApiVersions,
 //! SaslHandshake, SaslAuthenticate, the four delegation-token APIs), every response it reads
-//! (the same APIs), the frame splitter (legacy raw frames included), the low-level reader,
+//! (the same APIs), KIP-554's two SCRAM credential APIs served by a credential store, the
+//! frame splitter (legacy raw frames included), the low-level reader,
 //! the answers built from a request (ApiVersions, ILLEGAL_SASL_STATE, Kafka 4.4's refusals of
 //! other APIs during an exchange, Metadata included) and the delegation-token service. The
 //! first byte picks the area. Whatever decodes must encode again to the same message.
@@ -13,6 +14,7 @@ use ksasl::kafka::codec::{
 };
 use ksasl::kafka::delegation_tokens::*;
 use ksasl::kafka::messages::*;
+use ksasl::kafka::scram_credentials::*;
 use ksasl::kafka::server::{ServerAction, ServerConnection};
 use ksasl::mech::{PLAIN, SCRAM_SHA_256};
 use ksasl::random::SharedRandom;
@@ -63,6 +65,31 @@ fn request(frame: &[u8]) {
             Ok(TokenRequest::Describe(m)) => round_trip(&m, v),
             Err(e) => no_panic(&e),
         },
+        k if is_scram_credentials_api(k) => {
+            match k {
+                DESCRIBE_USER_SCRAM_CREDENTIALS => body::<DescribeScramRequest>(v, d),
+                _ => body::<AlterScramRequest>(v, d),
+            }
+            // KIP-554 served by a store with two users: the answer is a response of the
+            // request's API, with its correlation id, or the request is refused cleanly.
+            let store = CredentialStore::new();
+            for (user, m) in [("alice", ScramMechanism::Sha256), ("bob", ScramMechanism::Sha512)] {
+                let key = vec![7u8; m.hash_len()];
+                let c = ScramCredential::new(m, b"salt".to_vec(), key.clone(), key, 4096);
+                store.set_scram(user, c.unwrap()).unwrap();
+            }
+            match store.handle_scram_request(frame) {
+                Ok(answer) => {
+                    assert_eq!(response_correlation_id(&answer[4..]), Some(h.correlation_id));
+                    if k == DESCRIBE_USER_SCRAM_CREDENTIALS {
+                        DescribeScramResponse::parse_response(&answer[4..]).unwrap();
+                    } else {
+                        AlterScramResponse::parse_response(&answer[4..]).unwrap();
+                    }
+                }
+                Err(e) => no_panic(&e),
+            }
+        }
         _ => {}
     }
 }
