@@ -490,6 +490,20 @@ pub(crate) fn utf8(b: &[u8]) -> JResult<&str> {
     Ok(std::str::from_utf8(b).map_err(|_| internal("text that is not UTF-8"))?)
 }
 
+/// Version ranges for an ApiVersions answer as a Java `short[]` of (key, min, max) triples.
+pub(crate) fn api_ranges<'l>(
+    env: &mut JNIEnv<'l>,
+    ranges: &[ksasl::kafka::messages::ApiVersionRange],
+) -> JResult<JObject<'l>> {
+    let flat: Vec<i16> = ranges
+        .iter()
+        .flat_map(|r| [r.api_key, r.min_version, r.max_version])
+        .collect();
+    let a = env.new_short_array(flat.len() as i32)?;
+    env.set_short_array_region(&a, 0, &flat)?;
+    Ok(a.into())
+}
+
 pub(crate) fn jbytes<'l>(env: &mut JNIEnv<'l>, b: &[u8]) -> JResult<JObject<'l>> {
     let raw = env.get_raw();
     // SAFETY: `raw` is this thread's JNIEnv; the region written is the new array's whole length

@@ -8,6 +8,7 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::JNIEnv;
 use ksasl::credential::scram::MIN_ITERATIONS;
 use ksasl::credential::{CredentialAnswerKind, HostLookup};
+use ksasl::kafka::scram_credentials;
 use ksasl::mech::{nothing_requested, AuthOutcome, ClientStep, ServerSession, ServerStep};
 use ksasl::{
     ClientExchange, CredentialAnswer, CredentialLookup, CredentialRequest, CredentialStore, Error,
@@ -16,13 +17,16 @@ use ksasl::{
 };
 
 use crate::glue::{
-    bytes, call_host, free, get, get_mut, into_handle, jstr, long, natives, obj, opt, opt_string,
-    or_null, raw, string, up, utf8, Fail, JResult, Rec, Up,
+    api_ranges, bytes, call_host, free, get, get_mut, into_handle, jbytes, jstr, long, natives,
+    obj, opt, opt_string, or_null, raw, string, up, utf8, Fail, JResult, Rec, Up,
 };
 use crate::hostmech;
 
 pub(crate) type Store = Arc<CredentialStore>;
 pub(crate) type Registry = RwLock<MechanismRegistry>;
+/// A `TokenAuthority` handle (made and used by `tokens`; named here, where registries take one,
+/// so that this module does not import `tokens`, which imports it).
+pub(crate) type Authority = Arc<ksasl::token::TokenAuthority>;
 
 pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
     get::<Registry>(h).read().unwrap_or_else(|p| p.into_inner())
@@ -195,6 +199,11 @@ natives! {
             .with_expiry(opt(expiry));
         Ok(get::<Store>(h).set_token(&id, m, c)?)
     }
+    fn storeHandleScramRequest(env, h: jlong, frame: JByteArray<'l>) -> JObject<'l> {
+        let frame = bytes(env, &frame, "frame")?;
+        jbytes(env, &get::<Store>(h).handle_scram_request(&frame)?)
+    }
+    storeScramApiVersions(env) -> JObject<'l> = api_ranges(env, &scram_credentials::SUPPORTED);
 
     // --- MechanismRegistry
     registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
@@ -208,7 +217,7 @@ natives! {
             (s, _) => Some(get::<Store>(s).clone()),
         };
         let tokens = (tokens != 0)
-            .then(|| get::<crate::tokens::Authority>(tokens).clone() as Arc<dyn CredentialLookup>);
+            .then(|| get::<Authority>(tokens).clone() as Arc<dyn CredentialLookup>);
         let mut r = registry_mut(h);
         r.merge(MechanismRegistry::password_servers(None));
         r.set_credential_lookup(users);

@@ -19,13 +19,11 @@ use ksasl::token::{
 use ksasl::{Error, ErrorCode, SharedRandom};
 
 use crate::glue::{
-    bytes, free, get, into_handle, jbytes, jstr, natives, opt_string, opt_strings, string, strings,
-    JResult, Rec,
+    api_ranges, bytes, free, get, into_handle, jbytes, jstr, natives, opt_string, opt_strings,
+    string, strings, JResult, Rec,
 };
 use crate::oauth::Refr;
-use crate::objects::registry_mut;
-
-pub(crate) type Authority = Arc<TokenAuthority>;
+use crate::objects::{registry_mut, Authority};
 
 /// A `DelegationToken`'s fields: id, HMAC, its base64, owner, requester, renewers, issue,
 /// expiry and maximum times.
@@ -211,12 +209,6 @@ natives! {
         token_array(env, &tokens)
     }
     tokenIsTokenApi(_env, api_key: jshort) -> bool = is_token_api(api_key);
-    fn tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> {
-        let ranges = if kafka4 != 0 { SUPPORTED_KAFKA_4 } else { SUPPORTED };
-        let flat: Vec<i16> =
-            ranges.iter().flat_map(|r| [r.api_key, r.min_version, r.max_version]).collect();
-        let a = env.new_short_array(flat.len() as i32)?;
-        env.set_short_array_region(&a, 0, &flat)?;
-        Ok(a.into())
-    }
+    tokenApiVersions(env, kafka4: jboolean) -> JObject<'l> =
+        api_ranges(env, if kafka4 != 0 { &SUPPORTED_KAFKA_4 } else { &SUPPORTED });
 }

@@ -1,11 +1,14 @@
 package org.ksasl;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
  * An in-memory credential store for the PLAIN and SCRAM servers: users (a password, or SCRAM
  * credentials in Kafka's string form) and delegation tokens. Safe to share between threads.
+ * It also serves Kafka's SCRAM credential APIs (KIP-554, {@link #handleScramRequest}).
  */
 public final class CredentialStore extends NativeHandle {
     public CredentialStore() {
@@ -62,5 +65,37 @@ public final class CredentialStore extends NativeHandle {
         Objects.requireNonNull(kafkaCredential, "kafkaCredential");
         Objects.requireNonNull(owner, "owner");
         run(h -> Native.storeSetToken(h, tokenId, mechanism, kafkaCredential, owner, Time.raw(expiryMs)));
+    }
+
+    /**
+     * Serves one KIP-554 request, DescribeUserScramCredentials (api key 50) or
+     * AlterUserScramCredentials (51), from a connection the host has authenticated and
+     * authorized (Kafka requires DESCRIBE or ALTER on the cluster). Refusals are Kafka error
+     * codes inside the response, with Kafka's texts; a changed credential is what the next
+     * login or re-authentication of that user is checked against.
+     *
+     * @param frame the request frame without its length prefix
+     * @return the response frame, length-prefixed
+     * @throws KsaslException when the request cannot be parsed ({@code INVALID_REQUEST}, or
+     *     {@code UNSUPPORTED_VERSION}; Kafka closes such connections); nothing is changed then
+     */
+    public byte[] handleScramRequest(byte[] frame) throws KsaslException {
+        Objects.requireNonNull(frame, "frame");
+        return with(h -> Native.storeHandleScramRequest(h, frame));
+    }
+
+    /**
+     * The versions of the SCRAM credential APIs that {@link #handleScramRequest} serves, as a
+     * Kafka 4 broker advertises them, for an ApiVersions answer
+     * ({@link ServerConfig.Builder#addScramCredentialApiVersions()} adds them to a builder).
+     */
+    public static List<DelegationTokenCodec.ApiRange> scramCredentialApiVersions() {
+        Native.init();
+        short[] t = Native.storeScramApiVersions();
+        List<DelegationTokenCodec.ApiRange> out = new ArrayList<>();
+        for (int i = 0; i + 2 < t.length; i += 3) {
+            out.add(new DelegationTokenCodec.ApiRange(t[i], t[i + 1], t[i + 2]));
+        }
+        return List.copyOf(out);
     }
 }

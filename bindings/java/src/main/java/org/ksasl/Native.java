@@ -77,6 +77,15 @@ final class Native {
     static native void storeSetToken(long h, String tokenId, String mechanism, String credential, String owner,
             long expiryMs) throws KsaslException;
 
+    /**
+     * Serves one DescribeUserScramCredentials or AlterUserScramCredentials request frame
+     * (without its length prefix); the response frame, length-prefixed.
+     */
+    static native byte[] storeHandleScramRequest(long h, byte[] frame) throws KsaslException;
+
+    /** The SCRAM credential APIs' (KIP-554) version ranges as {apiKey, min, max} triples. */
+    static native short[] storeScramApiVersions();
+
     // --- MechanismRegistry ------------------------------------------------------------------
 
     /** A new empty registry. */

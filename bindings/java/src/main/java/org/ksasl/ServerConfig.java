@@ -173,6 +173,18 @@ public final class ServerConfig extends NativeHandle {
         }
 
         /**
+         * Adds the SCRAM credential APIs of KIP-554 (DescribeUserScramCredentials and
+         * AlterUserScramCredentials) to the ApiVersions answer, in the versions the core serves
+         * through {@link CredentialStore#handleScramRequest} (as a Kafka 4 broker advertises them).
+         */
+        public Builder addScramCredentialApiVersions() {
+            for (DelegationTokenCodec.ApiRange r : CredentialStore.scramCredentialApiVersions()) {
+                setApiVersion(r.apiKey(), r.minVersion(), r.maxVersion());
+            }
+            return this;
+        }
+
+        /**
          * Accepts pre-0.10 GSSAPI clients (KIP-43), whose first packet is a raw GSS-API token,
          * when GSSAPI is enabled; off by default, as in Kafka 4.x.
          */

@@ -79,6 +79,11 @@ import org.ksasl.TokenAuthority;
  * {@link TokenAuthority#handleRequest} on authenticated connections and advertised in
  * ApiVersions (only then).
  *
+ * <p>The SCRAM credential APIs of KIP-554 (DescribeUserScramCredentials,
+ * AlterUserScramCredentials) are always advertised and served on authenticated connections by
+ * {@link CredentialStore#handleScramRequest}, so Kafka's {@code Admin} can add, rotate and
+ * delete SCRAM users of the running server (any authenticated principal may: no authorizer).
+ *
  * <p>With {@link Builder#config}, SASL is configured from a broker's {@code server.properties}
  * instead: one listener of the file, built by ksasl ({@link ServerConfig#fromProperties}).
  *
@@ -108,6 +113,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     private final List<ConnectionStats> connections = new CopyOnWriteArrayList<>();
     private final Set<Connection> live = ConcurrentHashMap.newKeySet();
+    /** The api keys of the SCRAM credential APIs (KIP-554), as the core lists them. */
+    private static final Set<Short> SCRAM_CREDENTIAL_APIS = scramCredentialApis();
     private ServerSocket listener;
     private Thread acceptor;
     private volatile boolean stopping;
@@ -336,6 +343,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
                         cb.setApiVersion(api.apiKey(), api.minVersion(), api.maxVersion());
                     }
                 }
+                // The SCRAM credential APIs (KIP-554), served by the store.
+                cb.addScramCredentialApiVersions();
                 config = cb.build();
                 apiVersionsConfig = config;
             }
@@ -357,9 +366,15 @@ public final class KsaslKafkaServer implements AutoCloseable {
      * endpoint fails the build), then kept fresh by ksasl's thread until {@link #close()}.
      */
     private ServerSetup fileConfig(String text, String listener) throws KsaslException {
-        long[] apis = new long[3 * Broker.APPLICATION_APIS.size()];
+        List<DelegationTokenCodec.ApiRange> scram = CredentialStore.scramCredentialApiVersions();
+        long[] apis = new long[3 * (Broker.APPLICATION_APIS.size() + scram.size())];
         int i = 0;
         for (Broker.ApiRange api : Broker.APPLICATION_APIS) {
+            apis[i++] = api.apiKey();
+            apis[i++] = api.minVersion();
+            apis[i++] = api.maxVersion();
+        }
+        for (DelegationTokenCodec.ApiRange api : scram) { // KIP-554, served by the store
             apis[i++] = api.apiKey();
             apis[i++] = api.minVersion();
             apis[i++] = api.maxVersion();
@@ -635,6 +650,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
                         response = apiVersions(frame, stats, now);
                     } else if (tokens != null && DelegationTokenCodec.isTokenApi(apiKey)) {
                         response = tokenRequest(conn, frame, stats, now);
+                    } else if (SCRAM_CREDENTIAL_APIS.contains(apiKey)) {
+                        response = scramRequest(frame, stats, now);
                     } else {
                         response = broker.handle(frame, stats, now);
                     }
@@ -1021,6 +1038,37 @@ public final class KsaslKafkaServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, () -> "connection " + stats.id() + ": bad token request: " + e);
             return null;
         }
+    }
+
+    /**
+     * The answer to a DescribeUserScramCredentials or AlterUserScramCredentials request on an
+     * authenticated connection, from the store ({@code null}, closing the connection, when the
+     * request does not parse). Kafka's authorizer is not modelled: every authenticated principal
+     * may describe and alter SCRAM credentials. A changed credential applies to the user's next
+     * login or re-authentication.
+     */
+    private byte[] scramRequest(byte[] frame, ConnectionStats stats, long now) {
+        RequestReader r = new RequestReader(frame);
+        short apiKey = r.int16();
+        r.int16(); // version
+        r.int32(); // correlation id
+        stats.request(apiKey, r.string(false), now);
+        try {
+            return store.handleScramRequest(frame);
+        } catch (KsaslException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING,
+                    () -> "connection " + stats.id() + ": bad SCRAM credential request: " + e);
+            return null;
+        }
+    }
+
+    /** The api keys of {@link CredentialStore#scramCredentialApiVersions()}. */
+    private static Set<Short> scramCredentialApis() {
+        Set<Short> keys = new LinkedHashSet<>();
+        for (DelegationTokenCodec.ApiRange api : CredentialStore.scramCredentialApiVersions()) {
+            keys.add(api.apiKey());
+        }
+        return Set.copyOf(keys);
     }
 
     /** Removes expired delegation tokens when the authority's check interval has passed. */
