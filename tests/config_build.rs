@@ -191,3 +191,52 @@ fn gssapi_listeners_wait_for_the_host() {
         .unwrap();
     assert!(setup.kerberos.is_some() && setup.config.is_none());
 }
+
+#[test]
+fn delegation_tokens_from_the_listener_settings_log_in_with_tokenauth() {
+    let text = format!(
+        "{BROKER}delegation.token.secret.key=a-secret-shared-by-the-cluster\n\
+         delegation.token.expiry.time.ms=120000\n"
+    );
+    let settings = ServerSettings::from_text(&text, "SASL_PLAINTEXT").unwrap();
+    let store = Arc::new(CredentialStore::new());
+    store
+        .add_user("carol", "carol-secret", 4096, &OsRandom)
+        .unwrap();
+    let setup = settings
+        .build(Some(store as Arc<dyn ksasl::CredentialLookup>))
+        .unwrap();
+    let tokens = setup.tokens.clone().expect("a token authority");
+    let config = setup.config.clone().unwrap();
+    // The token APIs are listed in ApiVersions, as a Kafka 4 broker lists them.
+    let apis = config.api_versions();
+    for key in 38..=41 {
+        assert!(apis.iter().any(|r| r.api_key == key), "api {key}: {apis:?}");
+    }
+    let carol = ksasl::mech::Principal::user("carol");
+    let token = tokens.create(&carol, Some(&carol), &[], -1, T0).unwrap();
+    let hmac = std::str::from_utf8(token.hmac_base64().expose())
+        .unwrap()
+        .to_string();
+    let login = format!(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n\
+         sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \
+         username=\"{}\" password=\"{hmac}\" tokenauth=\"true\";\n",
+        token.info.token_id
+    );
+    let mut p = Pair::new(client(&login).config.unwrap(), config.clone());
+    p.connect(T0 + 1000);
+    assert_eq!(p.stats.failed, None);
+    let s = p.server.session().unwrap();
+    assert_eq!(s.outcome.principal.to_string(), "User:carol");
+    // The session ends with the token (expiry.time.ms 120000 after creation), not at the
+    // listener's 600000.
+    assert_eq!(s.expiry_ms, Some(T0 + 120_000));
+    // A wrong HMAC is refused; without the secret key no authority exists.
+    let bad = login.replace(&hmac, "bm90LXRoZS1obWFj");
+    let mut p = Pair::new(client(&bad).config.unwrap(), config);
+    p.connect(T0 + 1000);
+    assert!(p.stats.failed.is_some());
+    let plain = ServerSettings::from_text(BROKER, "SASL_PLAINTEXT").unwrap();
+    assert!(plain.build(None).unwrap().tokens.is_none());
+}

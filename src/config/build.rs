@@ -11,14 +11,16 @@ use crate::credential::{
 use crate::error::Result;
 use crate::kafka::client::ClientConfig;
 use crate::kafka::config::ServerConfig;
-use crate::mech::oauthbearer::{JwksValidator, UnsecuredValidator};
+use crate::kafka::delegation_tokens::SUPPORTED_KAFKA_4 as TOKEN_APIS;
+use crate::mech::oauthbearer::{JwksValidator, TokenValidator, UnsecuredValidator};
 use crate::mech::plain::PlainServer;
 use crate::mech::scram::{ScramMechanism, ScramServer, ScramServerOptions};
 use crate::mech::MechanismRegistry;
-use crate::names::{GSSAPI, PLAIN};
+use crate::names::{GSSAPI, OAUTHBEARER, PLAIN};
 use crate::random::SharedRandom;
 use crate::refresh::Refresher;
 use crate::secret::Secret;
+use crate::token::{TokenAuthority, TokenConfig};
 
 /// What the host still has to do for a client built by [`ClientSettings::build`].
 #[derive(Debug)]
@@ -198,6 +200,11 @@ pub struct ServerSetup {
     pub kerberos: Option<ServerMechanism>,
     /// The registry the configuration was built with (add a GSSAPI server to it).
     pub registry: MechanismRegistry,
+    /// With `delegation.token.secret.key`: the token authority SCRAM `tokenauth` logins are
+    /// checked against, with `delegation.token.max.lifetime.ms` and `.expiry.time.ms`; the
+    /// host serves the token APIs (38-41, listed in ApiVersions) with
+    /// [`TokenAuthority::handle_request`] and sweeps expired tokens.
+    pub tokens: Option<Arc<TokenAuthority>>,
     settings: ServerSettings,
     apis: Vec<(i64, i64, i64)>,
 }
@@ -211,6 +218,7 @@ impl std::fmt::Debug for ServerSetup {
                 &self.jwks.iter().map(|(u, _, _)| u).collect::<Vec<_>>(),
             )
             .field("kerberos", &self.kerberos)
+            .field("tokens", &self.tokens.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -281,16 +289,35 @@ impl ServerSettings {
             None => Arc::new(CredentialStore::new()),
         };
         registry.set_credential_lookup(Some(Arc::new(ByMechanism { plain, other })));
+        let mut apis = apis.to_vec();
+        let tokens = match &self.delegation_tokens {
+            None => None,
+            Some(d) => {
+                let mut c = TokenConfig::new(d.secret_key.clone());
+                c.max_lifetime_ms = d.max_lifetime_ms;
+                c.expiry_time_ms = d.expiry_time_ms;
+                let authority = Arc::new(TokenAuthority::new(c, SharedRandom::default())?);
+                registry.set_token_lookup(Some(authority.clone()));
+                for r in TOKEN_APIS {
+                    let range = (r.api_key.into(), r.min_version.into(), r.max_version.into());
+                    if !apis.iter().any(|(k, _, _)| *k == range.0) {
+                        apis.push(range);
+                    }
+                }
+                Some(authority)
+            }
+        };
         let mut setup = ServerSetup {
             config: None,
             jwks,
             kerberos,
             registry: registry.clone(),
+            tokens,
             settings: self.clone(),
-            apis: apis.to_vec(),
+            apis,
         };
         if setup.kerberos.is_none() {
-            setup.config = Some(self.server_config(registry, apis)?);
+            setup.config = Some(self.server_config(registry, &setup.apis)?);
         }
         Ok(setup)
     }
@@ -318,6 +345,32 @@ impl ServerSetup {
     /// Rebuilds the configuration with `registry` (the built one with a GSSAPI server added).
     pub fn with_registry(&mut self, registry: MechanismRegistry) -> Result<()> {
         self.config = Some(self.settings.server_config(registry.clone(), &self.apis)?);
+        self.registry = registry;
+        Ok(())
+    }
+
+    /// Validates OAUTHBEARER tokens with `validator` instead of the bare [`JwksValidator`] of
+    /// [`ServerSetup::jwks`]: the host's fetcher around it (`ksasl::io::http::JwksFetcher`),
+    /// which holds a token signed by a key it does not know yet for one refetch of the JWKS
+    /// instead of refusing it. Verdicts stay cached; the configuration is rebuilt (connections
+    /// made from the old one keep it).
+    pub fn with_oauthbearer_validator(&mut self, validator: Arc<dyn TokenValidator>) -> Result<()> {
+        if !self
+            .registry
+            .server_mechanisms()
+            .iter()
+            .any(|m| m == OAUTHBEARER)
+        {
+            return Err(invalid(format!(
+                "listener {} does not enable OAUTHBEARER",
+                self.settings.listener
+            )));
+        }
+        let mut registry = self.registry.clone();
+        registry.register_cached_oauthbearer_server(validator);
+        if self.config.is_some() {
+            self.config = Some(self.settings.server_config(registry.clone(), &self.apis)?);
+        }
         self.registry = registry;
         Ok(())
     }

@@ -38,7 +38,9 @@ def strip(text: str) -> str:
     """The code without comments, strings and `#[cfg(test)] mod tests { ... }` blocks."""
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
+    # A raw string starts with r (or br) that is not the end of a word or of a string such as
+    # "owner", and ends with a quote followed by as many # as it began with.
+    text = re.sub(r'(?<![\w"])b?r(#*)"(?:.|\n)*?"\1', '""', text)
     text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
     text = re.sub(r"'(?:\\.|[^'\\])'", "' '", text)
     # Drop unit-test modules: they may import anything from their parent.

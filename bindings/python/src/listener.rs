@@ -10,6 +10,7 @@ use crate::config::ServerConfig;
 use crate::glue::*;
 use crate::oauth::JwksEndpoint;
 use crate::store::CredentialStore;
+use crate::tokens::TokenAuthority;
 
 /// One listener of `server.properties`: its `ServerConfig` and its JWKS endpoints.
 #[pyclass(module = "ksasl._ksasl", frozen)]
@@ -18,6 +19,7 @@ pub(crate) struct ServerSetup(Built);
 struct Built {
     config: Py<ServerConfig>,
     jwks: Vec<(String, Py<JwksEndpoint>)>,
+    tokens: Option<Py<TokenAuthority>>,
 }
 
 class! { ServerSetup |py, c| shared {
@@ -28,7 +30,19 @@ class! { ServerSetup |py, c| shared {
         let setup = py.allow_threads(|| {
             ServerSettings::from_text(text, listener)?.build_with_apis(scram, &api_versions)
         });
-        let setup = setup.or_raise()?;
+        let mut setup = setup.or_raise()?;
+        let mut jwks = Vec::new();
+        for (url, validator, settings) in std::mem::take(&mut setup.jwks) {
+            let settings = HttpSettings::from_pairs(settings.iter()).or_raise()?;
+            let fetcher = Arc::new(http::jwks_endpoint(&url, &settings, validator).or_raise()?);
+            // The fetcher validates: a token of a key not yet fetched waits for one refetch.
+            setup.with_oauthbearer_validator(fetcher.clone()).or_raise()?;
+            jwks.push((url, Py::new(py, JwksEndpoint::shared(fetcher))?));
+        }
+        let tokens = match setup.tokens.take() {
+            Some(t) => Some(Py::new(py, TokenAuthority(t))?),
+            None => None,
+        };
         let Some(config) = setup.config else {
             return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
                 "listener {listener} enables GSSAPI: the core's ServerSetup gives the host no \
@@ -36,17 +50,14 @@ class! { ServerSetup |py, c| shared {
                  are private), so the binding cannot finish it; use \
                  MechanismRegistry.add_gssapi_server and ServerConfig")));
         };
-        let mut jwks = Vec::new();
-        for (url, validator, settings) in setup.jwks {
-            let settings = HttpSettings::from_pairs(settings.iter()).or_raise()?;
-            let fetcher = http::jwks_endpoint(&url, &settings, validator).or_raise()?;
-            jwks.push((url, Py::new(py, JwksEndpoint::of(fetcher))?));
-        }
-        Ok(ServerSetup(Built { config: Py::new(py, ServerConfig(config))?, jwks }))
+        Ok(ServerSetup(Built { config: Py::new(py, ServerConfig(config))?, jwks, tokens }))
     }
     #[getter] fn config() -> Py<ServerConfig> { c.config.clone_ref(py) }
     #[getter] fn jwks() -> Vec<(String, Py<JwksEndpoint>)> {
         c.jwks.iter().map(|(u, e)| (u.clone(), e.clone_ref(py))).collect()
+    }
+    #[getter] fn tokens() -> Option<Py<TokenAuthority>> {
+        c.tokens.as_ref().map(|t| t.clone_ref(py))
     }
 }}
 

@@ -137,3 +137,29 @@ def test_gssapi_and_invalid_listeners_raise():
     assert e.value.name == "INVALID_CONFIG" and "listener.name.l.plain.sasl.jaas.config" in e.value.message
     with pytest.raises(AttributeError):
         setattr(ServerSetup(BROKER, "INTERNAL"), "config", None)
+
+
+def test_delegation_tokens_come_from_the_listener_settings():
+    text = BROKER + "delegation.token.secret.key=shared-secret\ndelegation.token.expiry.time.ms=5000\n"
+    setup = ServerSetup(text, "EXTERNAL", scram_store=CredentialStore())
+    assert ServerSetup(BROKER, "EXTERNAL").tokens is None
+    tokens = setup.tokens
+    assert isinstance(tokens, ksasl.TokenAuthority)
+    token = tokens.create("User:carol", now_ms=T0)
+    assert token["expiry_ms"] == T0 + 5000
+    # A tokenauth login against the listener: the session ends with the token.
+    registry = MechanismRegistry()
+    registry.add_token_clients(token["token_id"], token["hmac_base64"])
+    client = ClientConnection(ClientConfig(registry, "SCRAM-SHA-256"))
+    server = ServerConnection(setup.config)
+    client.start(T0 + 1000)
+    while server.session() is None:
+        to_client = b""
+        for f in frames(client.transmit()):
+            action, out, _, error = server.handle_frame(f, T0 + 1000)
+            assert action not in ("fail_at", "close_now"), error
+            to_client += out
+        for f in frames(to_client):
+            client.handle_frame(f, T0 + 1000)
+    assert server.session()["principal"] == "User:carol"
+    assert server.session()["lifetime_ms"] == 4000  # the token, not the 7000 of the listener

@@ -370,6 +370,11 @@ class ServerSetup:
         ``ssl.truststore.*`` and the ``sasl.login.*.timeout.ms`` settings), else empty. The
         endpoints are not started: the host calls ``fetch()`` (or not) and ``start()``, and
         ``stop()`` when the listener closes; until keys arrive every token is refused."""
+    @property
+    def tokens(self) -> Optional["TokenAuthority"]:
+        """With ``delegation.token.secret.key``: the token authority SCRAM ``tokenauth`` logins
+        are checked against (token APIs 38-41 are listed in ApiVersions; serve them with
+        ``TokenAuthority.handle_request``)."""
 
 def sasl_listeners(text: str) -> list[str]:
     """The SASL listeners of ``server.properties`` text (``listeners`` with
