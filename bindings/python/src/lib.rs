@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod client_connection;
+mod client_setup;
 mod config;
 mod dicts;
 mod exchange;
@@ -24,7 +25,7 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use {
         client_connection::*, config::*, exchange::*, kerberos::*, listener::*, oauth::*, oidc::*,
     };
-    use {refresh::*, registry::*, server_connection::*, store::*, tokens::*};
+    use {client_setup::*, refresh::*, registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
     m.add(
         "SCRAM_CREDENTIAL_API_VERSIONS",
@@ -36,7 +37,7 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($function, m)?)?;)*
         };
     }
-    add!(CredentialStore, MechanismRegistry, ClientExchange, ServerExchange, ClientConfig,
+    add!(CredentialStore, MechanismRegistry, ClientSetup, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
         BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin, OidcLogin, OidcRefresh,
         JwksEndpoint, ConfigReport, ServerSetup;

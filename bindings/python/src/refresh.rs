@@ -29,6 +29,12 @@ class! { Refresher |py, c| shared {
         Ok(Refresher(Arc::new(refresh::Refresher::new(config, SharedRandom::default()))))
     }
     fn poll(now_ms: Now = None) -> bool { c.poll(now(now_ms)) }
+    /// Runs the refresher's own login when due (a `ClientSetup`'s: unsecured tokens, an OIDC
+    /// login); True when it ran. Blocks for an OIDC login: run it off the event loop.
+    fn run_due(now_ms: Now = None) -> bool {
+        let t = now(now_ms);
+        py.allow_threads(|| c.run_due(t))
+    }
     /// `expiry_ms` is ABSOLUTE (ms since the epoch); returns the generation.
     fn set_token(token: &str, expiry_ms: i64, principal: &str,
         extensions: Option<BTreeMap<String, String>> = None, now_ms: Now = None) -> PyResult<u64> {
@@ -77,6 +83,13 @@ impl BackgroundRefresher {
         });
         let thread = Mutex::new(Some(Thread::start(refresher.0.clone()).or_raise()?));
         Ok(BackgroundRefresher(Some(refresher.0.clone()), thread))
+    }
+
+    /// The thread running the refresher's own login when due (a `ClientSetup`'s refresher).
+    #[staticmethod]
+    fn scheduled(refresher: &Refresher) -> PyResult<Self> {
+        let thread = Mutex::new(Some(Thread::start(refresher.0.clone()).or_raise()?));
+        Ok(BackgroundRefresher(None, thread))
     }
 
     #[staticmethod]

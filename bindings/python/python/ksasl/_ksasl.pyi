@@ -344,6 +344,45 @@ class JwksEndpoint:
     def start(self) -> None: ...
     def stop(self) -> None: ...
 
+class ClientSetup:
+    """A client of a ``client.properties`` as the core reads it: Kafka's names
+    (``sasl.mechanism``, ``sasl.jaas.config``, ``sasl.login.*``, ``sasl.oauthbearer.*``) or
+    librdkafka's (``sasl.mechanisms``, ``sasl.username``, ``sasl.oauthbearer.config``, ...).
+    Raises MisuseError (INVALID_CONFIG) naming the key, the expected form and Kafka's default.
+    What the host still does is ``login``: ``"ready"`` (nothing; OAUTHBEARER tokens are made by
+    the refresher's own login: call ``refresher.run_due()`` at ``refresher.next_deadline()``, or
+    ``BackgroundRefresher.scheduled(refresher)``), ``"oidc"`` (the same, the login is at the
+    identity provider), ``"host_token"`` (librdkafka's refresh callback: the host sets tokens)
+    or ``"kerberos"`` (register a GSSAPI client, then ``with_registry``)."""
+
+    def __init__(self, text: str) -> None: ...
+    @staticmethod
+    def from_dict(properties: dict[str, str]) -> "ClientSetup": ...
+    @property
+    def config(self) -> Optional[ClientConfig]:
+        """The connections' configuration; None for Kerberos until ``with_registry``."""
+    @property
+    def refresher(self) -> Optional[Refresher]:
+        """For OAUTHBEARER: the refresher the configuration's client takes tokens from."""
+    @property
+    def login(self) -> str: ...
+    @property
+    def kerberos(self) -> Optional[Tuple[str, Optional[str], Optional[str]]]:
+        """``(service_name, principal, keytab)`` of a Kerberos login."""
+    @property
+    def mechanism(self) -> str: ...
+    @property
+    def security_protocol(self) -> str: ...
+    @property
+    def unknown(self) -> list[str]:
+        """``sasl.*`` names the core does not know (log them)."""
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def effective(self) -> list[Tuple[str, str]]:
+        """The effective settings, secrets as ``[hidden]``."""
+    def with_registry(self, registry: MechanismRegistry) -> None: ...
+
 class ServerSetup:
     """One SASL listener of a broker's ``server.properties`` (the text, not a file name), as
     the core builds it with Kafka's precedence (``listener.name.<l>.<m>.`` then
@@ -406,6 +445,8 @@ class Refresher:
         retry_backoff_max_ms: Optional[int] = None,
     ) -> None: ...
     def poll(self, now_ms: Optional[int] = None) -> bool: ...
+    def run_due(self, now_ms: Optional[int] = None) -> bool:
+        """Runs the refresher's own login when due (a ``ClientSetup``'s); True when it ran."""
     def set_token(self, token: str, expiry_ms: int, principal: str, extensions: Optional[dict[str, str]] = None,
                   now_ms: Optional[int] = None) -> int: ...
     def set_token_failure(self, reason: str, now_ms: Optional[int] = None) -> None: ...
@@ -425,6 +466,9 @@ class BackgroundRefresher:
     own plan and counted in ``failures``)."""
 
     def __init__(self, refresher: Refresher, callback: Callable[[int], None]) -> None: ...
+    @staticmethod
+    def scheduled(refresher: Refresher) -> "BackgroundRefresher":
+        """The thread running the refresher's own login when due (a ``ClientSetup``'s)."""
     @staticmethod
     def kerberos(login: "KerberosLogin") -> "BackgroundRefresher": ...
     def stop(self) -> None:
