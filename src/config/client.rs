@@ -686,7 +686,14 @@ impl<'a> Parser<'a> {
             (OAUTHBEARER, Some(entry)) => {
                 self.kafka_oauthbearer(entry, &mut settings.extensions)?
             }
-            (OAUTHBEARER, None) => self.librdkafka_oauthbearer(&mut settings.extensions)?,
+            (OAUTHBEARER, None) => {
+                // librdkafka refreshes a token at 80 % of its remaining life, exactly
+                // (rdkafka_sasl_oauthbearer.c); Kafka's sasl.login.refresh.* still win when given.
+                if !REFRESH_NAMES.iter().any(|k| self.get(k).is_some()) {
+                    settings.refresh = librdkafka_refresh()?;
+                }
+                self.librdkafka_oauthbearer(&mut settings.extensions)?
+            }
             (GSSAPI, jaas) => {
                 if librdkafka_password {
                     self.warnings.push(
@@ -1268,6 +1275,25 @@ fn wrong_module(mechanism: &str, module: &str) -> Error {
         "sasl.jaas.config: SASL mechanism {mechanism} needs {expected}, not \"{}\"",
         quote(module.as_bytes())
     ))
+}
+
+/// Kafka's `sasl.login.refresh.*` names.
+const REFRESH_NAMES: [&str; 4] = [
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds",
+];
+
+/// librdkafka's schedule in Kafka's terms: 80 % of the remaining life, no jitter, no buffer,
+/// no minimum period.
+fn librdkafka_refresh() -> Result<RefreshConfig> {
+    let mut b = RefreshConfig::builder();
+    b.window_factor(0.8)
+        .window_jitter(0.0)
+        .min_period_seconds(0)
+        .buffer_seconds(0);
+    b.build()
 }
 
 #[cfg(test)]
