@@ -649,8 +649,12 @@ def jwks_endpoint(url: str, issuer: Optional[str] = None, audience: Optional[str
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
+    p.add_argument("--host", default=None,
+                   help="default: the listener's host in --config's listeners (an empty one: "
+                        "127.0.0.1), else 127.0.0.1")
+    p.add_argument("--port", type=int, default=None,
+                   help="0: a free port (printed); default: the listener's port in --config's "
+                        "listeners, else 0")
     p.add_argument("--max-reauth-ms", type=int, help="connections.max.reauth.ms (default 3000)")
     p.add_argument("--keytab", help="the broker's keytab: enables GSSAPI")
     p.add_argument("--principal", help="the broker's Kerberos principal (kafka/host@REALM)")
@@ -686,6 +690,17 @@ def main() -> None:
         except ksasl.KsaslError as e:
             p.error(f"{args.config}: {e}")
     max_reauth_ms = 3000 if args.max_reauth_ms is None else args.max_reauth_ms
+    # Where to listen: the options, else the listener's entry in the file's listeners.
+    address = None
+    if text is not None and listener is not None:
+        try:
+            address = ksasl.listener_address(text, listener)
+        except ksasl.KsaslError as e:
+            p.error(f"{args.config}: {e}")
+    if args.host is None:
+        args.host = (address[0] if address else "") or "127.0.0.1"
+    if args.port is None:
+        args.port = address[1] if address else 0
     from_file: Optional[Tuple[ksasl.ServerConfig, List[ksasl.JwksEndpoint]]] = None
     store = user_store()
     if text is not None and listener is not None:

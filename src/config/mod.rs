@@ -23,7 +23,8 @@ pub use client::{
 pub use jaas::{ControlFlag, JaasEntry};
 pub use properties::{is_secret_key, Properties};
 pub use server::{
-    choose_listener, sasl_listeners, DelegationTokenSettings, ServerMechanism, ServerSettings,
+    choose_listener, listener_address, sasl_listeners, DelegationTokenSettings, ServerMechanism,
+    ServerSettings,
 };
 
 use crate::error::Result;

@@ -220,6 +220,43 @@ pub fn sasl_listeners(props: &Properties) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Where `listener` listens, from its `listeners` entry (`NAME://host:port`; Kafka's names
+/// ignore case): `(host, port)`, the host as written (empty: every interface; an IPv6 address
+/// without its brackets), or `None` when the file has no `listeners` or no entry of that name.
+/// A malformed entry or port is `INVALID_CONFIG`.
+pub fn listener_address(props: &Properties, listener: &str) -> Result<Option<(String, u16)>> {
+    let Some(listeners) = props.get("listeners") else {
+        return Ok(None);
+    };
+    let malformed = || {
+        bad_value(
+            "listeners",
+            listeners,
+            "comma-separated NAME://host:port entries",
+            "PLAINTEXT://:9092",
+        )
+    };
+    for item in listeners
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let (name, address) = item.split_once("://").ok_or_else(malformed)?;
+        if !name.trim().eq_ignore_ascii_case(listener.trim()) {
+            continue;
+        }
+        let (host, port) = address.rsplit_once(':').ok_or_else(malformed)?;
+        let port: u16 = port.trim().parse().map_err(|_| malformed())?;
+        let host = host.trim();
+        let host = match host.strip_prefix('[') {
+            Some(h) => h.strip_suffix(']').ok_or_else(malformed)?,
+            None => host,
+        };
+        return Ok(Some((host.to_string(), port)));
+    }
+    Ok(None)
+}
+
 /// The listener a host serves from `props`: `requested` when given (Kafka's names ignore case)
 /// and it is one of the SASL listeners of `listeners`, or any name when the file lists none (a
 /// snippet of listener settings); without `requested`, the file's only SASL listener. An
@@ -979,6 +1016,28 @@ delegation.token.secret.key=dt-secret-XYZ
             .unwrap_err()
             .message()
             .contains("no SASL listener"));
+    }
+
+    #[test]
+    fn where_a_listener_listens() {
+        let props = Properties::parse(
+            "listeners=PLAIN://:9092, Internal://127.0.0.1:9093,V6://[::1]:0
+             listener.security.protocol.map=PLAIN:PLAINTEXT,INTERNAL:SASL_PLAINTEXT,V6:SASL_SSL",
+        )
+        .unwrap();
+        let at = |l| listener_address(&props, l).unwrap();
+        assert_eq!(at("internal"), Some(("127.0.0.1".into(), 9093)));
+        assert_eq!(at("PLAIN"), Some(("".into(), 9092)));
+        assert_eq!(at("v6"), Some(("::1".into(), 0)));
+        assert_eq!(at("OTHER"), None);
+        let none = Properties::parse("sasl.enabled.mechanisms=PLAIN").unwrap();
+        assert_eq!(listener_address(&none, "X").unwrap(), None);
+        for bad in ["L://host", "L://host:99999", "L://[::1:9", "L:host:1"] {
+            let p = Properties::parse(&format!("listeners={bad}")).unwrap();
+            let e = listener_address(&p, "L").unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidConfig, "{bad}");
+            assert!(e.message().contains("listeners"), "{e}");
+        }
     }
 
     #[test]

@@ -369,3 +369,28 @@ def test_the_listener_is_chosen_from_the_file(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=10)
     assert proc.returncode == 0
+
+
+def test_the_example_listens_where_the_file_says(tmp_path):
+    """Without --host and --port the example listens at its listener's entry in listeners."""
+    import socket
+    with socket.socket() as s:  # a port free now, for the file
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = tmp_path / "at.properties"
+    f.write_text(f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\nsasl.enabled.mechanisms=PLAIN\n"
+                 f"listener.name.sasl_plaintext.plain.sasl.jaas.config={PLAIN} required user_bob=\"b\";\n")
+    proc = subprocess.Popen([sys.executable, str(EXAMPLE), "--config", str(f)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert int(proc.stdout.readline()) == port
+        assert f"listening on 127.0.0.1:{port}" in proc.stdout.readline()
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    bad = tmp_path / "bad.properties"
+    bad.write_text("listeners=SASL_PLAINTEXT://127.0.0.1:notaport\nsasl.enabled.mechanisms=PLAIN\n")
+    p = subprocess.run([sys.executable, str(EXAMPLE), "--config", str(bad)], capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 2 and "listeners" in p.stderr, p.stderr

@@ -43,6 +43,6 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
         JwksEndpoint, ConfigReport, ServerSetup;
         unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
-        parse_describe_tokens_response, check_config, sasl_listeners, choose_listener);
+        parse_describe_tokens_response, check_config, sasl_listeners, choose_listener, listener_address);
     Ok(())
 }

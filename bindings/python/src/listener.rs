@@ -2,7 +2,8 @@
 //! (`ServerSettings::build`); `sasl_listeners`: the core's list of a file's SASL listeners.
 
 use ksasl::config::{
-    choose_listener as choose, sasl_listeners as listeners, Properties, ServerSettings,
+    choose_listener as choose, listener_address as address, sasl_listeners as listeners,
+    Properties, ServerSettings,
 };
 use ksasl::io::http::{self, HttpSettings};
 
@@ -65,6 +66,13 @@ class! { ServerSetup |py, c| shared {
 #[pyfunction]
 pub(crate) fn sasl_listeners(text: &str) -> PyResult<Vec<String>> {
     listeners(&Properties::parse(text).or_raise()?).or_raise()
+}
+
+/// Where a listener of `server.properties` text listens: `(host, port)` from its `listeners`
+/// entry (an empty host: every interface), or None (the core's `listener_address`).
+#[pyfunction]
+pub(crate) fn listener_address(text: &str, listener: &str) -> PyResult<Option<(String, u16)>> {
+    address(&Properties::parse(text).or_raise()?, listener).or_raise()
 }
 
 /// The listener to serve from `server.properties` text (the core's `choose_listener`).

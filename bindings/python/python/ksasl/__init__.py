@@ -33,6 +33,7 @@ from ksasl._ksasl import (
     renew_or_expire_token_request,
     sasl_listeners,
     choose_listener,
+    listener_address,
     sleep_ms,
     unsecured_oauth_token,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "renew_or_expire_token_request",
     "sasl_listeners",
     "choose_listener",
+    "listener_address",
     "sleep_ms",
     "unsecured_oauth_token",
 ]

@@ -419,6 +419,9 @@ def sasl_listeners(text: str) -> list[str]:
     """The SASL listeners of ``server.properties`` text (``listeners`` with
     ``listener.security.protocol.map``), in order, named as in ``listeners``."""
 
+def listener_address(text: str, listener: str) -> Optional[Tuple[str, int]]:
+    """Where ``listener`` of ``server.properties`` text listens: ``(host, port)`` from its
+    ``listeners`` entry (an empty host: every interface; IPv6 without brackets), or None."""
 def choose_listener(text: str, listener: Optional[str] = None) -> str:
     """The listener a host serves from ``server.properties`` text: ``listener`` when given (names
     ignore case) and it is one of the file's SASL listeners, or any name when the file lists
