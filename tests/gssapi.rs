@@ -662,3 +662,58 @@ fn principal_to_local_rules_name_the_kafka_user() {
     );
     assert_eq!(r.server_mechanisms().len(), 0);
 }
+
+#[test]
+fn a_gssapi_listener_of_server_properties() {
+    let k = kdc();
+    let text = format!(
+        "listeners=SASL_PLAINTEXT://127.0.0.1:9092\n\
+         sasl.enabled.mechanisms=GSSAPI,PLAIN\n\
+         sasl.kerberos.service.name=kafka\n\
+         connections.max.reauth.ms=60000\n\
+         sasl.kerberos.principal.to.local.rules=RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-admin/,DEFAULT\n\
+         listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule \
+         required useKeyTab=true storeKey=true keyTab=\"{}\" principal=\"kafka/localhost@KSASL.TEST\";\n\
+         listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule \
+         required user_bob=\"bob-secret\";\n",
+        k.keytab("kafka/localhost")
+    );
+    let settings = ksasl::config::ServerSettings::from_text(&text, "SASL_PLAINTEXT").unwrap();
+    let mut setup = settings.build(None).unwrap();
+    assert!(setup.config.is_none(), "GSSAPI waits for the host");
+    ksasl::io::gss::finish_listener(&mut setup).unwrap();
+    let config = setup
+        .config
+        .clone()
+        .expect("a configuration once GSSAPI is added");
+    let alice = login("alice", &k.keytab("alice"));
+    let mut p = Pair::new(
+        ClientConfig::new(client_registry(&alice, "kafka", false), "GSSAPI").unwrap(),
+        config.clone(),
+    );
+    p.connect(wall());
+    assert_eq!(p.stats.failed, None);
+    let s = p.server.session().unwrap();
+    // The listener's rules name the user; the session is the listener's, capped at the ticket.
+    assert_eq!(s.outcome.principal.to_string(), "User:kafka-admin");
+    assert!(p.client.session().unwrap().lifetime_ms <= 60_000);
+    // The listener's other mechanism still works.
+    let mut plain = MechanismRegistry::new();
+    plain.merge(MechanismRegistry::password_clients(Arc::new(
+        ksasl::credential::PasswordCredential::new("bob", "bob-secret").unwrap(),
+    )));
+    let mut p = Pair::new(ClientConfig::new(plain, "PLAIN").unwrap(), config);
+    p.connect(wall());
+    assert_eq!(p.stats.failed, None);
+    // A listener whose keytab is missing is refused when it is finished, naming it.
+    let missing = text.replace(&k.keytab("kafka/localhost"), "/nonexistent/kafka.keytab");
+    let settings = ksasl::config::ServerSettings::from_text(&missing, "SASL_PLAINTEXT").unwrap();
+    let mut setup = settings.build(None).unwrap();
+    let e = ksasl::io::gss::finish_listener(&mut setup).unwrap_err();
+    assert!(
+        e.message().starts_with("listener SASL_PLAINTEXT: GSSAPI: ")
+            && e.message().contains("/nonexistent/kafka.keytab"),
+        "{e}"
+    );
+    assert!(setup.config.is_none());
+}

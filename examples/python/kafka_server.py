@@ -37,8 +37,9 @@ at the realm), or as one listener of a broker's ``server.properties``::
 (ksasl reads the listener's ``sasl.enabled.mechanisms``, its PLAIN JAAS entry's ``user_``
 options, ``connections.max.reauth.ms`` per mechanism, the OAUTHBEARER validation, unsecured or
 at a JWKS endpoint, and its limits; SCRAM users are alice / alice-secret, as without a file,
-since Kafka keeps SCRAM credentials in its metadata; GSSAPI listeners are not supported this
-way), or from Python::
+since Kafka keeps SCRAM credentials in its metadata; GSSAPI from the JAAS entry's keyTab and
+principal, sasl.kerberos.service.name and sasl.kerberos.principal.to.local.rules, with
+KRB5_CONFIG pointing at the realm), or from Python::
 
     server = KafkaServer(max_reauth_ms=3000)
     port = server.start_in_thread()      # or: port = await server.start() in a running loop

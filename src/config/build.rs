@@ -349,6 +349,11 @@ impl ServerSetup {
         Ok(())
     }
 
+    /// The settings the listener was built from.
+    pub fn settings(&self) -> &ServerSettings {
+        &self.settings
+    }
+
     /// Validates OAUTHBEARER tokens with `validator` instead of the bare [`JwksValidator`] of
     /// [`ServerSetup::jwks`]: the host's fetcher around it (`ksasl::io::http::JwksFetcher`),
     /// which holds a token signed by a key it does not know yet for one refetch of the JWKS

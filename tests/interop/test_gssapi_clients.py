@@ -344,3 +344,38 @@ def test_example_runs_standalone_with_gssapi(kdc):
     assert proc.returncode == 0, err
     assert "successful-authentication-total 1.0" in out.splitlines()
     assert "authenticated User:kafka-admin with GSSAPI" in err, err
+
+
+def test_example_serves_a_gssapi_listener_of_server_properties(kdc, tmp_path):
+    """`kafka_server.py --config server.properties`: a GSSAPI listener from the JAAS entry's
+    keyTab and principal, sasl.kerberos.service.name and the principal-to-local rules."""
+    example = ROOT / "examples" / "python" / "kafka_server.py"
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI\n"
+        f"connections.max.reauth.ms={LIFETIME_MS}\nsasl.kerberos.service.name=kafka\n"
+        "sasl.kerberos.principal.to.local.rules=RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-ops/,DEFAULT\n"
+        "listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule "
+        f'required useKeyTab=true keyTab="{kdc.keytab("kafka/localhost")}" principal="{BROKER}";\n')
+    proc = subprocess.Popen([sys.executable, str(example), "--config", str(config), "-v"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **kdc.env()})
+    try:
+        port = int(proc.stdout.readline())
+        login = ksasl.KerberosLogin(principal="alice@KSASL.TEST", keytab=str(kdc.keytab("alice")))
+        login.login()
+        registry = ksasl.MechanismRegistry()
+        registry.add_gssapi_client(login, "kafka", "localhost")
+        conn = ksasl.ClientConnection(ksasl.ClientConfig(registry, "GSSAPI"))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            conn.start()
+            sock.sendall(conn.transmit())
+            while conn.session() is None:
+                conn.handle_frame(read_frame(sock))
+                sock.sendall(conn.transmit())
+        assert conn.session()["lifetime_ms"] == LIFETIME_MS
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert "authenticated User:kafka-ops with GSSAPI" in err, err

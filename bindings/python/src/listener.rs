@@ -44,12 +44,11 @@ class! { ServerSetup |py, c| shared {
             Some(t) => Some(Py::new(py, TokenAuthority(t))?),
             None => None,
         };
+        // GSSAPI: the server its settings describe (the keytab is read now).
+        py.allow_threads(|| ksasl::io::gss::finish_listener(&mut setup)).or_raise()?;
         let Some(config) = setup.config else {
-            return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
-                "listener {listener} enables GSSAPI: the core's ServerSetup gives the host no \
-                 GSSAPI server settings to register (its sasl.kerberos.principal.to.local.rules \
-                 are private), so the binding cannot finish it; use \
-                 MechanismRegistry.add_gssapi_server and ServerConfig")));
+            return Err(Error::new(ErrorCode::Internal, "a listener without a configuration"))
+                .or_raise();
         };
         Ok(ServerSetup(Built { config: Py::new(py, ServerConfig(config))?, jwks, tokens }))
     }

@@ -19,6 +19,6 @@ mod sys;
 pub mod system;
 
 pub use login::{KerberosLogin, LoginSource};
-pub use setup::{register_client, register_server, GssapiServerSettings};
+pub use setup::{finish_listener, register_client, register_server, GssapiServerSettings};
 pub use sys::{available, default_realm, renew_cache, LIBRARY_NAMES};
 pub use system::{Acceptor, AcceptorFactory, Credential, Initiator, InitiatorFactory};

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::login::KerberosLogin;
 use super::sys;
 use super::system::{AcceptorFactory, Credential};
+use crate::config::{ServerMechanism, ServerSetup};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::gssapi::client::GssapiClientConfig;
 use crate::mech::gssapi::server::{GssapiServerConfig, PrincipalMapper};
@@ -104,6 +105,41 @@ impl GssapiServerSettings {
             )),
         }
     }
+}
+
+/// Finishes a listener of `server.properties` that enables GSSAPI
+/// ([`ServerSetup::kerberos`]): adds the GSSAPI server its settings describe (the JAAS
+/// `keyTab` and `principal`, `sasl.kerberos.service.name`,
+/// `sasl.kerberos.principal.to.local.rules`; sessions capped at the client's ticket) and
+/// rebuilds the configuration. The keytab is read now. Nothing to do without GSSAPI.
+pub fn finish_listener(setup: &mut ServerSetup) -> Result<()> {
+    let Some(ServerMechanism::Gssapi {
+        principal,
+        keytab,
+        service_name,
+    }) = setup.kerberos.clone()
+    else {
+        return Ok(());
+    };
+    let settings = GssapiServerSettings {
+        keytab,
+        principal,
+        service_name,
+        rules: setup.settings().principal_to_local_rules.clone(),
+        ..GssapiServerSettings::default()
+    };
+    let mut registry = setup.registry.clone();
+    register_server(&mut registry, &settings).map_err(|e| {
+        Error::new(
+            e.code(),
+            format!(
+                "listener {}: GSSAPI: {}",
+                setup.settings().listener,
+                e.message()
+            ),
+        )
+    })?;
+    setup.with_registry(registry)
 }
 
 /// Adds a GSSAPI server with `settings`: reads the keytab now (so a missing keytab or key is
