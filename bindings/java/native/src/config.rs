@@ -1,17 +1,60 @@
-//! `Config.check`, `Config.saslListeners` and `ServerConfig.fromProperties`: the core's reading
-//! of `.properties` text, as records and handles.
+//! `Config.check`, `Config.saslListeners`, `ServerConfig.fromProperties` and `ClientSetup`: the
+//! core's reading of `.properties` text, as records and handles.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use jni::objects::{JLongArray, JObject, JString};
+use jni::objects::{JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
-use ksasl::config::{check, choose_listener, sasl_listeners, Properties, ServerSettings};
+use jni::JNIEnv;
+use ksasl::config::{
+    check, choose_listener, sasl_listeners, ClientLogin, ClientSettings, ClientSetup, Properties,
+    ServerSettings,
+};
+use ksasl::io::http::{jwks_endpoint, HttpSettings};
+use ksasl::kafka::client::ClientConfig;
 use ksasl::kafka::config::ServerConfig;
-use ksasl::CredentialLookup;
+use ksasl::{CredentialLookup, SharedRandom};
 
-use crate::glue::{get, into_handle, natives, opt_string, string, Rec};
-use crate::oauth::Jwks;
-use crate::objects::Store;
+use crate::glue::{free, get, into_handle, natives, opt_string, string, strings, JResult, Rec};
+use crate::oauth::Refr;
+use crate::objects::{registry, Authority, Store};
+use crate::oidc::Endpoint;
+
+/// A `ClientSetup` handle: the core's, locked for `with_registry`.
+type Setup = Mutex<ClientSetup>;
+
+/// The record of a built client: the configuration and refresher handles (0: none), the login
+/// (0 ready, 1 OIDC, 2 host token, 3 Kerberos) with Kerberos' service name, principal and keytab
+/// (null otherwise), mechanism, security protocol, unknown names, warnings, effective settings
+/// (names and values), and the handle of the core's `ClientSetup`.
+fn client_setup<'l>(env: &mut JNIEnv<'l>, props: Properties) -> JResult<JObject<'l>> {
+    let s = ClientSettings::from_properties(&props)?;
+    let built = s.build(SharedRandom::default())?;
+    let config = built
+        .config
+        .clone()
+        .map_or(0, into_handle::<Arc<ClientConfig>>);
+    let refresher = built.refresher.clone().map_or(0, into_handle::<Refr>);
+    let r = Rec::default().i64(config).i64(refresher);
+    let r = match &built.login {
+        ClientLogin::Ready => r.u8(0).bytes(None).bytes(None).bytes(None),
+        ClientLogin::Oidc => r.u8(1).bytes(None).bytes(None).bytes(None),
+        ClientLogin::HostToken(_) => r.u8(2).bytes(None).bytes(None).bytes(None),
+        ClientLogin::Kerberos {
+            service_name,
+            principal,
+            keytab,
+        } => r
+            .u8(3)
+            .str(service_name)
+            .bytes(principal.as_deref().map(str::as_bytes))
+            .bytes(keytab.as_deref().map(str::as_bytes)),
+    };
+    let r = r.str(&s.mechanism).str(s.security_protocol.name());
+    let r = r.strs(&s.unknown).strs(&s.warnings);
+    let r = r.strs(s.effective().iter().flat_map(|(k, v)| [k, v]));
+    r.i64(into_handle::<Setup>(Mutex::new(built))).done(env)
+}
 
 natives! {
     fn configCheck(env, text: JString<'l>, listener: JString<'l>) -> JObject<'l> {
@@ -43,13 +86,44 @@ natives! {
         let mut flat = vec![0i64; env.get_array_length(&apis)? as usize];
         env.get_long_array_region(&apis, 0, &mut flat)?;
         let apis: Vec<_> = flat.chunks_exact(3).map(|t| (t[0], t[1], t[2])).collect();
-        let setup = ServerSettings::from_text(&text, &listener)?.build_with_apis(scram, &apis)?;
+        let mut setup =
+            ServerSettings::from_text(&text, &listener)?.build_with_apis(scram, &apis)?;
+        if setup.config.is_none() {
+            // GSSAPI: nothing the Java side could finish (ServerSetup.of says why).
+            return Rec::default().i64(0).done(env);
+        }
+        // Each validator behind its fetcher, which validates: a token of a key not yet fetched
+        // waits for one refetch.
+        let mut endpoints = Vec::with_capacity(setup.jwks.len());
+        for (url, validator, http) in std::mem::take(&mut setup.jwks) {
+            let http = HttpSettings::from_pairs(http.iter())?;
+            let fetcher = Arc::new(jwks_endpoint(&url, &http, validator)?);
+            setup.with_oauthbearer_validator(fetcher.clone())?;
+            endpoints.push((url, fetcher));
+        }
         let config = setup.config.map_or(0, into_handle::<Arc<ServerConfig>>);
-        let r = Rec::default().i64(config).i32(setup.jwks.len() as i32);
-        let r = setup.jwks.into_iter().fold(r, |r, (url, validator, http)| {
-            let r = r.str(&url).i64(into_handle::<Jwks>(validator));
-            r.strs(http.iter().flat_map(|(k, v)| [k, v]))
+        let r = Rec::default().i64(config).i32(endpoints.len() as i32);
+        let r = endpoints.into_iter().fold(r, |r, (url, fetcher)| {
+            r.str(&url).i64(into_handle::<Endpoint>(fetcher))
         });
-        r.done(env)
+        r.i64(setup.tokens.map_or(0, into_handle::<Authority>))
+            .done(env)
     }
+
+    fn clientSetupFromText(env, text: JString<'l>) -> JObject<'l> {
+        let props = Properties::parse(&string(env, &text, "text")?)?;
+        client_setup(env, props)
+    }
+    fn clientSetupFromPairs(env, pairs: JObjectArray<'l>) -> JObject<'l> {
+        let list = strings(env, &pairs)?;
+        let pairs = list.chunks_exact(2).map(|c| (c[0].as_str(), c[1].as_str()));
+        client_setup(env, Properties::from_pairs(pairs))
+    }
+    fn clientSetupWithRegistry(env, h: jlong, r: jlong, mechanism: JString<'l>) -> i64 {
+        let mechanism = string(env, &mechanism, "mechanism")?;
+        let mut setup = get::<Setup>(h).lock().unwrap_or_else(|p| p.into_inner());
+        setup.with_registry(registry(r).clone(), &mechanism)?;
+        Ok(setup.config.clone().map_or(0, into_handle::<Arc<ClientConfig>>))
+    }
+    clientSetupFree(_env, h: jlong) -> () = free::<Setup>(h);
 }

@@ -172,6 +172,7 @@ natives! {
     }
     refresherFree(_env, h: jlong) -> () = free::<Refr>(h);
     refresherPoll(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).poll(now);
+    refresherRunDue(_env, h: jlong, now: jlong) -> bool = get::<Refr>(h).run_due(now);
     fn refresherSetToken(
         env, h: jlong, token: JString<'l>, expiry: jlong, principal: JString<'l>,
         extensions: JObjectArray<'l>, now: jlong,

@@ -15,7 +15,7 @@ use crate::oauth::{token, Jwks, Refr};
 use crate::objects::registry_mut;
 
 type Login = Arc<OidcLogin>;
-type Endpoint = Arc<JwksFetcher>;
+pub(crate) type Endpoint = Arc<JwksFetcher>;
 
 /// Name/value pairs from a flat array (`[name0, value0, name1, value1, ...]`).
 fn pairs(list: &[String]) -> impl Iterator<Item = (&str, &str)> {

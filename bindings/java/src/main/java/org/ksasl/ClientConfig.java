@@ -9,7 +9,8 @@ import java.util.Objects;
  * and safe to share.
  */
 public final class ClientConfig extends NativeHandle {
-    private ClientConfig(long handle) {
+    /** Owns a configuration handle (the builder's, or a {@link ClientSetup}'s). */
+    ClientConfig(long handle) {
         super(handle, Native::clientConfigFree);
     }
 

@@ -22,6 +22,11 @@ public final class JwksEndpoint extends NativeHandle {
         super(create(url, validator, settings), Native::jwksEndpointFree);
     }
 
+    /** Owns an endpoint handle the native side made (a listener's, {@link ServerSetup#jwks()}). */
+    JwksEndpoint(long handle) {
+        super(handle, Native::jwksEndpointFree);
+    }
+
     private static long create(String url, JwksValidator validator, Map<String, String> settings)
             throws KsaslException {
         Objects.requireNonNull(url, "url");

@@ -36,11 +36,6 @@ public final class JwksValidator extends NativeHandle {
         super(create(setters), Native::jwksFree);
     }
 
-    /** Owns a validator handle the native side made (a listener's, {@link ServerSetup}). */
-    JwksValidator(long handle) {
-        super(handle, Native::jwksFree);
-    }
-
     private static long create(Setters setters) throws KsaslException {
         Native.init();
         long c = Native.jwtConfigNew();

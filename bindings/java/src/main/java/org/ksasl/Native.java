@@ -318,12 +318,35 @@ final class Native {
     /**
      * Builds the broker listener {@code listener} of {@code text} (the core's
      * {@code ServerSettings::build}), with SCRAM against the store {@code store} (0: none): a
-     * record of the new configuration's handle (0: none, the listener enables GSSAPI), then the
-     * count of JWKS validators and each one's endpoint URL, new validator handle and HTTPS
-     * settings (alternating names and values). The caller owns every handle.
+     * record of the new configuration's handle (0: none, the listener enables GSSAPI, and nothing
+     * follows), then the count of JWKS endpoints and each one's URL and new endpoint handle (the
+     * fetcher the configuration validates tokens with), then the new token authority handle
+     * ({@code delegation.token.secret.key}; 0: none). The caller owns every handle.
      */
     static native byte[] serverSetupBuild(String text, String listener, long store, long[] apis)
             throws KsaslException;
+
+    /**
+     * Builds the client of the {@code .properties} {@code text} (the core's
+     * {@code ClientSettings::build}): a record of the new configuration handle (0: none, GSSAPI),
+     * the new refresher handle (0: none), the login (a byte: 0 ready, 1 OIDC, 2 host token, 3
+     * Kerberos), Kerberos' service name, principal and keytab (null otherwise), the mechanism,
+     * the security protocol, the unknown names, the warnings, the effective settings (alternating
+     * names and values) and the new setup handle. The caller owns every handle.
+     */
+    static native byte[] clientSetupFromText(String text) throws KsaslException;
+
+    /** {@link #clientSetupFromText} from properties given as alternating names and values. */
+    static native byte[] clientSetupFromPairs(String[] pairs) throws KsaslException;
+
+    /**
+     * Rebuilds the setup's configuration for {@code mechanism} with the registry {@code r}'s
+     * clients (the core's {@code ClientSetup::with_registry}): the new configuration handle.
+     */
+    static native long clientSetupWithRegistry(long h, long r, String mechanism) throws KsaslException;
+
+    /** Frees a client setup (the configurations and refresher handed out keep their reference). */
+    static native void clientSetupFree(long h);
 
     // --- ClientConfig -----------------------------------------------------------------------
 
@@ -626,6 +649,9 @@ final class Native {
 
     /** Whether a new credential must be fetched now. */
     static native boolean refresherPoll(long h, long nowMs);
+
+    /** Runs the refresher's own callback if a refresh is due (the core's {@code run_due}): whether it ran. */
+    static native boolean refresherRunDue(long h, long nowMs);
 
     /** Installs a token; its generation. {@code extensions} alternates names and values. */
     static native long refresherSetToken(long h, String token, long expiryMs, String principal, String[] extensions,

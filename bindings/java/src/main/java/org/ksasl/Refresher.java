@@ -29,6 +29,11 @@ public final class Refresher extends NativeHandle {
         super(create(setters), Native::refresherFree);
     }
 
+    /** Owns a refresher handle the native side made (a {@link ClientSetup}'s). */
+    Refresher(long handle) {
+        super(handle, Native::refresherFree);
+    }
+
     private static long create(Setters setters) throws KsaslException {
         Native.init();
         long c = Native.refreshConfigNew();
@@ -47,6 +52,18 @@ public final class Refresher extends NativeHandle {
     /** {@code true} when a new token must be fetched now (the refresh is then outstanding). */
     public boolean poll(long nowMs) {
         return with(h -> Native.refresherPoll(h, nowMs));
+    }
+
+    /**
+     * Callback form: if a refresh is due, runs the refresher's own login and returns
+     * {@code true}. Only a refresher of a {@link ClientSetup} has one (Kafka's unsecured tokens
+     * made in the core; an OIDC login at the identity provider, which blocks the calling thread
+     * for the HTTPS request); for any other refresher a due refresh is answered as a failure
+     * ("no refresh callback is set") and {@code false} returned: answer {@link #poll} yourself.
+     * Call it at {@link #nextDeadline()}.
+     */
+    public boolean runDue(long nowMs) {
+        return with(h -> Native.refresherRunDue(h, nowMs));
     }
 
     /** Installs a token with its absolute expiry (ms since the epoch); returns its generation. */

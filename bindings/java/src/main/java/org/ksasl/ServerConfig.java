@@ -28,16 +28,19 @@ public final class ServerConfig extends NativeHandle {
      * validator, or with a JWKS validator when the file names
      * {@code OAuthBearerValidatorCallbackHandler} and {@code sasl.oauthbearer.jwks.endpoint.url};
      * {@code connections.max.reauth.ms} (per mechanism where the file says so),
-     * {@code sasl.server.max.receive.size} and {@code connection.failed.authentication.delay.ms}.
-     * Every other value keeps the core's defaults (Kafka's). No file is read and nothing is
-     * fetched: feed the JWKS validators with {@link ServerSetup.Jwks#endpoint()}.
+     * {@code sasl.server.max.receive.size}, {@code connection.failed.authentication.delay.ms},
+     * and delegation tokens with {@code delegation.token.secret.key}
+     * ({@link ServerSetup#tokens()}). Every other value keeps the core's defaults (Kafka's). No
+     * file is read and nothing is fetched: fetch the JWKS endpoints
+     * ({@link ServerSetup.Jwks#endpoint()}).
      *
      * @param text the {@code .properties} text
      * @param listener the listener's name as in {@code listeners} (any case); see
      *     {@link Config#saslListeners}
      * @param scramStore the SCRAM users, or {@code null}: no SCRAM user exists, every SCRAM
      *     login is refused (PLAIN users never come from it)
-     * @return the listener's configuration and JWKS validators, owned by the caller
+     * @return the listener's configuration, JWKS endpoints and token authority, owned by the
+     *     caller
      * @throws KsaslArgumentException ({@code INVALID_CONFIG}) naming the setting to fix; no
      *     password appears in its message
      * @throws UnsupportedOperationException when the listener enables GSSAPI, which this

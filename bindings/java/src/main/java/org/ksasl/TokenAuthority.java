@@ -60,6 +60,11 @@ public final class TokenAuthority extends NativeHandle {
                 Native::tokenAuthorityFree);
     }
 
+    /** Owns an authority handle the native side made (a listener's, {@link ServerSetup#tokens()}). */
+    TokenAuthority(long handle) {
+        super(handle, Native::tokenAuthorityFree);
+    }
+
     private static long create(String secretKey, long[] settings) throws KsaslException {
         Objects.requireNonNull(secretKey, "secretKey");
         Native.init();

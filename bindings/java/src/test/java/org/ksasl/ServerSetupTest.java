@@ -2,11 +2,23 @@ package org.ksasl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.File;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,24 +114,141 @@ class ServerSetupTest {
     }
 
     @Test
-    void jwksValidatorsComeWithTheirEndpoints() throws Exception {
+    void jwksValidationComesWithItsEndpoints() throws Exception {
         ServerSetup setup = ServerConfig.fromProperties(BROKER, "EXTERNAL", null);
         try {
             assertEquals(1, setup.jwks().size());
+            assertNull(setup.tokens());
             ServerSetup.Jwks j = setup.jwks().get(0);
             assertEquals("https://idp.example/jwks", j.url());
-            assertEquals(Map.of("sasl.login.connect.timeout.ms", "4000", "sasl.login.read.timeout.ms", "6000"),
-                    j.settings());
-            // No key yet: the host fetches them (a past time says "now").
-            assertEquals(Long.MIN_VALUE, j.validator().nextRefreshMs());
-            try (JwksEndpoint endpoint = j.endpoint()) {
-                assertFalse(endpoint.isClosed());
-            }
+            JwksEndpoint endpoint = j.endpoint();
+            assertFalse(endpoint.isClosed());
             setup.close();
-            assertTrue(j.validator().isClosed());
+            assertTrue(endpoint.isClosed());
             assertTrue(setup.config().isClosed());
         } finally {
             setup.close();
+        }
+    }
+
+    /**
+     * The file's JWKS endpoint (here a local HTTP server serving the vectors' key set) is the
+     * configuration's validator: a token signed by a key not fetched yet is held for a fetch and
+     * authenticates.
+     */
+    @Test
+    void theFilesJwksEndpointValidatesTokens() throws Exception {
+        JsonNode v = new ObjectMapper().readTree(
+                new File(System.getProperty("ksasl.vectors", "../../tests/vectors"), "jwt.json"));
+        long now = v.get("now_ms").asLong();
+        String token = null;
+        for (JsonNode t : v.get("tokens")) {
+            if (t.get("name").asText().equals("rs256")) {
+                token = t.get("token").asText();
+            }
+        }
+        byte[] jwks = v.get("jwks").toString().getBytes(StandardCharsets.UTF_8);
+        HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        http.createContext("/jwks", x -> {
+            x.getResponseHeaders().add("Content-Type", "application/json");
+            x.sendResponseHeaders(200, jwks.length);
+            try (OutputStream o = x.getResponseBody()) {
+                o.write(jwks);
+            }
+        });
+        http.start();
+        String text = String.join("\n",
+                "sasl.enabled.mechanisms=OAUTHBEARER",
+                "listener.name.l.oauthbearer.sasl.jaas.config="
+                        + "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
+                "listener.name.l.oauthbearer.sasl.server.callback.handler.class="
+                        + "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+                "sasl.oauthbearer.jwks.endpoint.url=http://127.0.0.1:" + http.getAddress().getPort() + "/jwks",
+                "sasl.oauthbearer.expected.issuer=" + v.get("issuer").asText(),
+                "sasl.oauthbearer.expected.audience=" + v.get("audience").asText(),
+                "");
+        try (ServerSetup setup = ServerConfig.fromProperties(text, "L", null);
+                Refresher r = new Refresher();
+                MechanismRegistry clients = new MechanismRegistry().addOAuthBearerClient(r)) {
+            assertEquals(1, setup.jwks().size());
+            r.setToken(token, now + 60_000, "alice", Map.of(), now);
+            try (ClientConfig cc = ClientConfig.builder(clients, "OAUTHBEARER").build()) {
+                // Nothing fetched yet: the endpoint fetches the key set for the token's unknown
+                // key instead of refusing it (a bare validator without keys would refuse it).
+                Wire.Pair p = new Wire.Pair(cc, setup.config());
+                try {
+                    p.client.start(now);
+                    p.pump(now);
+                    assertTrue(p.server.isReady(), String.valueOf(p.closed));
+                    assertEquals("alice", p.server.session().outcome().principalName());
+                } finally {
+                    p.client.close();
+                    p.server.close();
+                }
+            }
+            assertEquals(4, setup.jwks().get(0).endpoint().fetch(now));
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    /** The api keys (with their ranges) of {@code sc}'s ApiVersions v0 answer. */
+    static Map<Short, List<Short>> apiVersions(ServerConfig sc) throws KsaslException {
+        // ApiVersions v0, correlation id 9, null client id.
+        byte[] req = ByteBuffer.allocate(10).putShort((short) 18).putShort((short) 0).putInt(9).putShort((short) -1)
+                .array();
+        ByteBuffer b = ByteBuffer.wrap(sc.apiVersionsResponse(req));
+        assertEquals(b.remaining() - 4, b.getInt());
+        assertEquals(9, b.getInt());
+        assertEquals(0, b.getShort());
+        Map<Short, List<Short>> out = new TreeMap<>();
+        for (int i = b.getInt(); i > 0; i--) {
+            out.put(b.getShort(), List.of(b.getShort(), b.getShort()));
+        }
+        return out;
+    }
+
+    @Test
+    void delegationTokensComeWithTheirAuthority() throws Exception {
+        String text = BROKER + String.join("\n",
+                "delegation.token.secret.key=token-key-" + SECRET,
+                "delegation.token.max.lifetime.ms=600000",
+                "delegation.token.expiry.time.ms=60000",
+                "");
+        ServerSetup setup = ServerConfig.fromProperties(text, "INTERNAL", null);
+        try {
+            TokenAuthority tokens = setup.tokens();
+            assertNotNull(tokens);
+            Map<Short, List<Short>> apis = apiVersions(setup.config());
+            for (short key = 38; key <= 41; key++) {
+                assertTrue(apis.containsKey(key), "api " + key + " in " + apis);
+            }
+            // A token of the authority logs in with SCRAM (tokenauth), for its owner.
+            DelegationToken t = tokens.create("User:bob", T0);
+            assertEquals(T0 + 60_000, t.expiryMs());
+            try (MechanismRegistry r = new MechanismRegistry().addTokenClients(t.tokenId(), t.hmacBase64());
+                    ClientConfig cc = ClientConfig.builder(r, "SCRAM-SHA-512").build()) {
+                Wire.Pair p = new Wire.Pair(cc, setup.config());
+                try {
+                    p.client.start(T0);
+                    p.pump(T0);
+                    assertTrue(p.server.isReady(), String.valueOf(p.closed));
+                    assertEquals("User:bob", p.server.session().principal());
+                    assertTrue(p.server.session().outcome().tokenAuthenticated());
+                } finally {
+                    p.client.close();
+                    p.server.close();
+                }
+            }
+            setup.close();
+            assertTrue(tokens.isClosed());
+        } finally {
+            setup.close();
+        }
+        // Without the key: no authority, no token APIs.
+        try (ServerSetup plain = ServerConfig.fromProperties(BROKER, "INTERNAL", null)) {
+            assertNull(plain.tokens());
+            assertFalse(apiVersions(plain.config()).containsKey((short) 38));
         }
     }
 

@@ -102,8 +102,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
     private final ServerConfig config;
     /** The configuration answering ApiVersions requests of authenticated connections (the listener's). */
     private final ServerConfig apiVersionsConfig;
-    /** With {@link Builder#config}: the file's listener, and the JWKS endpoints feeding its validators. */
+    /** With {@link Builder#config}: the file's listener (with its JWKS endpoints and token authority). */
     private final ServerSetup setup;
+    /** The fetch threads of the file's JWKS endpoints, stopped before the setup is closed. */
     private final List<AutoCloseable> jwksEndpoints = new ArrayList<>();
     private final Broker broker;
     private final int requestedPort;
@@ -252,8 +253,11 @@ public final class KsaslKafkaServer implements AutoCloseable {
          * validator or, with {@code OAuthBearerValidatorCallbackHandler}, a JWKS endpoint (fetched
          * once by {@link #build()}, which fails if it cannot be reached, then kept fresh until
          * {@link KsaslKafkaServer#close()}), {@code connections.max.reauth.ms} (also per
-         * mechanism), {@code sasl.server.max.receive.size} and
-         * {@code connection.failed.authentication.delay.ms}. Replaces {@link #maxReauthMs},
+         * mechanism), {@code sasl.server.max.receive.size},
+         * {@code connection.failed.authentication.delay.ms}, and with
+         * {@code delegation.token.secret.key} delegation tokens ({@code tokenauth} logins and the
+         * token APIs 38-41, served by the file's {@link TokenAuthority}, see
+         * {@link KsaslKafkaServer#tokens()}). Replaces {@link #maxReauthMs},
          * {@link #failedAuthDelayMs}, {@link #tokens}, {@link #mechanism}, {@link #gssapi} and
          * {@link #oauthBearerJwks}: {@link #build()} refuses the combination. A listener with
          * GSSAPI cannot be built from the file (ksasl's Java binding says why).
@@ -291,7 +295,6 @@ public final class KsaslKafkaServer implements AutoCloseable {
         this.maxReauthMs = b.configText == null ? b.maxReauthMs : null;
         this.advertisedHost = b.advertisedHost;
         this.broker = new Broker(advertisedHost, LOG);
-        this.tokens = b.tokens;
         b.topics.forEach(broker::createTopic);
         store = new CredentialStore();
         try {
@@ -304,10 +307,14 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 apiVersionsConfig = file.config();
                 setup = file;
                 config = file.config();
+                // With delegation.token.secret.key: the file's authority answers tokenauth logins
+                // (in the configuration already) and serves the token APIs it lists.
+                tokens = file.tokens();
                 signedOAuthBearer = !file.jwks().isEmpty();
                 return;
             }
             setup = null;
+            tokens = b.tokens;
             signedOAuthBearer = b.jwks != null;
             // The registry is a template: the configuration takes a snapshot of it.
             try (MechanismRegistry registry = new MechanismRegistry()) {
@@ -361,9 +368,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
     }
 
     /**
-     * The file's listener as ksasl builds it, SCRAM against this server's store, with an endpoint
-     * fetching the keys of each JWKS validator: fetched once now (an unreachable or untrusted
-     * endpoint fails the build), then kept fresh by ksasl's thread until {@link #close()}.
+     * The file's listener as ksasl builds it, SCRAM against this server's store, with its JWKS
+     * endpoints (the validators of its configuration) fetched once now (an unreachable or
+     * untrusted endpoint fails the build), then kept fresh by ksasl's thread until
+     * {@link #close()}.
      */
     private ServerSetup fileConfig(String text, String listener) throws KsaslException {
         List<DelegationTokenCodec.ApiRange> scram = CredentialStore.scramCredentialApiVersions();
@@ -382,10 +390,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
         ServerSetup s = ServerConfig.fromProperties(text, listener, store, apis);
         try {
             for (ServerSetup.Jwks j : s.jwks()) {
-                JwksEndpoint endpoint = j.endpoint();
-                jwksEndpoints.add(endpoint);
-                endpoint.fetch(System.currentTimeMillis());
-                jwksEndpoints.add(0, endpoint.start()); // stopped before the endpoint is closed
+                j.endpoint().fetch(System.currentTimeMillis());
+                jwksEndpoints.add(j.endpoint().start()); // stopped before the setup (and endpoint) is closed
             }
             return s;
         } catch (KsaslException | RuntimeException e) {
@@ -467,7 +473,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
         return broker.records(topic);
     }
 
-    /** The token authority given to {@link Builder#tokens}, or {@code null}. */
+    /**
+     * The token authority given to {@link Builder#tokens}, or with {@link Builder#config} the
+     * file's ({@code delegation.token.secret.key}, {@link ServerSetup#tokens()}), or {@code null}.
+     */
     public TokenAuthority tokens() {
         return tokens;
     }
@@ -756,7 +765,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "  --config FILE            SASL as this broker configuration says for one listener (read by",
             "                           ksasl): sasl.enabled.mechanisms, PLAIN users from the JAAS user_",
             "                           options, OAUTHBEARER unsecured or with its JWKS endpoint,",
-            "                           connections.max.reauth.ms (also per mechanism), ...; instead of",
+            "                           connections.max.reauth.ms (also per mechanism), delegation",
+            "                           tokens with delegation.token.secret.key, ...; instead of",
             "                           the SASL options (--max-reauth-ms, --failed-auth-delay-ms,",
             "                           --token-secret, --gssapi-*, --jwks-endpoint-url and its options)",
             "  --listener NAME          the listener of --config (default: its only SASL listener)",
@@ -919,7 +929,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
         if (configFile != null) {
             System.out.println("listening on " + HOST + ":" + port + " (listener " + listener + " of " + configFile
                     + (server.signedOAuthBearer() ? "; OAUTHBEARER keys from "
-                            + server.serverSetup().jwks().get(0).url() : "") + "); Ctrl-C stops");
+                            + server.serverSetup().jwks().get(0).url() : "")
+                    + (server.tokens() != null ? "; delegation tokens" : "") + "); Ctrl-C stops");
         } else {
             System.out.println("listening on " + HOST + ":" + port + " (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER"
                     + (keys != null ? " [signed JWTs, keys from " + jwksUrl + "]" : "")

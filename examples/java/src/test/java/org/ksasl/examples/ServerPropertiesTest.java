@@ -3,15 +3,20 @@ package org.ksasl.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -22,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.ksasl.ServerConfig;
 
 /**
  * The example server configured from a broker's {@code server.properties} with two SASL
@@ -102,6 +108,67 @@ class ServerPropertiesTest {
             refused(server, "SCRAM-SHA-256", "carol", "not-the-password", SaslAuthenticationException.class);
             keepsReauthenticating(server, "SCRAM-SHA-256", "carol", "carol-secret", DEFAULT_MS);
         }
+    }
+
+    /**
+     * With {@code delegation.token.secret.key}, the listener built from the file has a token
+     * authority: the server serves the token APIs (listed in ApiVersions: 38-41) with it, so
+     * Kafka's Admin creates a token, and a login with that token ({@code tokenauth}) is its
+     * owner's.
+     */
+    @Test
+    void theFilesTokenSecretServesDelegationTokens() throws Exception {
+        String text = properties + String.join("\n",
+                "delegation.token.secret.key=file-token-secret",
+                "delegation.token.expiry.time.ms=600000",
+                "");
+        try (KsaslKafkaServer server = KsaslKafkaServer.builder().config(text, "EXTERNAL")
+                .user("carol", "carol-secret").topic("orders", 1).build()) {
+            server.start();
+            assertNotNull(server.serverSetup().tokens());
+            assertSame(server.serverSetup().tokens(), server.tokens());
+            Set<Short> keys = apiKeys(server.serverSetup().config());
+            assertTrue(keys.containsAll(Set.of((short) 38, (short) 39, (short) 40, (short) 41)), keys.toString());
+            org.apache.kafka.common.security.token.delegation.DelegationToken created;
+            try (Admin carol = Admin.create(Clients.admin(server, "carol", "SCRAM-SHA-256",
+                    Clients.jaas("SCRAM-SHA-256", "carol", "carol-secret")))) {
+                created = carol.createDelegationToken().delegationToken().get(10, TimeUnit.SECONDS);
+                assertEquals("carol", created.tokenInfo().owner().getName());
+                assertEquals(List.of(created), carol.describeDelegationToken().delegationTokens()
+                        .get(10, TimeUnit.SECONDS));
+            }
+            try (Admin viaToken = Admin.create(Clients.admin(server, "via-token", "SCRAM-SHA-256",
+                    Clients.tokenJaas(created.tokenInfo().tokenId(), created.hmacAsBase64String())))) {
+                assertEquals(Set.of("orders"), viaToken.listTopics().names().get(10, TimeUnit.SECONDS));
+            }
+            ConnectionStats last = server.connections().get(server.connections().size() - 1);
+            assertEquals("User:carol", last.principal());
+            assertTrue(last.tokenAuthenticated());
+        }
+        // Without the key: no authority, no token APIs.
+        try (KsaslKafkaServer server = KsaslKafkaServer.builder().config(properties, "EXTERNAL").build()) {
+            assertNull(server.tokens());
+            assertNull(server.serverSetup().tokens());
+            assertFalse(apiKeys(server.serverSetup().config()).contains((short) 38));
+        }
+    }
+
+    /** The api keys of {@code config}'s answer to an ApiVersions v0 request. */
+    static Set<Short> apiKeys(ServerConfig config) throws Exception {
+        // ApiVersions v0, correlation id 9, null client id.
+        byte[] request = ByteBuffer.allocate(10).putShort((short) 18).putShort((short) 0).putInt(9)
+                .putShort((short) -1).array();
+        ByteBuffer b = ByteBuffer.wrap(config.apiVersionsResponse(request));
+        b.getInt(); // length
+        assertEquals(9, b.getInt());
+        assertEquals(0, b.getShort());
+        Set<Short> keys = new TreeSet<>();
+        for (int n = b.getInt(); n > 0; n--) {
+            keys.add(b.getShort());
+            b.getShort();
+            b.getShort();
+        }
+        return keys;
     }
 
     /** An Admin logging in with {@code mechanism} fails with {@code expected}, and the server counts no login. */
