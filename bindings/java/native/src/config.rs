@@ -7,8 +7,8 @@ use jni::objects::{JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::JNIEnv;
 use ksasl::config::{
-    check, choose_listener, sasl_listeners, ClientLogin, ClientSettings, ClientSetup, Properties,
-    ServerSettings,
+    check, choose_listener, listener_address, sasl_listeners, ClientLogin, ClientSettings,
+    ClientSetup, Properties, ServerSettings,
 };
 use ksasl::io::http::{jwks_endpoint, HttpSettings};
 use ksasl::kafka::client::ClientConfig;
@@ -76,6 +76,13 @@ natives! {
         let chosen = choose_listener(&props, opt_string(env, &listener)?.as_deref())?;
         Rec::default().str(&chosen).done(env)
     }
+    fn configListenerAddress(env, text: JString<'l>, listener: JString<'l>) -> JObject<'l> {
+        let props = Properties::parse(&string(env, &text, "text")?)?;
+        match listener_address(&props, &string(env, &listener, "listener")?)? {
+            Some((host, port)) => Rec::default().i32(1).str(&host).i32(port.into()).done(env),
+            None => Rec::default().i32(0).done(env),
+        }
+    }
     fn serverSetupBuild(
         env, text: JString<'l>, listener: JString<'l>, store: jlong, apis: JLongArray<'l>,
     ) -> JObject<'l> {
@@ -88,10 +95,8 @@ natives! {
         let apis: Vec<_> = flat.chunks_exact(3).map(|t| (t[0], t[1], t[2])).collect();
         let mut setup =
             ServerSettings::from_text(&text, &listener)?.build_with_apis(scram, &apis)?;
-        if setup.config.is_none() {
-            // GSSAPI: nothing the Java side could finish (ServerSetup.of says why).
-            return Rec::default().i64(0).done(env);
-        }
+        // GSSAPI: the server the listener's settings describe (its keytab is read now).
+        ksasl::io::gss::finish_listener(&mut setup)?;
         // Each validator behind its fetcher, which validates: a token of a key not yet fetched
         // waits for one refetch.
         let mut endpoints = Vec::with_capacity(setup.jwks.len());

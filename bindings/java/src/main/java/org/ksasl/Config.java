@@ -2,6 +2,7 @@ package org.ksasl;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Configuration text as ksasl reads it: Java {@code .properties} with Kafka's client and broker
@@ -57,5 +58,38 @@ public final class Config {
         Objects.requireNonNull(text, "text");
         Native.init();
         return new Fields(Native.configChooseListener(text, listener)).str();
+    }
+
+    /**
+     * Where a listener of a broker configuration listens, from its entry in {@code listeners}
+     * ({@code NAME://host:port}; names ignore case).
+     *
+     * @param host the host as written: empty for every interface, an IPv6 address without its
+     *     brackets
+     * @param port the port (0: any free port)
+     */
+    public record ListenerAddress(String host, int port) {
+        public ListenerAddress {
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /**
+     * The core's {@code listener_address}: where {@code listener} of {@code text} listens.
+     *
+     * @param text the content of a {@code server.properties} file
+     * @param listener the listener's name
+     * @return the address, or empty when the file has no {@code listeners} or no entry for it
+     * @throws KsaslException INVALID_CONFIG for a malformed entry or port
+     */
+    public static Optional<ListenerAddress> listenerAddress(String text, String listener) throws KsaslException {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(listener, "listener");
+        Native.init();
+        Fields f = new Fields(Native.configListenerAddress(text, listener));
+        if (f.i32() == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new ListenerAddress(f.str(), f.i32()));
     }
 }

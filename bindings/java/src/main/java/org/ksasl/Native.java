@@ -316,6 +316,12 @@ final class Native {
     static native byte[] configChooseListener(String text, String listener) throws KsaslException;
 
     /**
+     * Where {@code listener} of the broker configuration {@code text} listens: a record of an
+     * i32 (1 found, 0 not), then the host and the port (i32) when found.
+     */
+    static native byte[] configListenerAddress(String text, String listener) throws KsaslException;
+
+    /**
      * Builds the broker listener {@code listener} of {@code text} (the core's
      * {@code ServerSettings::build}), with SCRAM against the store {@code store} (0: none): a
      * record of the new configuration's handle (0: none, the listener enables GSSAPI, and nothing

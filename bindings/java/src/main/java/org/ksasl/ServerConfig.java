@@ -43,8 +43,7 @@ public final class ServerConfig extends NativeHandle {
      *     caller
      * @throws KsaslArgumentException ({@code INVALID_CONFIG}) naming the setting to fix; no
      *     password appears in its message
-     * @throws UnsupportedOperationException when the listener enables GSSAPI, which this
-     *     binding cannot finish (see {@link ServerSetup})
+     *     (also for a GSSAPI listener whose keytab cannot be read)
      */
     public static ServerSetup fromProperties(String text, String listener, CredentialStore scramStore)
             throws KsaslException {

@@ -21,12 +21,10 @@ import java.util.Objects;
  * them with {@link TokenAuthority#handleRequest} and sweeps expired tokens
  * ({@link TokenAuthority#nextSweepMs()}, {@link TokenAuthority#sweep}).
  *
- * <p>GSSAPI is not built here: the core leaves a listener's GSSAPI server to the host but
- * hands it no GSSAPI server settings it could register (the listener's
- * {@code sasl.kerberos.principal.to.local.rules} stay inside the core's {@code ServerSetup}),
- * so {@link ServerConfig#fromProperties} throws {@link UnsupportedOperationException} for a
- * listener that enables it. Build such a listener with
- * {@link MechanismRegistry#addGssapiServer} and {@link ServerConfig.Builder}.
+ * <p>A listener that enables GSSAPI gets the GSSAPI server its settings describe (the JAAS
+ * entry's {@code keyTab} and {@code principal}, {@code sasl.kerberos.service.name},
+ * {@code sasl.kerberos.principal.to.local.rules}); its keytab is read when the setup is built,
+ * and a missing keytab or key fails there.
  *
  * <p>{@link #close()} frees the configuration, the endpoints and the token authority;
  * connections made from the configuration keep what they need, and a started fetch thread
@@ -65,13 +63,6 @@ public final class ServerSetup implements AutoCloseable {
     static ServerSetup of(String listener, byte[] record) {
         Fields f = new Fields(record);
         long config = f.i64();
-        if (config == 0) {
-            throw new UnsupportedOperationException("listener " + listener + " enables GSSAPI, which the Java "
-                    + "binding cannot build from server.properties: the core's ServerSetup leaves the GSSAPI "
-                    + "server to the host but gives it no GSSAPI server settings to register (its "
-                    + "sasl.kerberos.principal.to.local.rules are private); use MechanismRegistry.addGssapiServer "
-                    + "and ServerConfig.Builder for this listener");
-        }
         int n = f.i32();
         List<Jwks> jwks = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -253,16 +254,30 @@ class ServerSetupTest {
     }
 
     @Test
-    void gssapiNamesWhatIsMissing() {
+    void gssapiListenersReadTheirKeytabWhenBuilt() {
         String text = String.join("\n",
                 "sasl.enabled.mechanisms=GSSAPI",
                 "listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule"
-                        + " required useKeyTab=true keyTab=\"/etc/kafka.keytab\" principal=\"kafka/h@R\";",
+                        + " required useKeyTab=true keyTab=\"/nonexistent/kafka.keytab\" principal=\"kafka/h@R\";",
                 "sasl.kerberos.service.name=kafka", "");
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+        Exception e = assertThrows(Exception.class,
                 () -> ServerConfig.fromProperties(text, "SASL_PLAINTEXT", null));
-        assertTrue(e.getMessage().contains("GSSAPI") && e.getMessage().contains("principal.to.local.rules"),
-                e.getMessage());
+        assertEquals("INVALID_CONFIG", ((KsaslError) e).codeName());
+        assertTrue(e.getMessage().contains("listener SASL_PLAINTEXT: GSSAPI: ")
+                && e.getMessage().contains("/nonexistent/kafka.keytab"), e.getMessage());
+    }
+
+    @Test
+    void theListenersAddressComesFromListeners() throws KsaslException {
+        String text = "listeners=PLAIN://:9092,INTERNAL://127.0.0.1:9093,V6://[::1]:0\n";
+        assertEquals(Optional.of(new Config.ListenerAddress("127.0.0.1", 9093)), Config.listenerAddress(text, "internal"));
+        assertEquals(Optional.of(new Config.ListenerAddress("", 9092)), Config.listenerAddress(text, "PLAIN"));
+        assertEquals(Optional.of(new Config.ListenerAddress("::1", 0)), Config.listenerAddress(text, "v6"));
+        assertEquals(Optional.empty(), Config.listenerAddress(text, "OTHER"));
+        assertEquals(Optional.empty(), Config.listenerAddress("sasl.enabled.mechanisms=PLAIN\n", "X"));
+        KsaslArgumentException e = assertThrows(KsaslArgumentException.class,
+                () -> Config.listenerAddress("listeners=L://h:x\n", "L"));
+        assertTrue(e.getMessage().contains("listeners"), e.getMessage());
     }
 
     @Test

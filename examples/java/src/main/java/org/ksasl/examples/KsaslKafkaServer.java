@@ -770,7 +770,8 @@ public final class KsaslKafkaServer implements AutoCloseable {
             "                           the SASL options (--max-reauth-ms, --failed-auth-delay-ms,",
             "                           --token-secret, --gssapi-*, --jwks-endpoint-url and its options)",
             "  --listener NAME          the listener of --config (default: its only SASL listener)",
-            "  --port N                 port on 127.0.0.1 (0, the default: a free port, printed)",
+            "  --port N                 port on 127.0.0.1 (0: a free port, printed; default: the port",
+            "                           of the listener's entry in --config's listeners, else 0)",
             "  --max-reauth-ms N        connections.max.reauth.ms (default 3000)",
             "  --failed-auth-delay-ms N connection.failed.authentication.delay.ms (default 100)",
             "  --user NAME=PASSWORD     a PLAIN/SCRAM user (default: alice=alice-secret); with --config,",
@@ -798,6 +799,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
     public static void main(String[] args) throws Exception {
         Builder b = builder();
         boolean verbose = false;
+        Integer requestedPort = null;
         TokenAuthority authority = null;
         String keytab = null;
         String principal = null;
@@ -821,7 +823,7 @@ public final class KsaslKafkaServer implements AutoCloseable {
             switch (a) {
                 case "--config": configFile = value(args, ++i, a); break;
                 case "--listener": listener = value(args, ++i, a); break;
-                case "--port": b.port(Integer.parseInt(value(args, ++i, a))); break;
+                case "--port": requestedPort = Integer.parseInt(value(args, ++i, a)); break;
                 case "--max-reauth-ms": b.maxReauthMs(Long.parseLong(value(args, ++i, a))); break;
                 case "--failed-auth-delay-ms": b.failedAuthDelayMs(Long.parseLong(value(args, ++i, a))); break;
                 case "--user": {
@@ -881,7 +883,18 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 return;
             }
             b.config(fileText, listener);
+            if (requestedPort == null) {
+                // The listener's port in the file's listeners (this example listens on 127.0.0.1).
+                try {
+                    requestedPort = Config.listenerAddress(fileText, listener).map(Config.ListenerAddress::port).orElse(0);
+                } catch (KsaslException | IllegalArgumentException e) {
+                    System.err.println(configFile + ": " + e.getMessage());
+                    System.exit(2);
+                    return;
+                }
+            }
         }
+        b.port(requestedPort == null ? 0 : requestedPort);
         if ((keytab == null) != (principal == null)) {
             usage("--gssapi-keytab and --gssapi-principal go together");
         }

@@ -149,6 +149,37 @@ class GssapiTest {
         }
     }
 
+    /**
+     * A GSSAPI listener of {@code server.properties} (the JAAS entry's keyTab and principal,
+     * {@code sasl.kerberos.service.name}, the principal-to-local rules) built by the core:
+     * Kafka's client authenticates against it and is named by the file's rules.
+     */
+    @Test
+    void aGssapiListenerOfServerProperties() throws Exception {
+        String text = String.join("\n",
+                "listeners=SASL_PLAINTEXT://127.0.0.1:0",
+                "sasl.enabled.mechanisms=GSSAPI",
+                "sasl.kerberos.service.name=kafka",
+                "connections.max.reauth.ms=" + LIFETIME_MS,
+                "sasl.kerberos.principal.to.local.rules=RULE:[1:$1@$0](alice@KSASL.TEST)s/.*/kafka-ops/,DEFAULT",
+                "listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule"
+                        + " required useKeyTab=true keyTab=\"" + keytab("kafka/localhost")
+                        + "\" principal=\"kafka/localhost@KSASL.TEST\";", "");
+        try (KsaslKafkaServer server = KsaslKafkaServer.builder().advertisedHost("localhost").topic("orders", 1)
+                .config(text, "SASL_PLAINTEXT").build()) {
+            server.start();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(gssapi(
+                    Clients.producer(server, "producer-file", "GSSAPI", ""), "kafka"))) {
+                producer.send(new ProducerRecord<>("orders", "k", "v")).get(20, TimeUnit.SECONDS);
+            }
+            ConnectionStats c = server.connections().stream().filter(x -> !x.authentications().isEmpty())
+                    .findFirst().orElseThrow();
+            assertEquals("GSSAPI", c.mechanism(), c.toString());
+            assertEquals("User:kafka-ops", c.principal(), c.toString());
+            assertTrue(c.authentications().get(0).lifetimeMs() <= LIFETIME_MS, c.toString());
+        }
+    }
+
     @Test
     void aTicketForAnotherServiceIsRefused() throws Exception {
         try (KsaslKafkaServer server = server()) {
