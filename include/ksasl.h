@@ -296,6 +296,14 @@ typedef struct ksasl_client_connection ksasl_client_connection;
 typedef struct ksasl_client_exchange ksasl_client_exchange;
 
 /**
+ * A client built from its properties (`ksasl_client_setup_new`): its configuration, its
+ * refresher, and what the host still has to do. Its strings are owned by the handle and
+ * valid until `ksasl_client_setup_free`. Read-only functions may be called from any thread;
+ * `ksasl_client_setup_with_registry` is not called concurrently with the others.
+ */
+typedef struct ksasl_client_setup ksasl_client_setup;
+
+/**
  * What `ksasl_config_check` found, as text (`ksasl_config_report_text`).
  */
 typedef struct ksasl_config_report ksasl_config_report;
@@ -449,6 +457,11 @@ typedef uint32_t ksasl_reauth_timing;
 typedef uint32_t ksasl_client_event;
 
 /**
+ * What the host still has to do for a client setup (`KSASL_CLIENT_LOGIN_*`; 0 for NULL).
+ */
+typedef uint32_t ksasl_client_login;
+
+/**
  * How a host answers a credential request (`KSASL_CREDENTIAL_ANSWER_*`).
  */
 typedef uint32_t ksasl_credential_answer_kind;
@@ -569,6 +582,31 @@ typedef uint32_t ksasl_server_action;
  * What a server step produced (`KSASL_SERVER_STEP_*`).
  */
 typedef uint32_t ksasl_server_step_kind;
+
+/**
+ * Nothing: the credential is in the configuration (PLAIN, SCRAM; unsecured OAUTHBEARER
+ * tokens, made by the refresher's own callback when the host runs `ksasl_refresher_run_due`).
+ */
+#define KSASL_CLIENT_LOGIN_READY 1
+
+/**
+ * OAUTHBEARER tokens from an identity provider (`sasl.oauthbearer.token.endpoint.url`): the
+ * refresher's callback logs in at the provider (blocking the thread that runs
+ * `ksasl_refresher_run_due`).
+ */
+#define KSASL_CLIENT_LOGIN_OIDC 2
+
+/**
+ * OAUTHBEARER tokens the host supplies (`ksasl_refresher_set_token`), as librdkafka's refresh
+ * callback does.
+ */
+#define KSASL_CLIENT_LOGIN_HOST_TOKEN 3
+
+/**
+ * GSSAPI: the host registers a GSSAPI client for `ksasl_client_setup_kerberos_service_name`
+ * (`ksasl_mechanism_registry_add_gssapi_client`) and calls `ksasl_client_setup_with_registry`.
+ */
+#define KSASL_CLIENT_LOGIN_KERBEROS 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -849,6 +887,119 @@ ksasl_result ksasl_client_exchange_step(ksasl_client_exchange *c,
                                         const uint8_t **out,
                                         size_t *out_len,
                                         int *done);
+
+/**
+ * The connection configuration (`sasl.mechanism` chosen) as a new reference, freed by the
+ * caller with `ksasl_client_config_free`; `*out` is NULL when there is none (GSSAPI until
+ * `ksasl_client_setup_with_registry`).
+ */
+ksasl_result ksasl_client_setup_config(const ksasl_client_setup *s, ksasl_client_config **out);
+
+/**
+ * Frees a client setup; the configurations and refreshers it handed out stay (NULL is a no-op).
+ */
+void ksasl_client_setup_free(ksasl_client_setup *p);
+
+/**
+ * For `KSASL_CLIENT_LOGIN_KERBEROS`: the keytab (JAAS `keyTab`, librdkafka's
+ * `sasl.kerberos.keytab`); borrowed; NULL when not configured, otherwise and for NULL.
+ */
+const char *ksasl_client_setup_kerberos_keytab(const ksasl_client_setup *s);
+
+/**
+ * For `KSASL_CLIENT_LOGIN_KERBEROS`: the client principal (JAAS `principal`, librdkafka's
+ * `sasl.kerberos.principal`); borrowed; NULL when not configured, otherwise and for NULL.
+ */
+const char *ksasl_client_setup_kerberos_principal(const ksasl_client_setup *s);
+
+/**
+ * For `KSASL_CLIENT_LOGIN_KERBEROS`: the broker's service name (`sasl.kerberos.service.name`,
+ * JAAS `serviceName`); borrowed; NULL otherwise and for NULL.
+ */
+const char *ksasl_client_setup_kerberos_service_name(const ksasl_client_setup *s);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_client_setup_last_error(const ksasl_client_setup *p);
+
+/**
+ * What the host still has to do (`KSASL_CLIENT_LOGIN_*`); 0 for NULL.
+ */
+ksasl_client_login ksasl_client_setup_login(const ksasl_client_setup *s);
+
+/**
+ * The mechanism (`sasl.mechanism`, librdkafka's `sasl.mechanisms`), e.g. `"SCRAM-SHA-256"`;
+ * borrowed from the handle; NULL for NULL.
+ */
+const char *ksasl_client_setup_mechanism(const ksasl_client_setup *s);
+
+/**
+ * Reads a client's `.properties` (`text`, `len` bytes: UTF-8, or ISO-8859-1 for bytes that
+ * are not) by Kafka's or librdkafka's names and builds the client they describe. An invalid
+ * configuration (or one without SASL: `security.protocol` must be `SASL_PLAINTEXT` or
+ * `SASL_SSL`) is `KSASL_INVALID_CONFIG`, its detail (naming the key, the expected form and
+ * Kafka's default, never a secret) in `ksasl_last_constructor_error`; as for every
+ * constructor, `*out` is written only on success (initialise it to NULL).
+ */
+ksasl_result ksasl_client_setup_new(const char *text, size_t len, ksasl_client_setup **out);
+
+/**
+ * `ksasl_client_setup_new` from `n` property names and values (the arrays may be NULL when
+ * `n` is 0; a repeated name keeps its last value).
+ */
+ksasl_result ksasl_client_setup_new_from_pairs(const char *const *keys,
+                                               const char *const *values,
+                                               size_t n,
+                                               ksasl_client_setup **out);
+
+/**
+ * For OAUTHBEARER: a new reference to the refresher whose token the configuration's client
+ * presents (the same refresher, scheduled by `sasl.login.refresh.*`), freed by the caller
+ * with `ksasl_refresher_free`; `*out` is NULL when there is none. The host runs it
+ * (`ksasl_refresher_run_due` at `ksasl_refresher_next_deadline`) or, for
+ * `KSASL_CLIENT_LOGIN_HOST_TOKEN`, answers it with `ksasl_refresher_set_token`. Freeing this
+ * handle keeps the refresher's own callback (unsecured tokens, OIDC logins) unless a callback
+ * was set through it.
+ */
+ksasl_result ksasl_client_setup_refresher(const ksasl_client_setup *s, ksasl_refresher **out);
+
+/**
+ * `security.protocol` (`"SASL_PLAINTEXT"` or `"SASL_SSL"`); borrowed; NULL for NULL.
+ */
+const char *ksasl_client_setup_security_protocol(const ksasl_client_setup *s);
+
+/**
+ * The `i`th unknown name (`ksasl_client_setup_unknown_count`); borrowed; NULL when `i` is
+ * out of range and for NULL.
+ */
+const char *ksasl_client_setup_unknown(const ksasl_client_setup *s, size_t i);
+
+/**
+ * How many `sasl.*` and `ksasl.*` names the library does not know were given (for the host
+ * to log); 0 for NULL.
+ */
+size_t ksasl_client_setup_unknown_count(const ksasl_client_setup *s);
+
+/**
+ * The `i`th warning, a sentence naming the setting (`ksasl_client_setup_warning_count`);
+ * borrowed; NULL when `i` is out of range and for NULL.
+ */
+const char *ksasl_client_setup_warning(const ksasl_client_setup *s, size_t i);
+
+/**
+ * How many settings have no effect as configured (for the host to log); 0 for NULL.
+ */
+size_t ksasl_client_setup_warning_count(const ksasl_client_setup *s);
+
+/**
+ * Builds the configuration again for the setup's mechanism from `registry`'s client
+ * mechanisms (copied as it is now): for GSSAPI, once the host has added a GSSAPI client for
+ * the broker. Configurations handed out before stay as they were. On failure
+ * (`KSASL_UNKNOWN_MECHANISM` when the registry lacks the mechanism) nothing changes.
+ */
+ksasl_result ksasl_client_setup_with_registry(ksasl_client_setup *s,
+                                              const ksasl_mechanism_registry *registry);
 
 /**
  * Reads `.properties` text (`text`, `len` bytes: UTF-8, or ISO-8859-1 for bytes that are

@@ -36,6 +36,9 @@
  *   describe, sweep, records, Kafka's token APIs), ksasl::delegation_token and
  *   ksasl::delegation_token_list (owning) with ksasl::delegation_token_ref (borrowed from a
  *   list), and ksasl::delegation_token_codec (the client side of the token APIs).
+ * - Configuration files: ksasl::config_check reports what the library reads from `.properties`
+ *   text; ksasl::client_setup builds a client from it (Kafka's or librdkafka's names): its
+ *   client_config, the refresher behind OAUTHBEARER tokens and what the host still has to do.
  *
  * Thread safety is the C API's: configuration objects may be shared once built, per-connection
  * objects are used by one thread at a time, and a credential callback may be called from any
@@ -194,6 +197,14 @@ enum class gate_verdict : ksasl_gate {
     close_expired = KSASL_GATE_CLOSE_EXPIRED,
     not_authenticated = KSASL_GATE_NOT_AUTHENTICATED,  ///< pass the frame to handle_frame
     close = KSASL_GATE_CLOSE,                          ///< failed: close without answering
+};
+
+/// KSASL_CLIENT_LOGIN_*: what the host still has to do for a client_setup.
+enum class client_login : ksasl_client_login {
+    ready = KSASL_CLIENT_LOGIN_READY,           ///< nothing (the refresher makes unsecured tokens itself)
+    oidc = KSASL_CLIENT_LOGIN_OIDC,             ///< the refresher logs in at the identity provider
+    host_token = KSASL_CLIENT_LOGIN_HOST_TOKEN, ///< the host answers the refresher (set_token)
+    kerberos = KSASL_CLIENT_LOGIN_KERBEROS,     ///< the host adds a GSSAPI client: with_registry()
 };
 
 /// KSASL_SERVER_STEP_*: what a server exchange step produced.
@@ -2538,6 +2549,107 @@ inline bytes_view token_authority::handle_request(bytes_view frame, const server
     const server_connection::session_info session = conn.session();
     return handle_request(frame, session.principal, session.token_authenticated, now_ms);
 }
+
+/// ksasl_client_setup: a client built from its `.properties` (Kafka's or librdkafka's names):
+/// its configuration, the refresher behind OAUTHBEARER tokens and what the host still has to
+/// do. An invalid configuration throws ksasl::error (INVALID_CONFIG, naming the key, never a
+/// secret).
+class client_setup {
+    KSASL_HPP_HANDLE_BOILERPLATE(client_setup, ksasl_client_setup)
+
+    /// ksasl_client_setup_new: from the text (or bytes) of a `.properties` file.
+    static client_setup from_properties(std::string_view text) {
+        ksasl_client_setup *p = nullptr;
+        detail::check_new(ksasl_client_setup_new(text.data(), text.size(), &p));
+        return client_setup(adopt, p);
+    }
+
+    /// ksasl_client_setup_new_from_pairs: from property names and values, in order.
+    static client_setup from_pairs(const std::vector<std::pair<std::string, std::string>> &pairs) {
+        std::vector<std::string> keys, values;
+        keys.reserve(pairs.size());
+        values.reserve(pairs.size());
+        for (const auto &kv : pairs) {
+            keys.push_back(kv.first);
+            values.push_back(kv.second);
+        }
+        detail::cstr_array k(keys, "key"), v(values, "value");
+        ksasl_client_setup *p = nullptr;
+        detail::check_new(ksasl_client_setup_new_from_pairs(k.data(), v.data(), k.size(), &p));
+        return client_setup(adopt, p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_client_setup_last_error(get())); }
+
+    /// The connection configuration (shared with the setup), or nullopt (GSSAPI until
+    /// with_registry()).
+    std::optional<client_config> config() const {
+        ksasl_client_config *c = nullptr;
+        check(ksasl_client_setup_config(get(), &c));
+        return c ? std::optional<client_config>(client_config(adopt, c)) : std::nullopt;
+    }
+
+    /// For OAUTHBEARER: the refresher whose token the configuration's client presents (the
+    /// same refresher, owned jointly), or nullopt. Run it (refresher_ref::run_due at
+    /// next_deadline()), or for client_login::host_token answer it with set_token().
+    std::optional<ksasl::refresher> refresher() const {
+        ksasl_refresher *r = nullptr;
+        check(ksasl_client_setup_refresher(get(), &r));
+        return r ? std::optional<ksasl::refresher>(std::in_place, adopt, r) : std::nullopt;
+    }
+
+    /// What the host still has to do.
+    client_login login() const {
+        const ksasl_client_login l = ksasl_client_setup_login(get());
+        if (l == 0) {
+            throw error(KSASL_NULL_ARGUMENT, "NULL_ARGUMENT: the handle is NULL (moved from?)");
+        }
+        return static_cast<client_login>(l);
+    }
+
+    /// sasl.mechanism (librdkafka: sasl.mechanisms), e.g. "SCRAM-SHA-256".
+    std::string mechanism() const { return detail::str(ksasl_client_setup_mechanism(get())); }
+    /// security.protocol: "SASL_PLAINTEXT" or "SASL_SSL".
+    std::string security_protocol() const { return detail::str(ksasl_client_setup_security_protocol(get())); }
+
+    /// For client_login::kerberos: the broker's service name (nullopt otherwise).
+    std::optional<std::string> kerberos_service_name() const {
+        return opt(ksasl_client_setup_kerberos_service_name(get()));
+    }
+    /// For client_login::kerberos: the client principal, if configured.
+    std::optional<std::string> kerberos_principal() const { return opt(ksasl_client_setup_kerberos_principal(get())); }
+    /// For client_login::kerberos: the keytab, if configured.
+    std::optional<std::string> kerberos_keytab() const { return opt(ksasl_client_setup_kerberos_keytab(get())); }
+
+    /// The `sasl.*` and `ksasl.*` names the library does not know (for the host to log).
+    std::vector<std::string> unknown() const {
+        std::vector<std::string> out(ksasl_client_setup_unknown_count(get()));
+        for (std::size_t i = 0; i < out.size(); i++) {
+            out[i] = detail::str(ksasl_client_setup_unknown(get(), i));
+        }
+        return out;
+    }
+
+    /// The settings that have no effect as configured, one sentence each.
+    std::vector<std::string> warnings() const {
+        std::vector<std::string> out(ksasl_client_setup_warning_count(get()));
+        for (std::size_t i = 0; i < out.size(); i++) {
+            out[i] = detail::str(ksasl_client_setup_warning(get(), i));
+        }
+        return out;
+    }
+
+    /// ksasl_client_setup_with_registry: builds the configuration again for the setup's
+    /// mechanism from the registry's client mechanisms (for GSSAPI, once a GSSAPI client is
+    /// added). Throws (UNKNOWN_MECHANISM when the registry lacks it) and changes nothing then.
+    void with_registry(const mechanism_registry &registry) {
+        check(ksasl_client_setup_with_registry(get(), registry.get()));
+    }
+
+private:
+    static std::optional<std::string> opt(const char *p) { return p ? std::optional<std::string>(p) : std::nullopt; }
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_setup_last_error); }
+};
 
 /// ksasl_config_check: reads `.properties` text as the library would (a client configuration
 /// by Kafka's or librdkafka's names, or the SASL listeners of a broker's; with `listener`,

@@ -10,6 +10,7 @@ use super::boundary::*;
 use super::client_config::*;
 use super::client_connection::*;
 use super::client_exchange::*;
+use super::client_setup::*;
 use super::config::*;
 use super::credential_callback::*;
 use super::credential_store::*;

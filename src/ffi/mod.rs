@@ -24,6 +24,7 @@ pub mod boundary;
 pub mod client_config;
 pub mod client_connection;
 pub mod client_exchange;
+pub mod client_setup;
 pub mod config;
 pub mod credential_callback;
 pub mod credential_store;

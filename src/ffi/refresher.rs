@@ -2,6 +2,7 @@
 //! credentials refreshed on Kafka's schedule, with librdkafka's shape.
 
 use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::boundary::*;
@@ -20,15 +21,21 @@ pub struct ksasl_refresher_config(pub(crate) RefreshConfig);
 pub struct ksasl_refresher {
     pub(crate) inner: Arc<Refresher>,
     err: LastError,
+    /// Whether a callback was set through this handle (it then holds the handle's address).
+    set_callback: AtomicBool,
 }
 handle!(ksasl_refresher_config_builder(RefreshConfigBuilder));
-handle!(ksasl_refresher(Arc<Refresher>));
+handle!(ksasl_refresher(Arc<Refresher>, set_callback));
 
 impl Drop for ksasl_refresher {
     fn drop(&mut self) {
-        // The callback holds this handle's address: it must not outlive the handle, even if
-        // a tracker or registry keeps the refresher itself alive.
-        self.inner.clear_refresh_callback();
+        // A callback set through this handle holds its address: it must not outlive the
+        // handle, even if a tracker or registry keeps the refresher itself alive. A callback
+        // the core set (a client setup's unsecured or OIDC login, shared by another handle)
+        // stays.
+        if self.set_callback.load(Ordering::SeqCst) {
+            self.inner.clear_refresh_callback();
+        }
     }
 }
 
@@ -65,7 +72,8 @@ pub extern "C" fn ksasl_refresher_set_refresh_callback(
         let cb = callback(cb)?;
         // The callback gets the handle it was set on; freeing the handle clears it (Drop).
         let call = move |_: &Refresher, now| unsafe { cb(ud.ptr(), handle as *mut _, now) };
-        Ok(r.inner.set_refresh_callback(call))
+        r.inner.set_refresh_callback(call);
+        Ok(r.set_callback.store(true, Ordering::SeqCst))
     })
 }
 

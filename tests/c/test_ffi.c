@@ -28,6 +28,12 @@
  *                    through the drivers and single exchanges: negotiation next to the
  *                    built-ins, re-authentication, principal change, every misbehaviour,
  *                    NULL arguments, userdata and exchange ownership
+ *   test_client_setup.c  ksasl_client_setup: clients from Kafka's and librdkafka's properties
+ *                    authenticating in memory (PLAIN, SCRAM, unsecured OAUTHBEARER with its
+ *                    refresher), GSSAPI left to the host, invalid values, no secret in output
+ *
+ *   test_scram_admin.c  KIP-554: DescribeUserScramCredentials and AlterUserScramCredentials
+ *                    served by a credential store, byte for byte, and their ApiVersions
  *
  * Coverage: `coverage` below lists every function declared in include/ksasl.h (it also
  * makes the link fail if one is missing from the library). mk/ctest.mk checks that every
@@ -421,6 +427,9 @@ static const struct {
     FN(ksasl_token_authority_export_records),
     FN(ksasl_token_authority_free),
     FN(ksasl_token_authority_handle_request),
+    /* KIP-554 */
+    FN(ksasl_credential_store_handle_scram_request),
+    FN(ksasl_server_config_builder_add_scram_credential_api_versions),
     FN(ksasl_token_authority_hmac),
     FN(ksasl_token_authority_import_records),
     FN(ksasl_token_authority_last_error),
@@ -449,6 +458,24 @@ static const struct {
     FN(ksasl_config_check),
     FN(ksasl_config_report_text),
     FN(ksasl_config_report_free),
+    /* ksasl_client_setup */
+    FN(ksasl_client_setup_new),
+    FN(ksasl_client_setup_new_from_pairs),
+    FN(ksasl_client_setup_config),
+    FN(ksasl_client_setup_refresher),
+    FN(ksasl_client_setup_login),
+    FN(ksasl_client_setup_mechanism),
+    FN(ksasl_client_setup_security_protocol),
+    FN(ksasl_client_setup_kerberos_service_name),
+    FN(ksasl_client_setup_kerberos_principal),
+    FN(ksasl_client_setup_kerberos_keytab),
+    FN(ksasl_client_setup_unknown_count),
+    FN(ksasl_client_setup_unknown),
+    FN(ksasl_client_setup_warning_count),
+    FN(ksasl_client_setup_warning),
+    FN(ksasl_client_setup_with_registry),
+    FN(ksasl_client_setup_free),
+    FN(ksasl_client_setup_last_error),
 };
 
 static const struct {
@@ -462,7 +489,8 @@ static const struct {
     {"fuzz", test_fuzz},       {"tokens", test_tokens},
     {"hostmech", test_hostmech}, {"config", test_config},
     {"gssapi", test_gssapi},   {"oidc", test_oidc},
-    {"config_table", test_config_table},
+    {"config_table", test_config_table}, {"client_setup", test_client_setup},
+    {"scram_admin", test_scram_admin},
 };
 
 /* `test_ffi` runs every group; `test_ffi GROUP...` only those named; `test_ffi --not GROUP...`
