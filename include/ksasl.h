@@ -430,6 +430,14 @@ typedef struct ksasl_server_connection ksasl_server_connection;
 typedef struct ksasl_server_exchange ksasl_server_exchange;
 
 /**
+ * A broker listener built from `server.properties` (`ksasl_server_setup_new`): its
+ * configuration, the JWKS endpoints that configuration validates tokens with, its delegation
+ * token authority, its name and address. Its strings are owned by the handle and valid until
+ * `ksasl_server_setup_free`. Read-only: it may be used from any thread.
+ */
+typedef struct ksasl_server_setup ksasl_server_setup;
+
+/**
  * A handle on a token authority. The authority is shared (reference counted) and
  * thread-safe; each handle has its own outputs and last error, so threads using one
  * authority at the same time each take a handle from `ksasl_token_authority_share`.
@@ -2278,6 +2286,100 @@ ksasl_result ksasl_server_exchange_step(ksasl_server_exchange *s,
                                         ksasl_server_step_kind *kind,
                                         const uint8_t **out,
                                         size_t *out_len);
+
+/**
+ * The listener's configuration (never NULL) as a new reference, freed by the caller with
+ * `ksasl_server_config_free` (connections made from it keep what they need).
+ */
+ksasl_result ksasl_server_setup_config(const ksasl_server_setup *s, ksasl_server_config **out);
+
+/**
+ * Frees a server setup; the configurations, endpoints and authorities it handed out stay (NULL is a no-op).
+ */
+void ksasl_server_setup_free(ksasl_server_setup *p);
+
+/**
+ * The host of the listener's `listeners` entry (`NAME://host:port`), as written: `""` for
+ * every interface, an IPv6 address without its brackets; borrowed; NULL when the file has no
+ * entry for the listener and for NULL.
+ */
+const char *ksasl_server_setup_host(const ksasl_server_setup *s);
+
+/**
+ * How many JWKS endpoints the configuration validates OAUTHBEARER tokens with (one per
+ * `sasl.oauthbearer.jwks.endpoint.url` of the listener's OAUTHBEARER; 0 without JWKS
+ * validation and for NULL).
+ */
+size_t ksasl_server_setup_jwks_count(const ksasl_server_setup *s);
+
+/**
+ * A new handle on the `i`th JWKS endpoint (the same endpoint the configuration validates
+ * with), freed by the caller with `ksasl_jwks_endpoint_free`. It holds no key until the host
+ * fetches it (`ksasl_jwks_endpoint_fetch`, then `ksasl_jwks_endpoint_poll` from its refresh
+ * thread); until then a token is held for one fetch. `KSASL_INVALID_ARGUMENT` when `i` is
+ * out of range.
+ */
+ksasl_result ksasl_server_setup_jwks_endpoint(const ksasl_server_setup *s,
+                                              size_t i,
+                                              ksasl_jwks_endpoint **out);
+
+/**
+ * The URL of the `i`th JWKS endpoint (`ksasl_server_setup_jwks_count`); borrowed; NULL when
+ * `i` is out of range and for NULL.
+ */
+const char *ksasl_server_setup_jwks_url(const ksasl_server_setup *s, size_t i);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_server_setup_last_error(const ksasl_server_setup *p);
+
+/**
+ * The listener's name (as requested, or the file's only SASL listener as written in
+ * `listeners`); borrowed; NULL for NULL.
+ */
+const char *ksasl_server_setup_listener(const ksasl_server_setup *s);
+
+/**
+ * Reads a broker's `server.properties` (`text`, `len` bytes: UTF-8, or ISO-8859-1 for bytes
+ * that are not) and builds the listener `listener` (Kafka's names ignore case; NULL: the
+ * file's only SASL listener), as `ksasl::config::choose_listener` chooses it: a name that is
+ * not one of the SASL listeners of `listeners`, or NULL when the file has none or several,
+ * is `KSASL_INVALID_CONFIG` naming the listeners to choose from. The listener gets PLAIN
+ * users from its JAAS entry's `user_` options, SCRAM users from `scram_store` (may be NULL:
+ * no SCRAM user exists; the store stays live: users added later can log in), OAUTHBEARER
+ * with Kafka's unsecured validator or JWKS validation (`ksasl_server_setup_jwks_endpoint`),
+ * GSSAPI from its keytab (read now: a missing keytab or key fails here, naming the listener),
+ * session lifetimes and limits as configured, and with `delegation.token.secret.key` a token
+ * authority (`ksasl_server_setup_tokens`). `apis` holds `n_apis` (api key, min version, max
+ * version) triples, flat (may be NULL when `n_apis` is 0): the host's own APIs, listed in the
+ * listener's ApiVersions answer beside the SASL ones (and the token APIs 38-41 with a token
+ * authority). An invalid configuration is `KSASL_INVALID_CONFIG`, its detail (naming the key,
+ * the expected form and Kafka's default, never a secret) in `ksasl_last_constructor_error`;
+ * as for every constructor, `*out` is written only on success (initialise it to NULL).
+ */
+ksasl_result ksasl_server_setup_new(const uint8_t *text,
+                                    size_t len,
+                                    const char *listener,
+                                    const ksasl_credential_store *scram_store,
+                                    const int64_t *apis,
+                                    size_t n_apis,
+                                    ksasl_server_setup **out);
+
+/**
+ * The port of the listener's `listeners` entry (0-65535); -1 when the file has no entry for
+ * the listener and for NULL.
+ */
+int32_t ksasl_server_setup_port(const ksasl_server_setup *s);
+
+/**
+ * With `delegation.token.secret.key`: a new handle on the listener's token authority (the
+ * one SCRAM `tokenauth` logins are checked against, with `delegation.token.max.lifetime.ms`
+ * and `delegation.token.expiry.time.ms`), freed by the caller with
+ * `ksasl_token_authority_free`; `*out` is NULL without a key. The host serves the token APIs
+ * (`ksasl_token_authority_handle_request`) and sweeps expired tokens.
+ */
+ksasl_result ksasl_server_setup_tokens(const ksasl_server_setup *s, ksasl_token_authority **out);
 
 /**
  * Creates a token for `owner` (only `User` principals may own or renew tokens:

@@ -38,7 +38,9 @@
  *   list), and ksasl::delegation_token_codec (the client side of the token APIs).
  * - Configuration files: ksasl::config_check reports what the library reads from `.properties`
  *   text; ksasl::client_setup builds a client from it (Kafka's or librdkafka's names): its
- *   client_config, the refresher behind OAUTHBEARER tokens and what the host still has to do.
+ *   client_config, the refresher behind OAUTHBEARER tokens and what the host still has to do;
+ *   ksasl::server_setup builds a broker listener from `server.properties`: its server_config,
+ *   its JWKS endpoints, its token_authority and where it listens.
  *
  * Thread safety is the C API's: configuration objects may be shared once built, per-connection
  * objects are used by one thread at a time, and a credential callback may be called from any
@@ -2649,6 +2651,104 @@ class client_setup {
 private:
     static std::optional<std::string> opt(const char *p) { return p ? std::optional<std::string>(p) : std::nullopt; }
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_client_setup_last_error); }
+};
+
+/// ksasl_server_setup: a broker listener built from `server.properties` (Kafka's names): its
+/// server_config (mechanisms, users, session lifetimes and limits as the file says), the JWKS
+/// endpoints that configuration validates OAUTHBEARER tokens with, the token_authority of its
+/// delegation tokens (with `delegation.token.secret.key`), and where it listens. Everything it
+/// hands out is shared with it and outlives it. An invalid configuration throws ksasl::error
+/// (INVALID_CONFIG, naming the key, never a secret); a GSSAPI listener's keytab is read when
+/// the setup is built (a missing one throws, naming the listener).
+class server_setup {
+    KSASL_HPP_HANDLE_BOILERPLATE(server_setup, ksasl_server_setup)
+
+    /// One API of the host's (listed in the listener's ApiVersions answer).
+    struct api_version {
+        std::int64_t api_key = 0;
+        std::int64_t min_version = 0;
+        std::int64_t max_version = 0;
+    };
+
+    /// ksasl_server_setup_new: the listener `listener` of a `server.properties` text or bytes
+    /// (Kafka's names ignore case; nullopt: the file's only SASL listener). SCRAM users come
+    /// from `scram_store` (nullptr: none; users added later can log in); `apis` are the host's
+    /// own APIs, listed in ApiVersions beside the SASL ones.
+    static server_setup from_properties(std::string_view text, std::optional<std::string_view> listener,
+                                        const credential_store *scram_store = nullptr,
+                                        const std::vector<api_version> &apis = {}) {
+        detail::opt_cstr l(listener, "listener");
+        std::vector<std::int64_t> flat;
+        flat.reserve(apis.size() * 3);
+        for (const api_version &a : apis) {
+            flat.push_back(a.api_key);
+            flat.push_back(a.min_version);
+            flat.push_back(a.max_version);
+        }
+        ksasl_server_setup *p = nullptr;
+        detail::check_new(ksasl_server_setup_new(reinterpret_cast<const std::uint8_t *>(text.data()), text.size(),
+                                                 l.c_str(), scram_store ? scram_store->get() : nullptr,
+                                                 flat.data(), apis.size(), &p));
+        return server_setup(adopt, p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_server_setup_last_error(get())); }
+
+    /// The listener's configuration (shared with the setup): give it to each server_connection.
+    server_config config() const {
+        ksasl_server_config *c = nullptr;
+        check(ksasl_server_setup_config(get(), &c));
+        return server_config(adopt, c);
+    }
+
+    /// The JWKS endpoints the configuration validates tokens with, with their URLs (empty
+    /// without JWKS validation). They hold no key until the host fetches them
+    /// (jwks_endpoint::fetch, then jwks_endpoint::poll from its refresh thread).
+    std::vector<std::pair<std::string, jwks_endpoint>> jwks() const {
+        std::vector<std::pair<std::string, jwks_endpoint>> out;
+        const std::size_t n = ksasl_server_setup_jwks_count(get());
+        out.reserve(n);
+        for (std::size_t i = 0; i < n; i++) {
+            ksasl_jwks_endpoint *e = nullptr;
+            check(ksasl_server_setup_jwks_endpoint(get(), i, &e));
+            out.emplace_back(detail::str(ksasl_server_setup_jwks_url(get(), i)), jwks_endpoint(adopt, e));
+        }
+        return out;
+    }
+
+    /// With `delegation.token.secret.key`: the listener's token authority (shared with the
+    /// setup), or nullopt. The host serves the token APIs (token_authority::handle_request)
+    /// and sweeps expired tokens.
+    std::optional<token_authority> tokens() const {
+        ksasl_token_authority *a = nullptr;
+        check(ksasl_server_setup_tokens(get(), &a));
+        return a ? std::optional<token_authority>(std::in_place, adopt, a) : std::nullopt;
+    }
+
+    /// The listener's name (as requested, or the file's only SASL listener).
+    std::string listener() const {
+        const char *l = ksasl_server_setup_listener(get());
+        if (!l) {
+            throw error(KSASL_NULL_ARGUMENT, "NULL_ARGUMENT: the handle is NULL (moved from?)");
+        }
+        return l;
+    }
+
+    /// The host of the listener's `listeners` entry ("" for every interface; an IPv6 address
+    /// without brackets), or nullopt when the file has none.
+    std::optional<std::string> host() const {
+        const char *h = ksasl_server_setup_host(get());
+        return h ? std::optional<std::string>(h) : std::nullopt;
+    }
+
+    /// The port of the listener's `listeners` entry, or nullopt when the file has none.
+    std::optional<std::uint16_t> port() const {
+        const std::int32_t p = ksasl_server_setup_port(get());
+        return p < 0 ? std::nullopt : std::optional<std::uint16_t>(static_cast<std::uint16_t>(p));
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_setup_last_error); }
 };
 
 /// ksasl_config_check: reads `.properties` text as the library would (a client configuration

@@ -26,6 +26,7 @@ use super::refresher::*;
 use super::server_config::*;
 use super::server_connection::*;
 use super::server_exchange::*;
+use super::server_setup::*;
 use super::token_authority::*;
 use super::tracker::*;
 use super::{client_connection, client_exchange, server_connection, server_exchange};

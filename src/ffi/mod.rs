@@ -42,5 +42,6 @@ pub mod refresher;
 pub mod server_config;
 pub mod server_connection;
 pub mod server_exchange;
+pub mod server_setup;
 pub mod token_authority;
 pub mod tracker;

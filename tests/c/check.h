@@ -172,6 +172,7 @@ void test_config_table(void);
 void test_gssapi(void);
 void test_oidc(void);
 void test_client_setup(void);
+void test_server_setup(void);
 void test_scram_admin(void);
 
 #endif /* KSASL_TEST_CHECK_H */

@@ -31,6 +31,11 @@
  *   test_client_setup.c  ksasl_client_setup: clients from Kafka's and librdkafka's properties
  *                    authenticating in memory (PLAIN, SCRAM, unsecured OAUTHBEARER with its
  *                    refresher), GSSAPI left to the host, invalid values, no secret in output
+ *   test_server_setup.c  ksasl_server_setup: broker listeners from server.properties
+ *                    authenticating in memory (PLAIN from JAAS, SCRAM from a store, unsecured
+ *                    OAUTHBEARER) with the file's session lifetimes, delegation tokens and the
+ *                    token APIs, the host's APIs in ApiVersions, JWKS endpoints, choosing the
+ *                    listener and its address, invalid values, GSSAPI keytabs, NULL arguments
  *
  *   test_scram_admin.c  KIP-554: DescribeUserScramCredentials and AlterUserScramCredentials
  *                    served by a credential store, byte for byte, and their ApiVersions
@@ -476,6 +481,18 @@ static const struct {
     FN(ksasl_client_setup_with_registry),
     FN(ksasl_client_setup_free),
     FN(ksasl_client_setup_last_error),
+    /* ksasl_server_setup */
+    FN(ksasl_server_setup_new),
+    FN(ksasl_server_setup_config),
+    FN(ksasl_server_setup_jwks_count),
+    FN(ksasl_server_setup_jwks_url),
+    FN(ksasl_server_setup_jwks_endpoint),
+    FN(ksasl_server_setup_tokens),
+    FN(ksasl_server_setup_listener),
+    FN(ksasl_server_setup_host),
+    FN(ksasl_server_setup_port),
+    FN(ksasl_server_setup_free),
+    FN(ksasl_server_setup_last_error),
 };
 
 static const struct {
@@ -490,7 +507,7 @@ static const struct {
     {"hostmech", test_hostmech}, {"config", test_config},
     {"gssapi", test_gssapi},   {"oidc", test_oidc},
     {"config_table", test_config_table}, {"client_setup", test_client_setup},
-    {"scram_admin", test_scram_admin},
+    {"server_setup", test_server_setup}, {"scram_admin", test_scram_admin},
 };
 
 /* `test_ffi` runs every group; `test_ffi GROUP...` only those named; `test_ffi --not GROUP...`
