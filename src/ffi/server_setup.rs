@@ -1,8 +1,6 @@
 //! `ksasl_server_setup`: a broker listener built from `server.properties` by the core
-//! (`ksasl::config::ServerSettings::build_with_apis`, then `ksasl::io::gss::finish_listener`
-//! and a `ksasl::io::http::jwks_endpoint` around each JWKS validator, the sequence of the Java
-//! and Python bindings): its configuration, its JWKS endpoints, its token authority and where
-//! it listens. Its free and last-error functions are in `accessors.in`.
+//! (`ksasl::io::listener::build_listener`, as the Java and Python bindings build it): its
+//! configuration, its JWKS endpoints, its token authority and where it listens. Its free and last-error functions are in `accessors.in`.
 //!
 //! The ABI has no string free function, so the listener chosen by the core
 //! (`ksasl::config::choose_listener`) and its address (`ksasl::config::listener_address`) are
@@ -20,7 +18,8 @@ use super::token_authority::ksasl_token_authority;
 use crate::config::{choose_listener, listener_address, Properties, ServerSettings};
 use crate::credential::CredentialLookup;
 use crate::error::{Error, ErrorCode, Result};
-use crate::io::http::{jwks_endpoint, HttpSettings, JwksFetcher};
+use crate::io::http::JwksFetcher;
+use crate::io::listener::{build_listener, Listener};
 use crate::kafka::config::ServerConfig;
 use crate::token::TokenAuthority;
 
@@ -48,19 +47,12 @@ impl ksasl_server_setup {
     ) -> Result<Self> {
         let listener = choose_listener(props, listener)?;
         let address = listener_address(props, &listener)?;
-        let mut setup =
-            ServerSettings::from_properties(props, &listener)?.build_with_apis(scram, apis)?;
-        // GSSAPI: the server the listener's settings describe (its keytab is read now).
-        crate::io::gss::finish_listener(&mut setup)?;
-        // Each validator behind its fetcher, which validates: a token of a key not yet fetched
-        // waits for one refetch.
-        let mut jwks = Vec::with_capacity(setup.jwks.len());
-        for (url, validator, http) in std::mem::take(&mut setup.jwks) {
-            let http = HttpSettings::from_pairs(http.iter())?;
-            let fetcher = Arc::new(jwks_endpoint(&url, &http, validator)?);
-            setup.with_oauthbearer_validator(fetcher.clone())?;
-            jwks.push((cstring(&url), fetcher));
-        }
+        let settings = ServerSettings::from_properties(props, &listener)?;
+        let Listener { setup, jwks } = build_listener(&settings, scram, apis)?;
+        let jwks = jwks
+            .into_iter()
+            .map(|(url, e)| (cstring(&url), e))
+            .collect();
         // Once GSSAPI is finished every listener has its configuration.
         let config = setup
             .config

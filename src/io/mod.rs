@@ -4,3 +4,5 @@
 pub mod gss;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+pub mod listener;

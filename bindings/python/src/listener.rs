@@ -5,7 +5,7 @@ use ksasl::config::{
     choose_listener as choose, listener_address as address, sasl_listeners as listeners,
     Properties, ServerSettings,
 };
-use ksasl::io::http::{self, HttpSettings};
+use ksasl::io::listener::{build_listener, Listener};
 
 use crate::config::ServerConfig;
 use crate::glue::*;
@@ -28,24 +28,20 @@ class! { ServerSetup |py, c| shared {
         api_versions: Option<Vec<(i64, i64, i64)>> = None) -> PyResult<Self> {
         let api_versions = api_versions.unwrap_or_default();
         let scram = scram_store.map(|s| s.0.clone() as Arc<dyn ksasl::CredentialLookup>);
-        let setup = py.allow_threads(|| {
-            ServerSettings::from_text(text, listener)?.build_with_apis(scram, &api_versions)
+        // The listener as the core builds it for every binding: GSSAPI finished (its keytab
+        // read now), JWKS validation through the endpoints.
+        let built = py.allow_threads(|| {
+            build_listener(&ServerSettings::from_text(text, listener)?, scram, &api_versions)
         });
-        let mut setup = setup.or_raise()?;
+        let Listener { mut setup, jwks: endpoints } = built.or_raise()?;
         let mut jwks = Vec::new();
-        for (url, validator, settings) in std::mem::take(&mut setup.jwks) {
-            let settings = HttpSettings::from_pairs(settings.iter()).or_raise()?;
-            let fetcher = Arc::new(http::jwks_endpoint(&url, &settings, validator).or_raise()?);
-            // The fetcher validates: a token of a key not yet fetched waits for one refetch.
-            setup.with_oauthbearer_validator(fetcher.clone()).or_raise()?;
+        for (url, fetcher) in endpoints {
             jwks.push((url, Py::new(py, JwksEndpoint::shared(fetcher))?));
         }
         let tokens = match setup.tokens.take() {
             Some(t) => Some(Py::new(py, TokenAuthority(t))?),
             None => None,
         };
-        // GSSAPI: the server its settings describe (the keytab is read now).
-        py.allow_threads(|| ksasl::io::gss::finish_listener(&mut setup)).or_raise()?;
         let Some(config) = setup.config else {
             return Err(Error::new(ErrorCode::Internal, "a listener without a configuration"))
                 .or_raise();

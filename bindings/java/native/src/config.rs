@@ -10,7 +10,7 @@ use ksasl::config::{
     check, choose_listener, listener_address, sasl_listeners, ClientLogin, ClientSettings,
     ClientSetup, Properties, ServerSettings,
 };
-use ksasl::io::http::{jwks_endpoint, HttpSettings};
+use ksasl::io::listener::{build_listener, Listener};
 use ksasl::kafka::client::ClientConfig;
 use ksasl::kafka::config::ServerConfig;
 use ksasl::{CredentialLookup, SharedRandom};
@@ -93,19 +93,8 @@ natives! {
         let mut flat = vec![0i64; env.get_array_length(&apis)? as usize];
         env.get_long_array_region(&apis, 0, &mut flat)?;
         let apis: Vec<_> = flat.chunks_exact(3).map(|t| (t[0], t[1], t[2])).collect();
-        let mut setup =
-            ServerSettings::from_text(&text, &listener)?.build_with_apis(scram, &apis)?;
-        // GSSAPI: the server the listener's settings describe (its keytab is read now).
-        ksasl::io::gss::finish_listener(&mut setup)?;
-        // Each validator behind its fetcher, which validates: a token of a key not yet fetched
-        // waits for one refetch.
-        let mut endpoints = Vec::with_capacity(setup.jwks.len());
-        for (url, validator, http) in std::mem::take(&mut setup.jwks) {
-            let http = HttpSettings::from_pairs(http.iter())?;
-            let fetcher = Arc::new(jwks_endpoint(&url, &http, validator)?);
-            setup.with_oauthbearer_validator(fetcher.clone())?;
-            endpoints.push((url, fetcher));
-        }
+        let settings = ServerSettings::from_text(&text, &listener)?;
+        let Listener { setup, jwks: endpoints } = build_listener(&settings, scram, &apis)?;
         let config = setup.config.map_or(0, into_handle::<Arc<ServerConfig>>);
         let r = Rec::default().i64(config).i32(endpoints.len() as i32);
         let r = endpoints.into_iter().fold(r, |r, (url, fetcher)| {
