@@ -93,6 +93,23 @@ int buf_take_frame(buf *b, buf *frame);
 /* A copy of `n` bytes as a NUL-terminated string (the caller frees it). */
 char *dup_bytes(const uint8_t *p, size_t n);
 
+/* What a server connection saw once a client authenticated in memory (link_authenticate). */
+typedef struct {
+    int ok;                     /* both sides authenticated, no failure */
+    char principal[128];        /* "" when none */
+    int token;                  /* a delegation-token login */
+    int64_t lifetime_ms;        /* the broker's session lifetime (0: none; -1: not authenticated) */
+    int64_t client_lifetime_ms; /* the lifetime the client was told */
+} link_outcome;
+
+/* One initial authentication of a client connection of `cc` against a server connection of
+ * `sc`, wired in memory at `now`. A failure's text must not contain `secret` (may be NULL). */
+link_outcome link_authenticate(const ksasl_client_config *cc, const ksasl_server_config *sc,
+                               int64_t now, const char *secret);
+
+/* Whether a listener's ApiVersions (v0) answer lists `key`, with its range in *min, *max. */
+int api_advertised(const ksasl_server_config *sc, int16_t key, int *min, int *max);
+
 /* Whether `hay` (len bytes) contains the C string `needle`. */
 int bytes_contain(const uint8_t *hay, size_t len, const char *needle);
 

@@ -16,91 +16,13 @@
 
 static const char SECRET[] = "alice-secret";
 
-typedef struct {
-    ksasl_client_connection *client;
-    ksasl_server_connection *server;
-    buf to_server, to_client, frame;
-    int authenticated, server_authenticated, closed;
-    ksasl_result client_rc;
-} link_pair;
-
-/* The client reads every frame the server wrote. */
-static void link_client_read(link_pair *p, int64_t now) {
-    while (!p->closed && buf_take_frame(&p->to_client, &p->frame)) {
-        ksasl_client_event ev = 0;
-        const uint8_t *app = NULL;
-        size_t app_len = 0;
-        ksasl_result rc = ksasl_client_connection_handle_frame(p->client, p->frame.data,
-                                                               p->frame.len, now, &ev, &app,
-                                                               &app_len);
-        if (rc != KSASL_OK) {
-            p->client_rc = rc;
-            p->closed = 1;
-            return;
-        }
-        CHECK(ev == KSASL_CLIENT_EVENT_CONTINUE || ev == KSASL_CLIENT_EVENT_AUTHENTICATED);
-        p->authenticated += ev == KSASL_CLIENT_EVENT_AUTHENTICATED;
-    }
-}
-
-/* The server handles one frame the client wrote. */
-static void link_server_frame(link_pair *p, int64_t now) {
-    ksasl_server_action act = 0;
-    const uint8_t *out = NULL;
-    size_t len = 0;
-    int64_t dl = 0;
-    CHECK_OK(ksasl_server_connection_handle_frame(p->server, p->frame.data, p->frame.len, now,
-                                                  &act, &out, &len, &dl));
-    buf_append(&p->to_client, out, len);
-    if (act == KSASL_SERVER_ACTION_AUTHENTICATED) {
-        p->server_authenticated++;
-    } else if (act != KSASL_SERVER_ACTION_CONTINUE) {
-        /* FAIL_AT or CLOSE_NOW: the client reads the answer, then the connection closes. */
-        CHECK(strlen(ksasl_server_connection_last_error(p->server)) > 0);
-        link_client_read(p, now);
-        p->closed = 1;
-    }
-}
-
 /* Authenticates `cc` against `sc` at `now`; returns the server's principal ("" if none),
  * copied into `principal`. */
 static int authenticate(const ksasl_client_config *cc, const ksasl_server_config *sc, int64_t now,
                         char *principal, size_t size) {
-    link_pair p;
-    memset(&p, 0, sizeof p);
-    principal[0] = '\0';
-    CHECK_OK(ksasl_client_connection_new(cc, &p.client));
-    CHECK_OK(ksasl_server_connection_new(sc, &p.server));
-    CHECK_OK(ksasl_client_connection_start(p.client, now));
-    for (int round = 0; round < 64 && !p.closed; round++) {
-        const uint8_t *out = NULL;
-        size_t len = 0;
-        int moved = 0;
-        CHECK_OK(ksasl_client_connection_transmit(p.client, &out, &len));
-        if (len > 0) {
-            buf_append(&p.to_server, out, len);
-        }
-        while (!p.closed && buf_take_frame(&p.to_server, &p.frame)) {
-            moved = 1;
-            link_server_frame(&p, now);
-        }
-        moved |= p.to_client.len > 0;
-        link_client_read(&p, now);
-        if (!moved) {
-            break;
-        }
-    }
-    const char *who = NULL;
-    if (ksasl_server_connection_session(p.server, &who, NULL, NULL, NULL, NULL) == KSASL_OK) {
-        snprintf(principal, size, "%s", who);
-    }
-    int ok = p.authenticated == 1 && p.server_authenticated == 1 && p.client_rc == KSASL_OK;
-    ksasl_client_connection_free(p.client);
-    ksasl_server_connection_free(p.server);
-    buf_free(&p.to_server);
-    buf_free(&p.to_client);
-    buf_free(&p.frame);
-    return ok;
+    link_outcome o = link_authenticate(cc, sc, now, SECRET);
+    snprintf(principal, size, "%s", o.principal);
+    return o.ok;
 }
 
 /* Every string the setup hands out, none holding the secret. */

@@ -197,6 +197,140 @@ void counter_free(void *userdata) {
     c->frees++;
 }
 
+/* ---- an in-memory login and a listener's ApiVersions, for the test files ---- */
+
+typedef struct {
+    ksasl_client_connection *client;
+    ksasl_server_connection *server;
+    buf to_server, to_client, frame;
+    int authenticated, server_authenticated, closed;
+    ksasl_result client_rc;
+    const char *secret;
+} link_pair;
+
+/* The client reads every frame the server wrote. */
+static void link_client_read(link_pair *p, int64_t now) {
+    while (!p->closed && buf_take_frame(&p->to_client, &p->frame)) {
+        ksasl_client_event ev = 0;
+        const uint8_t *app = NULL;
+        size_t app_len = 0;
+        ksasl_result rc = ksasl_client_connection_handle_frame(p->client, p->frame.data,
+                                                               p->frame.len, now, &ev, &app,
+                                                               &app_len);
+        if (rc != KSASL_OK) {
+            p->client_rc = rc;
+            p->closed = 1;
+            return;
+        }
+        CHECK(ev == KSASL_CLIENT_EVENT_CONTINUE || ev == KSASL_CLIENT_EVENT_AUTHENTICATED);
+        p->authenticated += ev == KSASL_CLIENT_EVENT_AUTHENTICATED;
+    }
+}
+
+/* The server handles one frame the client wrote. */
+static void link_server_frame(link_pair *p, int64_t now) {
+    ksasl_server_action act = 0;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    int64_t dl = 0;
+    CHECK_OK(ksasl_server_connection_handle_frame(p->server, p->frame.data, p->frame.len, now,
+                                                  &act, &out, &len, &dl));
+    buf_append(&p->to_client, out, len);
+    if (act == KSASL_SERVER_ACTION_AUTHENTICATED) {
+        p->server_authenticated++;
+    } else if (act != KSASL_SERVER_ACTION_CONTINUE) {
+        /* FAIL_AT or CLOSE_NOW: the client reads the answer, then the connection closes. */
+        CHECK(strlen(ksasl_server_connection_last_error(p->server)) > 0);
+        CHECK(p->secret == NULL ||
+              strstr(ksasl_server_connection_last_error(p->server), p->secret) == NULL);
+        link_client_read(p, now);
+        p->closed = 1;
+    }
+}
+
+/* One initial authentication in memory (check.h). */
+link_outcome link_authenticate(const ksasl_client_config *cc, const ksasl_server_config *sc,
+                               int64_t now, const char *secret) {
+    link_outcome o;
+    link_pair p;
+    memset(&o, 0, sizeof o);
+    memset(&p, 0, sizeof p);
+    p.secret = secret;
+    o.lifetime_ms = o.client_lifetime_ms = -1;
+    CHECK_OK(ksasl_client_connection_new(cc, &p.client));
+    CHECK_OK(ksasl_server_connection_new(sc, &p.server));
+    CHECK_OK(ksasl_client_connection_start(p.client, now));
+    for (int round = 0; round < 64 && !p.closed; round++) {
+        const uint8_t *out = NULL;
+        size_t len = 0;
+        int moved = 0;
+        CHECK_OK(ksasl_client_connection_transmit(p.client, &out, &len));
+        if (len > 0) {
+            buf_append(&p.to_server, out, len);
+        }
+        while (!p.closed && buf_take_frame(&p.to_server, &p.frame)) {
+            moved = 1;
+            link_server_frame(&p, now);
+        }
+        moved |= p.to_client.len > 0;
+        link_client_read(&p, now);
+        if (!moved) {
+            break;
+        }
+    }
+    const char *who = NULL;
+    int64_t lifetime = -1;
+    if (ksasl_server_connection_session(p.server, &who, NULL, &o.token, &lifetime, NULL) ==
+        KSASL_OK) {
+        snprintf(o.principal, sizeof o.principal, "%s", who);
+        o.lifetime_ms = lifetime;
+    }
+    if (p.authenticated == 1) {
+        CHECK_OK(ksasl_client_connection_session(p.client, &o.client_lifetime_ms, NULL, NULL));
+    }
+    o.ok = p.authenticated == 1 && p.server_authenticated == 1 && p.client_rc == KSASL_OK;
+    ksasl_client_connection_free(p.client);
+    ksasl_server_connection_free(p.server);
+    buf_free(&p.to_server);
+    buf_free(&p.to_client);
+    buf_free(&p.frame);
+    return o;
+}
+
+static int32_t be32(const uint8_t *p) {
+    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+                     (uint32_t)p[3]);
+}
+
+
+int api_advertised(const ksasl_server_config *sc, int16_t key, int *min, int *max) {
+    static const uint8_t api_versions_v0[] = {0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
+    ksasl_server_connection *conn = NULL;
+    ksasl_server_action act = 99;
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    int found = 0;
+    CHECK_OK(ksasl_server_connection_new(sc, &conn));
+    CHECK_OK(ksasl_server_connection_handle_frame(conn, api_versions_v0, sizeof api_versions_v0, 0,
+                                                  &act, &out, &len, NULL));
+    CHECK_INT(act, KSASL_SERVER_ACTION_CONTINUE);
+    CHECK(len >= 14 && (size_t)be32(out) == len - 4 && be32(out + 4) == 1);
+    if (len >= 14) {
+        int32_t n = be32(out + 10);
+        CHECK(n > 0 && (size_t)n * 6 + 14 == len);
+        for (int32_t i = 0; n > 0 && (size_t)n * 6 + 14 == len && i < n; i++) {
+            const uint8_t *e = out + 14 + 6 * i;
+            if ((int16_t)((e[0] << 8) | e[1]) == key) {
+                found = 1;
+                *min = (e[2] << 8) | e[3];
+                *max = (e[4] << 8) | e[5];
+            }
+        }
+    }
+    ksasl_server_connection_free(conn);
+    return found;
+}
+
 /* ---- coverage: every function of include/ksasl.h ---- */
 
 typedef void (*any_fn)(void);

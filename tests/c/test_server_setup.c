@@ -54,108 +54,12 @@ static const char TOKEN_KEY[] = "token-key-alice-secret";
     "listener.name.x.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=http://127.0.0.1:1/jwks\n"  \
     "sasl.oauthbearer.expected.issuer=https://idp.example\n"
 
-/* What a server connection saw once a client authenticated (or did not). */
-typedef struct {
-    int ok;                /* both sides authenticated, no failure */
-    char principal[128];   /* "" when none */
-    int token;             /* a delegation-token login */
-    int64_t lifetime_ms;   /* the broker's session lifetime (0: none; -1: not authenticated) */
-    int64_t client_lifetime_ms; /* the lifetime the client was told */
-} outcome;
+typedef link_outcome outcome;
 
-typedef struct {
-    ksasl_client_connection *client;
-    ksasl_server_connection *server;
-    buf to_server, to_client, frame;
-    int authenticated, server_authenticated, closed;
-    ksasl_result client_rc;
-} link_pair;
-
-/* The client reads every frame the server wrote. */
-static void link_client_read(link_pair *p, int64_t now) {
-    while (!p->closed && buf_take_frame(&p->to_client, &p->frame)) {
-        ksasl_client_event ev = 0;
-        const uint8_t *app = NULL;
-        size_t app_len = 0;
-        ksasl_result rc = ksasl_client_connection_handle_frame(p->client, p->frame.data,
-                                                               p->frame.len, now, &ev, &app,
-                                                               &app_len);
-        if (rc != KSASL_OK) {
-            p->client_rc = rc;
-            p->closed = 1;
-            return;
-        }
-        CHECK(ev == KSASL_CLIENT_EVENT_CONTINUE || ev == KSASL_CLIENT_EVENT_AUTHENTICATED);
-        p->authenticated += ev == KSASL_CLIENT_EVENT_AUTHENTICATED;
-    }
-}
-
-/* The server handles one frame the client wrote. */
-static void link_server_frame(link_pair *p, int64_t now) {
-    ksasl_server_action act = 0;
-    const uint8_t *out = NULL;
-    size_t len = 0;
-    int64_t dl = 0;
-    CHECK_OK(ksasl_server_connection_handle_frame(p->server, p->frame.data, p->frame.len, now,
-                                                  &act, &out, &len, &dl));
-    buf_append(&p->to_client, out, len);
-    if (act == KSASL_SERVER_ACTION_AUTHENTICATED) {
-        p->server_authenticated++;
-    } else if (act != KSASL_SERVER_ACTION_CONTINUE) {
-        /* FAIL_AT or CLOSE_NOW: the client reads the answer, then the connection closes. */
-        CHECK(strlen(ksasl_server_connection_last_error(p->server)) > 0);
-        CHECK(strstr(ksasl_server_connection_last_error(p->server), SECRET) == NULL);
-        link_client_read(p, now);
-        p->closed = 1;
-    }
-}
-
-/* Authenticates `cc` against `sc` at `now`. */
+/* Authenticates `cc` against `sc` at `now` (no failure text may hold the secret). */
 static outcome authenticate(const ksasl_client_config *cc, const ksasl_server_config *sc,
                             int64_t now) {
-    outcome o;
-    link_pair p;
-    memset(&o, 0, sizeof o);
-    memset(&p, 0, sizeof p);
-    o.lifetime_ms = o.client_lifetime_ms = -1;
-    CHECK_OK(ksasl_client_connection_new(cc, &p.client));
-    CHECK_OK(ksasl_server_connection_new(sc, &p.server));
-    CHECK_OK(ksasl_client_connection_start(p.client, now));
-    for (int round = 0; round < 64 && !p.closed; round++) {
-        const uint8_t *out = NULL;
-        size_t len = 0;
-        int moved = 0;
-        CHECK_OK(ksasl_client_connection_transmit(p.client, &out, &len));
-        if (len > 0) {
-            buf_append(&p.to_server, out, len);
-        }
-        while (!p.closed && buf_take_frame(&p.to_server, &p.frame)) {
-            moved = 1;
-            link_server_frame(&p, now);
-        }
-        moved |= p.to_client.len > 0;
-        link_client_read(&p, now);
-        if (!moved) {
-            break;
-        }
-    }
-    const char *who = NULL;
-    int64_t lifetime = -1;
-    if (ksasl_server_connection_session(p.server, &who, NULL, &o.token, &lifetime, NULL) ==
-        KSASL_OK) {
-        snprintf(o.principal, sizeof o.principal, "%s", who);
-        o.lifetime_ms = lifetime;
-    }
-    if (p.authenticated == 1) {
-        CHECK_OK(ksasl_client_connection_session(p.client, &o.client_lifetime_ms, NULL, NULL));
-    }
-    o.ok = p.authenticated == 1 && p.server_authenticated == 1 && p.client_rc == KSASL_OK;
-    ksasl_client_connection_free(p.client);
-    ksasl_server_connection_free(p.server);
-    buf_free(&p.to_server);
-    buf_free(&p.to_client);
-    buf_free(&p.frame);
-    return o;
+    return link_authenticate(cc, sc, now, SECRET);
 }
 
 /* Authenticates `user`/`password` with `mechanism` against `sc`. */
@@ -196,40 +100,6 @@ static outcome login_oauthbearer(const ksasl_server_config *sc, const char *sub)
     return o;
 }
 
-/* What a listener's ApiVersions (v0) response advertises for `key`: 1 and the range, or 0
- * (test_tokens.c's helper). */
-static int32_t rd32(const uint8_t *p) {
-    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
-                     (uint32_t)p[3]);
-}
-
-static int advertised(const ksasl_server_config *sc, int16_t key, int *min, int *max) {
-    static const uint8_t api_versions_v0[] = {0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
-    ksasl_server_connection *conn = NULL;
-    ksasl_server_action act = 99;
-    const uint8_t *out = NULL;
-    size_t len = 0;
-    int found = 0;
-    CHECK_OK(ksasl_server_connection_new(sc, &conn));
-    CHECK_OK(ksasl_server_connection_handle_frame(conn, api_versions_v0, sizeof api_versions_v0, T0,
-                                                  &act, &out, &len, NULL));
-    CHECK_INT(act, KSASL_SERVER_ACTION_CONTINUE);
-    CHECK(len >= 14 && (size_t)rd32(out) == len - 4 && rd32(out + 4) == 1);
-    if (len >= 14) {
-        int32_t n = rd32(out + 10);
-        CHECK(n > 0 && (size_t)n * 6 + 14 == len);
-        for (int32_t i = 0; n > 0 && (size_t)n * 6 + 14 == len && i < n; i++) {
-            const uint8_t *e = out + 14 + 6 * i;
-            if ((int16_t)((e[0] << 8) | e[1]) == key) {
-                found = 1;
-                *min = (e[2] << 8) | e[3];
-                *max = (e[4] << 8) | e[5];
-            }
-        }
-    }
-    ksasl_server_connection_free(conn);
-    return found;
-}
 
 /* Every string the setup hands out, none holding a secret. */
 static void no_secret(const ksasl_server_setup *s) {
@@ -385,9 +255,9 @@ static void delegation_tokens(void) {
     ksasl_server_config *sc = setup_config(s);
     ksasl_server_setup_free(s);
     for (int16_t key = 38; key <= 41; key++) {
-        CHECK_INT(advertised(sc, key, &min, &max), 1);
+        CHECK_INT(api_advertised(sc, key, &min, &max), 1);
     }
-    CHECK_INT(advertised(sc, 17, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 17, &min, &max), 1);
 
     /* A token of the authority logs in (SCRAM, tokenauth) for its owner, and the other handle
      * sees it. */
@@ -425,8 +295,8 @@ static void delegation_tokens(void) {
     s = setup_text(BROKER, "EXTERNAL", NULL);
     CHECK(setup_tokens(s) == NULL);
     sc = setup_config(s);
-    CHECK_INT(advertised(sc, 38, &min, &max), 0);
-    CHECK_INT(advertised(sc, 17, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 38, &min, &max), 0);
+    CHECK_INT(api_advertised(sc, 17, &min, &max), 1);
     ksasl_server_config_free(sc);
     ksasl_server_setup_free(s);
 }
@@ -437,30 +307,30 @@ static void host_apis(void) {
     int min = -1, max = -1;
     ksasl_server_setup *s = setup_full(BROKER, "INTERNAL", NULL, apis, 2);
     ksasl_server_config *sc = setup_config(s);
-    CHECK_INT(advertised(sc, 3, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 3, &min, &max), 1);
     CHECK_INT(min, 0);
     CHECK_INT(max, 12);
-    CHECK_INT(advertised(sc, 0, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 0, &min, &max), 1);
     CHECK_INT(min, 3);
     CHECK_INT(max, 9);
-    CHECK_INT(advertised(sc, 17, &min, &max), 1);
-    CHECK_INT(advertised(sc, 38, &min, &max), 0);
+    CHECK_INT(api_advertised(sc, 17, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 38, &min, &max), 0);
     ksasl_server_config_free(sc);
     ksasl_server_setup_free(s);
 
     /* With the token APIs as well. */
     s = setup_full(BROKER_TOKENS, "INTERNAL", NULL, apis, 2);
     sc = setup_config(s);
-    CHECK_INT(advertised(sc, 3, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 3, &min, &max), 1);
     CHECK_INT(max, 12);
-    CHECK_INT(advertised(sc, 40, &min, &max), 1);
+    CHECK_INT(api_advertised(sc, 40, &min, &max), 1);
     ksasl_server_config_free(sc);
     ksasl_server_setup_free(s);
 
     /* No APIs of the host: those of the file only. */
     s = setup_full(BROKER, "INTERNAL", NULL, NULL, 0);
     sc = setup_config(s);
-    CHECK_INT(advertised(sc, 3, &min, &max), 0);
+    CHECK_INT(api_advertised(sc, 3, &min, &max), 0);
     ksasl_server_config_free(sc);
     ksasl_server_setup_free(s);
 }

@@ -1450,34 +1450,6 @@ static void over_connections(void) {
     ksasl_token_authority_free(a);
 }
 
-/* What a listener's ApiVersions (v0) response advertises for `key`: 1 and the range, or 0. */
-static int advertised(const ksasl_server_config *sc, int16_t key, int *min, int *max) {
-    static const uint8_t api_versions_v0[] = {0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
-    ksasl_server_connection *conn = NULL;
-    ksasl_server_action act = 99;
-    const uint8_t *out = NULL;
-    size_t len = 0;
-    int found = 0;
-    CHECK_OK(ksasl_server_connection_new(sc, &conn));
-    CHECK_OK(ksasl_server_connection_handle_frame(conn, api_versions_v0, sizeof api_versions_v0, T0,
-                                                  &act, &out, &len, NULL));
-    CHECK_INT(act, KSASL_SERVER_ACTION_CONTINUE);
-    CHECK(len >= 14 && (size_t)rd32(out) == len - 4 && rd32(out + 4) == 1);
-    if (len >= 14) {
-        int32_t n = rd32(out + 10);
-        CHECK(n > 0 && (size_t)n * 6 + 14 == len);
-        for (int32_t i = 0; n > 0 && (size_t)n * 6 + 14 == len && i < n; i++) {
-            const uint8_t *e = out + 14 + 6 * i;
-            if ((int16_t)((e[0] << 8) | e[1]) == key) {
-                found = 1;
-                *min = (e[2] << 8) | e[3];
-                *max = (e[4] << 8) | e[5];
-            }
-        }
-    }
-    ksasl_server_connection_free(conn);
-    return found;
-}
 
 /* A listener that serves the token APIs advertises them. */
 static void api_versions(void) {
@@ -1503,16 +1475,16 @@ static void api_versions(void) {
         kafka4 = server_config_done(b);
     }
     for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++) {
-        CHECK_INT(advertised(plain, apis[i].key, &min, &max), 0);
-        CHECK_INT(advertised(all, apis[i].key, &min, &max), 1);
+        CHECK_INT(api_advertised(plain, apis[i].key, &min, &max), 0);
+        CHECK_INT(api_advertised(all, apis[i].key, &min, &max), 1);
         CHECK_INT(min, 0);
         CHECK_INT(max, apis[i].max);
-        CHECK_INT(advertised(kafka4, apis[i].key, &min, &max), 1);
+        CHECK_INT(api_advertised(kafka4, apis[i].key, &min, &max), 1);
         CHECK_INT(min, 1);
         CHECK_INT(max, apis[i].max);
     }
     /* The SASL APIs are still there. */
-    CHECK_INT(advertised(all, 17, &min, &max), 1);
+    CHECK_INT(api_advertised(all, 17, &min, &max), 1);
     CHECK_RC(ksasl_server_config_builder_add_token_api_versions(NULL, 0), KSASL_NULL_ARGUMENT);
     ksasl_server_config_free(plain);
     ksasl_server_config_free(all);
