@@ -313,6 +313,23 @@ def read_frame(sock: socket.socket) -> bytes:
     return exactly(struct.unpack(">i", exactly(4))[0])
 
 
+def gssapi_login(kdc, port: int) -> dict:
+    """alice's GSSAPI login (from her keytab, no kinit) over a socket to the broker at `port`,
+    with a ksasl client; returns the client's session."""
+    login = ksasl.KerberosLogin(principal="alice@KSASL.TEST", keytab=str(kdc.keytab("alice")))
+    login.login()
+    registry = ksasl.MechanismRegistry()
+    registry.add_gssapi_client(login, "kafka", "localhost")
+    conn = ksasl.ClientConnection(ksasl.ClientConfig(registry, "GSSAPI"))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        conn.start()
+        sock.sendall(conn.transmit())
+        while conn.session() is None:
+            conn.handle_frame(read_frame(sock))
+            sock.sendall(conn.transmit())
+    return conn.session()
+
+
 def test_example_runs_standalone_with_gssapi(kdc):
     """`kafka_server.py --keytab --principal --principal-to-local-rules` serves GSSAPI (with the
     KDC's environment) and names the user by the rules."""
@@ -326,18 +343,7 @@ def test_example_runs_standalone_with_gssapi(kdc):
     )
     try:
         port = int(proc.stdout.readline())
-        login = ksasl.KerberosLogin(principal="alice@KSASL.TEST", keytab=str(kdc.keytab("alice")))
-        login.login()
-        registry = ksasl.MechanismRegistry()
-        registry.add_gssapi_client(login, "kafka", "localhost")
-        conn = ksasl.ClientConnection(ksasl.ClientConfig(registry, "GSSAPI"))
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-            conn.start()
-            sock.sendall(conn.transmit())
-            while conn.session() is None:
-                conn.handle_frame(read_frame(sock))
-                sock.sendall(conn.transmit())
-        assert conn.session()["lifetime_ms"] == LIFETIME_MS
+        assert gssapi_login(kdc, port)["lifetime_ms"] == LIFETIME_MS
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=10)
@@ -362,18 +368,7 @@ def test_example_serves_a_gssapi_listener_of_server_properties(kdc, tmp_path):
                             env={**os.environ, **kdc.env()})
     try:
         port = int(proc.stdout.readline())
-        login = ksasl.KerberosLogin(principal="alice@KSASL.TEST", keytab=str(kdc.keytab("alice")))
-        login.login()
-        registry = ksasl.MechanismRegistry()
-        registry.add_gssapi_client(login, "kafka", "localhost")
-        conn = ksasl.ClientConnection(ksasl.ClientConfig(registry, "GSSAPI"))
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-            conn.start()
-            sock.sendall(conn.transmit())
-            while conn.session() is None:
-                conn.handle_frame(read_frame(sock))
-                sock.sendall(conn.transmit())
-        assert conn.session()["lifetime_ms"] == LIFETIME_MS
+        assert gssapi_login(kdc, port)["lifetime_ms"] == LIFETIME_MS
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=10)
