@@ -24,49 +24,11 @@ using check::is_error;
 const std::int64_t T0 = 1700000000000;
 const char *const PASSWORD = "alice-secret";
 
-// Splits a byte stream into Kafka frames (4-byte big-endian length, then the frame), keeping
-// an incomplete tail in `pending`.
-std::vector<std::vector<std::uint8_t>> split_frames(ksasl::bytes_view bytes, std::vector<std::uint8_t> &pending) {
-    pending.insert(pending.end(), bytes.begin(), bytes.end());
-    std::vector<std::vector<std::uint8_t>> frames;
-    std::size_t pos = 0;
-    while (pending.size() - pos >= 4) {
-        const std::size_t len = (std::size_t{pending[pos]} << 24) | (std::size_t{pending[pos + 1]} << 16) |
-                                (std::size_t{pending[pos + 2]} << 8) | std::size_t{pending[pos + 3]};
-        if (pending.size() - pos - 4 < len) {
-            break;
-        }
-        const auto begin = pending.begin() + static_cast<std::ptrdiff_t>(pos + 4);
-        frames.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(len));
-        pos += 4 + len;
-    }
-    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(pos));
-    return frames;
-}
-
 // Authenticates a connection of `config` against one of `broker` in memory; returns the
 // principal the broker saw ("" when authentication did not complete).
 std::string authenticate(const ksasl::client_config &config, const ksasl::server_config &broker_config,
                          std::int64_t now) {
-    ksasl::client_connection client(config);
-    ksasl::server_connection broker(broker_config);
-    client.start(now);
-    std::vector<std::uint8_t> to_broker, to_client;
-    bool client_ok = false, broker_ok = false;
-    for (int round = 0; round < 16 && !(client_ok && broker_ok); round++) {
-        for (const auto &frame : split_frames(client.transmit(), to_broker)) {
-            const ksasl::server_connection::output o = broker.handle_frame(frame, now);
-            broker_ok |= o.action == ksasl::server_action::authenticated;
-            if (o.action != ksasl::server_action::continue_ && o.action != ksasl::server_action::authenticated) {
-                std::printf("    broker: %s\n", broker.last_error().c_str());
-                return "";
-            }
-            for (const auto &reply : split_frames(o.out, to_client)) {
-                client_ok |= client.handle_frame(reply, now).event == ksasl::client_event::authenticated;
-            }
-        }
-    }
-    return client_ok && broker_ok ? broker.session().principal : "";
+    return check::authenticate(config, broker_config, now).principal;
 }
 
 // Nothing the setup hands out holds the password.

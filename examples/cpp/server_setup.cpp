@@ -19,7 +19,9 @@
 
 namespace {
 
+using check::authenticate;
 using check::contains;
+using check::login_result;
 using check::error_of;
 using check::expect;
 using check::is_error;
@@ -42,58 +44,6 @@ const std::string BROKER =
     "listener.name.external.oauthbearer.sasl.jaas.config="
     "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;\n"
     "listener.name.external.connections.max.reauth.ms=7000\n";
-
-// Splits a byte stream into Kafka frames (4-byte big-endian length, then the frame), keeping
-// an incomplete tail in `pending`.
-std::vector<std::vector<std::uint8_t>> split_frames(ksasl::bytes_view bytes, std::vector<std::uint8_t> &pending) {
-    pending.insert(pending.end(), bytes.begin(), bytes.end());
-    std::vector<std::vector<std::uint8_t>> frames;
-    std::size_t pos = 0;
-    while (pending.size() - pos >= 4) {
-        const std::size_t len = (std::size_t{pending[pos]} << 24) | (std::size_t{pending[pos + 1]} << 16) |
-                                (std::size_t{pending[pos + 2]} << 8) | std::size_t{pending[pos + 3]};
-        if (pending.size() - pos - 4 < len) {
-            break;
-        }
-        const auto begin = pending.begin() + static_cast<std::ptrdiff_t>(pos + 4);
-        frames.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(len));
-        pos += 4 + len;
-    }
-    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(pos));
-    return frames;
-}
-
-struct login_result {
-    std::string principal;      // "" when authentication did not complete
-    std::int64_t lifetime_ms = -1; // the session lifetime the client was told
-};
-
-// Authenticates a connection of `config` against one of the listener's in memory.
-login_result authenticate(const ksasl::client_config &config, const ksasl::server_config &listener,
-                          std::int64_t now) {
-    ksasl::client_connection client(config);
-    ksasl::server_connection broker(listener);
-    client.start(now);
-    std::vector<std::uint8_t> to_broker, to_client;
-    bool client_ok = false, broker_ok = false;
-    for (int round = 0; round < 16 && !(client_ok && broker_ok); round++) {
-        for (const auto &frame : split_frames(client.transmit(), to_broker)) {
-            const ksasl::server_connection::output o = broker.handle_frame(frame, now);
-            broker_ok |= o.action == ksasl::server_action::authenticated;
-            if (o.action != ksasl::server_action::continue_ && o.action != ksasl::server_action::authenticated) {
-                std::printf("    broker: %s\n", broker.last_error().c_str());
-                return {};
-            }
-            for (const auto &reply : split_frames(o.out, to_client)) {
-                client_ok |= client.handle_frame(reply, now).event == ksasl::client_event::authenticated;
-            }
-        }
-    }
-    if (!client_ok || !broker_ok) {
-        return {};
-    }
-    return {broker.session().principal, client.session().lifetime_ms};
-}
 
 login_result password_login(const ksasl::server_config &listener, const char *mechanism, const char *user,
                             const char *password) {
