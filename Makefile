@@ -7,7 +7,13 @@ CC     ?= gcc
 VENV   := .venv
 PY     := $(VENV)/bin/python
 CFLAGS_STRICT := -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
-RUST_STATIC   := target/debug/libksasl.a -lpthread -ldl -lm
+KSASL_ROOT    := $(CURDIR)
+include mk/target.mk
+# Cargo's output directory (mk/target.mk); what the Makefile builds itself stays in target/.
+OUT           := $(KSASL_CARGO_TARGET)
+RUST_STATIC   := $(OUT)/debug/libksasl.a -lpthread -ldl -lm
+# The ksasl tool, for the tests that run it.
+export KSASL_TOOL := $(OUT)/debug/ksasl
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
 .PHONY: bench-java bench-gssapi bench-oidc demo demo-mechanisms test test-suites test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker test-c-and-broker cpp-valgrind soak fuzz fuzz-smoke
@@ -57,7 +63,7 @@ $(VENV)/.installed: tests/interop/requirements.txt
 
 # The Python and JNI crates build in one target directory: ksasl and the dependencies they
 # share (same features, release profile) compile once for both.
-BINDINGS_TARGET := $(CURDIR)/target/bindings
+BINDINGS_TARGET := $(OUT)/bindings
 
 # The Python binding, built by maturin through pip into the venv.
 python-binding: $(VENV)/.installed
@@ -68,7 +74,7 @@ python-binding: $(VENV)/.installed
 # against the asyncio example server in examples/python.
 test-interop: python-binding
 	$(CARGO) build --quiet --example stdio_peer
-	KSASL_STDIO_PEER=target/debug/examples/stdio_peer $(PY) -m pytest -q tests/interop
+	KSASL_STDIO_PEER=$(OUT)/debug/examples/stdio_peer $(PY) -m pytest -q tests/interop
 	# Fresh keys and tokens from PyJWT on every run, validated by the Rust OAUTHBEARER tests.
 	mkdir -p target
 	$(PY) tests/vectors/gen_jwt.py > target/jwt-fresh.json
@@ -80,13 +86,13 @@ test-python: python-binding
 	PYTHONMALLOC=debug $(PY) -X dev -m pytest -q bindings/python/tests
 
 # --- C ABI -------------------------------------------------------------------------------
-target/debug/libksasl.a: FORCE
+$(OUT)/debug/libksasl.a: FORCE
 	$(CARGO) build --quiet
 
 # The ksasl command-line tool (`ksasl probe` in tests/broker): cargo builds it with the library.
-target/debug/ksasl: target/debug/libksasl.a
+$(OUT)/debug/ksasl: $(OUT)/debug/libksasl.a
 
-target/c/%: examples/c/%.c examples/c/frames.h include/ksasl.h target/debug/libksasl.a
+target/c/%: examples/c/%.c examples/c/frames.h include/ksasl.h $(OUT)/debug/libksasl.a
 	@mkdir -p target/c
 	$(CC) $(CFLAGS_STRICT) $< $(RUST_STATIC) -o $@
 
@@ -113,8 +119,9 @@ abi-check:
 
 -include mk/ctest.mk
 -include mk/install.mk
+include mk/dist.mk
 
-test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples cpp-valgrind install-check)
+test-c: abi-check c-run-examples $(if $(wildcard mk/ctest.mk),c-tests) $(if $(wildcard mk/install.mk),cpp-header-check cpp-examples cpp-valgrind install-check) dist-check
 
 # The C++ examples again under valgrind: no errors, no definite or indirect leaks.
 cpp-valgrind: cpp-examples
@@ -160,7 +167,7 @@ test-java: java-native
 	@mkdir -p target
 	(cd bindings/java && $(JAVA_KDC) $(JAVA_IDP) $(MVN) $(MVN_FLAGS) install -Dksasl.test.jvm=-Xcheck:jni) > target/java-test.log 2>&1 || (cat target/java-test.log; exit 1)
 	$(if $(wildcard examples/java/pom.xml),(cd examples/java && $(JAVA_KDC) $(JAVA_IDP) $(MVN) $(MVN_FLAGS) test -Dksasl.test.jvm=-Xcheck:jni) >> target/java-test.log 2>&1 || (cat target/java-test.log; exit 1))
-	java -Xcheck:jni -cp bindings/java/target/ksasl-0.1.0.jar:bindings/java/target/test-classes org.ksasl.LoadCheck >> target/java-test.log 2>&1
+	java -Xcheck:jni -cp bindings/java/target/ksasl-$(KSASL_VERSION).jar:bindings/java/target/test-classes org.ksasl.LoadCheck >> target/java-test.log 2>&1
 	@if grep -hE "$(JNI_WARNINGS)" target/java-test.log $$(find bindings/java/target examples/java/target -name '*.dumpstream' 2>/dev/null); then \
 	  echo "JNI warnings under -Xcheck:jni (above)"; exit 1; fi
 	@grep -h "loaded-from=" target/java-test.log
@@ -186,14 +193,14 @@ test-nokrb5: python-binding c-test java-binding
 # negative controls and signed JWTs, aiokafka with ksasl.aiokafka, and a GSSAPI listener
 # (with the KDC of tests/kerberos) proven with Kafka's Java client. Broker logs of a
 # failed start stay in tests/broker/target/broker-logs.
-BROKER_DEPS   := python-binding target/c/kafka_client target/c/mini_broker java-binding target/debug/ksasl
+BROKER_DEPS   := python-binding target/c/kafka_client target/c/mini_broker java-binding $(OUT)/debug/ksasl
 BROKER_PYTEST := $(PY) -m pytest -q -p no:warnings tests/broker
 
 test-broker: $(BROKER_DEPS)
 	$(BROKER_PYTEST)
 
 # `make test` runs the C suite and the broker suite side by side: the C suite (valgrind, then
-# the C++ examples and the installation check) keeps the cores busy for about 7 minutes, at a
+# the C++ examples, the installation check and dist-check) keeps the cores busy for about 11 minutes, at a
 # lower priority (nice), while the broker suite (about 9 minutes) mostly waits on session and
 # ticket lifetimes but must not be starved of CPU. The broker suite's output goes to
 # target/test-broker.log, printed when both are done; either failing fails the target.
@@ -238,14 +245,14 @@ bench: $(VENV)/.installed
 	$(PY) benches/python_bench.py
 	$(CARGO) build --release --quiet
 	@mkdir -p target/c
-	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c target/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
+	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c $(OUT)/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
 	./target/c/gate_bench
 
 # OIDC against a real Keycloak (tests/oidc/keycloak.py): token fetches, JWKS refreshes and the
 # validation of the provider's tokens, over HTTPS (BENCHMARKS.md).
 bench-oidc:
 	$(CARGO) build --release --quiet --example oidc_bench
-	$(PYTHON) tests/oidc/keycloak.py --exec -- target/release/examples/oidc_bench
+	$(PYTHON) tests/oidc/keycloak.py --exec -- $(OUT)/release/examples/oidc_bench
 
 # JMH benchmarks of the Java binding next to Rust and Kafka's ScramSaslServer (BENCHMARKS.md).
 bench-java: java-binding

@@ -36,7 +36,9 @@ VALGRIND      ?= valgrind
 
 CTEST_SRC     := $(CTEST_ROOT)/tests/c
 CTEST_OUT     := $(CTEST_ROOT)/target/c/tests
-CTEST_LIBDIR  := $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR)),$(CTEST_ROOT)/target)/debug
+KSASL_ROOT    ?= $(CTEST_ROOT)
+include $(CTEST_ROOT)/mk/target.mk
+CTEST_LIBDIR  := $(KSASL_CARGO_TARGET)/debug
 CTEST_HEADER  := $(CTEST_ROOT)/include/ksasl.h
 CTEST_SRCS    := $(sort $(wildcard $(CTEST_SRC)/*.c))
 # tests/vectors/config_invalid.json as a C table for test_config.c.

@@ -6,14 +6,18 @@
 #   install           cargo build --release, then install into $(DESTDIR)$(PREFIX):
 #                     lib/libksasl.so.<version> (+ libksasl.so.<major>, libksasl.so links),
 #                     lib/libksasl.a, include/ksasl.h, include/ksasl.hpp,
-#                     lib/pkgconfig/ksasl.pc, lib/cmake/ksasl/ksaslConfig{,Version}.cmake
+#                     lib/pkgconfig/ksasl.pc, lib/cmake/ksasl/ksaslConfig{,Version}.cmake,
+#                     bin/ksasl (the command-line tool)
+#                     KSASL_STRIP=1 strips the debug information (the release profile keeps
+#                     line tables: 44 MB for the shared library, 8 MB without)
 #   uninstall         removes what install installed
 #   install-check     installs into target/install-check/prefix, then builds and runs
-#                     packaging/consumer with pkg-config and with CMake (find_package)
+#                     packaging/consumer with pkg-config and with CMake (find_package), C and
+#                     C++, shared and static (packaging/consumer/check.sh)
 #   cpp-examples      builds examples/cpp/*.cpp against target/debug and runs each
 #   cpp-header-check  compiles a translation unit including ksasl.hpp
 #
-# Everything built goes under target/.
+# Everything built goes under target/ (cargo's output where cargo metadata says).
 
 # This file's directory, before any other makefile is read.
 KSASL_MK   := $(abspath $(lastword $(MAKEFILE_LIST)))
@@ -36,6 +40,7 @@ INSTALL    ?= install
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
+BINDIR     ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR    ?=
 
@@ -46,20 +51,28 @@ KSASL_MAJOR   := $(word 1,$(subst ., ,$(KSASL_VERSION)))
 KSASL_MINOR   := $(word 2,$(subst ., ,$(KSASL_VERSION)))
 KSASL_SONAME  := libksasl.so.$(KSASL_MAJOR)
 
-KSASL_TARGET  := $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR)),$(KSASL_ROOT)/target)
+include $(KSASL_ROOT)/mk/target.mk
+KSASL_TARGET  := $(KSASL_CARGO_TARGET)
 KSASL_PKG     := $(KSASL_ROOT)/packaging
-KSASL_CPP_OUT := $(KSASL_TARGET)/cpp
-KSASL_CHECK   := $(KSASL_TARGET)/install-check
+# What is built here, as opposed to by cargo, goes under the repository's target/.
+KSASL_CPP_OUT := $(KSASL_ROOT)/target/cpp
+KSASL_CHECK   := $(KSASL_ROOT)/target/install-check
 
 KSASL_CXXFLAGS ?= -std=c++17 -Wall -Wextra -Werror -pedantic
 KSASL_CFLAGS   ?= -std=c11 -Wall -Wextra -Werror -pedantic
 
-# The substitutions for the templates in packaging/. ksasl.pc says ${prefix}/... for the
-# directories under the prefix.
+# The substitutions for the templates in packaging/. When lib and include are directly under
+# the prefix, ksasl.pc and ksaslConfig.cmake find the prefix from where they are (relocatable:
+# the tarball and the .deb of mk/dist.mk); otherwise they name the directories.
+KSASL_RELOCATABLE = $(and $(filter $(PREFIX)/lib,$(LIBDIR)),$(filter $(PREFIX)/include,$(INCLUDEDIR)))
+KSASL_PC_PREFIX     = $(if $(KSASL_RELOCATABLE),$${pcfiledir}/../..,$(PREFIX))
 KSASL_PC_LIBDIR     = $(if $(filter $(PREFIX)/%,$(LIBDIR)),$${exec_prefix}/$(patsubst $(PREFIX)/%,%,$(LIBDIR)),$(LIBDIR))
 KSASL_PC_INCLUDEDIR = $(if $(filter $(PREFIX)/%,$(INCLUDEDIR)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(INCLUDEDIR)),$(INCLUDEDIR))
-KSASL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(KSASL_VERSION)|g' \
+KSASL_CM_LIBDIR     = $(if $(KSASL_RELOCATABLE),$${_ksasl_prefix}/lib,$(LIBDIR))
+KSASL_CM_INCLUDEDIR = $(if $(KSASL_RELOCATABLE),$${_ksasl_prefix}/include,$(INCLUDEDIR))
+KSASL_SUBST = sed -e 's|@PREFIX@|$(KSASL_PC_PREFIX)|g' \
+	-e 's|@CMAKE_LIBDIR@|$(KSASL_CM_LIBDIR)|g' -e 's|@CMAKE_INCLUDEDIR@|$(KSASL_CM_INCLUDEDIR)|g' \
+	-e 's|@VERSION@|$(KSASL_VERSION)|g' \
 	-e 's|@PC_LIBDIR@|$(KSASL_PC_LIBDIR)|g' -e 's|@PC_INCLUDEDIR@|$(KSASL_PC_INCLUDEDIR)|g' \
 	-e 's|@SOMAJOR@|$(KSASL_MAJOR)|g' -e 's|@MINOR@|$(KSASL_MINOR)|g'
 
@@ -72,28 +85,31 @@ install-help:
 
 ksasl-version-check:
 	@test -n "$(KSASL_VERSION)" || { echo "mk/install.mk: no version in $(KSASL_ROOT)/Cargo.toml" >&2; exit 1; }
-	@case "$(PREFIX)$(LIBDIR)$(INCLUDEDIR)" in *'|'*) echo "mk/install.mk: '|' in a path" >&2; exit 1;; esac
+	@case "$(PREFIX)$(LIBDIR)$(INCLUDEDIR)$(BINDIR)" in *'|'*) echo "mk/install.mk: '|' in a path" >&2; exit 1;; esac
 
 # ---------------------------------------------------------------------------------------------
 # install / uninstall
 
 install: ksasl-version-check
 	cd $(KSASL_ROOT) && $(CARGO) build --release
-	$(INSTALL) -d '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' \
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' \
 		'$(DESTDIR)$(LIBDIR)/pkgconfig' '$(DESTDIR)$(LIBDIR)/cmake/ksasl'
 	$(INSTALL) -m 0755 '$(KSASL_TARGET)/release/libksasl.so' '$(DESTDIR)$(LIBDIR)/libksasl.so.$(KSASL_VERSION)'
 	ln -sfn 'libksasl.so.$(KSASL_VERSION)' '$(DESTDIR)$(LIBDIR)/$(KSASL_SONAME)'
 	ln -sfn '$(KSASL_SONAME)' '$(DESTDIR)$(LIBDIR)/libksasl.so'
 	$(INSTALL) -m 0644 '$(KSASL_TARGET)/release/libksasl.a' '$(DESTDIR)$(LIBDIR)/libksasl.a'
+	$(INSTALL) -m 0755 '$(KSASL_TARGET)/release/ksasl' '$(DESTDIR)$(BINDIR)/ksasl'
 	$(INSTALL) -m 0644 '$(KSASL_ROOT)/include/ksasl.h' '$(KSASL_ROOT)/include/ksasl.hpp' '$(DESTDIR)$(INCLUDEDIR)/'
 	$(KSASL_SUBST) '$(KSASL_PKG)/ksasl.pc.in' > '$(DESTDIR)$(LIBDIR)/pkgconfig/ksasl.pc'
 	$(KSASL_SUBST) '$(KSASL_PKG)/ksaslConfig.cmake.in' > '$(DESTDIR)$(LIBDIR)/cmake/ksasl/ksaslConfig.cmake'
 	$(KSASL_SUBST) '$(KSASL_PKG)/ksaslConfigVersion.cmake.in' > '$(DESTDIR)$(LIBDIR)/cmake/ksasl/ksaslConfigVersion.cmake'
+	$(if $(KSASL_STRIP),strip --strip-debug '$(DESTDIR)$(LIBDIR)/libksasl.so.$(KSASL_VERSION)' \
+		'$(DESTDIR)$(LIBDIR)/libksasl.a' '$(DESTDIR)$(BINDIR)/ksasl')
 	chmod 0644 '$(DESTDIR)$(LIBDIR)/pkgconfig/ksasl.pc' '$(DESTDIR)$(LIBDIR)/cmake/ksasl/ksaslConfig.cmake' \
 		'$(DESTDIR)$(LIBDIR)/cmake/ksasl/ksaslConfigVersion.cmake'
 
 uninstall: ksasl-version-check
-	rm -f '$(DESTDIR)$(LIBDIR)/libksasl.so.$(KSASL_VERSION)' '$(DESTDIR)$(LIBDIR)/$(KSASL_SONAME)' \
+	rm -f '$(DESTDIR)$(BINDIR)/ksasl' '$(DESTDIR)$(LIBDIR)/libksasl.so.$(KSASL_VERSION)' '$(DESTDIR)$(LIBDIR)/$(KSASL_SONAME)' \
 		'$(DESTDIR)$(LIBDIR)/libksasl.so' '$(DESTDIR)$(LIBDIR)/libksasl.a' \
 		'$(DESTDIR)$(INCLUDEDIR)/ksasl.h' '$(DESTDIR)$(INCLUDEDIR)/ksasl.hpp' \
 		'$(DESTDIR)$(LIBDIR)/pkgconfig/ksasl.pc' \
@@ -105,38 +121,13 @@ uninstall: ksasl-version-check
 # install-check: a consumer built against a fresh installation, with pkg-config and with CMake.
 
 KSASL_CHECK_PREFIX := $(KSASL_CHECK)/prefix
-KSASL_CHECK_LIB    := $(KSASL_CHECK_PREFIX)/lib
-KSASL_CHECK_PC     := PKG_CONFIG_PATH='$(KSASL_CHECK_LIB)/pkgconfig' $(PKG_CONFIG)
 
 install-check: ksasl-version-check
 	rm -rf '$(KSASL_CHECK)'
 	$(MAKE) --no-print-directory -f '$(KSASL_MK)' install CARGO='$(CARGO)' \
-		PREFIX='$(KSASL_CHECK_PREFIX)' LIBDIR='$(KSASL_CHECK_LIB)' \
-		INCLUDEDIR='$(KSASL_CHECK_PREFIX)/include' DESTDIR=
-	test "$$(readlink '$(KSASL_CHECK_LIB)/$(KSASL_SONAME)')" = 'libksasl.so.$(KSASL_VERSION)'
-	test "$$(readlink '$(KSASL_CHECK_LIB)/libksasl.so')" = '$(KSASL_SONAME)'
-	readelf -d '$(KSASL_CHECK_LIB)/libksasl.so.$(KSASL_VERSION)' | grep -q 'SONAME.*\[$(KSASL_SONAME)\]'
-	test "$$($(KSASL_CHECK_PC) --modversion ksasl)" = '$(KSASL_VERSION)'
-	@echo "== pkg-config: $$($(KSASL_CHECK_PC) --cflags --libs ksasl)"
-	$(KSASL_CC) $(KSASL_CFLAGS) '$(KSASL_PKG)/consumer/main.c' -o '$(KSASL_CHECK)/consumer-pkg-config' \
-		$$($(KSASL_CHECK_PC) --cflags --libs ksasl) -Wl,-rpath,'$(KSASL_CHECK_LIB)'
-	ldd '$(KSASL_CHECK)/consumer-pkg-config' | grep -q '$(KSASL_SONAME) => $(KSASL_CHECK_LIB)/$(KSASL_SONAME)'
-	'$(KSASL_CHECK)/consumer-pkg-config'
-	@echo "== pkg-config --static: $$($(KSASL_CHECK_PC) --static --libs ksasl)"
-	$(KSASL_CC) $(KSASL_CFLAGS) '$(KSASL_PKG)/consumer/main.c' -o '$(KSASL_CHECK)/consumer-pkg-config-static' \
-		$$($(KSASL_CHECK_PC) --cflags ksasl) -L'$(KSASL_CHECK_LIB)' -Wl,-Bstatic -lksasl -Wl,-Bdynamic \
-		$$($(KSASL_CHECK_PC) --static --libs-only-l ksasl | sed -e 's/-lksasl\b//')
-	! ldd '$(KSASL_CHECK)/consumer-pkg-config-static' | grep -q libksasl
-	'$(KSASL_CHECK)/consumer-pkg-config-static'
-	@echo "== CMake: find_package(ksasl) with CMAKE_PREFIX_PATH=$(KSASL_CHECK_PREFIX)"
-	$(CMAKE) -S '$(KSASL_PKG)/consumer' -B '$(KSASL_CHECK)/cmake-build' \
-		-DCMAKE_PREFIX_PATH='$(KSASL_CHECK_PREFIX)' -DCMAKE_BUILD_TYPE=Release \
-		-DCMAKE_C_COMPILER='$(KSASL_CC)' -DCMAKE_CXX_COMPILER='$(KSASL_CXX)'
-	$(CMAKE) --build '$(KSASL_CHECK)/cmake-build'
-	ldd '$(KSASL_CHECK)/cmake-build/ksasl_consumer' | grep -q '$(KSASL_SONAME) => $(KSASL_CHECK_LIB)/$(KSASL_SONAME)'
-	'$(KSASL_CHECK)/cmake-build/ksasl_consumer'
-	'$(KSASL_CHECK)/cmake-build/ksasl_consumer_cpp'
-	'$(KSASL_CHECK)/cmake-build/ksasl_consumer_static'
+		PREFIX='$(KSASL_CHECK_PREFIX)' DESTDIR=
+	KSASL_CC='$(KSASL_CC)' KSASL_CXX='$(KSASL_CXX)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \
+		'$(KSASL_PKG)/consumer/check.sh' '$(KSASL_CHECK_PREFIX)' '$(KSASL_CHECK)/consumer' '$(KSASL_VERSION)'
 	@echo "install-check: ok ($(KSASL_CHECK_PREFIX))"
 
 # ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 #   benches/java/run.sh gssapi          # the GSSAPI logins (Gssapi.*) against a throw-away KDC
 #   KSASL_BENCH_RUST=1 benches/java/run.sh gssapi   # ... and the Rust GSSAPI bench, same KDC
 #
-# Needs org.ksasl:ksasl:0.1.0 in the local Maven repository (the Makefile's java install
+# Needs org.ksasl:ksasl (the version of benches/java/pom.xml) in the local Maven repository (the Makefile's java install
 # target), Maven, a JDK 17 and, for the empty-JNI floor benchmark, gcc. The GSSAPI mode also
 # needs the MIT KDC tools (tests/kerberos/kdc.py installs them as root when missing).
 set -euo pipefail

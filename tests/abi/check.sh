@@ -16,7 +16,7 @@ mkdir -p target/abi
 printf '#include "ksasl.h"\nint main(void) { return ksasl_version() == 0; }\n' > target/abi/header.c
 gcc -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -c target/abi/header.c -o target/abi/header_c.o
 g++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -x c++ -c target/abi/header.c -o target/abi/header_cpp.o
-nm -D --defined-only target/debug/libksasl.so | awk '{print $3}' | sort > target/abi/exports.txt
+nm -D --defined-only "${KSASL_CARGO_TARGET:-target}/debug/libksasl.so" | awk '{print $3}' | sort > target/abi/exports.txt
 if grep -v '^ksasl_' target/abi/exports.txt; then
   echo "the library exports symbols without the ksasl_ prefix (above)" >&2
   exit 1

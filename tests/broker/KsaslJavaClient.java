@@ -27,7 +27,7 @@ import org.ksasl.Refresher;
  * re-authenticates whenever the broker's session lifetime demands. Run as a single-file
  * program with the ksasl jar on the class path:
  *
- * <pre>java -cp ksasl-0.1.0.jar tests/broker/KsaslJavaClient.java HOST PORT MECHANISM USER PASSWORD DURATION_MS [MIN_REAUTHS]</pre>
+ * <pre>java -cp ksasl-VERSION.jar tests/broker/KsaslJavaClient.java HOST PORT MECHANISM USER PASSWORD DURATION_MS [MIN_REAUTHS]</pre>
  *
  * With OAUTHBEARER, USER is the principal of an unsecured token and PASSWORD is ignored; or,
  * when USER is "oidc:FILE", tokens come from an identity provider through the binding's

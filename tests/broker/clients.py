@@ -14,6 +14,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +26,10 @@ from broker import java_bin
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 C_CLIENT = Path(os.environ.get("KSASL_C_CLIENT", ROOT / "target" / "c" / "kafka_client"))
-JAR = Path(os.environ.get("KSASL_JAR", ROOT / "bindings" / "java" / "target" / "ksasl-0.1.0.jar"))
+VERSION = subprocess.run(
+    [sys.executable, str(ROOT / "packaging" / "version.py")], check=True, capture_output=True, text=True
+).stdout.strip()
+JAR = Path(os.environ.get("KSASL_JAR", ROOT / "bindings" / "java" / "target" / f"ksasl-{VERSION}.jar"))
 
 USERS = {"alice": "alice-secret", "bob": "bob-secret"}
 

@@ -23,7 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * java.library.path when the jar has no library, and refusing a version mismatch.
  */
 class JarLoadIT {
-    private static final Path JAR = Paths.get(System.getProperty("ksasl.jar", "target/ksasl-0.1.0.jar"));
+    /** The project's version (failsafe passes it), which the jar and its native library must report. */
+    private static final String VERSION = java.util.Objects.requireNonNull(
+            System.getProperty("ksasl.version"), "the system property ksasl.version (failsafe sets it)");
+    private static final Path JAR = Paths.get(System.getProperty("ksasl.jar", "target/ksasl-" + VERSION + ".jar"));
     private static final Path TEST_CLASSES = Paths.get("target/test-classes");
 
     private record Run(int exit, String output) {}
@@ -63,7 +66,7 @@ class JarLoadIT {
         assertTrue(Files.isRegularFile(JAR), JAR + " must be packaged first");
         Run r = java(JAR + ":" + TEST_CLASSES, "-Djava.library.path=/nonexistent");
         assertEquals(0, r.exit(), r.output());
-        assertTrue(r.output().contains("loaded-from=jar version=0.1.0 principal=User:alice"), r.output());
+        assertTrue(r.output().contains("loaded-from=jar version=" + VERSION + " principal=User:alice"), r.output());
     }
 
     @Test
@@ -105,7 +108,7 @@ class JarLoadIT {
         Files.writeString(props, "version=9.9.9\n");
         Run r = java(classes + ":" + TEST_CLASSES);
         assertNotEquals(0, r.exit());
-        assertTrue(r.output().contains("the native library is version 0.1.0 but the Java classes are version 9.9.9"),
+        assertTrue(r.output().contains("the native library is version " + VERSION + " but the Java classes are version 9.9.9"),
                 r.output());
     }
 }
