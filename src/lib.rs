@@ -45,6 +45,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod aws;
 pub mod background;
 pub mod config;
 pub mod credential;
@@ -54,6 +55,7 @@ pub mod error;
 pub mod ffi;
 #[allow(unsafe_code)]
 pub mod io;
+pub mod java_map;
 pub mod kafka;
 pub mod mech;
 pub mod names;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use kafka_pair::Pair;
 use ksasl::config::{ClientSettings, ServerSettings};
 use ksasl::credential::scram::ScramMechanism;
-use ksasl::credential::scram_admin::{java_string_hash, JavaOrder};
+use ksasl::java_map::{java_string_hash, JavaOrder};
 use ksasl::kafka::scram_credentials::{
     error_code, AlterScramRequest, AlterScramResponse, DescribeScramRequest, DescribeScramResponse,
     ScramDeletion, ScramUpsertion,

@@ -1,0 +1,367 @@
+//! AWS SigV4 and the AWS_MSK_IAM payload: AWS's published test vectors, and byte-for-byte
+//! comparisons with kafka-python 3's AWS_MSK_IAM client and aws-msk-iam-sasl-signer-python
+//! (tests/vectors/aws_msk_iam.json, written by tests/vectors/gen_aws_msk.py).
+
+use ksasl::aws::msk_iam::{
+    client_payload, parse_server_response, presign_connect, presigned_token, ClientPayload,
+    KeyOrder, PAYLOAD_VERSION,
+};
+use ksasl::aws::sigv4::{
+    self, credential_scope, hex, hmac_sha256, presign, signing_key, string_to_sign, AmzDate,
+    CanonicalRequest, PresignRequest,
+};
+use ksasl::aws::AwsCredentials;
+use ksasl::error::ErrorCode;
+use serde_json::Value;
+
+/// The credentials of AWS's `aws-sig-v4-test-suite`.
+fn suite_credentials() -> AwsCredentials {
+    AwsCredentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY").unwrap()
+}
+
+/// 2015-08-30T12:36:00Z, the suite's clock.
+const SUITE_MS: i64 = 1_440_938_160_000;
+
+fn suite_signature(query: &[(&str, &str)]) -> (String, String) {
+    let date = AmzDate::from_ms(SUITE_MS).unwrap();
+    let request = CanonicalRequest {
+        method: "GET".into(),
+        path: "/".into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        headers: vec![
+            ("Host".into(), "example.amazonaws.com".into()),
+            ("X-Amz-Date".into(), date.timestamp().into()),
+        ],
+        payload_hash: sigv4::EMPTY_PAYLOAD_SHA256.into(),
+    };
+    let canonical = request.render();
+    let scope = credential_scope(&date, "us-east-1", "service");
+    let to_sign = string_to_sign(&date, &scope, &canonical);
+    let key = signing_key(
+        suite_credentials().secret_access_key(),
+        date.date(),
+        "us-east-1",
+        "service",
+    );
+    (canonical, hex(&hmac_sha256(&*key, to_sign.as_bytes())))
+}
+
+#[test]
+fn get_vanilla_from_the_aws_test_suite() {
+    let (canonical, signature) = suite_signature(&[]);
+    assert_eq!(
+        canonical,
+        "GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n\
+         e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+        signature,
+        "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"
+    );
+}
+
+#[test]
+fn get_vanilla_query_order_key_case_sorts_the_query() {
+    let (canonical, signature) = suite_signature(&[("Param2", "value2"), ("Param1", "value1")]);
+    assert!(
+        canonical.contains("\nParam1=value1&Param2=value2\n"),
+        "{canonical}"
+    );
+    assert_eq!(
+        signature,
+        "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500"
+    );
+}
+
+#[test]
+fn signing_key_of_the_aws_documentation() {
+    let key = signing_key(
+        b"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        "20120215",
+        "us-east-1",
+        "iam",
+    );
+    assert_eq!(
+        hex(&*key),
+        "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d"
+    );
+}
+
+#[test]
+fn presigned_url_of_the_s3_documentation() {
+    let creds = AwsCredentials::new(
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    )
+    .unwrap();
+    // 2013-05-24T00:00:00Z
+    let signed = presign(
+        &PresignRequest {
+            method: "GET",
+            host: "examplebucket.s3.amazonaws.com",
+            path: "/test.txt",
+            query: &[],
+            region: "us-east-1",
+            service: "s3",
+            expires_secs: 86_400,
+            payload_hash: "UNSIGNED-PAYLOAD",
+        },
+        &creds,
+        1_369_353_600_000,
+    )
+    .unwrap();
+    assert_eq!(
+        signed.query_string(),
+        "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2F\
+         us-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&\
+         X-Amz-SignedHeaders=host&X-Amz-Signature=\
+         aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"
+    );
+}
+
+#[test]
+fn dates_round_trip_and_refuse_what_is_not_a_date() {
+    for (ms, stamp) in [
+        (0, "19700101T000000Z"),
+        (SUITE_MS, "20150830T123600Z"),
+        (951_782_400_000, "20000229T000000Z"),
+        (253_402_300_799_999, "99991231T235959Z"),
+    ] {
+        let date = AmzDate::from_ms(ms).unwrap();
+        assert_eq!(date.timestamp(), stamp);
+        assert_eq!(date.date(), &stamp[..8]);
+        let (parsed, parsed_ms) = AmzDate::parse(stamp).unwrap();
+        assert_eq!(parsed, date);
+        assert_eq!(parsed_ms, ms / 1000 * 1000);
+    }
+    for bad in [
+        "20150830T123600",
+        "20150830 123600Z",
+        "20150230T000000Z",
+        "20190229T000000Z",
+        "20151301T000000Z",
+        "20150830T246000Z",
+        "2015083OT123600Z",
+        "+2015830T123600Z",
+        "19691231T235959Z",
+        "２0150830T123600Z",
+    ] {
+        assert!(AmzDate::parse(bad).is_none(), "{bad}");
+    }
+    for bad in [-1, 253_402_300_800_000, i64::MIN, i64::MAX] {
+        assert_eq!(
+            AmzDate::from_ms(bad).unwrap_err().code(),
+            ErrorCode::InvalidArgument
+        );
+    }
+}
+
+#[test]
+fn uri_encoding_keeps_only_the_unreserved_characters() {
+    assert_eq!(sigv4::uri_encode("aZ09-._~"), "aZ09-._~");
+    assert_eq!(
+        sigv4::uri_encode("a b/c:d+e=f%é"),
+        "a%20b%2Fc%3Ad%2Be%3Df%25%C3%A9"
+    );
+}
+
+fn vectors() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/vectors/aws_msk_iam.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn credentials_of(v: &Value) -> AwsCredentials {
+    let creds = AwsCredentials::new(
+        v["access_key_id"].as_str().unwrap(),
+        v["secret_access_key"].as_str().unwrap(),
+    )
+    .unwrap();
+    match v["session_token"].as_str() {
+        Some(token) => creds.with_session_token(token).unwrap(),
+        None => creds,
+    }
+}
+
+#[test]
+fn payloads_equal_kafka_pythons_byte_for_byte() {
+    let v = vectors();
+    let cases = v["payloads"].as_array().unwrap();
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let payload = client_payload(
+            &ClientPayload {
+                host: case["host"].as_str().unwrap(),
+                region: case["region"].as_str().unwrap(),
+                user_agent: case["user_agent"].as_str().unwrap(),
+                order: KeyOrder::KafkaPython,
+            },
+            &credentials_of(case),
+            case["now_ms"].as_i64().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(payload).unwrap(),
+            case["payload"].as_str().unwrap()
+        );
+    }
+}
+
+#[test]
+fn presigned_tokens_equal_the_msk_signers_byte_for_byte() {
+    let v = vectors();
+    let cases = v["tokens"].as_array().unwrap();
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let token = presigned_token(
+            case["region"].as_str().unwrap(),
+            &credentials_of(case),
+            case["now_ms"].as_i64().unwrap(),
+            case["user_agent"].as_str().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(token.token(), case["token"].as_str().unwrap());
+        assert_eq!(token.expires_at_ms(), case["expiry_ms"].as_i64().unwrap());
+        assert!(!format!("{token:?}").contains(case["token"].as_str().unwrap()));
+    }
+}
+
+/// aws-msk-iam-auth fills a `java.util.HashMap` (capacity 16) and Jackson writes it in bucket
+/// order; the keys that share a bucket keep their insertion order (x-amz-signedheaders before
+/// x-amz-signature, x-amz-credential before user-agent).
+#[test]
+fn the_java_librarys_key_order() {
+    let creds = suite_credentials().with_session_token("tok").unwrap();
+    let bytes = client_payload(
+        &ClientPayload {
+            host: "b-1.example.kafka.us-east-1.amazonaws.com",
+            region: "us-east-1",
+            user_agent: "aws-msk-iam-auth/2.3.6",
+            order: KeyOrder::JavaHashMap,
+        },
+        &creds,
+        SUITE_MS,
+    )
+    .unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let keys: Vec<String> = text
+        .trim_matches(|c| c == '{' || c == '}')
+        .split(',')
+        .map(|kv| kv.split(':').next().unwrap().trim_matches('"').to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "x-amz-date",
+            "x-amz-signedheaders",
+            "x-amz-signature",
+            "host",
+            "action",
+            "x-amz-expires",
+            "x-amz-security-token",
+            "version",
+            "x-amz-algorithm",
+            "x-amz-credential",
+            "user-agent"
+        ]
+    );
+    // The same signature as the other order: only the JSON differs.
+    let python = client_payload(
+        &ClientPayload {
+            host: "b-1.example.kafka.us-east-1.amazonaws.com",
+            region: "us-east-1",
+            user_agent: "aws-msk-iam-auth/2.3.6",
+            order: KeyOrder::KafkaPython,
+        },
+        &creds,
+        SUITE_MS,
+    )
+    .unwrap();
+    let a: Value = serde_json::from_str(&text).unwrap();
+    let b: Value = serde_json::from_slice(&python).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn the_connect_request_is_signed_for_the_broker_host() {
+    let signed = presign_connect("broker", "us-east-1", &suite_credentials(), SUITE_MS).unwrap();
+    assert!(signed
+        .canonical_request
+        .starts_with("GET\n/\nAction=kafka-cluster%3AConnect&X-Amz-Algorithm="));
+    assert!(signed.canonical_request.contains("\nhost:broker\n\nhost\n"));
+    assert_eq!(signed.param("X-Amz-Expires"), Some("900"));
+}
+
+#[test]
+fn bad_inputs_are_refused_with_invalid_argument() {
+    for (id, secret) in [("", "s"), ("AK/ID", "s"), ("AKID", "")] {
+        assert_eq!(
+            AwsCredentials::new(id, secret).unwrap_err().code(),
+            ErrorCode::InvalidArgument
+        );
+    }
+    assert!(suite_credentials().with_session_token("").is_err());
+    let creds = suite_credentials();
+    for (host, region) in [("", "us-east-1"), ("a b", "us-east-1"), ("h", "")] {
+        assert_eq!(
+            presign_connect(host, region, &creds, SUITE_MS)
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidArgument
+        );
+    }
+    assert!(presigned_token("us-east-1/x", &creds, SUITE_MS, "ua").is_err());
+    let payload = ClientPayload {
+        host: "h",
+        region: "us-east-1",
+        user_agent: "a\nb",
+        order: KeyOrder::JavaHashMap,
+    };
+    assert!(client_payload(&payload, &creds, SUITE_MS).is_err());
+}
+
+#[test]
+fn credentials_do_not_show_their_secrets() {
+    let creds = suite_credentials()
+        .with_session_token("session-tok")
+        .unwrap();
+    let shown = format!("{creds:?}");
+    assert!(shown.contains("AKIDEXAMPLE"));
+    assert!(!shown.contains("wJalr"));
+    assert!(!shown.contains("session-tok"));
+}
+
+#[test]
+fn server_responses() {
+    let ok = parse_server_response(br#"{"version":"2020_10_22","request-id":"r-1"}"#).unwrap();
+    assert_eq!(ok.version, PAYLOAD_VERSION);
+    assert_eq!(ok.request_id, "r-1");
+    for bad in [
+        &b""[..],
+        b"[]",
+        b"{\"version\":\"2020_10_22\"}",
+        b"{\"version\":1,\"request-id\":\"r\"}",
+        b"\xff",
+    ] {
+        assert_eq!(
+            parse_server_response(bad).unwrap_err().code(),
+            ErrorCode::MalformedMessage
+        );
+    }
+    let other = parse_server_response(
+        format!(
+            "{{\"version\":\"{}\",\"request-id\":\"r\"}}",
+            "9".repeat(500)
+        )
+        .as_bytes(),
+    )
+    .unwrap_err();
+    assert_eq!(other.code(), ErrorCode::UnsupportedVersion);
+    assert!(other.message().len() < 200);
+}
