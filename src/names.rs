@@ -10,3 +10,5 @@ pub const SCRAM_SHA_512: &str = "SCRAM-SHA-512";
 pub const OAUTHBEARER: &str = "OAUTHBEARER";
 /// `GSSAPI` (Kerberos V5, RFC 4752).
 pub const GSSAPI: &str = "GSSAPI";
+/// `AWS_MSK_IAM` (Amazon MSK's IAM authentication).
+pub const AWS_MSK_IAM: &str = "AWS_MSK_IAM";

@@ -365,3 +365,301 @@ fn server_responses() {
     assert_eq!(other.code(), ErrorCode::UnsupportedVersion);
     assert!(other.message().len() < 200);
 }
+
+// --- the mechanism, both sides ----------------------------------------------------------------
+
+mod mechanism {
+    use std::sync::{Arc, Mutex};
+
+    use ksasl::aws::msk_iam::KeyOrder;
+    use ksasl::aws::AwsCredentials;
+    use ksasl::error::{ErrorCode, Result};
+    use ksasl::mech::aws_msk_iam::{
+        AwsCredentialSource, AwsKeyStore, MskIamClientConfig, MskIamServerConfig,
+    };
+    use ksasl::mech::{ClientStep, MechanismRegistry, ServerStep};
+
+    const NOW: i64 = 1_796_301_296_000;
+    const HOST: &str = "b-1.demo.abc123.c2.kafka.us-east-1.amazonaws.com";
+
+    fn alice() -> AwsCredentials {
+        AwsCredentials::new("AKIAALICE", "alice-secret/+=").unwrap()
+    }
+
+    /// Credentials a test can swap, as a refresher would.
+    struct Rotating(Mutex<AwsCredentials>);
+
+    impl AwsCredentialSource for Rotating {
+        fn aws_credentials(&self, _now_ms: i64) -> Result<AwsCredentials> {
+            Ok(self.0.lock().unwrap().clone())
+        }
+    }
+
+    fn server_registry(keys: &Arc<AwsKeyStore>, hosts: &[&str]) -> MechanismRegistry {
+        let mut r = MechanismRegistry::new();
+        r.register_aws_msk_iam_server(Arc::new(MskIamServerConfig {
+            keys: keys.clone(),
+            region: "us-east-1".into(),
+            hosts: hosts.iter().map(|h| h.to_string()).collect(),
+        }));
+        r
+    }
+
+    fn client_registry(host: &str, source: Arc<dyn AwsCredentialSource>) -> MechanismRegistry {
+        let mut r = MechanismRegistry::new();
+        r.register_aws_msk_iam_client(Arc::new(MskIamClientConfig::new(host, "us-east-1")), source);
+        r
+    }
+
+    /// One exchange: the server's verdict (Ok: principal and the credential expiry).
+    fn login(
+        client: &MechanismRegistry,
+        server: &MechanismRegistry,
+        client_now: i64,
+        server_now: i64,
+    ) -> std::result::Result<(String, Option<i64>), ksasl::error::Error> {
+        let mut c = client.client("AWS_MSK_IAM").unwrap();
+        let mut s = server.server("AWS_MSK_IAM").unwrap();
+        let ClientStep::Send(payload) = c.start(client_now)? else {
+            panic!("the client sends first")
+        };
+        match s.step(&payload, server_now) {
+            Ok(ServerStep::Done { message, outcome }) => {
+                let answer = message.expect("the server answers with its request id");
+                let text = String::from_utf8(answer.clone()).unwrap();
+                assert!(
+                    text.starts_with("{\"version\":\"2020_10_22\",\"request-id\":\""),
+                    "{text}"
+                );
+                assert_eq!(c.step(&answer, client_now).unwrap(), ClientStep::Done(None));
+                assert_eq!(outcome.mechanism, "AWS_MSK_IAM");
+                Ok((outcome.principal.to_string(), outcome.credential_expiry_ms))
+            }
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(e) => {
+                let shown = s.client_message().unwrap();
+                assert!(shown.ends_with("]: Access denied"), "{shown}");
+                assert!(
+                    !shown.contains("signature") && !shown.contains("secret"),
+                    "{shown}"
+                );
+                assert_eq!(e.code(), ErrorCode::InvalidCredentials);
+                Err(e)
+            }
+        }
+    }
+
+    #[test]
+    fn a_signed_payload_authenticates_as_the_keys_principal() {
+        let keys = Arc::new(AwsKeyStore::new());
+        keys.add(&alice(), "arn:aws:iam::123456789012:user/alice")
+            .unwrap();
+        let server = server_registry(&keys, &[HOST]);
+        let client = client_registry(HOST, Arc::new(alice()));
+        let (principal, expiry) = login(&client, &server, NOW, NOW).unwrap();
+        assert_eq!(principal, "User:arn:aws:iam::123456789012:user/alice");
+        assert_eq!(expiry, None);
+    }
+
+    #[test]
+    fn temporary_credentials_need_their_token_and_cap_the_session() {
+        let keys = Arc::new(AwsKeyStore::new());
+        let temp = AwsCredentials::new("ASIATEMP", "temp-secret")
+            .unwrap()
+            .with_session_token("session-token")
+            .unwrap()
+            .with_expiry(NOW + 3_600_000);
+        keys.add(&temp, "temp").unwrap();
+        let server = server_registry(&keys, &[]);
+        let (_, expiry) = login(
+            &client_registry(HOST, Arc::new(temp.clone())),
+            &server,
+            NOW,
+            NOW,
+        )
+        .unwrap();
+        assert_eq!(expiry, Some(NOW + 3_600_000));
+        // The same key without its token, or with another one.
+        let bare = AwsCredentials::new("ASIATEMP", "temp-secret").unwrap();
+        let e = login(&client_registry(HOST, Arc::new(bare)), &server, NOW, NOW).unwrap_err();
+        assert_eq!(e.detail("request_id").map(str::len), Some(36));
+        assert!(
+            e.message().contains("session token is missing"),
+            "{}",
+            e.message()
+        );
+        let other = AwsCredentials::new("ASIATEMP", "temp-secret")
+            .unwrap()
+            .with_session_token("another")
+            .unwrap();
+        let e = login(&client_registry(HOST, Arc::new(other)), &server, NOW, NOW).unwrap_err();
+        assert!(
+            e.message().contains("session token is not the key's"),
+            "{}",
+            e.message()
+        );
+        // Credentials past their expiry: the client does not sign, the server does not accept.
+        let late = NOW + 3_600_000;
+        let mut c = client_registry(HOST, Arc::new(temp))
+            .client("AWS_MSK_IAM")
+            .unwrap();
+        assert_eq!(
+            c.start(late).unwrap_err().code(),
+            ErrorCode::NoValidCredential
+        );
+    }
+
+    #[test]
+    fn refusals_wrong_secret_stale_or_future_date_wrong_host_region_or_action() {
+        let keys = Arc::new(AwsKeyStore::new());
+        keys.add(&alice(), "alice").unwrap();
+        let server = server_registry(&keys, &[HOST]);
+        let reason = |client: &MechanismRegistry, client_now: i64| {
+            login(client, &server, client_now, NOW)
+                .unwrap_err()
+                .message()
+                .to_string()
+        };
+        let wrong_secret = AwsCredentials::new("AKIAALICE", "not-the-secret").unwrap();
+        assert!(
+            reason(&client_registry(HOST, Arc::new(wrong_secret)), NOW).contains("does not verify")
+        );
+        let unknown = AwsCredentials::new("AKIAMALLORY", "x").unwrap();
+        assert!(reason(&client_registry(HOST, Arc::new(unknown)), NOW).contains("unknown"));
+        // 900 s of validity: signed 15 minutes and 1 second ago is too old.
+        assert!(
+            reason(&client_registry(HOST, Arc::new(alice())), NOW - 901_000).contains("expired")
+        );
+        assert!(login(
+            &client_registry(HOST, Arc::new(alice())),
+            &server,
+            NOW - 899_000,
+            NOW
+        )
+        .is_ok());
+        // Up to 15 minutes ahead of the server's clock is accepted, not more.
+        assert!(login(
+            &client_registry(HOST, Arc::new(alice())),
+            &server,
+            NOW + 900_000,
+            NOW
+        )
+        .is_ok());
+        assert!(reason(&client_registry(HOST, Arc::new(alice())), NOW + 901_000).contains("ahead"));
+        assert!(
+            reason(&client_registry("b-2.other", Arc::new(alice())), NOW).contains("another host")
+        );
+        let mut eu = MechanismRegistry::new();
+        eu.register_aws_msk_iam_client(
+            Arc::new(MskIamClientConfig::new(HOST, "eu-west-1")),
+            Arc::new(alice()),
+        );
+        assert!(reason(&eu, NOW).contains("another region"));
+
+        // A valid payload edited by an attacker: each field is checked or signed.
+        let mut c = client_registry(HOST, Arc::new(alice()))
+            .client("AWS_MSK_IAM")
+            .unwrap();
+        let ClientStep::Send(good) = c.start(NOW).unwrap() else {
+            panic!()
+        };
+        let good: serde_json::Value = serde_json::from_slice(&good).unwrap();
+        for (field, value, why) in [
+            ("action", "kafka-cluster:AlterCluster", "action"),
+            ("x-amz-expires", "86400", "x-amz-expires"),
+            ("x-amz-expires", "0900", "x-amz-expires"),
+            ("x-amz-signedheaders", "", "signed headers"),
+            ("x-amz-algorithm", "AWS4-HMAC-SHA1", "algorithm"),
+            ("version", "2021_01_01", "version"),
+            ("x-amz-date", "20261203T123457Z", "does not verify"),
+            (
+                "x-amz-credential",
+                "AKIAALICE/20261203/us-east-1/kafka-cluster",
+                "credential",
+            ),
+            ("x-amz-signature", "00", "does not verify"),
+        ] {
+            let mut edited = good.clone();
+            edited[field] = serde_json::Value::from(value);
+            let mut s = server.server("AWS_MSK_IAM").unwrap();
+            let e = s
+                .step(&serde_json::to_vec(&edited).unwrap(), NOW)
+                .unwrap_err();
+            assert!(e.message().contains(why), "{field}: {}", e.message());
+        }
+        let mut no_host = good.clone();
+        no_host.as_object_mut().unwrap().remove("host");
+        for bad in [
+            serde_json::to_vec(&no_host).unwrap(),
+            b"not json".to_vec(),
+            b"[]".to_vec(),
+            vec![b' '; 20_000],
+        ] {
+            let mut s = server.server("AWS_MSK_IAM").unwrap();
+            assert_eq!(
+                s.step(&bad, NOW).unwrap_err().code(),
+                ErrorCode::InvalidCredentials
+            );
+        }
+    }
+
+    #[test]
+    fn a_rotation_signs_with_the_new_key_and_the_old_one_stops_working() {
+        let keys = Arc::new(AwsKeyStore::new());
+        keys.add(&alice(), "alice").unwrap();
+        let server = server_registry(&keys, &[HOST]);
+        let source = Arc::new(Rotating(Mutex::new(alice())));
+        let client = client_registry(HOST, source.clone());
+        assert!(login(&client, &server, NOW, NOW).is_ok());
+        let new = AwsCredentials::new("AKIAALICE2", "new-secret").unwrap();
+        keys.add(&new, "alice").unwrap();
+        *source.0.lock().unwrap() = new;
+        assert_eq!(
+            login(&client, &server, NOW + 1000, NOW + 1000).unwrap().0,
+            "User:alice"
+        );
+        assert!(keys.remove("AKIAALICE"));
+        let old = client_registry(HOST, Arc::new(alice()));
+        assert!(login(&old, &server, NOW + 2000, NOW + 2000)
+            .unwrap_err()
+            .message()
+            .contains("unknown"));
+    }
+
+    /// kafka-python's own payloads (tests/vectors/aws_msk_iam.json) verify on ksasl's server.
+    #[test]
+    fn the_server_accepts_kafka_pythons_payloads() {
+        let v = super::vectors();
+        for case in v["payloads"].as_array().unwrap() {
+            let keys = Arc::new(AwsKeyStore::new());
+            keys.add(&super::credentials_of(case), "python").unwrap();
+            let mut r = MechanismRegistry::new();
+            r.register_aws_msk_iam_server(Arc::new(MskIamServerConfig {
+                keys,
+                region: case["region"].as_str().unwrap().into(),
+                hosts: vec![case["host"].as_str().unwrap().into()],
+            }));
+            let mut s = r.server("AWS_MSK_IAM").unwrap();
+            let step = s
+                .step(
+                    case["payload"].as_str().unwrap().as_bytes(),
+                    case["now_ms"].as_i64().unwrap(),
+                )
+                .unwrap();
+            assert!(matches!(step, ServerStep::Done { .. }), "{step:?}");
+        }
+    }
+
+    #[test]
+    fn the_client_refuses_an_answer_that_is_not_msks() {
+        let mut c = client_registry(HOST, Arc::new(alice()))
+            .client("AWS_MSK_IAM")
+            .unwrap();
+        c.start(NOW).unwrap();
+        assert_eq!(
+            c.step(b"{}", NOW).unwrap_err().code(),
+            ErrorCode::MalformedMessage
+        );
+        let _ = KeyOrder::JavaHashMap;
+    }
+}

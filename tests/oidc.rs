@@ -585,7 +585,9 @@ fn key_rotation_is_followed_without_refusing_anything() {
     assert!(bare.refresh_due(now));
 
     // The old key disabled: the next refetch drops it, and its tokens are refused.
-    keycloak_admin(p, &["--disable-keys-except", &new_kid]);
+    // One argument `--option=value`: a key id may start with '-', which argparse would
+    // otherwise take for an option (a Keycloak kid is random base64url).
+    keycloak_admin(p, &[&format!("--disable-keys-except={new_kid}")]);
     f.fetch(wall_clock_ms()).unwrap();
     assert_eq!(v.key_ids(), vec![new_kid.clone()]);
     let r = f.validate(old.value(), wall_clock_ms()).unwrap_err();

@@ -10,6 +10,7 @@
 //!
 //! Mechanisms are found by name in a [`MechanismRegistry`].
 
+pub mod aws_msk_iam;
 pub mod exchange;
 pub mod gssapi;
 pub mod host;

@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use super::aws_msk_iam::{
+    AwsCredentialSource, AwsMskIamClient, AwsMskIamServer, MskIamClientConfig, MskIamServerConfig,
+};
 use super::exchange::{ClientExchange, ServerExchange};
 use super::gssapi::client::{GssapiClient, GssapiClientConfig};
 use super::gssapi::context::{GssAcceptorFactory, GssInitiatorFactory};
@@ -20,7 +23,7 @@ use crate::credential::{
     AskHost, CredentialLookup, CredentialRequest, Lookup, PasswordCredential, PasswordSource,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::names::{GSSAPI, OAUTHBEARER, PLAIN};
+use crate::names::{AWS_MSK_IAM, GSSAPI, OAUTHBEARER, PLAIN};
 
 /// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
 pub const DEFAULT_VERDICT_CACHE: usize = 4096;
@@ -264,6 +267,30 @@ impl MechanismRegistry {
     pub fn register_oauthbearer_client(&mut self, source: Arc<dyn TokenSource>) {
         self.register_client(OAUTHBEARER, move || {
             Ok(Box::new(OAuthBearerClient::from_source(source.clone())))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers an `AWS_MSK_IAM` client signing for `config`'s broker with the credentials
+    /// `source` holds at the start of every (re-)authentication.
+    pub fn register_aws_msk_iam_client(
+        &mut self,
+        config: Arc<MskIamClientConfig>,
+        source: Arc<dyn AwsCredentialSource>,
+    ) {
+        self.register_client(AWS_MSK_IAM, move || {
+            Ok(Box::new(AwsMskIamClient::new(
+                config.clone(),
+                source.clone(),
+            )))
+        })
+        .expect("valid name");
+    }
+
+    /// Registers an `AWS_MSK_IAM` server verifying payloads against `config`'s keys.
+    pub fn register_aws_msk_iam_server(&mut self, config: Arc<MskIamServerConfig>) {
+        self.register_server(AWS_MSK_IAM, move || {
+            Ok(Box::new(AwsMskIamServer::new(config.clone())))
         })
         .expect("valid name");
     }
