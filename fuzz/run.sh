@@ -15,7 +15,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")"
-ALL=(sasl_messages jwt kafka_codec credentials server_driver client_driver config)
+ALL=(sasl_messages jwt kafka_codec credentials server_driver client_driver config aws_msk_iam)
 SECONDS_PER_TARGET=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
 TARGETS=("$@")

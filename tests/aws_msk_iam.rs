@@ -663,3 +663,203 @@ mod mechanism {
         let _ = KeyOrder::JavaHashMap;
     }
 }
+
+// --- MSK's OAUTHBEARER tokens and AWS credentials in a refresher -----------------------------
+
+mod tokens {
+    use std::sync::Arc;
+
+    use ksasl::aws::msk_iam::presigned_token;
+    use ksasl::aws::AwsCredentials;
+    use ksasl::error::ErrorCode;
+    use ksasl::mech::aws_msk_iam::{
+        AwsKeyStore, MskIamClientConfig, MskIamServerConfig, MskTokenSource, MskTokenValidator,
+    };
+    use ksasl::mech::oauthbearer::TokenValidator;
+    use ksasl::mech::{ClientStep, MechanismRegistry, ServerStep};
+    use ksasl::random::SharedRandom;
+    use ksasl::refresh::{RefreshConfig, Refresher};
+
+    const NOW: i64 = 1_796_301_296_000;
+
+    fn config(keys: &Arc<AwsKeyStore>, region: &str) -> Arc<MskIamServerConfig> {
+        Arc::new(MskIamServerConfig {
+            keys: keys.clone(),
+            region: region.into(),
+            hosts: vec![],
+        })
+    }
+
+    /// aws-msk-iam-sasl-signer-python's tokens validate, for the signing second plus 900 s.
+    #[test]
+    fn the_signers_tokens_validate() {
+        let v = super::vectors();
+        for case in v["tokens"].as_array().unwrap() {
+            let keys = Arc::new(AwsKeyStore::new());
+            keys.add(&super::credentials_of(case), "signer").unwrap();
+            let validator = MskTokenValidator::new(config(&keys, case["region"].as_str().unwrap()));
+            let now = case["now_ms"].as_i64().unwrap();
+            let token = case["token"].as_str().unwrap();
+            let ok = validator.validate(token, now).unwrap();
+            assert_eq!(ok.principal, "signer");
+            assert_eq!(ok.expiry_ms, case["expiry_ms"].as_i64().unwrap());
+            let late = validator.validate(token, now + 901_000).unwrap_err();
+            assert_eq!(late.status, "invalid_token");
+            assert!(late.reason.contains("expired"), "{}", late.reason);
+            // Another region's validator does not take it.
+            let other = MskTokenValidator::new(config(&keys, "ap-south-2"));
+            assert!(other.validate(token, now).is_err());
+        }
+    }
+
+    #[test]
+    fn an_oauthbearer_client_with_msk_tokens_authenticates_and_tampering_is_refused() {
+        let alice = AwsCredentials::new("AKIAALICE", "alice-secret").unwrap();
+        let keys = Arc::new(AwsKeyStore::new());
+        keys.add(&alice, "alice").unwrap();
+        let source = Arc::new(MskTokenSource::new(
+            "us-east-1",
+            "ksasl-test",
+            Arc::new(alice.clone()),
+        ));
+        assert_eq!(
+            source.token_at(NOW).unwrap().value(),
+            presigned_token("us-east-1", &alice, NOW, "ksasl-test")
+                .unwrap()
+                .token()
+        );
+        let mut client = MechanismRegistry::new();
+        client.register_oauthbearer_client(source.clone());
+        let mut server = MechanismRegistry::new();
+        server.register_oauthbearer_server(Arc::new(MskTokenValidator::new(config(
+            &keys,
+            "us-east-1",
+        ))));
+        let mut c = client.client("OAUTHBEARER").unwrap();
+        let mut s = server.server("OAUTHBEARER").unwrap();
+        let ClientStep::Send(first) = c.start(NOW).unwrap() else {
+            panic!()
+        };
+        let ServerStep::Done { outcome, .. } = s.step(&first, NOW).unwrap() else {
+            panic!()
+        };
+        assert_eq!(outcome.principal.to_string(), "User:alice");
+        assert_eq!(outcome.credential_expiry_ms, Some(NOW + 900_000));
+
+        let validator = MskTokenValidator::new(config(&keys, "us-east-1"));
+        let good = source.token_at(NOW).unwrap().value().to_string();
+        let url = String::from_utf8(
+            base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, &good)
+                .unwrap(),
+        )
+        .unwrap();
+        let enc =
+            |u: &str| base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, u);
+        for (edited, why) in [
+            (
+                url.replace("kafka-cluster%3AConnect", "kafka-cluster%3ADescribeCluster"),
+                "action",
+            ),
+            (
+                url.replace("X-Amz-Expires=900", "X-Amz-Expires=3600"),
+                "x-amz-expires",
+            ),
+            (
+                url.replace("https://kafka.us-east-1", "https://kafka.us-east-2"),
+                "kafka endpoint",
+            ),
+            (
+                url.replace(
+                    "&User-Agent=",
+                    "&Action=kafka-cluster%3AConnect&User-Agent=",
+                ),
+                "twice",
+            ),
+            (
+                url.replace("&User-Agent=", "&Extra=1&User-Agent="),
+                "does not sign",
+            ),
+            (
+                url.replace("X-Amz-Signature=", "X-Amz-Signature=0"),
+                "does not verify",
+            ),
+            (url.replace("%2F", "%2G"), "percent-encoded"),
+            (url.replace("%2F", "%+F"), "percent-encoded"),
+        ] {
+            let r = validator.validate(&enc(&edited), NOW).unwrap_err();
+            assert!(r.reason.contains(why), "{why}: {}", r.reason);
+        }
+        for junk in ["", "!!!", &"A".repeat(40_000)] {
+            assert!(validator.validate(junk, NOW).is_err());
+        }
+    }
+
+    #[test]
+    fn a_refresher_holds_aws_credentials_and_clients_sign_with_the_current_ones() {
+        let refresher = Arc::new(Refresher::new(
+            RefreshConfig::builder().build().unwrap(),
+            SharedRandom::default(),
+        ));
+        let no_expiry = AwsCredentials::new("AKIAONE", "one").unwrap();
+        assert_eq!(
+            refresher
+                .set_aws_credentials(no_expiry, "alice", NOW)
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidCredentialExpiry
+        );
+        let first = AwsCredentials::new("ASIAONE", "one")
+            .unwrap()
+            .with_session_token("t1")
+            .unwrap()
+            .with_expiry(NOW + 3_600_000);
+        assert_eq!(
+            refresher
+                .set_aws_credentials(first.clone(), "alice", NOW)
+                .unwrap(),
+            1
+        );
+        let due = refresher.next_deadline().unwrap();
+        assert!(due > NOW + 2_800_000 && due < NOW + 3_100_000, "{due}");
+
+        let keys = Arc::new(AwsKeyStore::new());
+        keys.add(&first, "alice").unwrap();
+        let mut server = MechanismRegistry::new();
+        server.register_aws_msk_iam_server(config(&keys, "us-east-1"));
+        let mut client = MechanismRegistry::new();
+        client.register_aws_msk_iam_client(
+            Arc::new(MskIamClientConfig::new("b-1", "us-east-1")),
+            refresher.clone(),
+        );
+        let login = |now: i64| {
+            let mut c = client.client("AWS_MSK_IAM").unwrap();
+            let mut s = server.server("AWS_MSK_IAM").unwrap();
+            let ClientStep::Send(p) = c.start(now)? else {
+                panic!()
+            };
+            s.step(&p, now)
+                .map(|step| matches!(step, ServerStep::Done { .. }))
+        };
+        assert!(login(NOW).unwrap());
+        // A refresh installs the next credentials; the old key is then retired by the server.
+        let second = AwsCredentials::new("ASIATWO", "two")
+            .unwrap()
+            .with_session_token("t2")
+            .unwrap()
+            .with_expiry(NOW + 7_200_000);
+        keys.add(&second, "alice").unwrap();
+        assert_eq!(
+            refresher
+                .set_aws_credentials(second, "alice", NOW + 1000)
+                .unwrap(),
+            2
+        );
+        keys.remove("ASIAONE");
+        assert!(login(NOW + 2000).unwrap());
+        // Past every expiry nothing is signed.
+        assert_eq!(
+            login(NOW + 7_200_000).unwrap_err().code(),
+            ErrorCode::NoValidCredential
+        );
+    }
+}

@@ -18,8 +18,8 @@ use std::sync::{Arc, RwLock};
 
 use crate::aws::credentials::AwsCredentials;
 use crate::aws::msk_iam::{
-    client_payload, parse_server_response, ClientPayload, KeyOrder, ServerResponse, ACTION,
-    EXPIRES_SECS, PAYLOAD_VERSION, SERVICE,
+    client_payload, parse_server_response, presigned_token, ClientPayload, KeyOrder,
+    ServerResponse, ACTION, EXPIRES_SECS, PAYLOAD_VERSION, SERVICE,
 };
 use crate::aws::sigv4::{
     self, hex, hmac_sha256, signing_key, AmzDate, CanonicalRequest, ALGORITHM, EMPTY_PAYLOAD_SHA256,
@@ -27,6 +27,9 @@ use crate::aws::sigv4::{
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::mechanism::{
     Authenticated, ClientMechanism, ClientStep, MechServerStep, ServerMechanism,
+};
+use crate::mech::oauthbearer::{
+    OAuthBearerToken, SaslExtensions, TokenRejection, TokenSource, TokenValidator, ValidatedToken,
 };
 use crate::names::AWS_MSK_IAM;
 use crate::random::{OsRandom, RandomSource};
@@ -57,6 +60,54 @@ impl AwsCredentialSource for AwsCredentials {
             )),
             _ => Ok(self.clone()),
         }
+    }
+}
+
+/// MSK's OAUTHBEARER tokens (`aws-msk-iam-sasl-signer`) as a token source: every exchange
+/// presents a token freshly presigned with the credentials `source` holds, valid 15 minutes,
+/// so an OAUTHBEARER client (and librdkafka through an `oauth_cb`) authenticates to MSK. The
+/// token's principal is the access key id.
+pub struct MskTokenSource {
+    region: String,
+    user_agent: String,
+    source: Arc<dyn AwsCredentialSource>,
+}
+
+impl std::fmt::Debug for MskTokenSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MskTokenSource")
+            .field("region", &self.region)
+            .field("user_agent", &self.user_agent)
+            .finish()
+    }
+}
+
+impl MskTokenSource {
+    /// Tokens for a cluster in `region`, reporting `user_agent`, signed with `source`'s
+    /// credentials.
+    pub fn new(region: &str, user_agent: &str, source: Arc<dyn AwsCredentialSource>) -> Self {
+        MskTokenSource {
+            region: region.to_string(),
+            user_agent: user_agent.to_string(),
+            source,
+        }
+    }
+
+    /// The token to present at `now_ms`.
+    pub fn token_at(&self, now_ms: i64) -> Result<OAuthBearerToken> {
+        let credentials = self.source.aws_credentials(now_ms)?;
+        let signed = presigned_token(&self.region, &credentials, now_ms, &self.user_agent)?;
+        OAuthBearerToken::new(
+            signed.token(),
+            credentials.access_key_id(),
+            signed.expires_at_ms(),
+        )
+    }
+}
+
+impl TokenSource for MskTokenSource {
+    fn token(&self, now_ms: i64) -> Result<(OAuthBearerToken, SaslExtensions)> {
+        Ok((self.token_at(now_ms)?, SaslExtensions::new()))
     }
 }
 
@@ -273,114 +324,125 @@ impl AwsMskIamServer {
         let object = value
             .as_object()
             .ok_or_else(|| "the payload is not a JSON object".to_string())?;
-        let field = |name: &str| -> std::result::Result<&str, String> {
-            match object.get(name) {
-                Some(serde_json::Value::String(s)) => Ok(s.as_str()),
-                Some(_) => Err(format!("'{name}' is not a string")),
-                None => Err(format!("'{name}' is missing")),
+        let mut fields = Vec::with_capacity(object.len());
+        for (k, v) in object {
+            match v {
+                serde_json::Value::String(s) => fields.push((k.as_str(), s.as_str())),
+                _ => {
+                    return Err(format!(
+                        "{} is not a string",
+                        crate::error::quote(k.as_bytes())
+                    ))
+                }
             }
-        };
-        if field("version")? != PAYLOAD_VERSION {
+        }
+        let get = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        if get("version") != Some(PAYLOAD_VERSION) {
             return Err("the payload version is not 2020_10_22".into());
         }
-        if field("action")? != ACTION {
-            return Err("the action is not kafka-cluster:Connect".into());
-        }
-        if field("x-amz-algorithm")? != ALGORITHM {
-            return Err("the algorithm is not AWS4-HMAC-SHA256".into());
-        }
-        if field("x-amz-signedheaders")? != "host" {
-            return Err("the signed headers are not 'host'".into());
-        }
-        let host = field("host")?;
-        if !self.config.hosts.is_empty()
-            && !self
-                .config
-                .hosts
-                .iter()
-                .any(|h| h.eq_ignore_ascii_case(host))
-        {
-            return Err("the payload is signed for another host".into());
-        }
-        let timestamp = field("x-amz-date")?;
-        let (date, signed_ms) =
-            AmzDate::parse(timestamp).ok_or_else(|| "x-amz-date is not a date".to_string())?;
-        let expires = field("x-amz-expires")?;
-        let expires_secs: i64 = match expires.parse::<u32>() {
-            Ok(n) if (1..=EXPIRES_SECS).contains(&n) && !expires.starts_with('0') => n.into(),
-            _ => return Err("x-amz-expires is not 1 to 900 seconds".into()),
-        };
-        if signed_ms > now_ms + MAX_CLOCK_SKEW_MS {
-            return Err("the signature is dated more than 15 minutes ahead".into());
-        }
-        if now_ms > signed_ms + expires_secs * 1000 {
-            return Err("the signature has expired".into());
-        }
-        let credential = field("x-amz-credential")?;
-        let parts: Vec<&str> = credential.split('/').collect();
-        let [access_key_id, scope_date, region, service, terminator] = parts[..] else {
-            return Err("x-amz-credential is not key/date/region/service/aws4_request".into());
-        };
-        if scope_date != date.date() {
-            return Err("the credential scope's date is not the signature's".into());
-        }
-        if region != self.config.region {
-            return Err("the credential scope names another region".into());
-        }
-        if service != SERVICE || terminator != "aws4_request" {
-            return Err("the credential scope is not for kafka-cluster".into());
-        }
-        let key = self
-            .config
-            .keys
-            .get(access_key_id)
-            .ok_or_else(|| "the access key is unknown".to_string())?;
-        if key.expires_at_ms.is_some_and(|e| e <= now_ms) {
-            return Err("the access key's credentials have expired".into());
-        }
-        let token = match object.get("x-amz-security-token") {
-            None => None,
-            Some(serde_json::Value::String(s)) => Some(s.as_str()),
-            Some(_) => return Err("'x-amz-security-token' is not a string".into()),
-        };
-        match (&key.session_token, token) {
-            (None, None) => {}
-            (Some(want), Some(got)) if want.ct_eq(got.as_bytes()) => {}
-            (Some(_), Some(_)) => return Err("the session token is not the key's".into()),
-            (Some(_), None) => return Err("the session token is missing".into()),
-            (None, Some(_)) => return Err("a session token came with a long-term key".into()),
-        }
-        let mut query = vec![
-            ("Action".to_string(), ACTION.to_string()),
-            ("X-Amz-Algorithm".into(), ALGORITHM.into()),
-            ("X-Amz-Credential".into(), credential.into()),
-            ("X-Amz-Date".into(), timestamp.into()),
-            ("X-Amz-Expires".into(), expires.into()),
-            ("X-Amz-SignedHeaders".into(), "host".into()),
-        ];
-        if let Some(t) = token {
-            query.push(("X-Amz-Security-Token".into(), t.into()));
-        }
-        let canonical = CanonicalRequest {
-            method: "GET".into(),
-            path: "/".into(),
-            query,
-            headers: vec![("host".into(), host.into())],
-            payload_hash: EMPTY_PAYLOAD_SHA256.into(),
-        }
-        .render();
-        let scope = sigv4::credential_scope(&date, region, SERVICE);
-        let to_sign = sigv4::string_to_sign(&date, &scope, &canonical);
-        let signing = signing_key(key.secret.expose(), date.date(), region, SERVICE);
-        let expected = hex(&hmac_sha256(&*signing, to_sign.as_bytes()));
-        if !ct_eq(expected.as_bytes(), field("x-amz-signature")?.as_bytes()) {
-            return Err("the signature does not verify".into());
-        }
-        Ok(AwsKeyMatch {
-            principal: key.principal,
-            expires_at_ms: key.expires_at_ms,
-        })
+        check_signed(&self.config, &self.config.hosts, &get, now_ms)
     }
+}
+
+/// The key names of a presigned request's fields, as the payload spells them (lowercase).
+type Fields<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
+
+/// Checks a presigned `kafka-cluster:Connect` request given by its fields (`action`,
+/// `x-amz-*`, `host`): every rule of the module documentation, then the signature under the
+/// key it names.
+fn check_signed<'a>(
+    config: &MskIamServerConfig,
+    allowed_hosts: &[String],
+    get: &Fields<'a>,
+    now_ms: i64,
+) -> std::result::Result<AwsKeyMatch, String> {
+    let field = |name: &str| get(name).ok_or_else(|| format!("'{name}' is missing"));
+    if field("action")? != ACTION {
+        return Err("the action is not kafka-cluster:Connect".into());
+    }
+    if field("x-amz-algorithm")? != ALGORITHM {
+        return Err("the algorithm is not AWS4-HMAC-SHA256".into());
+    }
+    if field("x-amz-signedheaders")? != "host" {
+        return Err("the signed headers are not 'host'".into());
+    }
+    let host = field("host")?;
+    if !allowed_hosts.is_empty() && !allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return Err("the request is signed for another host".into());
+    }
+    let timestamp = field("x-amz-date")?;
+    let (date, signed_ms) =
+        AmzDate::parse(timestamp).ok_or_else(|| "x-amz-date is not a date".to_string())?;
+    let expires = field("x-amz-expires")?;
+    let expires_secs: i64 = match expires.parse::<u32>() {
+        Ok(n) if (1..=EXPIRES_SECS).contains(&n) && !expires.starts_with('0') => n.into(),
+        _ => return Err("x-amz-expires is not 1 to 900 seconds".into()),
+    };
+    if signed_ms > now_ms + MAX_CLOCK_SKEW_MS {
+        return Err("the signature is dated more than 15 minutes ahead".into());
+    }
+    if now_ms > signed_ms + expires_secs * 1000 {
+        return Err("the signature has expired".into());
+    }
+    let credential = field("x-amz-credential")?;
+    let parts: Vec<&str> = credential.split('/').collect();
+    let [access_key_id, scope_date, region, service, terminator] = parts[..] else {
+        return Err("x-amz-credential is not key/date/region/service/aws4_request".into());
+    };
+    if scope_date != date.date() {
+        return Err("the credential scope's date is not the signature's".into());
+    }
+    if region != config.region {
+        return Err("the credential scope names another region".into());
+    }
+    if service != SERVICE || terminator != "aws4_request" {
+        return Err("the credential scope is not for kafka-cluster".into());
+    }
+    let key = config
+        .keys
+        .get(access_key_id)
+        .ok_or_else(|| "the access key is unknown".to_string())?;
+    if key.expires_at_ms.is_some_and(|e| e <= now_ms) {
+        return Err("the access key's credentials have expired".into());
+    }
+    let token = get("x-amz-security-token");
+    match (&key.session_token, token) {
+        (None, None) => {}
+        (Some(want), Some(got)) if want.ct_eq(got.as_bytes()) => {}
+        (Some(_), Some(_)) => return Err("the session token is not the key's".into()),
+        (Some(_), None) => return Err("the session token is missing".into()),
+        (None, Some(_)) => return Err("a session token came with a long-term key".into()),
+    }
+    let mut query = vec![
+        ("Action".to_string(), ACTION.to_string()),
+        ("X-Amz-Algorithm".into(), ALGORITHM.into()),
+        ("X-Amz-Credential".into(), credential.into()),
+        ("X-Amz-Date".into(), timestamp.into()),
+        ("X-Amz-Expires".into(), expires.into()),
+        ("X-Amz-SignedHeaders".into(), "host".into()),
+    ];
+    if let Some(t) = token {
+        query.push(("X-Amz-Security-Token".into(), t.into()));
+    }
+    let canonical = CanonicalRequest {
+        method: "GET".into(),
+        path: "/".into(),
+        query,
+        headers: vec![("host".into(), host.into())],
+        payload_hash: EMPTY_PAYLOAD_SHA256.into(),
+    }
+    .render();
+    let scope = sigv4::credential_scope(&date, region, SERVICE);
+    let to_sign = sigv4::string_to_sign(&date, &scope, &canonical);
+    let signing = signing_key(key.secret.expose(), date.date(), region, SERVICE);
+    let expected = hex(&hmac_sha256(&*signing, to_sign.as_bytes()));
+    if !ct_eq(expected.as_bytes(), field("x-amz-signature")?.as_bytes()) {
+        return Err("the signature does not verify".into());
+    }
+    Ok(AwsKeyMatch {
+        principal: key.principal,
+        expires_at_ms: key.expires_at_ms,
+    })
 }
 
 struct AwsKeyMatch {
@@ -412,4 +474,108 @@ impl ServerMechanism for AwsMskIamServer {
             .with_detail("request_id", request_id)),
         }
     }
+}
+
+/// Verifies MSK's presigned OAUTHBEARER tokens (what [`MskTokenSource`] and
+/// `aws-msk-iam-sasl-signer` make) against an [`AwsKeyStore`], for an OAUTHBEARER server: the
+/// URL must be `https://kafka.<region>.amazonaws.com/?...` for the configured region, and its
+/// parameters pass the same checks as an `AWS_MSK_IAM` payload. The session ends when the
+/// signature does (15 minutes after signing) or the credentials expire, whichever is first.
+#[derive(Debug)]
+pub struct MskTokenValidator {
+    config: Arc<MskIamServerConfig>,
+}
+
+impl MskTokenValidator {
+    /// A validator checking against `config` (its `hosts` do not apply: tokens are signed for
+    /// the regional `kafka.<region>.amazonaws.com`).
+    pub fn new(config: Arc<MskIamServerConfig>) -> Self {
+        MskTokenValidator { config }
+    }
+
+    fn check(&self, token: &str, now_ms: i64) -> std::result::Result<ValidatedToken, String> {
+        if token.len() > MAX_PAYLOAD {
+            return Err(format!("the token has {} bytes", token.len()));
+        }
+        let bytes = base64::Engine::decode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            token.trim_end_matches('='),
+        )
+        .map_err(|_| "the token is not base64url".to_string())?;
+        let url = String::from_utf8(bytes).map_err(|_| "the token is not a URL".to_string())?;
+        let host = format!("kafka.{}.amazonaws.com", self.config.region);
+        let query = url
+            .strip_prefix("https://")
+            .and_then(|rest| rest.strip_prefix(host.as_str()))
+            .and_then(|rest| rest.strip_prefix("/?"))
+            .ok_or_else(|| "the token is not a URL of the region's kafka endpoint".to_string())?;
+        let mut fields: Vec<(String, String)> = vec![("host".into(), host.clone())];
+        for pair in query.split('&') {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| "a query parameter has no value".to_string())?;
+            let (k, v) = (percent_decode(k)?, percent_decode(v)?);
+            let name = match k.as_str() {
+                "User-Agent" => continue,
+                "Action" => "action".to_string(),
+                k if k.starts_with("X-Amz-") => k.to_ascii_lowercase(),
+                _ => return Err("the token has a parameter MSK does not sign".into()),
+            };
+            if fields.iter().any(|(n, _)| *n == name) {
+                return Err("a query parameter appears twice".into());
+            }
+            fields.push((name, v));
+        }
+        let get = |name: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let found = check_signed(&self.config, std::slice::from_ref(&host), &get, now_ms)?;
+        let (_, signed_ms) = get("x-amz-date")
+            .and_then(AmzDate::parse)
+            .ok_or_else(|| "x-amz-date is not a date".to_string())?;
+        let expires: i64 = get("x-amz-expires")
+            .and_then(|e| e.parse().ok())
+            .unwrap_or_default();
+        let mut expiry = signed_ms + expires * 1000;
+        if let Some(e) = found.expires_at_ms {
+            expiry = expiry.min(e);
+        }
+        ValidatedToken::from_host(&found.principal, expiry).map_err(|r| r.reason)
+    }
+}
+
+impl TokenValidator for MskTokenValidator {
+    fn validate(
+        &self,
+        token: &str,
+        now_ms: i64,
+    ) -> std::result::Result<ValidatedToken, TokenRejection> {
+        self.check(token, now_ms)
+            .map_err(|reason| TokenRejection::invalid_token(ErrorCode::TokenRejected, reason))
+    }
+}
+
+/// Strict percent-decoding of a query name or value: `%XX` with hex digits, UTF-8 result.
+fn percent_decode(s: &str) -> std::result::Result<String, String> {
+    let bad = || "a query parameter is not percent-encoded UTF-8".to_string();
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s.get(i + 1..i + 3).ok_or_else(bad)?;
+            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return Err(bad());
+            }
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| bad())?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| bad())
 }

@@ -5,8 +5,10 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use super::schedule::{check_expiry, next_refresh, ExpiringCredential, RefreshAt, RefreshConfig};
+use crate::aws::credentials::AwsCredentials;
 use crate::credential::{PasswordCredential, PasswordSource};
 use crate::error::{Error, ErrorCode, Result};
+use crate::mech::aws_msk_iam::AwsCredentialSource;
 use crate::mech::oauthbearer::{OAuthBearerToken, SaslExtensions, TokenSource};
 use crate::random::SharedRandom;
 use crate::session::uniform;
@@ -19,6 +21,8 @@ pub enum CredentialValue {
     /// A username and password (PLAIN/SCRAM) with an agreed lifetime, or a delegation token
     /// (token id and HMAC, SCRAM with `tokenauth`).
     Password(Arc<PasswordCredential>),
+    /// AWS credentials (temporary ones, from STS or an instance role), for `AWS_MSK_IAM`.
+    Aws(AwsCredentials),
 }
 
 /// A credential held by the refresher, with its generation (1 for the first, +1 per refresh).
@@ -222,9 +226,9 @@ impl Refresher {
         let c = self.latest()?;
         match &c.value {
             CredentialValue::Password(p) => Ok((p.clone(), c.generation)),
-            CredentialValue::Token(..) => Err(Error::new(
+            CredentialValue::Token(..) | CredentialValue::Aws(_) => Err(Error::new(
                 ErrorCode::CredentialMechanismMismatch,
-                "the current credential is a token, not a password",
+                "the current credential is not a password",
             )),
         }
     }
@@ -334,11 +338,62 @@ impl Refresher {
         let c = self.current(now_ms)?;
         match &c.value {
             CredentialValue::Token(t, e) => Ok((t.clone(), e.clone(), c.generation)),
-            CredentialValue::Password(_) => Err(Error::new(
+            CredentialValue::Password(_) | CredentialValue::Aws(_) => Err(Error::new(
                 ErrorCode::CredentialMechanismMismatch,
                 "the current credential is not a token",
             )),
         }
+    }
+
+    /// Installs AWS credentials for `AWS_MSK_IAM`, as `set_token` installs a token: they must
+    /// carry their expiry (temporary credentials; long-term keys need no refresher and are a
+    /// source by themselves), which schedules the next refresh. `principal` names them in the
+    /// refresher's reports (an IAM ARN, say). Returns the new generation; connections that
+    /// signed with an older one re-authenticate when a tracker says so.
+    pub fn set_aws_credentials(
+        &self,
+        credentials: AwsCredentials,
+        principal: &str,
+        now_ms: i64,
+    ) -> Result<u64> {
+        if principal.is_empty() {
+            return Err(Error::misuse("the principal must not be empty"));
+        }
+        let Some(expiry_ms) = credentials.expires_at_ms() else {
+            return Err(Error::new(
+                ErrorCode::InvalidCredentialExpiry,
+                "AWS credentials in a refresher must carry their expiry",
+            ));
+        };
+        let expiring = ExpiringCredential {
+            start_ms: None,
+            expiry_ms,
+            absolute_last_refresh_ms: None,
+        };
+        self.set_credential(
+            principal,
+            expiring,
+            CredentialValue::Aws(credentials),
+            now_ms,
+        )
+    }
+
+    /// The current AWS credentials at `now_ms` (never expired ones).
+    pub fn current_aws_credentials(&self, now_ms: i64) -> Result<(AwsCredentials, u64)> {
+        let c = self.current(now_ms)?;
+        match &c.value {
+            CredentialValue::Aws(a) => Ok((a.clone(), c.generation)),
+            _ => Err(Error::new(
+                ErrorCode::CredentialMechanismMismatch,
+                "the current credential is not a set of AWS credentials",
+            )),
+        }
+    }
+}
+
+impl AwsCredentialSource for Refresher {
+    fn aws_credentials(&self, now_ms: i64) -> Result<AwsCredentials> {
+        self.current_aws_credentials(now_ms).map(|(c, _)| c)
     }
 }
 
