@@ -232,6 +232,37 @@ fn presigned_tokens_equal_the_msk_signers_byte_for_byte() {
     }
 }
 
+/// aws-msk-iam-auth's own payloads (tests/vectors/aws_msk_iam_java.json, written by
+/// tests/vectors/aws_msk_java/Gen.java at the time each one names): ksasl signs the same bytes.
+#[test]
+fn payloads_equal_aws_msk_iam_auths_byte_for_byte() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/vectors/aws_msk_iam_java.json"
+    ))
+    .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let cases = v["payloads"].as_array().unwrap();
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let java = case["payload"].as_str().unwrap();
+        let parsed: Value = serde_json::from_str(java).unwrap();
+        let (_, now_ms) = AmzDate::parse(parsed["x-amz-date"].as_str().unwrap()).unwrap();
+        let payload = client_payload(
+            &ClientPayload {
+                host: case["host"].as_str().unwrap(),
+                region: case["region"].as_str().unwrap(),
+                user_agent: case["user_agent"].as_str().unwrap(),
+                order: KeyOrder::JavaHashMap,
+            },
+            &credentials_of(case),
+            now_ms,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(payload).unwrap(), java);
+    }
+}
+
 /// aws-msk-iam-auth fills a `java.util.HashMap` (capacity 16) and Jackson writes it in bucket
 /// order; the keys that share a bucket keep their insertion order (x-amz-signedheaders before
 /// x-amz-signature, x-amz-credential before user-agent).
@@ -626,11 +657,30 @@ mod mechanism {
             .contains("unknown"));
     }
 
-    /// kafka-python's own payloads (tests/vectors/aws_msk_iam.json) verify on ksasl's server.
+    /// kafka-python's and aws-msk-iam-auth's own payloads (tests/vectors/aws_msk_iam.json and
+    /// aws_msk_iam_java.json) verify on ksasl's server at the time they were signed.
     #[test]
-    fn the_server_accepts_kafka_pythons_payloads() {
-        let v = super::vectors();
-        for case in v["payloads"].as_array().unwrap() {
+    fn the_server_accepts_kafka_pythons_and_the_java_librarys_payloads() {
+        let java: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/vectors/aws_msk_iam_java.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let mut cases = super::vectors()["payloads"].as_array().unwrap().clone();
+        for case in java["payloads"].as_array().unwrap() {
+            let mut case = case.clone();
+            let p: serde_json::Value =
+                serde_json::from_str(case["payload"].as_str().unwrap()).unwrap();
+            let (_, ms) =
+                ksasl::aws::sigv4::AmzDate::parse(p["x-amz-date"].as_str().unwrap()).unwrap();
+            case["now_ms"] = serde_json::Value::from(ms);
+            cases.push(case);
+        }
+        assert_eq!(cases.len(), 8);
+        for case in &cases {
             let keys = Arc::new(AwsKeyStore::new());
             keys.add(&super::credentials_of(case), "python").unwrap();
             let mut r = MechanismRegistry::new();
