@@ -276,6 +276,18 @@
 
 
 /**
+ * AWS credentials (an access key, its secret, a session token and an expiry for temporary
+ * ones). The secret and the token are wiped when the handle is freed.
+ */
+typedef struct ksasl_aws_credentials ksasl_aws_credentials;
+
+/**
+ * The access keys an `AWS_MSK_IAM` verifying server accepts; shared by registries (thread-safe,
+ * changeable while connections run).
+ */
+typedef struct ksasl_aws_key_store ksasl_aws_key_store;
+
+/**
  * A built client configuration: immutable, shared by its connections and threads.
  */
 typedef struct ksasl_client_config ksasl_client_config;
@@ -619,6 +631,51 @@ typedef uint32_t ksasl_server_step_kind;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Frees AWS credentials (their secret and token wiped) (NULL is a no-op).
+ */
+void ksasl_aws_credentials_free(ksasl_aws_credentials *p);
+
+/**
+ * Creates credentials: `session_token` NULL for long-term keys, `expires_at_ms` negative for
+ * none. `INVALID_ARGUMENT` for an empty or non-alphanumeric access key id, or an empty secret
+ * or token.
+ */
+ksasl_result ksasl_aws_credentials_new(const char *access_key_id,
+                                       const char *secret_access_key,
+                                       const char *session_token,
+                                       int64_t expires_at_ms,
+                                       ksasl_aws_credentials **out);
+
+/**
+ * Adds (or replaces) `credentials`, which authenticate as `User:<principal>`.
+ */
+ksasl_result ksasl_aws_key_store_add(ksasl_aws_key_store *store,
+                                     const ksasl_aws_credentials *credentials,
+                                     const char *principal);
+
+/**
+ * Frees a key store; registries using it keep it alive (NULL is a no-op).
+ */
+void ksasl_aws_key_store_free(ksasl_aws_key_store *p);
+
+/**
+ * The detail of the handle's last failure ("" for NULL).
+ */
+const char *ksasl_aws_key_store_last_error(const ksasl_aws_key_store *p);
+
+/**
+ * Creates an empty key store.
+ */
+ksasl_result ksasl_aws_key_store_new(ksasl_aws_key_store **out);
+
+/**
+ * Removes an access key; `*removed` (may be NULL) says whether it was there.
+ */
+ksasl_result ksasl_aws_key_store_remove(ksasl_aws_key_store *store,
+                                        const char *access_key_id,
+                                        int32_t *removed);
 
 /**
  * Panics inside the library on purpose and returns what the boundary made of it
@@ -1520,6 +1577,30 @@ int64_t ksasl_kerberos_login_ticket_end_ms(const ksasl_kerberos_login *l);
 const char *ksasl_last_constructor_error(void);
 
 /**
+ * Adds an `AWS_MSK_IAM` client signing for the broker `host` in `region` with `credentials`
+ * or with what `refresher` holds at each (re-)authentication (exactly one of the two).
+ * `user_agent` NULL: ksasl's; `key_order` NULL: `"java"` (aws-msk-iam-auth's), or
+ * `"kafka-python"`.
+ */
+ksasl_result ksasl_mechanism_registry_add_aws_msk_iam_client(ksasl_mechanism_registry *r,
+                                                             const char *host,
+                                                             const char *region,
+                                                             const ksasl_aws_credentials *credentials,
+                                                             const ksasl_refresher *refresher,
+                                                             const char *user_agent,
+                                                             const char *key_order);
+
+/**
+ * Adds an `AWS_MSK_IAM` verifying server: payloads signed for `region` with a key of `keys`,
+ * for one of the `n_hosts` host names (0: any).
+ */
+ksasl_result ksasl_mechanism_registry_add_aws_msk_iam_server(ksasl_mechanism_registry *r,
+                                                             const ksasl_aws_key_store *keys,
+                                                             const char *region,
+                                                             const char *const *hosts,
+                                                             size_t n_hosts);
+
+/**
  * Registers (or replaces) a client mechanism written by the host under `name` (1 to 20 of
  * `A-Z 0-9 - _`); `vtable` is copied. `userdata` is taken in every case: `free_userdata` is
  * called once every registry, configuration, connection and exchange using the mechanism is
@@ -1556,6 +1637,24 @@ ksasl_result ksasl_mechanism_registry_add_gssapi_server(ksasl_mechanism_registry
                                                         const char *service_name,
                                                         const char *rules,
                                                         int cap_session_at_ticket);
+
+/**
+ * Adds an OAUTHBEARER client presenting MSK's presigned tokens for `region`, signed at each
+ * (re-)authentication with `credentials` or `refresher`'s current ones (exactly one).
+ */
+ksasl_result ksasl_mechanism_registry_add_msk_oauthbearer_client(ksasl_mechanism_registry *r,
+                                                                 const char *region,
+                                                                 const ksasl_aws_credentials *credentials,
+                                                                 const ksasl_refresher *refresher,
+                                                                 const char *user_agent);
+
+/**
+ * Adds an OAUTHBEARER server accepting MSK's presigned tokens for `region` signed with a key
+ * of `keys` (verdicts cached).
+ */
+ksasl_result ksasl_mechanism_registry_add_msk_oauthbearer_server(ksasl_mechanism_registry *r,
+                                                                 const ksasl_aws_key_store *keys,
+                                                                 const char *region);
 
 /**
  * Adds an OAUTHBEARER server whose tokens `cb` validates (every time); `userdata` is taken
@@ -1668,6 +1767,19 @@ ksasl_result ksasl_mechanism_registry_set_credential_callback(ksasl_mechanism_re
  */
 ksasl_result ksasl_mechanism_registry_set_token_authority(ksasl_mechanism_registry *r,
                                                           const ksasl_token_authority *authority);
+
+/**
+ * MSK's presigned OAUTHBEARER token for `region` at `now_ms`, signed with `credentials` or
+ * `refresher`'s current ones (exactly one), for a host with its own OAUTHBEARER client
+ * (librdkafka's token refresh callback: `ksasl_oauth_token_value`, `_expiry_ms`, the access
+ * key id as `_principal`). `user_agent` NULL: ksasl's.
+ */
+ksasl_result ksasl_msk_token_new(const char *region,
+                                 const ksasl_aws_credentials *credentials,
+                                 const ksasl_refresher *refresher,
+                                 const char *user_agent,
+                                 int64_t now_ms,
+                                 ksasl_oauth_token **out);
 
 /**
  * The token's absolute expiry in ms (-1 for NULL).
@@ -1870,6 +1982,17 @@ int ksasl_refresher_poll(const ksasl_refresher *r, int64_t now_ms);
  * Runs the callback if a refresh is due; `*ran` (may be NULL) tells whether it did.
  */
 ksasl_result ksasl_refresher_run_due(ksasl_refresher *r, int64_t now_ms, int *ran);
+
+/**
+ * Installs AWS credentials (which must carry their expiry) in a refresher, as
+ * `ksasl_refresher_set_token` installs a token; `*generation` (may be NULL) gets the new
+ * generation.
+ */
+ksasl_result ksasl_refresher_set_aws_credentials(ksasl_refresher *refresher,
+                                                 const ksasl_aws_credentials *credentials,
+                                                 const char *principal,
+                                                 int64_t now_ms,
+                                                 uint64_t *generation);
 
 /**
  * Installs a delegation token: refreshed on Kafka's schedule before its expiry, never past

@@ -44,6 +44,24 @@ impl AwsCredentials {
         })
     }
 
+    /// Credentials from their parts as a binding receives them: the session token and the
+    /// expiry (ms since the epoch) when there are.
+    pub fn from_parts(
+        access_key_id: &str,
+        secret_access_key: &str,
+        session_token: Option<&str>,
+        expires_at_ms: Option<i64>,
+    ) -> Result<Self> {
+        let mut c = AwsCredentials::new(access_key_id, secret_access_key)?;
+        if let Some(t) = session_token {
+            c = c.with_session_token(t)?;
+        }
+        if let Some(e) = expires_at_ms {
+            c = c.with_expiry(e);
+        }
+        Ok(c)
+    }
+
     /// The same credentials with the session token of temporary credentials (STS).
     pub fn with_session_token(mut self, token: &str) -> Result<Self> {
         if token.is_empty() {

@@ -19,6 +19,8 @@ pub const PAYLOAD_VERSION: &str = "2020_10_22";
 pub const SERVICE: &str = "kafka-cluster";
 /// The action a connection asks for.
 pub const ACTION: &str = "kafka-cluster:Connect";
+/// The user agent ksasl reports unless the host names another.
+pub const USER_AGENT: &str = concat!("ksasl/", env!("CARGO_PKG_VERSION"));
 /// How long the signature is valid: 15 minutes.
 pub const EXPIRES_SECS: u32 = 900;
 
@@ -32,6 +34,31 @@ pub enum KeyOrder {
     /// kafka-python 3: `version`, `host`, `user-agent`, `action`, then the `x-amz-*` keys,
     /// `x-amz-security-token` last.
     KafkaPython,
+}
+
+impl KeyOrder {
+    /// The order named `java` ([`KeyOrder::JavaHashMap`]) or `kafka-python`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "java" => Ok(KeyOrder::JavaHashMap),
+            "kafka-python" => Ok(KeyOrder::KafkaPython),
+            _ => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "unknown AWS_MSK_IAM key order {}: java or kafka-python",
+                    crate::error::quote(name.as_bytes())
+                ),
+            )),
+        }
+    }
+
+    /// `java` or `kafka-python`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyOrder::JavaHashMap => "java",
+            KeyOrder::KafkaPython => "kafka-python",
+        }
+    }
 }
 
 /// What a client signs: the broker's host name as the client connects to it, the region of

@@ -6,6 +6,7 @@
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
+use super::aws::*;
 use super::boundary::*;
 use super::client_config::*;
 use super::client_connection::*;

@@ -20,6 +20,7 @@
 #![allow(clippy::unit_arg)]
 
 pub mod accessors;
+pub mod aws;
 pub mod boundary;
 pub mod client_config;
 pub mod client_connection;

@@ -19,7 +19,7 @@ use std::sync::{Arc, RwLock};
 use crate::aws::credentials::AwsCredentials;
 use crate::aws::msk_iam::{
     client_payload, parse_server_response, presigned_token, ClientPayload, KeyOrder,
-    ServerResponse, ACTION, EXPIRES_SECS, PAYLOAD_VERSION, SERVICE,
+    ServerResponse, ACTION, EXPIRES_SECS, PAYLOAD_VERSION, SERVICE, USER_AGENT,
 };
 use crate::aws::sigv4::{
     self, hex, hmac_sha256, signing_key, AmzDate, CanonicalRequest, ALGORITHM, EMPTY_PAYLOAD_SHA256,
@@ -131,7 +131,7 @@ impl MskIamClientConfig {
         MskIamClientConfig {
             host: host.to_string(),
             region: region.to_string(),
-            user_agent: format!("ksasl/{}", env!("CARGO_PKG_VERSION")),
+            user_agent: USER_AGENT.to_string(),
             order: KeyOrder::JavaHashMap,
         }
     }

@@ -191,5 +191,6 @@ void test_oidc(void);
 void test_client_setup(void);
 void test_server_setup(void);
 void test_scram_admin(void);
+void test_aws(void);
 
 #endif /* KSASL_TEST_CHECK_H */

@@ -627,6 +627,20 @@ static const struct {
     FN(ksasl_server_setup_port),
     FN(ksasl_server_setup_free),
     FN(ksasl_server_setup_last_error),
+    /* AWS_MSK_IAM */
+    FN(ksasl_aws_credentials_new),
+    FN(ksasl_aws_credentials_free),
+    FN(ksasl_aws_key_store_new),
+    FN(ksasl_aws_key_store_add),
+    FN(ksasl_aws_key_store_remove),
+    FN(ksasl_aws_key_store_free),
+    FN(ksasl_aws_key_store_last_error),
+    FN(ksasl_mechanism_registry_add_aws_msk_iam_client),
+    FN(ksasl_mechanism_registry_add_aws_msk_iam_server),
+    FN(ksasl_mechanism_registry_add_msk_oauthbearer_client),
+    FN(ksasl_mechanism_registry_add_msk_oauthbearer_server),
+    FN(ksasl_refresher_set_aws_credentials),
+    FN(ksasl_msk_token_new),
 };
 
 static const struct {
@@ -642,6 +656,7 @@ static const struct {
     {"gssapi", test_gssapi},   {"oidc", test_oidc},
     {"config_table", test_config_table}, {"client_setup", test_client_setup},
     {"server_setup", test_server_setup}, {"scram_admin", test_scram_admin},
+    {"aws", test_aws},
 };
 
 /* `test_ffi` runs every group; `test_ffi GROUP...` only those named; `test_ffi --not GROUP...`

@@ -2,6 +2,7 @@
 
 use pyo3::prelude::*;
 
+mod aws;
 mod client_connection;
 mod client_setup;
 mod config;
@@ -23,9 +24,11 @@ mod tokens;
 #[pymodule]
 fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use {
+        aws::*, client_setup::*, refresh::*, registry::*, server_connection::*, store::*, tokens::*,
+    };
+    use {
         client_connection::*, config::*, exchange::*, kerberos::*, listener::*, oauth::*, oidc::*,
     };
-    use {client_setup::*, refresh::*, registry::*, server_connection::*, store::*, tokens::*};
     m.add("__version__", ksasl::VERSION)?;
     m.add(
         "SCRAM_CREDENTIAL_API_VERSIONS",
@@ -40,9 +43,10 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(CredentialStore, MechanismRegistry, ClientSetup, ClientExchange, ServerExchange, ClientConfig,
         ServerConfig, ClientConnection, ServerConnection, JwksValidator, Refresher,
         BackgroundRefresher, Tracker, TokenAuthority, KerberosLogin, OidcLogin, OidcRefresh,
-        JwksEndpoint, ConfigReport, ServerSetup;
+        JwksEndpoint, ConfigReport, ServerSetup, AwsCredentials, AwsKeyStore;
         unsecured_oauth_token, sleep_ms, gssapi_available, create_token_request, renew_or_expire_token_request,
         describe_tokens_request, parse_create_token_response, parse_token_expiry_response,
-        parse_describe_tokens_response, check_config, sasl_listeners, choose_listener, listener_address);
+        parse_describe_tokens_response, check_config, sasl_listeners, choose_listener, listener_address,
+        msk_token);
     Ok(())
 }

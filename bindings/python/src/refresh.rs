@@ -6,6 +6,7 @@ use ksasl::background::{self, BackgroundRefresher as Thread};
 use ksasl::refresh::{self, RefreshConfig, TrackerConfig};
 use ksasl::SharedRandom;
 
+use crate::aws::AwsCredentials;
 use crate::dicts::client_session_from;
 use crate::glue::*;
 use crate::kerberos::KerberosLogin;
@@ -47,6 +48,11 @@ class! { Refresher |py, c| shared {
     }
     fn set_delegation_token(token: &Dict, now_ms: Now = None) -> PyResult<u64> {
         token_from_dict(token)?.install(c, now(now_ms)).or_raise()
+    }
+    /// Temporary AWS credentials (they must carry their expiry); returns the generation.
+    fn set_aws_credentials(credentials: &AwsCredentials, principal: &str, now_ms: Now = None)
+        -> PyResult<u64> {
+        c.set_aws_credentials(credentials.0.clone(), principal, now(now_ms)).or_raise()
     }
     fn next_deadline() -> Option<i64> { c.next_deadline() }
     #[getter] fn generation() -> u64 { c.generation() }

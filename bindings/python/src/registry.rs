@@ -6,6 +6,9 @@ use ksasl::io::gss::{self, GssapiServerSettings};
 use ksasl::mech::{HostClientCalls, HostServerCalls};
 use ksasl::{MechanismRegistry as Registry, PasswordCredential};
 
+use ksasl::mech::aws_msk_iam::MskTokenValidator;
+
+use crate::aws::{self, AwsKeyStore};
 use crate::dicts::decode;
 use crate::glue::*;
 use crate::hostmech::PyMechanism;
@@ -90,6 +93,31 @@ class! { MechanismRegistry |py, c| lock {
     }
     fn add_oauthbearer_client(refresher: &Refresher) {
         Arc::make_mut(c).register_oauthbearer_client(refresher.0.clone())
+    }
+    /// `credentials`: an `AwsCredentials` or a `Refresher` holding AWS credentials; the
+    /// user agent and key order ("java" or "kafka-python") are the core's unless given.
+    fn add_aws_msk_iam_client(host: &str, region: &str, credentials: Any,
+        user_agent: Option<String> = None, key_order: Option<String> = None) -> PyResult<()> {
+        let config = aws::client_config(host, region, user_agent, key_order.as_deref())?;
+        Arc::make_mut(c).register_aws_msk_iam_client(config, aws::source(&credentials)?);
+        Ok(())
+    }
+    /// `hosts`: the names clients may sign for (None or empty: any).
+    fn add_aws_msk_iam_server(keys: &AwsKeyStore, region: &str,
+        hosts: Option<Vec<String>> = None) {
+        Arc::make_mut(c).register_aws_msk_iam_server(aws::server_config(keys, region, hosts))
+    }
+    /// An OAUTHBEARER client presenting MSK's tokens, signed at each (re-)authentication.
+    fn add_msk_oauthbearer_client(region: &str, credentials: Any,
+        user_agent: Option<String> = None) -> PyResult<()> {
+        let tokens = aws::token_source(region, &credentials, user_agent.as_deref())?;
+        Arc::make_mut(c).register_oauthbearer_client(Arc::new(tokens));
+        Ok(())
+    }
+    /// An OAUTHBEARER server taking MSK's tokens; verdicts are cached (the core's cache).
+    fn add_msk_oauthbearer_server(keys: &AwsKeyStore, region: &str) {
+        let v = MskTokenValidator::new(aws::server_config(keys, region, None));
+        Arc::make_mut(c).register_cached_oauthbearer_server(Arc::new(v))
     }
     fn add_gssapi_client(login: &KerberosLogin, service_name: &str, host: &str,
         mutual: bool = false) -> PyResult<()> {

@@ -1,8 +1,10 @@
 """ksasl: sans-IO SASL authentication for Apache Kafka (PLAIN, SCRAM-SHA-256/512,
-OAUTHBEARER, GSSAPI) with KIP-368 re-authentication. The native core is written in Rust."""
+OAUTHBEARER, GSSAPI, AWS_MSK_IAM) with KIP-368 re-authentication. The native core is written in Rust."""
 
 from ksasl._ksasl import (
     SCRAM_CREDENTIAL_API_VERSIONS,
+    AwsCredentials,
+    AwsKeyStore,
     BackgroundRefresher,
     ClientConfig,
     ClientConnection,
@@ -34,6 +36,7 @@ from ksasl._ksasl import (
     sasl_listeners,
     choose_listener,
     listener_address,
+    msk_token,
     sleep_ms,
     unsecured_oauth_token,
 )
@@ -50,6 +53,8 @@ from ksasl.errors import (
 __all__ = [
     "SCRAM_CREDENTIAL_API_VERSIONS",
     "AuthenticationError",
+    "AwsCredentials",
+    "AwsKeyStore",
     "BackgroundRefresher",
     "ClientConfig",
     "ClientConnection",
@@ -87,6 +92,7 @@ __all__ = [
     "sasl_listeners",
     "choose_listener",
     "listener_address",
+    "msk_token",
     "sleep_ms",
     "unsecured_oauth_token",
 ]

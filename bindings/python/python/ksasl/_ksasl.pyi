@@ -72,6 +72,32 @@ class MechanismRegistry:
         ``(token, now_ms) -> (principal, expiry_ms) | None``. Verdicts are cached."""
     def add_oauthbearer_client(self, refresher: "Refresher") -> None:
         """Adds an OAUTHBEARER client presenting the refresher's current token."""
+    def add_aws_msk_iam_client(
+        self,
+        host: str,
+        region: str,
+        credentials: Union["AwsCredentials", "Refresher"],
+        user_agent: Optional[str] = None,
+        key_order: Optional[str] = None,
+    ) -> None:
+        """Adds an ``AWS_MSK_IAM`` client signing for the broker ``host`` (as the client
+        connects to it) in ``region``, with fixed ``AwsCredentials`` or with the AWS credentials
+        a ``Refresher`` holds at each (re-)authentication. ``user_agent`` (None: ksasl's) and
+        ``key_order``: "java" (aws-msk-iam-auth's JSON, the default) or "kafka-python"."""
+    def add_aws_msk_iam_server(self, keys: "AwsKeyStore", region: str, hosts: Optional[list[str]] = None) -> None:
+        """Adds an ``AWS_MSK_IAM`` verifying server: a payload must be signed for ``region`` by
+        a key of ``keys`` (read at each exchange: keys added or removed later count), for one
+        of ``hosts`` (None or empty: any host), within AWS's time window. A refusal tells the
+        client only ``[<request id>]: Access denied``; the reason is in the server's error."""
+    def add_msk_oauthbearer_client(
+        self, region: str, credentials: Union["AwsCredentials", "Refresher"], user_agent: Optional[str] = None
+    ) -> None:
+        """Adds an OAUTHBEARER client presenting MSK's presigned tokens for ``region``
+        (aws-msk-iam-sasl-signer's), signed at each (re-)authentication."""
+    def add_msk_oauthbearer_server(self, keys: "AwsKeyStore", region: str) -> None:
+        """Adds an OAUTHBEARER server accepting MSK's presigned tokens for ``region`` signed by a
+        key of ``keys``; the session ends when the token's signature does. Verdicts are
+        cached. Replaces another OAUTHBEARER server of this registry."""
     def add_client_mechanism(self, name: str, factory: Callable[[], Any]) -> None:
         """A client mechanism written in Python: ``factory()`` makes one object per exchange,
         whose ``start(now_ms)`` and ``step(challenge, now_ms)`` return ``(message or None,
@@ -454,6 +480,10 @@ class Refresher:
                   now_ms: Optional[int] = None) -> int: ...
     def set_token_failure(self, reason: str, now_ms: Optional[int] = None) -> None: ...
     def set_delegation_token(self, token: dict[str, Any], now_ms: Optional[int] = None) -> int: ...
+    def set_aws_credentials(self, credentials: "AwsCredentials", principal: str, now_ms: Optional[int] = None) -> int:
+        """Installs temporary AWS credentials (they must carry ``expires_at_ms``), as
+        ``set_token`` installs a token; AWS_MSK_IAM and MSK OAUTHBEARER clients given this
+        refresher sign with them from now on. Returns the generation."""
     def next_deadline(self) -> Optional[int]: ...
     def failures(self) -> tuple[int, Optional[str]]:
         """Failed refreshes since the last success, and the last reason."""
@@ -590,3 +620,44 @@ def describe_tokens_request(version: int, correlation_id: int, owners: Optional[
 def parse_create_token_response(version: int, frame: bytes) -> dict[str, Any]: ...
 def parse_token_expiry_response(version: int, frame: bytes) -> int: ...
 def parse_describe_tokens_response(version: int, frame: bytes) -> list[dict[str, Any]]: ...
+
+class AwsCredentials:
+    """AWS credentials (an access key pair, with the session token of temporary credentials and
+    their expiry in ms since the epoch). The secret and the token stay inside: no attribute or
+    repr shows them."""
+
+    def __init__(
+        self,
+        access_key_id: str,
+        secret_access_key: str,
+        session_token: Optional[str] = None,
+        expires_at_ms: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def access_key_id(self) -> str: ...
+    @property
+    def expires_at_ms(self) -> Optional[int]: ...
+    @property
+    def has_session_token(self) -> bool: ...
+
+class AwsKeyStore:
+    """The access keys an AWS_MSK_IAM (or MSK OAUTHBEARER) server accepts, each with the
+    principal it authenticates as; thread-safe, and changeable while the server runs."""
+
+    def __init__(self) -> None: ...
+    def add(self, credentials: AwsCredentials, principal: str) -> None:
+        """Adds or replaces the key ``credentials.access_key_id``."""
+    def remove(self, access_key_id: str) -> bool:
+        """Returns whether the key was there."""
+
+def msk_token(
+    region: str,
+    credentials: Union[AwsCredentials, Refresher],
+    user_agent: Optional[str] = None,
+    now_ms: Optional[int] = None,
+) -> Tuple[str, int]:
+    """MSK's presigned OAUTHBEARER token for ``region``, byte for byte as
+    aws-msk-iam-sasl-signer writes it, and when it expires (ms since the epoch: the signing
+    second plus 15 minutes), signed with ``credentials`` or a ``Refresher``'s current AWS
+    credentials, for a client with its own OAUTHBEARER support (see
+    ``ksasl.adapters.msk_oauth_cb``). ``user_agent`` None: ksasl's."""

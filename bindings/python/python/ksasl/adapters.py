@@ -8,13 +8,19 @@ An ``OidcLogin`` is such a callable: tokens from an identity provider in three l
     login = ksasl.OidcLogin("https://idp/realms/r/protocol/openid-connect/token",
                             client_id="kafka", client_secret=secret, ca_file="ca.pem")
     conf["oauth_cb"] = confluent_kafka_oauth_cb(login)   # or TokenProvider(login)
+
+Amazon MSK's IAM tokens (signed locally, no identity provider) for confluent-kafka::
+
+    credentials = ksasl.AwsCredentials(key_id, secret, session_token)   # or a Refresher
+    conf.update({"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER"})
+    conf["oauth_cb"] = msk_oauth_cb("us-east-1", credentials)
 """
 
 import asyncio
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-from ksasl._ksasl import Refresher
+from ksasl._ksasl import AwsCredentials, Refresher, msk_token
 
 Fetch = Callable[[], Tuple[str, int, str, Optional[Dict[str, str]]]]
 
@@ -50,6 +56,23 @@ def confluent_kafka_oauth_cb(
     def oauth_cb(_config: str) -> Tuple[str, float, str, Dict[str, str]]:
         t = _current(r, fetch, force=True)
         return t["token"], t["expiry_ms"] / 1000.0, t["principal"], t["extensions"]
+
+    return oauth_cb
+
+
+def msk_oauth_cb(
+    region: str, credentials: Union[AwsCredentials, Refresher], user_agent: Optional[str] = None
+) -> Callable[[str], Tuple[str, float]]:
+    """An ``oauth_cb`` for confluent-kafka presenting Amazon MSK's IAM tokens (what
+    aws-msk-iam-sasl-signer's ``generate_auth_token`` gives): each call signs a fresh token for
+    ``region`` with ``credentials``, or with the AWS credentials a ``Refresher`` holds then
+    (``Refresher.set_aws_credentials``), and returns ``(token, absolute expiry in SECONDS)``.
+    Signing is local and cheap, so librdkafka's own schedule (80 % of the token's life) is
+    followed as is."""
+
+    def oauth_cb(_config: str) -> Tuple[str, float]:
+        token, expires_at_ms = msk_token(region, credentials, user_agent)
+        return token, expires_at_ms / 1000.0
 
     return oauth_cb
 
