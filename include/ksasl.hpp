@@ -1050,6 +1050,56 @@ class oauth_token {
     std::int64_t expiry_ms() const noexcept { return ksasl_oauth_token_expiry_ms(get()); }
 };
 
+/// ksasl_aws_credentials: AWS credentials for AWS_MSK_IAM (an access key, its secret, and
+/// for temporary credentials a session token and an expiry). The secret and the token are
+/// wiped when the object is destroyed.
+class aws_credentials {
+    KSASL_HPP_HANDLE_BOILERPLATE(aws_credentials, ksasl_aws_credentials)
+
+    /// ksasl_aws_credentials_new: `session_token` and `expires_at_ms` for temporary credentials.
+    aws_credentials(std::string_view access_key_id, std::string_view secret_access_key,
+                    std::optional<std::string_view> session_token = std::nullopt,
+                    std::optional<std::int64_t> expires_at_ms = std::nullopt) {
+        detail::cstr a(access_key_id, "access_key_id"), k(secret_access_key, "secret_access_key");
+        detail::opt_cstr t(session_token, "session_token");
+        ksasl_aws_credentials *p = nullptr;
+        detail::check_new(ksasl_aws_credentials_new(a.c_str(), k.c_str(), t.c_str(), expires_at_ms.value_or(-1), &p));
+        h_ = detail::handle<ksasl_aws_credentials, &ksasl_aws_credentials_free>(p);
+    }
+};
+
+/// ksasl_aws_key_store: the access keys an AWS_MSK_IAM verifying server accepts, each with the
+/// principal it authenticates as. Thread-safe; registries keep it alive.
+class aws_key_store {
+    KSASL_HPP_HANDLE_BOILERPLATE(aws_key_store, ksasl_aws_key_store)
+
+    /// ksasl_aws_key_store_new: no keys.
+    aws_key_store() {
+        ksasl_aws_key_store *p = nullptr;
+        detail::check_new(ksasl_aws_key_store_new(&p));
+        h_ = detail::handle<ksasl_aws_key_store, &ksasl_aws_key_store_free>(p);
+    }
+
+    std::string last_error() const { return detail::str(ksasl_aws_key_store_last_error(get())); }
+
+    /// Adds (or replaces) `credentials`, authenticating as `User:<principal>`.
+    void add(const aws_credentials &credentials, std::string_view principal) {
+        detail::cstr p(principal, "principal");
+        check(ksasl_aws_key_store_add(get(), credentials.get(), p.c_str()));
+    }
+
+    /// Removes an access key; returns whether it was there.
+    bool remove(std::string_view access_key_id) {
+        detail::cstr a(access_key_id, "access_key_id");
+        std::int32_t removed = 0;
+        check(ksasl_aws_key_store_remove(get(), a.c_str(), &removed));
+        return removed != 0;
+    }
+
+private:
+    void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_aws_key_store_last_error); }
+};
+
 /// ksasl_jwks_validator: a signed-JWT validator (KIP-768) whose JWKS the host supplies.
 class jwks_validator {
     KSASL_HPP_HANDLE_BOILERPLATE(jwks_validator, ksasl_jwks_validator)
@@ -1194,6 +1244,16 @@ public:
     /// Runs the refresh callback for a request already claimed by poll() or reported by
     /// tracker::poll() (without a callback the request fails).
     void invoke_callback(std::int64_t now_ms) { check(ksasl_refresher_invoke_callback(p_, now_ms)); }
+
+    /// Installs AWS credentials (with their expiry) for AWS_MSK_IAM clients signing with this
+    /// refresher; returns the new generation.
+    std::uint64_t set_aws_credentials(const aws_credentials &credentials, std::string_view principal,
+                                      std::int64_t now_ms) {
+        detail::cstr p(principal, "principal");
+        std::uint64_t generation = 0;
+        check(ksasl_refresher_set_aws_credentials(p_, credentials.get(), p.c_str(), now_ms, &generation));
+        return generation;
+    }
 
     /// Installs a token: text, absolute expiry (ms), principal and SASL extensions.
     void set_token(std::string_view token, std::int64_t expiry_ms, std::string_view principal,
@@ -1851,6 +1911,62 @@ class mechanism_registry {
         // The library owns the box from here on, even when the call fails.
         check(ksasl_mechanism_registry_add_oauthbearer_callback_server(get(), &detail::validator_trampoline, box.release(),
                                                              &detail::delete_box<detail::validator_box>));
+    }
+
+    /// Adds an AWS_MSK_IAM client signing for the broker `host` in `region` with fixed
+    /// `credentials`; `user_agent` nullopt: ksasl's; `key_order` "java" (the default,
+    /// aws-msk-iam-auth's) or "kafka-python".
+    void add_aws_msk_iam_client(std::string_view host, std::string_view region, const aws_credentials &credentials,
+                                std::optional<std::string_view> user_agent = std::nullopt,
+                                std::optional<std::string_view> key_order = std::nullopt) {
+        detail::cstr h(host, "host"), r(region, "region");
+        detail::opt_cstr u(user_agent, "user_agent"), k(key_order, "key_order");
+        check(ksasl_mechanism_registry_add_aws_msk_iam_client(get(), h.c_str(), r.c_str(), credentials.get(), nullptr,
+                                                              u.c_str(), k.c_str()));
+    }
+    /// The same, signing with what `refresher` holds at each (re-)authentication.
+    void add_aws_msk_iam_client(std::string_view host, std::string_view region, const refresher_ref &refresher,
+                                std::optional<std::string_view> user_agent = std::nullopt,
+                                std::optional<std::string_view> key_order = std::nullopt) {
+        detail::cstr h(host, "host"), r(region, "region");
+        detail::opt_cstr u(user_agent, "user_agent"), k(key_order, "key_order");
+        check(ksasl_mechanism_registry_add_aws_msk_iam_client(get(), h.c_str(), r.c_str(), nullptr, refresher.get(),
+                                                              u.c_str(), k.c_str()));
+    }
+    /// Adds an AWS_MSK_IAM verifying server for `region`, for the listed host names (none: any).
+    void add_aws_msk_iam_server(const aws_key_store &keys, std::string_view region,
+                                const std::vector<std::string> &hosts = {}) {
+        detail::cstr r(region, "region");
+        std::vector<detail::cstr> keep;
+        keep.reserve(hosts.size());
+        std::vector<const char *> ptrs;
+        for (const auto &h : hosts) {
+            keep.emplace_back(h, "host");
+            ptrs.push_back(keep.back().c_str());
+        }
+        check(ksasl_mechanism_registry_add_aws_msk_iam_server(get(), keys.get(), r.c_str(),
+                                                              ptrs.empty() ? nullptr : ptrs.data(), ptrs.size()));
+    }
+    /// Adds an OAUTHBEARER client presenting MSK's presigned tokens for `region`.
+    void add_msk_oauthbearer_client(std::string_view region, const aws_credentials &credentials,
+                                    std::optional<std::string_view> user_agent = std::nullopt) {
+        detail::cstr r(region, "region");
+        detail::opt_cstr u(user_agent, "user_agent");
+        check(ksasl_mechanism_registry_add_msk_oauthbearer_client(get(), r.c_str(), credentials.get(), nullptr,
+                                                                  u.c_str()));
+    }
+    /// The same, signing with what `refresher` holds.
+    void add_msk_oauthbearer_client(std::string_view region, const refresher_ref &refresher,
+                                    std::optional<std::string_view> user_agent = std::nullopt) {
+        detail::cstr r(region, "region");
+        detail::opt_cstr u(user_agent, "user_agent");
+        check(ksasl_mechanism_registry_add_msk_oauthbearer_client(get(), r.c_str(), nullptr, refresher.get(),
+                                                                  u.c_str()));
+    }
+    /// Adds an OAUTHBEARER server accepting MSK's presigned tokens for `region`.
+    void add_msk_oauthbearer_server(const aws_key_store &keys, std::string_view region) {
+        detail::cstr r(region, "region");
+        check(ksasl_mechanism_registry_add_msk_oauthbearer_server(get(), keys.get(), r.c_str()));
     }
 
     /// Adds an OAUTHBEARER client presenting the refresher's current token.
@@ -2750,6 +2866,27 @@ class server_setup {
 private:
     void check(ksasl_result rc) const { detail::check(rc, get(), &ksasl_server_setup_last_error); }
 };
+
+/// ksasl_msk_token_new: MSK's presigned OAUTHBEARER token for `region` at `now_ms`, signed with
+/// `credentials` (for a host with its own OAUTHBEARER client, such as librdkafka's token
+/// refresh callback: value(), expiry_ms()).
+inline oauth_token msk_token(std::string_view region, const aws_credentials &credentials, std::int64_t now_ms,
+                             std::optional<std::string_view> user_agent = std::nullopt) {
+    detail::cstr r(region, "region");
+    detail::opt_cstr u(user_agent, "user_agent");
+    ksasl_oauth_token *t = nullptr;
+    detail::check_new(ksasl_msk_token_new(r.c_str(), credentials.get(), nullptr, u.c_str(), now_ms, &t));
+    return oauth_token(adopt, t);
+}
+/// The same, signed with what `refresher` holds at `now_ms`.
+inline oauth_token msk_token(std::string_view region, const refresher_ref &refresher, std::int64_t now_ms,
+                             std::optional<std::string_view> user_agent = std::nullopt) {
+    detail::cstr r(region, "region");
+    detail::opt_cstr u(user_agent, "user_agent");
+    ksasl_oauth_token *t = nullptr;
+    detail::check_new(ksasl_msk_token_new(r.c_str(), nullptr, refresher.get(), u.c_str(), now_ms, &t));
+    return oauth_token(adopt, t);
+}
 
 /// ksasl_config_check: reads `.properties` text as the library would (a client configuration
 /// by Kafka's or librdkafka's names, or the SASL listeners of a broker's; with `listener`,

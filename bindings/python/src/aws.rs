@@ -31,7 +31,7 @@ class! { AwsCredentials |py, c| shared {
             let c = &self.0;
             let token = if c.session_token().is_some() { "'<redacted>'" } else { "None" };
             let expiry = c.expires_at_ms().map_or("None".to_string(), |e| e.to_string());
-            format!("AwsCredentials(access_key_id={:?}, secret_access_key='<redacted>', \
+            format!("AwsCredentials(access_key_id='{}', secret_access_key='<redacted>', \
                 session_token={token}, expires_at_ms={expiry})", c.access_key_id())
         }
     }
