@@ -32,6 +32,19 @@ static ksasl_mechanism_registry *aws_server(ksasl_aws_key_store *keys, const cha
     return r;
 }
 
+/* A refresher with Kafka's default schedule. */
+static ksasl_refresher *new_refresher(void) {
+    ksasl_refresher_config_builder *rb = NULL;
+    ksasl_refresher_config *rc = NULL;
+    ksasl_refresher *r = NULL;
+    CHECK_OK(ksasl_refresher_config_builder_new(&rb));
+    CHECK_OK(ksasl_refresher_config_builder_build(rb, &rc));
+    CHECK_OK(ksasl_refresher_new(rc, &r));
+    ksasl_refresher_config_builder_free(rb);
+    ksasl_refresher_config_free(rc);
+    return r;
+}
+
 static link_outcome login(const ksasl_mechanism_registry *creg, const char *mech,
                           const ksasl_mechanism_registry *sreg, int64_t now, const char *secret) {
     ksasl_server_config_builder *sb = server_builder(sreg);
@@ -112,9 +125,7 @@ static void aws_msk_iam_logins(void) {
 
 /* A refresher holds the credentials: the client signs with the newest. */
 static void refresher_credentials(void) {
-    ksasl_refresher_config *rc = NULL;
-    ksasl_refresher_config_builder *rb = NULL;
-    ksasl_refresher *r = NULL;
+    ksasl_refresher *r = new_refresher();
     ksasl_aws_key_store *keys = NULL;
     ksasl_mechanism_registry *sreg, *creg = NULL;
     ksasl_aws_credentials *one = creds("ASIAONE", "one", "t1", NOW + 3600000);
@@ -122,10 +133,6 @@ static void refresher_credentials(void) {
     ksasl_aws_credentials *forever = creds("AKIAFOREVER", "f", NULL, -1);
     uint64_t generation = 0;
 
-    CHECK_OK(ksasl_refresher_config_builder_new(&rb));
-    CHECK_OK(ksasl_refresher_config_builder_build(rb, &rc));
-    ksasl_refresher_config_builder_free(rb);
-    CHECK_OK(ksasl_refresher_new(rc, &r));
     CHECK_RC(ksasl_refresher_set_aws_credentials(r, forever, "alice", NOW, &generation),
              KSASL_INVALID_CREDENTIAL_EXPIRY);
     CHECK_OK(ksasl_refresher_set_aws_credentials(r, one, "alice", NOW, &generation));
@@ -148,7 +155,6 @@ static void refresher_credentials(void) {
     ksasl_mechanism_registry_free(sreg);
     ksasl_aws_key_store_free(keys);
     ksasl_refresher_free(r);
-    ksasl_refresher_config_free(rc);
     ksasl_aws_credentials_free(one);
     ksasl_aws_credentials_free(two);
     ksasl_aws_credentials_free(forever);
@@ -185,9 +191,7 @@ static void bad_arguments(void) {
     ksasl_aws_credentials *c = NULL;
     ksasl_aws_key_store *keys = NULL;
     ksasl_mechanism_registry *r = NULL;
-    ksasl_refresher_config *rc = NULL;
-    ksasl_refresher_config_builder *rb = NULL;
-    ksasl_refresher *ref = NULL;
+    ksasl_refresher *ref = new_refresher();
     ksasl_oauth_token *t = NULL;
 
     CHECK_RC(ksasl_aws_credentials_new("", "s", NULL, -1, &c), KSASL_INVALID_ARGUMENT);
@@ -204,10 +208,6 @@ static void bad_arguments(void) {
     CHECK_RC(ksasl_aws_key_store_add(keys, NULL, "p"), KSASL_NULL_ARGUMENT);
     CHECK_RC(ksasl_aws_key_store_add(NULL, c, "p"), KSASL_NULL_ARGUMENT);
 
-    CHECK_OK(ksasl_refresher_config_builder_new(&rb));
-    CHECK_OK(ksasl_refresher_config_builder_build(rb, &rc));
-    ksasl_refresher_config_builder_free(rb);
-    CHECK_OK(ksasl_refresher_new(rc, &ref));
     CHECK_OK(ksasl_mechanism_registry_new(&r));
     /* Exactly one credential source. */
     CHECK_RC(ksasl_mechanism_registry_add_aws_msk_iam_client(r, "h", "us-east-1", NULL, NULL, NULL, NULL),
@@ -229,7 +229,6 @@ static void bad_arguments(void) {
 
     ksasl_mechanism_registry_free(r);
     ksasl_refresher_free(ref);
-    ksasl_refresher_config_free(rc);
     ksasl_aws_key_store_free(keys);
     ksasl_aws_credentials_free(c);
     ksasl_aws_credentials_free(NULL);
