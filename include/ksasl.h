@@ -1650,7 +1650,7 @@ ksasl_result ksasl_mechanism_registry_add_msk_oauthbearer_client(ksasl_mechanism
 
 /**
  * Adds an OAUTHBEARER server accepting MSK's presigned tokens for `region` signed with a key
- * of `keys` (verdicts cached).
+ * of `keys` (checked every time: a removed key's tokens are refused at once).
  */
 ksasl_result ksasl_mechanism_registry_add_msk_oauthbearer_server(ksasl_mechanism_registry *r,
                                                                  const ksasl_aws_key_store *keys,

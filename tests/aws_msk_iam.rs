@@ -769,7 +769,7 @@ mod tokens {
         keys.add(&alice, "alice").unwrap();
         let source = Arc::new(MskTokenSource::new(
             "us-east-1",
-            "ksasl-test",
+            Some("ksasl-test"),
             Arc::new(alice.clone()),
         ));
         assert_eq!(

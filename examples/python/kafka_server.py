@@ -34,6 +34,20 @@ at the realm), or as one listener of a broker's ``server.properties``::
 
     python examples/python/kafka_server.py --port 0 --config server.properties --listener EXTERNAL
 
+With AWS keys, it also serves Amazon MSK's IAM authentication: ``AWS_MSK_IAM`` (kafka-python's
+and the Java ``aws-msk-iam-auth``'s payloads) and MSK's presigned OAUTHBEARER tokens (which then
+replace the unsecured ones), verified by ksasl against the keys given, for one region::
+
+    python examples/python/kafka_server.py --port 0 --aws-region us-east-1 \
+        --aws-keys-file keys.json --tls-cert server.pem --tls-key server.key
+
+(``keys.json``: a list of ``{"access_key_id", "secret_access_key", "principal"}`` objects, with
+``"session_token"`` and ``"expires_at_ms"`` for temporary credentials; the file is read again
+whenever it changes, so a key rotation is an edit of the file; ``--aws-key
+KEY_ID:SECRET:PRINCIPAL`` gives a key on the command line; ``--aws-host NAME``, repeatable,
+limits the host names clients may sign for). kafka-python speaks AWS_MSK_IAM only over TLS
+(``security_protocol='SASL_SSL'``): ``--tls-cert``/``--tls-key`` make the listener SASL_SSL.
+
 (ksasl reads the listener's ``sasl.enabled.mechanisms``, its PLAIN JAAS entry's ``user_``
 options, ``connections.max.reauth.ms`` per mechanism, the OAUTHBEARER validation, unsecured or
 at a JWKS endpoint, and its limits; SCRAM users are alice / alice-secret, as without a file,
@@ -59,8 +73,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import logging
+import os
 import signal
+import ssl
 import struct
 import threading
 import time
@@ -171,6 +188,74 @@ def count_records(records: Optional[bytes]) -> int:
     return n
 
 
+# --- AWS keys -------------------------------------------------------------------------------
+
+class AwsKeys:
+    """The AWS keys the broker accepts for AWS_MSK_IAM and MSK's OAUTHBEARER tokens (a
+    ``ksasl.AwsKeyStore``), signed for ``region`` and, when ``hosts`` are given, for one of
+    those host names. Keys come as dicts (``access_key_id``, ``secret_access_key``,
+    ``principal``, optional ``session_token`` and ``expires_at_ms``) and from ``file``, a JSON
+    list of them, which ``sync()`` reads again when it changed: the broker calls it before
+    each authentication, so keys added to or removed from the file count from the next one."""
+
+    def __init__(self, region: str, keys: Optional[List[Dict[str, Any]]] = None,
+                 file: Optional[str] = None, hosts: Optional[List[str]] = None) -> None:
+        self.region, self.file, self.hosts = region, file, hosts
+        self.store = ksasl.AwsKeyStore()
+        self._from_file: "set[str]" = set()
+        self._seen: Optional[Tuple[int, int, int]] = None  # the file's inode, mtime and size
+        for key in keys or []:
+            self.add(key)
+        if file is not None:
+            self.sync(strict=True)
+
+    def add(self, key: Dict[str, Any]) -> str:
+        """Adds (or replaces) one key; returns its access key id."""
+        credentials = ksasl.AwsCredentials(key["access_key_id"], key["secret_access_key"],
+                                           key.get("session_token"), key.get("expires_at_ms"))
+        self.store.add(credentials, key["principal"])
+        return credentials.access_key_id
+
+    def sync(self, strict: bool = False) -> None:
+        """Reads the key file again if it changed: its keys are added (or replaced), and the
+        ones it listed before and no longer does are removed. A file that cannot be read
+        leaves the keys as they are (``strict``: raises instead)."""
+        if self.file is None:
+            return
+        try:
+            st = os.stat(self.file)
+            seen = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if seen == self._seen:
+                return
+            with open(self.file, encoding="utf-8") as f:
+                entries = json.load(f)
+            ids = {self.add(entry) for entry in entries}
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            if strict:
+                raise
+            log.warning("%s: keeping the AWS keys as they were: %s", self.file, e)
+            return
+        for gone in self._from_file - ids:
+            self.store.remove(gone)
+        self._from_file, self._seen = ids, seen
+        log.info("%s: %d AWS keys", self.file, len(ids))
+
+
+def parse_aws_key(text: str) -> Dict[str, Any]:
+    """``KEY_ID:SECRET:PRINCIPAL`` (the principal may contain ':', an ARN does)."""
+    parts = text.split(":", 2)
+    if len(parts) != 3:
+        raise ValueError("an AWS key is KEY_ID:SECRET:PRINCIPAL")
+    return {"access_key_id": parts[0], "secret_access_key": parts[1], "principal": parts[2]}
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """A server TLS context with the certificate chain ``cert`` and its private key (PEM)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
 # --- The broker -----------------------------------------------------------------------------
 
 @dataclass
@@ -216,6 +301,8 @@ class KafkaServer:
         oauthbearer_validator: Any = None,
         config: Optional[ksasl.ServerConfig] = None,
         scram_store: Optional[ksasl.CredentialStore] = None,
+        aws: Optional[AwsKeys] = None,
+        tls: Optional[ssl.SSLContext] = None,
     ) -> None:
         # The users SCRAM logins are checked against, which KIP-554's requests describe and
         # change (with ``config``: the store the listener was built with, if any).
@@ -232,6 +319,13 @@ class KafkaServer:
             # OAUTHBEARER: unsecured (alg "none") tokens, or signed ones checked by the validator
             # given (a ksasl.JwksEndpoint for an identity provider's JWKS: see jwks_endpoint()).
             registry.add_oauthbearer_server(oauthbearer_validator)
+            if aws is not None:
+                # AWS_MSK_IAM, and OAUTHBEARER with MSK's presigned tokens instead of the
+                # unsecured ones (one OAUTHBEARER validator per listener, as on MSK).
+                if oauthbearer_validator is not None:
+                    raise ValueError("OAUTHBEARER takes MSK's tokens with AWS keys: no validator too")
+                registry.add_aws_msk_iam_server(aws.store, aws.region, aws.hosts)
+                registry.add_msk_oauthbearer_server(aws.store, aws.region)
             # Mechanisms written in Python (KIP-43): name -> factory of objects whose step() is
             # a plain or an async method (see MechanismRegistry.add_server_mechanism).
             for name, factory in (mechanisms or {}).items():
@@ -247,6 +341,7 @@ class KafkaServer:
                 api_versions=APIS,
             )
         self.host, self.port = host, port
+        self.aws, self.tls = aws, tls
         self.topics: Dict[str, int] = {}  # name -> partition count
         self.next_offset: Dict[Tuple[str, int], int] = {}
         # (topic, partition) -> [(base offset, record count, v2 batch with its base offset)]
@@ -268,7 +363,7 @@ class KafkaServer:
 
     async def start(self) -> int:
         """Listens in the running event loop; returns the port."""
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self._server = await asyncio.start_server(self._serve, self.host, self.port, ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
         return self.port
 
@@ -394,6 +489,8 @@ class KafkaServer:
         self, conn: ksasl.ServerConnection, stats: "ConnectionStats", frame: bytes, writer: asyncio.StreamWriter
     ) -> bool:
         """One (re-)authentication frame through ksasl; False when the connection must close."""
+        if self.aws is not None:
+            self.aws.sync()  # the key file, if it changed
         now = now_ms()
         # An async mechanism's step stops the driver with "pending"; settle_server awaits it on
         # this event loop and resumes the exchange, so other connections keep being served.
@@ -665,6 +762,17 @@ def main() -> None:
     p.add_argument("--expected-issuer", help="sasl.oauthbearer.expected.issuer")
     p.add_argument("--expected-audience", help="sasl.oauthbearer.expected.audience")
     p.add_argument("--ca-file", help="the CA certificates (PEM) of the JWKS endpoint")
+    p.add_argument("--aws-region", help="serve AWS_MSK_IAM and MSK's OAUTHBEARER tokens signed "
+                   "for this region, with the keys of --aws-key and --aws-keys-file")
+    p.add_argument("--aws-key", action="append", metavar="KEY_ID:SECRET:PRINCIPAL",
+                   help="an AWS access key and the principal it authenticates as (repeatable)")
+    p.add_argument("--aws-keys-file", metavar="JSON", help="a JSON list of {access_key_id, "
+                   "secret_access_key, principal[, session_token, expires_at_ms]}, read again "
+                   "whenever it changes")
+    p.add_argument("--aws-host", action="append", metavar="NAME", help="a host name AWS_MSK_IAM "
+                   "clients may sign for (repeatable; default: any)")
+    p.add_argument("--tls-cert", metavar="PEM", help="serve SASL_SSL: the certificate chain")
+    p.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
     p.add_argument("--config", metavar="SERVER_PROPERTIES", help="a broker's server.properties: "
                    "serve one of its SASL listeners as it says (mechanisms, PLAIN users, session "
                    "lifetimes, OAUTHBEARER validation) instead of the options above; SCRAM users "
@@ -675,7 +783,8 @@ def main() -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="log each connection")
     args = p.parse_args()
     flags = ["max_reauth_ms", "keytab", "principal", "principal_to_local_rules", "jwks_endpoint_url",
-             "expected_issuer", "expected_audience", "ca_file"]
+             "expected_issuer", "expected_audience", "ca_file", "aws_region", "aws_key", "aws_keys_file",
+             "aws_host"]
     given = ["--" + f.replace("_", "-") for f in flags if getattr(args, f) is not None]
     text, listener = None, None
     if args.config is None:
@@ -691,6 +800,29 @@ def main() -> None:
         except ksasl.KsaslError as e:
             p.error(f"{args.config}: {e}")
     max_reauth_ms = 3000 if args.max_reauth_ms is None else args.max_reauth_ms
+    aws: Optional[AwsKeys] = None
+    aws_given = [f"--{f}" for f in ("aws-key", "aws-keys-file", "aws-host")
+                 if getattr(args, f.replace("-", "_")) is not None]
+    if args.aws_region is None and aws_given:
+        p.error(f"{' '.join(aws_given)}: requires --aws-region")
+    if args.aws_region is not None:
+        if args.aws_key is None and args.aws_keys_file is None:
+            p.error("--aws-region needs --aws-key or --aws-keys-file")
+        if args.jwks_endpoint_url is not None:
+            p.error("with --aws-region OAUTHBEARER takes MSK's tokens: drop --jwks-endpoint-url")
+        try:
+            keys = [parse_aws_key(k) for k in args.aws_key or []]
+            aws = AwsKeys(args.aws_region, keys, args.aws_keys_file, args.aws_host)
+        except (OSError, ValueError, KeyError, TypeError) as e:  # KsaslError is a ValueError
+            p.error(f"AWS keys: {e}")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        p.error("--tls-cert and --tls-key go together")
+    tls = None
+    if args.tls_cert is not None:
+        try:
+            tls = tls_context(args.tls_cert, args.tls_key)
+        except (OSError, ssl.SSLError) as e:
+            p.error(f"TLS: {e}")
     # Where to listen: the options, else the listener's entry in the file's listeners.
     address = None
     if text is not None and listener is not None:
@@ -716,7 +848,7 @@ def main() -> None:
         endpoints: List[ksasl.JwksEndpoint] = []
         if from_file is not None:
             config, endpoints = from_file
-            server = KafkaServer(args.host, args.port, config=config, scram_store=store)
+            server = KafkaServer(args.host, args.port, config=config, scram_store=store, tls=tls)
             about = (f"listener {listener} of {args.config}; SCRAM users: alice/alice-secret; "
                      "clients authenticate but cannot produce")
         else:
@@ -726,14 +858,17 @@ def main() -> None:
             server = KafkaServer(args.host, args.port, max_reauth_ms, keytab=args.keytab,
                                  principal=args.principal,
                                  principal_to_local_rules=args.principal_to_local_rules,
-                                 oauthbearer_validator=jwks)
+                                 oauthbearer_validator=jwks, aws=aws, tls=tls)
             about = f"users: alice/alice-secret; connections.max.reauth.ms={max_reauth_ms}"
+            if aws is not None:
+                about += f"; AWS_MSK_IAM and MSK OAUTHBEARER tokens for {aws.region}"
         stopping = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):  # before the port is printed: scripts may stop us then
             asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
         port = await server.start()
         print(port, flush=True)  # first line: the port, for scripts
-        print(f"listening on {args.host}:{port} ({about}); Ctrl-C stops", flush=True)
+        protocol = "SASL_SSL" if tls is not None else "SASL_PLAINTEXT"
+        print(f"listening on {args.host}:{port}, {protocol} ({about}); Ctrl-C stops", flush=True)
         await stopping.wait()
         await server.stop()
         for endpoint in endpoints:

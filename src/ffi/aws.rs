@@ -9,11 +9,9 @@ use super::mechanism_registry::ksasl_mechanism_registry;
 use super::oauth_token::ksasl_oauth_token;
 use super::refresher::ksasl_refresher;
 use crate::aws::credentials::AwsCredentials;
-use crate::aws::msk_iam::{KeyOrder, USER_AGENT};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mech::aws_msk_iam::{
     AwsCredentialSource, AwsKeyStore, MskIamClientConfig, MskIamServerConfig, MskTokenSource,
-    MskTokenValidator,
 };
 
 /// AWS credentials (an access key, its secret, a session token and an expiry for temporary
@@ -118,13 +116,12 @@ pub extern "C" fn ksasl_mechanism_registry_add_aws_msk_iam_client(
     key_order: *const c_char,
 ) -> ksasl_result {
     with(r, |r| {
-        let mut config = MskIamClientConfig::new(text(host, "host")?, text(region, "region")?);
-        if let Some(ua) = opt_text(user_agent, "user_agent")? {
-            config.user_agent = ua.to_string();
-        }
-        if let Some(order) = opt_text(key_order, "key_order")? {
-            config.order = KeyOrder::from_name(order)?;
-        }
+        let config = MskIamClientConfig::with_options(
+            text(host, "host")?,
+            text(region, "region")?,
+            opt_text(user_agent, "user_agent")?,
+            opt_text(key_order, "key_order")?,
+        )?;
         let source = source(credentials, refresher)?;
         r.inner
             .register_aws_msk_iam_client(Arc::new(config), source);
@@ -143,14 +140,12 @@ pub extern "C" fn ksasl_mechanism_registry_add_aws_msk_iam_server(
     n_hosts: usize,
 ) -> ksasl_result {
     with(r, |r| {
-        let config = MskIamServerConfig {
-            keys: arg(keys, "keys")?.inner.clone(),
-            region: text(region, "region")?.to_string(),
-            hosts: texts(hosts, n_hosts, "hosts")?
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-        };
+        let hosts = texts(hosts, n_hosts, "hosts")?;
+        let config = MskIamServerConfig::new(
+            arg(keys, "keys")?.inner.clone(),
+            text(region, "region")?,
+            hosts.into_iter().map(str::to_string).collect(),
+        );
         r.inner.register_aws_msk_iam_server(Arc::new(config));
         Ok(())
     })
@@ -167,16 +162,17 @@ pub extern "C" fn ksasl_mechanism_registry_add_msk_oauthbearer_client(
     user_agent: *const c_char,
 ) -> ksasl_result {
     with(r, |r| {
-        let ua = opt_text(user_agent, "user_agent")?.unwrap_or(USER_AGENT);
-        let tokens =
-            MskTokenSource::new(text(region, "region")?, ua, source(credentials, refresher)?);
-        r.inner.register_oauthbearer_client(Arc::new(tokens));
+        r.inner.register_msk_oauthbearer_client(
+            text(region, "region")?,
+            opt_text(user_agent, "user_agent")?,
+            source(credentials, refresher)?,
+        );
         Ok(())
     })
 }
 
 /// Adds an OAUTHBEARER server accepting MSK's presigned tokens for `region` signed with a key
-/// of `keys` (verdicts cached).
+/// of `keys` (checked every time: a removed key's tokens are refused at once).
 #[no_mangle]
 pub extern "C" fn ksasl_mechanism_registry_add_msk_oauthbearer_server(
     r: *mut ksasl_mechanism_registry,
@@ -184,13 +180,10 @@ pub extern "C" fn ksasl_mechanism_registry_add_msk_oauthbearer_server(
     region: *const c_char,
 ) -> ksasl_result {
     with(r, |r| {
-        let config = MskIamServerConfig {
-            keys: arg(keys, "keys")?.inner.clone(),
-            region: text(region, "region")?.to_string(),
-            hosts: Vec::new(),
-        };
-        r.inner
-            .register_cached_oauthbearer_server(Arc::new(MskTokenValidator::new(Arc::new(config))));
+        r.inner.register_msk_oauthbearer_server(
+            arg(keys, "keys")?.inner.clone(),
+            text(region, "region")?,
+        );
         Ok(())
     })
 }
@@ -231,9 +224,11 @@ pub extern "C" fn ksasl_msk_token_new(
     out: *mut *mut ksasl_oauth_token,
 ) -> ksasl_result {
     construct(out, || {
-        let ua = opt_text(user_agent, "user_agent")?.unwrap_or(USER_AGENT);
-        let tokens =
-            MskTokenSource::new(text(region, "region")?, ua, source(credentials, refresher)?);
+        let tokens = MskTokenSource::new(
+            text(region, "region")?,
+            opt_text(user_agent, "user_agent")?,
+            source(credentials, refresher)?,
+        );
         let inner = tokens.token_at(now_ms)?;
         Ok(ksasl_oauth_token {
             value: cstring(inner.value()),

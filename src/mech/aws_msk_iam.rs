@@ -83,12 +83,16 @@ impl std::fmt::Debug for MskTokenSource {
 }
 
 impl MskTokenSource {
-    /// Tokens for a cluster in `region`, reporting `user_agent`, signed with `source`'s
-    /// credentials.
-    pub fn new(region: &str, user_agent: &str, source: Arc<dyn AwsCredentialSource>) -> Self {
+    /// Tokens for a cluster in `region`, reporting `user_agent` (`None`: ksasl's
+    /// [`USER_AGENT`]), signed with `source`'s credentials.
+    pub fn new(
+        region: &str,
+        user_agent: Option<&str>,
+        source: Arc<dyn AwsCredentialSource>,
+    ) -> Self {
         MskTokenSource {
             region: region.to_string(),
-            user_agent: user_agent.to_string(),
+            user_agent: user_agent.unwrap_or(USER_AGENT).to_string(),
             source,
         }
     }
@@ -126,6 +130,24 @@ pub struct MskIamClientConfig {
 }
 
 impl MskIamClientConfig {
+    /// A configuration as a binding receives it: the user agent (`None`: ksasl's) and the key
+    /// order by name (`None`: `java`; see [`KeyOrder::from_name`]).
+    pub fn with_options(
+        host: &str,
+        region: &str,
+        user_agent: Option<&str>,
+        key_order: Option<&str>,
+    ) -> Result<Self> {
+        let mut c = MskIamClientConfig::new(host, region);
+        if let Some(ua) = user_agent {
+            c.user_agent = ua.to_string();
+        }
+        if let Some(order) = key_order {
+            c.order = KeyOrder::from_name(order)?;
+        }
+        Ok(c)
+    }
+
     /// A configuration with ksasl's user agent and the Java library's key order.
     pub fn new(host: &str, region: &str) -> Self {
         MskIamClientConfig {
@@ -279,6 +301,18 @@ pub struct MskIamServerConfig {
     pub region: String,
     /// The host names clients may sign for (compared without case); empty: any.
     pub hosts: Vec<String>,
+}
+
+impl MskIamServerConfig {
+    /// Payloads and tokens signed for `region` with a key of `keys`; AWS_MSK_IAM payloads
+    /// for one of `hosts` (empty: any).
+    pub fn new(keys: Arc<AwsKeyStore>, region: &str, hosts: Vec<String>) -> Self {
+        MskIamServerConfig {
+            keys,
+            region: region.to_string(),
+            hosts,
+        }
+    }
 }
 
 /// The server side of `AWS_MSK_IAM` (a verifier; see the module documentation).

@@ -5,7 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::aws_msk_iam::{
-    AwsCredentialSource, AwsMskIamClient, AwsMskIamServer, MskIamClientConfig, MskIamServerConfig,
+    AwsCredentialSource, AwsKeyStore, AwsMskIamClient, AwsMskIamServer, MskIamClientConfig,
+    MskIamServerConfig, MskTokenSource, MskTokenValidator,
 };
 use super::exchange::{ClientExchange, ServerExchange};
 use super::gssapi::client::{GssapiClient, GssapiClientConfig};
@@ -293,6 +294,25 @@ impl MechanismRegistry {
             Ok(Box::new(AwsMskIamServer::new(config.clone())))
         })
         .expect("valid name");
+    }
+
+    /// Registers an OAUTHBEARER client presenting MSK's presigned tokens for `region`, signed
+    /// with `source`'s credentials at every (re-)authentication (`user_agent` `None`: ksasl's).
+    pub fn register_msk_oauthbearer_client(
+        &mut self,
+        region: &str,
+        user_agent: Option<&str>,
+        source: Arc<dyn AwsCredentialSource>,
+    ) {
+        self.register_oauthbearer_client(Arc::new(MskTokenSource::new(region, user_agent, source)));
+    }
+
+    /// Registers an OAUTHBEARER server accepting MSK's presigned tokens for `region` signed
+    /// with a key of `keys`. Verdicts are not cached: checking a token is one HMAC chain, and
+    /// a key removed from the store must refuse its tokens at once.
+    pub fn register_msk_oauthbearer_server(&mut self, keys: Arc<AwsKeyStore>, region: &str) {
+        let config = MskIamServerConfig::new(keys, region, Vec::new());
+        self.register_oauthbearer_server(Arc::new(MskTokenValidator::new(Arc::new(config))));
     }
 
     /// Registers a GSSAPI client: every (re-)authentication makes a fresh context with

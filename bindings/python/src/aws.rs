@@ -2,13 +2,11 @@
 //! presigned OAUTHBEARER tokens. The registry's and the refresher's AWS methods are in their
 //! classes (one `#[pymethods]` block each) and call the helpers here.
 
-use ksasl::aws::msk_iam::{KeyOrder, USER_AGENT};
 use ksasl::aws::AwsCredentials as Credentials;
-use ksasl::mech::aws_msk_iam::{self as msk, AwsCredentialSource};
-use ksasl::mech::aws_msk_iam::{MskIamClientConfig, MskIamServerConfig, MskTokenSource};
+use ksasl::mech::aws_msk_iam as msk;
+use ksasl::mech::aws_msk_iam::{MskIamClientConfig, MskIamServerConfig};
 
 use crate::glue::*;
-use crate::refresh::Refresher;
 
 /// AWS credentials (the secret and the session token never leave the core: no getter, no
 /// repr shows them).
@@ -53,14 +51,6 @@ class! { AwsKeyStore |py, c| shared {
     }
 }}
 
-/// An `AwsCredentials` (fixed) or a `Refresher` (its current AWS credentials at each use).
-pub(crate) fn source(v: &Any) -> PyResult<Arc<dyn AwsCredentialSource>> {
-    if let Ok(r) = v.downcast::<Refresher>() {
-        return Ok(r.get().0.clone());
-    }
-    Ok(Arc::new(v.downcast::<AwsCredentials>()?.get().0.clone()))
-}
-
 /// What an `AWS_MSK_IAM` client signs for; the core's user agent and key order unless given.
 pub(crate) fn client_config(
     host: &str,
@@ -68,52 +58,19 @@ pub(crate) fn client_config(
     user_agent: Option<String>,
     key_order: Option<&str>,
 ) -> PyResult<Arc<MskIamClientConfig>> {
-    let mut c = MskIamClientConfig::new(host, region);
-    if let Some(ua) = user_agent {
-        c.user_agent = ua;
-    }
-    if let Some(order) = key_order {
-        c.order = KeyOrder::from_name(order).or_raise()?;
-    }
-    Ok(Arc::new(c))
+    let c = MskIamClientConfig::with_options(host, region, user_agent.as_deref(), key_order);
+    Ok(Arc::new(c.or_raise()?))
 }
 
-/// What a verifying server (or an MSK token validator: no hosts) checks against.
+/// What a verifying server checks against.
 pub(crate) fn server_config(
     keys: &AwsKeyStore,
     region: &str,
     hosts: Option<Vec<String>>,
 ) -> Arc<MskIamServerConfig> {
-    let hosts = hosts.unwrap_or_default();
-    let region = region.to_string();
-    Arc::new(MskIamServerConfig {
-        keys: keys.0.clone(),
+    Arc::new(MskIamServerConfig::new(
+        keys.0.clone(),
         region,
-        hosts,
-    })
-}
-
-/// MSK's token source for `region`, reporting `user_agent` (None: the core's).
-pub(crate) fn token_source(
-    region: &str,
-    credentials: &Any,
-    user_agent: Option<&str>,
-) -> PyResult<MskTokenSource> {
-    let ua = user_agent.unwrap_or(USER_AGENT);
-    Ok(MskTokenSource::new(region, ua, source(credentials)?))
-}
-
-/// MSK's presigned OAUTHBEARER token, as `aws-msk-iam-sasl-signer` makes it: `(token,
-/// expires_at_ms)`, for a client with its own OAUTHBEARER (librdkafka's `oauth_cb`).
-#[pyfunction]
-#[pyo3(signature = (region, credentials, user_agent = None, now_ms = None))]
-pub(crate) fn msk_token(
-    region: &str,
-    credentials: &Any,
-    user_agent: Option<String>,
-    now_ms: Now,
-) -> PyResult<(String, i64)> {
-    let source = token_source(region, credentials, user_agent.as_deref())?;
-    let t = source.token_at(now(now_ms)).or_raise()?;
-    Ok((t.value().to_string(), t.expiry_ms()))
+        hosts.unwrap_or_default(),
+    ))
 }

@@ -12,6 +12,7 @@ mod glue;
 mod hostmech;
 mod kerberos;
 mod listener;
+mod msk;
 mod oauth;
 mod oidc;
 mod refresh;
@@ -27,7 +28,8 @@ fn _ksasl(m: &Bound<'_, PyModule>) -> PyResult<()> {
         aws::*, client_setup::*, refresh::*, registry::*, server_connection::*, store::*, tokens::*,
     };
     use {
-        client_connection::*, config::*, exchange::*, kerberos::*, listener::*, oauth::*, oidc::*,
+        client_connection::*, config::*, exchange::*, kerberos::*, listener::*, msk::*, oauth::*,
+        oidc::*,
     };
     m.add("__version__", ksasl::VERSION)?;
     m.add(

@@ -142,11 +142,6 @@ class! { JwksEndpoint |py, c| shared {
 }}
 
 impl JwksEndpoint {
-    /// An endpoint the core made (not started).
-    pub(crate) fn of(fetcher: http::JwksFetcher) -> Self {
-        Self::shared(Arc::new(fetcher))
-    }
-
     /// An endpoint around a fetcher that also validates for a listener.
     pub(crate) fn shared(fetcher: Arc<http::JwksFetcher>) -> Self {
         JwksEndpoint(fetcher, Mutex::new(None))

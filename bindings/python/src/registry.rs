@@ -6,13 +6,12 @@ use ksasl::io::gss::{self, GssapiServerSettings};
 use ksasl::mech::{HostClientCalls, HostServerCalls};
 use ksasl::{MechanismRegistry as Registry, PasswordCredential};
 
-use ksasl::mech::aws_msk_iam::MskTokenValidator;
-
 use crate::aws::{self, AwsKeyStore};
 use crate::dicts::decode;
 use crate::glue::*;
 use crate::hostmech::PyMechanism;
 use crate::kerberos::KerberosLogin;
+use crate::msk;
 use crate::oauth::server_validator;
 use crate::refresh::Refresher;
 use crate::store::CredentialStore;
@@ -99,7 +98,7 @@ class! { MechanismRegistry |py, c| lock {
     fn add_aws_msk_iam_client(host: &str, region: &str, credentials: Any,
         user_agent: Option<String> = None, key_order: Option<String> = None) -> PyResult<()> {
         let config = aws::client_config(host, region, user_agent, key_order.as_deref())?;
-        Arc::make_mut(c).register_aws_msk_iam_client(config, aws::source(&credentials)?);
+        Arc::make_mut(c).register_aws_msk_iam_client(config, msk::source(&credentials)?);
         Ok(())
     }
     /// `hosts`: the names clients may sign for (None or empty: any).
@@ -110,14 +109,13 @@ class! { MechanismRegistry |py, c| lock {
     /// An OAUTHBEARER client presenting MSK's tokens, signed at each (re-)authentication.
     fn add_msk_oauthbearer_client(region: &str, credentials: Any,
         user_agent: Option<String> = None) -> PyResult<()> {
-        let tokens = aws::token_source(region, &credentials, user_agent.as_deref())?;
-        Arc::make_mut(c).register_oauthbearer_client(Arc::new(tokens));
+        let source = msk::source(&credentials)?;
+        Arc::make_mut(c).register_msk_oauthbearer_client(region, user_agent.as_deref(), source);
         Ok(())
     }
-    /// An OAUTHBEARER server taking MSK's tokens; verdicts are cached (the core's cache).
+    /// An OAUTHBEARER server taking MSK's tokens (each checked against the keys as they are).
     fn add_msk_oauthbearer_server(keys: &AwsKeyStore, region: &str) {
-        let v = MskTokenValidator::new(aws::server_config(keys, region, None));
-        Arc::make_mut(c).register_cached_oauthbearer_server(Arc::new(v))
+        Arc::make_mut(c).register_msk_oauthbearer_server(keys.0.clone(), region)
     }
     fn add_gssapi_client(login: &KerberosLogin, service_name: &str, host: &str,
         mutual: bool = false) -> PyResult<()> {

@@ -3,8 +3,10 @@ and aws-msk-iam-sasl-signer's tokens (tests/vectors/aws_msk_iam.json) come out o
 ksasl, exchanges both ways, MSK's refusals, a rotation through a Refresher, and no secret in
 any repr or error."""
 
+import base64
 import json
 import os
+import time
 
 import pytest
 
@@ -135,9 +137,10 @@ def test_the_msk_signers_tokens_come_out_of_and_validate_on_ksasl(vectors):
         token, expiry = ksasl.msk_token(case["region"], creds, case["user_agent"], now_ms=case["now_ms"])
         assert (token, expiry) == (case["token"], case["expiry_ms"])
         cb = msk_oauth_cb(case["region"], creds, case["user_agent"])
-        cb_token, cb_expiry = cb("")  # signed now, with the same credentials
-        assert ksasl.msk_token(case["region"], creds, case["user_agent"])[0] == cb_token
-        assert isinstance(cb_expiry, float)
+        cb_token, cb_expiry = cb("")  # signed now: the region's URL, 15 minutes from now
+        url = base64.urlsafe_b64decode(cb_token + "=" * (-len(cb_token) % 4)).decode()
+        assert url.startswith(f"https://kafka.{case['region']}.amazonaws.com/?Action=kafka-cluster%3AConnect&")
+        assert isinstance(cb_expiry, float) and 899 <= cb_expiry - time.time() <= 900
         # An OAUTHBEARER client presenting the same token, and the MSK validator taking it.
         clients = MechanismRegistry()
         clients.add_msk_oauthbearer_client(case["region"], creds, case["user_agent"])
@@ -278,3 +281,14 @@ def test_reprs_and_errors_hide_secrets():
     assert "very-secret" not in str(e.value)
     with pytest.raises(TypeError):
         client_registry("not credentials")
+
+
+def test_a_removed_keys_token_is_refused_at_once():
+    keys = keys_with((alice(), "alice"))
+    servers = server_registry(keys)
+    clients = MechanismRegistry()
+    clients.add_msk_oauthbearer_client(REGION, alice())
+    first, _ = ClientExchange(clients, "OAUTHBEARER").start(NOW)
+    assert ServerExchange(servers, "OAUTHBEARER").step(first, NOW)[0] == "done"
+    keys.remove("AKIAALICE")
+    assert ServerExchange(servers, "OAUTHBEARER").step(first, NOW + 1000)[0] == "challenge"

@@ -2,6 +2,7 @@
 //! exceptions and callbacks. Every rule lives in the ksasl crate. The plumbing shared by every
 //! entry point is in [`glue`]; each other module holds the entry points of one area.
 
+mod aws;
 mod config;
 mod conn;
 mod glue;

@@ -96,8 +96,10 @@ class MechanismRegistry:
         (aws-msk-iam-sasl-signer's), signed at each (re-)authentication."""
     def add_msk_oauthbearer_server(self, keys: "AwsKeyStore", region: str) -> None:
         """Adds an OAUTHBEARER server accepting MSK's presigned tokens for ``region`` signed by a
-        key of ``keys``; the session ends when the token's signature does. Verdicts are
-        cached. Replaces another OAUTHBEARER server of this registry."""
+        key of ``keys``; the session ends when the token's signature does (or the key's
+        credentials expire). Every token is checked against the keys as they are, so a removed
+        key's tokens are refused at once. Replaces another OAUTHBEARER server of this
+        registry."""
     def add_client_mechanism(self, name: str, factory: Callable[[], Any]) -> None:
         """A client mechanism written in Python: ``factory()`` makes one object per exchange,
         whose ``start(now_ms)`` and ``step(challenge, now_ms)`` return ``(message or None,

@@ -151,6 +151,119 @@ public final class MechanismRegistry extends NativeHandle {
     }
 
     /**
+     * Adds an {@code AWS_MSK_IAM} client (Amazon MSK's IAM authentication) that signs, at every
+     * (re-)authentication, a {@code kafka-cluster:Connect} request for the broker {@code host}
+     * in {@code region} with {@code credentials}.
+     *
+     * @param host the broker's host name, as the client connects to it
+     * @param region the cluster's region, such as {@code us-east-1}
+     * @param credentials the credentials to sign with
+     * @param userAgent the user agent the payload reports; {@code null}: ksasl's
+     * @param keyOrder the order of the payload's JSON keys, {@code "java"} (aws-msk-iam-auth's)
+     *     or {@code "kafka-python"}; {@code null}: {@code "java"}
+     * @return this registry
+     * @throws KsaslArgumentException ({@code INVALID_ARGUMENT}) for an unknown key order
+     */
+    public MechanismRegistry addAwsMskIamClient(String host, String region, AwsCredentials credentials,
+            String userAgent, String keyOrder) {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(credentials, "credentials");
+        run(h -> credentials.run(c -> Native.registryAddAwsMskIamClient(h, host, region, c, 0, userAgent, keyOrder)));
+        return this;
+    }
+
+    /**
+     * Adds an {@code AWS_MSK_IAM} client as {@link #addAwsMskIamClient(String, String,
+     * AwsCredentials, String, String)}, signing with the AWS credentials {@code refresher} holds
+     * at each (re-)authentication ({@link Refresher#setAwsCredentials}).
+     *
+     * @param host the broker's host name, as the client connects to it
+     * @param region the cluster's region
+     * @param refresher the refresher holding the current credentials
+     * @param userAgent the user agent the payload reports; {@code null}: ksasl's
+     * @param keyOrder {@code "java"} or {@code "kafka-python"}; {@code null}: {@code "java"}
+     * @return this registry
+     * @throws KsaslArgumentException ({@code INVALID_ARGUMENT}) for an unknown key order
+     */
+    public MechanismRegistry addAwsMskIamClient(String host, String region, Refresher refresher, String userAgent,
+            String keyOrder) {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(refresher, "refresher");
+        run(h -> refresher.run(r -> Native.registryAddAwsMskIamClient(h, host, region, 0, r, userAgent, keyOrder)));
+        return this;
+    }
+
+    /**
+     * Adds an {@code AWS_MSK_IAM} verifying server, for development and tests: a login is
+     * accepted when it is signed for {@code region} and one of {@code hosts} with a key of
+     * {@code keys}, within AWS's clock skew; it authenticates as the key's principal, and its
+     * session ends no later than the key expires. A refused client is told only
+     * {@code [<request id>]: Access denied}, as MSK does.
+     *
+     * @param keys the accepted keys (shared: later changes apply to later logins)
+     * @param region the region logins must be signed for
+     * @param hosts the host names logins may be signed for; empty: any
+     * @return this registry
+     */
+    public MechanismRegistry addAwsMskIamServer(AwsKeyStore keys, String region, List<String> hosts) {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(region, "region");
+        String[] names = hosts.toArray(new String[0]);
+        run(h -> keys.run(k -> Native.registryAddAwsMskIamServer(h, k, region, names)));
+        return this;
+    }
+
+    /**
+     * Adds an OAUTHBEARER client presenting MSK's presigned tokens (as
+     * {@code aws-msk-iam-sasl-signer} makes them) for {@code region}, signed at each
+     * (re-)authentication with {@code credentials}.
+     *
+     * @param region the cluster's region
+     * @param credentials the credentials to sign with
+     * @param userAgent the user agent the token reports; {@code null}: ksasl's
+     * @return this registry
+     */
+    public MechanismRegistry addMskOAuthBearerClient(String region, AwsCredentials credentials, String userAgent) {
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(credentials, "credentials");
+        run(h -> credentials.run(c -> Native.registryAddMskOAuthClient(h, region, c, 0, userAgent)));
+        return this;
+    }
+
+    /**
+     * Adds an OAUTHBEARER client presenting MSK's presigned tokens for {@code region}, signed
+     * with the AWS credentials {@code refresher} holds at each (re-)authentication.
+     *
+     * @param region the cluster's region
+     * @param refresher the refresher holding the current credentials
+     * @param userAgent the user agent the token reports; {@code null}: ksasl's
+     * @return this registry
+     */
+    public MechanismRegistry addMskOAuthBearerClient(String region, Refresher refresher, String userAgent) {
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(refresher, "refresher");
+        run(h -> refresher.run(r -> Native.registryAddMskOAuthClient(h, region, 0, r, userAgent)));
+        return this;
+    }
+
+    /**
+     * Adds an OAUTHBEARER server accepting MSK's presigned tokens for {@code region} signed with
+     * a key of {@code keys} (verdicts cached), for development and tests.
+     *
+     * @param keys the accepted keys
+     * @param region the region tokens must be signed for
+     * @return this registry
+     */
+    public MechanismRegistry addMskOAuthBearerServer(AwsKeyStore keys, String region) {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(region, "region");
+        run(h -> keys.run(k -> Native.registryAddMskOAuthServer(h, k, region)));
+        return this;
+    }
+
+    /**
      * Adds a GSSAPI (Kerberos) client for the service {@code serviceName/host}
      * ({@code sasl.kerberos.service.name} and the broker's host name as its principal spells
      * it), on {@code login}'s current ticket at every (re-)authentication. {@code mutual} also

@@ -777,6 +777,64 @@ final class Native {
     /** The token APIs' version ranges as {apiKey, min, max} triples (what Kafka 4 advertises, or all). */
     static native short[] tokenApiVersions(boolean kafka4);
 
+    // --- AWS_MSK_IAM: AwsCredentials, AwsKeyStore, AWS clients and servers ---------------------
+    //
+    // A client's credential source is two handles, {@code credentials} and {@code refresher}:
+    // exactly one of them is not 0.
+
+    /**
+     * New AWS credentials; {@code sessionToken} null for long-term keys, {@code expiresAtMs}
+     * {@link #NONE} for none.
+     */
+    static native long awsCredentialsNew(String accessKeyId, String secretAccessKey, String sessionToken,
+            long expiresAtMs);
+
+    /** Frees AWS credentials (the registries, stores and refreshers using them keep a copy). */
+    static native void awsCredentialsFree(long h);
+
+    /** What may be shown of the credentials: a record of the access key id, whether there is a session token, the expiry or NONE. */
+    static native byte[] awsCredentialsInfo(long h);
+
+    /** A new empty AWS key store. */
+    static native long awsKeyStoreNew();
+
+    /** Frees a key store (the registries using it keep their reference). */
+    static native void awsKeyStoreFree(long h);
+
+    /** Adds or replaces the key of {@code credentials} (a handle), authenticating as {@code principal}. */
+    static native void awsKeyStoreAdd(long h, long credentials, String principal);
+
+    /** Removes an access key; whether it was there. */
+    static native boolean awsKeyStoreRemove(long h, String accessKeyId);
+
+    /**
+     * Adds an AWS_MSK_IAM client signing for {@code host} in {@code region}; {@code userAgent}
+     * and {@code keyOrder} null: the core's defaults.
+     */
+    static native void registryAddAwsMskIamClient(long h, String host, String region, long credentials,
+            long refresher, String userAgent, String keyOrder);
+
+    /** Adds an AWS_MSK_IAM verifying server over the key store {@code keys}; {@code hosts} empty: any host. */
+    static native void registryAddAwsMskIamServer(long h, long keys, String region, String[] hosts);
+
+    /** Adds an OAUTHBEARER client presenting MSK tokens for {@code region}; {@code userAgent} null: the core's. */
+    static native void registryAddMskOAuthClient(long h, String region, long credentials, long refresher,
+            String userAgent);
+
+    /** Adds an OAUTHBEARER server accepting MSK tokens for {@code region} signed with a key of {@code keys}. */
+    static native void registryAddMskOAuthServer(long h, long keys, String region);
+
+    /** Installs AWS {@code credentials} (a handle) in a refresher; the new generation. */
+    static native long refresherSetAwsCredentials(long h, long credentials, String principal, long nowMs)
+            throws KsaslException;
+
+    /**
+     * MSK's presigned token for {@code region} at {@code nowMs}: an {@link OAuthBearerToken}
+     * record; {@code userAgent} null: the core's.
+     */
+    static native byte[] mskToken(String region, long credentials, long refresher, String userAgent, long nowMs)
+            throws KsaslException;
+
     // --- host mechanisms: the core's HostOutput, filled by the helpers below ----------------
 
     /** The message to send (a client's next message, a server's challenge or last message). */

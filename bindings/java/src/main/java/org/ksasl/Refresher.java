@@ -95,6 +95,40 @@ public final class Refresher extends NativeHandle {
                 nowMs));
     }
 
+    /**
+     * Installs AWS credentials as the refresher's credential, for clients registered with
+     * {@link MechanismRegistry#addAwsMskIamClient(String, String, Refresher, String, String)} or
+     * {@link MechanismRegistry#addMskOAuthBearerClient(String, Refresher, String)}: they sign
+     * with them from their next (re-)authentication on. The credentials must carry their expiry,
+     * which schedules the next refresh as for a token.
+     *
+     * @param credentials the new credentials (the refresher keeps its own copy)
+     * @param principal the principal they stand for
+     * @param nowMs the current time, ms since the epoch
+     * @return the new generation
+     * @throws KsaslException ({@code INVALID_CREDENTIAL_EXPIRY}) for credentials without an expiry
+     */
+    public long setAwsCredentials(AwsCredentials credentials, String principal, long nowMs) throws KsaslException {
+        Objects.requireNonNull(credentials, "credentials");
+        Objects.requireNonNull(principal, "principal");
+        return with(h -> credentials.with(c -> Native.refresherSetAwsCredentials(h, c, principal, nowMs)));
+    }
+
+    /**
+     * MSK's presigned OAUTHBEARER token for {@code region} at {@code nowMs}, signed with the AWS
+     * credentials the refresher currently holds (see {@link AwsCredentials#mskToken}).
+     *
+     * @param region the cluster's region
+     * @param userAgent the user agent the token reports; {@code null}: ksasl's
+     * @param nowMs the signing time, ms since the epoch
+     * @return the token (its generation is 0)
+     * @throws KsaslException when the refresher holds no valid AWS credentials
+     */
+    public OAuthBearerToken mskToken(String region, String userAgent, long nowMs) throws KsaslException {
+        Objects.requireNonNull(region, "region");
+        return OAuthBearerToken.of(with(r -> Native.mskToken(region, 0, r, userAgent, nowMs)));
+    }
+
     /** Reports a failed refresh: the old token stays while valid; the next attempt is scheduled. */
     public void setTokenFailure(String reason, long nowMs) throws KsaslException {
         Objects.requireNonNull(reason, "reason");
