@@ -45,6 +45,15 @@ static ksasl_refresher *new_refresher(void) {
     return r;
 }
 
+/* A client registry with one AWS_MSK_IAM client for `host` in us-east-1, signing with `c`. */
+static ksasl_mechanism_registry *aws_client(const char *host, const ksasl_aws_credentials *c, const char *user_agent,
+                                            const char *key_order) {
+    ksasl_mechanism_registry *r = NULL;
+    CHECK_OK(ksasl_mechanism_registry_new(&r));
+    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(r, host, "us-east-1", c, NULL, user_agent, key_order));
+    return r;
+}
+
 static link_outcome login(const ksasl_mechanism_registry *creg, const char *mech,
                           const ksasl_mechanism_registry *sreg, int64_t now, const char *secret) {
     ksasl_server_config_builder *sb = server_builder(sreg);
@@ -71,9 +80,7 @@ static void aws_msk_iam_logins(void) {
     CHECK_OK(ksasl_aws_key_store_add(keys, temp, "temp"));
     sreg = aws_server(keys, "b-1.example");
 
-    CHECK_OK(ksasl_mechanism_registry_new(&creg));
-    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(creg, "b-1.example", "us-east-1", alice, NULL, NULL,
-                                                             "kafka-python"));
+    creg = aws_client("b-1.example", alice, NULL, "kafka-python");
     o = login(creg, "AWS_MSK_IAM", sreg, NOW, "alice-secret");
     CHECK(o.ok);
     CHECK_STR(o.principal, "User:arn:aws:iam::123456789012:user/alice");
@@ -81,9 +88,7 @@ static void aws_msk_iam_logins(void) {
     ksasl_mechanism_registry_free(creg);
 
     /* Temporary credentials: the session ends with them. */
-    CHECK_OK(ksasl_mechanism_registry_new(&creg));
-    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(creg, "b-1.example", "us-east-1", temp, NULL,
-                                                             "c-test", NULL));
+    creg = aws_client("b-1.example", temp, "c-test", NULL);
     o = login(creg, "AWS_MSK_IAM", sreg, NOW, "temp-secret");
     CHECK(o.ok);
     CHECK_STR(o.principal, "User:temp");
@@ -91,15 +96,11 @@ static void aws_msk_iam_logins(void) {
     ksasl_mechanism_registry_free(creg);
 
     /* A wrong secret, and a host the server does not serve: refused, no secret in the text. */
-    CHECK_OK(ksasl_mechanism_registry_new(&wrong));
-    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(wrong, "b-1.example", "us-east-1", bad, NULL, NULL,
-                                                             NULL));
+    wrong = aws_client("b-1.example", bad, NULL, NULL);
     o = login(wrong, "AWS_MSK_IAM", sreg, NOW, "not-alices-secret");
     CHECK(!o.ok);
     ksasl_mechanism_registry_free(wrong);
-    CHECK_OK(ksasl_mechanism_registry_new(&wrong));
-    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(wrong, "b-2.example", "us-east-1", alice, NULL, NULL,
-                                                             NULL));
+    wrong = aws_client("b-2.example", alice, NULL, NULL);
     o = login(wrong, "AWS_MSK_IAM", sreg, NOW, "alice-secret");
     CHECK(!o.ok);
     ksasl_mechanism_registry_free(wrong);
@@ -109,9 +110,7 @@ static void aws_msk_iam_logins(void) {
     CHECK_INT(removed, 1);
     CHECK_OK(ksasl_aws_key_store_remove(keys, "AKIAALICE", &removed));
     CHECK_INT(removed, 0);
-    CHECK_OK(ksasl_mechanism_registry_new(&creg));
-    CHECK_OK(ksasl_mechanism_registry_add_aws_msk_iam_client(creg, "b-1.example", "us-east-1", alice, NULL, NULL,
-                                                             NULL));
+    creg = aws_client("b-1.example", alice, NULL, NULL);
     o = login(creg, "AWS_MSK_IAM", sreg, NOW, "alice-secret");
     CHECK(!o.ok);
     ksasl_mechanism_registry_free(creg);
