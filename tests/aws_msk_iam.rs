@@ -762,6 +762,34 @@ mod tokens {
         }
     }
 
+    /// A token lives 15 minutes, or until the credentials it was signed with expire, if that
+    /// is sooner: librdkafka, refreshing at 80 % of that, re-signs before the credentials go.
+    #[test]
+    fn a_tokens_lifetime_ends_with_its_credentials() {
+        let lasting = AwsCredentials::new("AKIALASTING", "secret").unwrap();
+        let short =
+            AwsCredentials::from_parts("ASIASHORT", "secret", Some("session"), Some(NOW + 60_000))
+                .unwrap();
+        let long = AwsCredentials::from_parts(
+            "ASIALONG",
+            "secret",
+            Some("session"),
+            Some(NOW + 3_600_000),
+        )
+        .unwrap();
+        let expiry = |c: &AwsCredentials, now: i64| {
+            MskTokenSource::new("us-east-1", None, Arc::new(c.clone()))
+                .token_at(now)
+                .map(|t| t.expiry_ms())
+        };
+        assert_eq!(expiry(&lasting, NOW + 999).unwrap(), NOW + 900_000);
+        assert_eq!(expiry(&short, NOW).unwrap(), NOW + 60_000);
+        assert_eq!(expiry(&long, NOW).unwrap(), NOW + 900_000);
+        // Expired credentials sign nothing.
+        let gone = expiry(&short, NOW + 60_000).unwrap_err();
+        assert_eq!(gone.code(), ErrorCode::NoValidCredential);
+    }
+
     #[test]
     fn an_oauthbearer_client_with_msk_tokens_authenticates_and_tampering_is_refused() {
         let alice = AwsCredentials::new("AKIAALICE", "alice-secret").unwrap();

@@ -97,15 +97,18 @@ impl MskTokenSource {
         }
     }
 
-    /// The token to present at `now_ms`.
+    /// The token to present at `now_ms`. Its lifetime is the signature's 15 minutes, or less
+    /// when the credentials expire sooner (temporary credentials signed into a token stop
+    /// working with them), so a host that refreshes tokens at a fraction of their lifetime, as
+    /// librdkafka does at 80 %, signs again with the new credentials in time.
     pub fn token_at(&self, now_ms: i64) -> Result<OAuthBearerToken> {
         let credentials = self.source.aws_credentials(now_ms)?;
         let signed = presigned_token(&self.region, &credentials, now_ms, &self.user_agent)?;
-        OAuthBearerToken::new(
-            signed.token(),
-            credentials.access_key_id(),
-            signed.expires_at_ms(),
-        )
+        let expires_at_ms = match credentials.expires_at_ms() {
+            Some(expiry) => signed.expires_at_ms().min(expiry),
+            None => signed.expires_at_ms(),
+        };
+        OAuthBearerToken::new(signed.token(), credentials.access_key_id(), expires_at_ms)
     }
 }
 

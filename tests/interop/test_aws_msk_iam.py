@@ -9,7 +9,10 @@ certificate made for this run:
   in the middle the key is rotated (the new key added to the broker's key file, the
   environment switched to it, then the old key removed from the file) and nothing is refused;
 * confluent-kafka (librdkafka) with ksasl.adapters.msk_oauth_cb (MSK's presigned OAUTHBEARER
-  tokens) authenticates and re-authenticates on the same broker;
+  tokens, signed with the temporary credentials a ksasl Refresher holds) authenticates and
+  re-authenticates on the same broker; its key is rotated too: the refresher gets new
+  credentials, librdkafka asks for a new token at 80 % of the old one's life (which ends with
+  the old credentials), re-authenticates with it, and then the old key is removed;
 * refusals as MSK words them: a wrong secret, a host the broker does not allow, a clock
   20 minutes behind, and an action other than kafka-cluster:Connect (kafka-python's signer
   with its clock or its action patched), each told to the client as
@@ -19,6 +22,7 @@ No real AWS credentials are used: the environment gets made-up keys (and botocor
 files point nowhere). Run with ksasl and botocore installed (tests/interop/requirements.txt).
 """
 
+import base64
 import datetime
 import ipaddress
 import json
@@ -31,6 +35,7 @@ import sys
 import threading
 import time
 import types
+import urllib.parse
 import warnings
 from pathlib import Path
 
@@ -56,11 +61,18 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "python" / "kafka_s
 REGION = "us-east-1"
 LIFETIME_MS = 3000  # connections.max.reauth.ms
 TOPIC = "msk-iam"
-# Made-up keys (letters and digits, as AWS's): kafka-python's first and second, librdkafka's.
+# Made-up keys (letters and digits, as AWS's): kafka-python's first and second, librdkafka's
+# first and second (temporary credentials, as a refresher holds).
 OLD = {"access_key_id": "AKIAOLDKEY1", "secret_access_key": "old-secret/+=1", "principal": "alice"}
 NEW = {"access_key_id": "ASIANEWKEY2", "secret_access_key": "new-secret/+=2", "principal": "alice",
        "session_token": "new-session-token/+="}
-CAROL = {"access_key_id": "AKIACAROL3", "secret_access_key": "carol-secret", "principal": "carol"}
+CAROL = {"access_key_id": "ASIACAROL3", "secret_access_key": "carol-secret", "principal": "carol",
+         "session_token": "carol-session-3"}
+CAROL_NEW = {"access_key_id": "ASIACAROL4", "secret_access_key": "carol-secret-4", "principal": "carol",
+             "session_token": "carol-session-4"}
+# How long librdkafka's first credentials last: its token's life ends with them, so it asks for
+# a new token 80 % of the way (16 s), well after the rotation (about 7 s in).
+CAROL_LIFETIME_MS = 20_000
 
 AUTH = re.compile(r"connection (\d+): (authenticated|reauthenticated) (\S+) with (\S+), session lifetime")
 REFUSED = re.compile(r"AWS_MSK_IAM request (\S+) refused: (.*?) \(the client was told: (.*)\)$")
@@ -231,14 +243,35 @@ def kafka_python_producer(port: int, certs: Path, client_id: str, **kw):
         enable_idempotence=False, acks="all", linger_ms=0, **kw)
 
 
-def run_confluent_kafka(port: int, certs: Path, stop: threading.Event, seen: dict) -> None:
-    """librdkafka with MSK's OAUTHBEARER tokens from ksasl until `stop`."""
+def aws_credentials(key: dict, lifetime_ms: int) -> ksasl.AwsCredentials:
+    return ksasl.AwsCredentials(key["access_key_id"], key["secret_access_key"], key["session_token"],
+                                int(time.time() * 1000) + lifetime_ms)
+
+
+def signing_key(token: str) -> str:
+    """The access key id an MSK token was signed with (its X-Amz-Credential's first part)."""
+    url = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["X-Amz-Credential"][0].split("/")[0]
+
+
+def run_confluent_kafka(port: int, certs: Path, refresher: ksasl.Refresher, broker: "Broker",
+                        stop: threading.Event, seen: dict) -> None:
+    """librdkafka with MSK's OAUTHBEARER tokens from ksasl, signed with the credentials
+    `refresher` holds, until `stop`; each token's signing key, and the broker's log position
+    then, go to seen["tokens"]."""
+    oauth_cb = msk_oauth_cb(REGION, refresher)
+
+    def recording_oauth_cb(config):
+        token, expiry = oauth_cb(config)
+        seen["tokens"].append((signing_key(token), broker.mark()))
+        return token, expiry
+
     conf = {
         "bootstrap.servers": f"127.0.0.1:{port}",
         "security.protocol": "SASL_SSL",
         "ssl.ca.location": str(certs / "ca.pem"),
         "sasl.mechanism": "OAUTHBEARER",
-        "oauth_cb": msk_oauth_cb(REGION, ksasl.AwsCredentials(CAROL["access_key_id"], CAROL["secret_access_key"])),
+        "oauth_cb": recording_oauth_cb,
         "client.id": "ck-msk",
         "enable.idempotence": False,
         "linger.ms": 0,
@@ -258,13 +291,15 @@ def run_confluent_kafka(port: int, certs: Path, stop: threading.Event, seen: dic
         producer.close()
 
 
-def test_kafka_python_rotates_keys_and_librdkafka_uses_msk_tokens(certs, tmp_path, aws_env):
+def test_kafka_python_and_librdkafka_rotate_keys(certs, tmp_path, aws_env):
     keys = tmp_path / "keys.json"
     write_keys(keys, OLD, CAROL)
     aws_env(OLD)
+    refresher = ksasl.Refresher()
+    refresher.set_aws_credentials(aws_credentials(CAROL, CAROL_LIFETIME_MS), "carol")
     broker = Broker(certs, keys)
-    stop, seen = threading.Event(), {"acked": [], "errors": []}
-    ck = threading.Thread(target=run_confluent_kafka, args=(broker.port, certs, stop, seen))
+    stop, seen = threading.Event(), {"acked": [], "errors": [], "tokens": []}
+    ck = threading.Thread(target=run_confluent_kafka, args=(broker.port, certs, refresher, broker, stop, seen))
     producer, futures = None, []
     t0 = time.monotonic()
     try:
@@ -283,19 +318,31 @@ def test_kafka_python_rotates_keys_and_librdkafka_uses_msk_tokens(certs, tmp_pat
 
         produce_until(lambda b: len(b.auths("AWS_MSK_IAM")) >= 2, 20, "two AWS_MSK_IAM re-authentications")
         # Rotation, right after a re-authentication (so none is being signed meanwhile): the
-        # broker learns the new key, the client's environment moves to it, the old key goes.
+        # broker learns the new keys, kafka-python's environment and librdkafka's refresher move
+        # to them, then the old keys go.
         before = len(broker.auths("AWS_MSK_IAM"))
         produce_until(lambda b: len(b.auths("AWS_MSK_IAM")) > before, 10, "a re-authentication")
-        write_keys(keys, OLD, NEW, CAROL)
+        write_keys(keys, OLD, NEW, CAROL, CAROL_NEW)
         aws_env(NEW)
+        refresher.set_aws_credentials(aws_credentials(CAROL_NEW, 3_600_000), "carol")
         rotated = broker.mark()
         produce_until(lambda b: len(b.auths("AWS_MSK_IAM", since=rotated)) >= 1, 10,
                       "a re-authentication after the rotation")
-        write_keys(keys, NEW, CAROL)
+        write_keys(keys, NEW, CAROL, CAROL_NEW)
         removed = broker.mark()
         produce_until(lambda b: len(b.auths("AWS_MSK_IAM", since=removed)) >= 2, 15,
                       "two re-authentications without the old key")
-        broker.wait_for(lambda b: len(b.auths("OAUTHBEARER")) >= 3, 15, "three OAUTHBEARER re-authentications")
+
+        def new_token_used(b):
+            """librdkafka got a token of the new key, and re-authenticated after that."""
+            marks = [mark for key, mark in list(seen["tokens"]) if key == CAROL_NEW["access_key_id"]]
+            return bool(marks) and len(b.auths("OAUTHBEARER", since=marks[0])) >= 1
+
+        produce_until(new_token_used, CAROL_LIFETIME_MS / 1000 + 10, "librdkafka re-authenticating with the new key")
+        write_keys(keys, NEW, CAROL_NEW)
+        carol_removed = broker.mark()
+        produce_until(lambda b: len(b.auths("OAUTHBEARER", since=carol_removed)) >= 2, 15,
+                      "two OAUTHBEARER re-authentications without carol's old key")
         producer.flush(10)
     finally:
         stop.set()
@@ -305,16 +352,20 @@ def test_kafka_python_rotates_keys_and_librdkafka_uses_msk_tokens(certs, tmp_pat
         metrics = broker.stop()
     elapsed = time.monotonic() - t0
     log = broker.log
-    info = f"after {elapsed:.1f} s\n{log}\n{metrics}\nlibrdkafka: {seen['errors']}"
+    signed_with = [key for key, _ in seen["tokens"]]
+    info = f"after {elapsed:.1f} s\n{log}\n{metrics}\nlibrdkafka: {seen['errors']}, tokens of {signed_with}"
     # kafka-python: every record acknowledged, at least four re-authentications, all as alice.
     assert futures and all(f.succeeded() for f in futures), info
     msk = broker.auths("AWS_MSK_IAM")
     assert len(msk) >= 4 and set(msk) == {"User:alice"}, info
     assert len(broker.auths("AWS_MSK_IAM", since=removed)) >= 2, info
-    # librdkafka: MSK tokens of carol's key, authenticated and re-authenticated.
+    # librdkafka: MSK tokens of carol's keys, authenticated and re-authenticated; its first
+    # tokens were signed with the old key, the later ones with the new key only.
     assert not ck.is_alive() and seen["acked"] and not seen["errors"] and seen.get("unflushed") == 0, info
     assert set(broker.auths("OAUTHBEARER", "authenticated")) == {"User:carol"}, info
-    assert len(broker.auths("OAUTHBEARER")) >= 3, info
+    assert set(broker.auths("OAUTHBEARER")) == {"User:carol"} and len(broker.auths("OAUTHBEARER")) >= 4, info
+    assert signed_with[0] == CAROL["access_key_id"] and signed_with[-1] == CAROL_NEW["access_key_id"], signed_with
+    assert len(broker.auths("OAUTHBEARER", since=carol_removed)) >= 2, info
     # Nothing refused, nothing expired.
     assert metrics["failed-authentication-total"] == 0, info
     assert metrics["failed-reauthentication-total"] == 0, info
