@@ -1772,7 +1772,8 @@ ksasl_result ksasl_mechanism_registry_set_token_authority(ksasl_mechanism_regist
  * MSK's presigned OAUTHBEARER token for `region` at `now_ms`, signed with `credentials` or
  * `refresher`'s current ones (exactly one), for a host with its own OAUTHBEARER client
  * (librdkafka's token refresh callback: `ksasl_oauth_token_value`, `_expiry_ms`, the access
- * key id as `_principal`). `user_agent` NULL: ksasl's.
+ * key id as `_principal`). It expires 15 minutes after `now_ms`, or with the credentials
+ * if they expire sooner. `user_agent` NULL: ksasl's.
  */
 ksasl_result ksasl_msk_token_new(const char *region,
                                  const ksasl_aws_credentials *credentials,

@@ -213,7 +213,8 @@ pub extern "C" fn ksasl_refresher_set_aws_credentials(
 /// MSK's presigned OAUTHBEARER token for `region` at `now_ms`, signed with `credentials` or
 /// `refresher`'s current ones (exactly one), for a host with its own OAUTHBEARER client
 /// (librdkafka's token refresh callback: `ksasl_oauth_token_value`, `_expiry_ms`, the access
-/// key id as `_principal`). `user_agent` NULL: ksasl's.
+/// key id as `_principal`). It expires 15 minutes after `now_ms`, or with the credentials
+/// if they expire sooner. `user_agent` NULL: ksasl's.
 #[no_mangle]
 pub extern "C" fn ksasl_msk_token_new(
     region: *const c_char,

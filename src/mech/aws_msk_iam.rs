@@ -64,8 +64,8 @@ impl AwsCredentialSource for AwsCredentials {
 }
 
 /// MSK's OAUTHBEARER tokens (`aws-msk-iam-sasl-signer`) as a token source: every exchange
-/// presents a token freshly presigned with the credentials `source` holds, valid 15 minutes,
-/// so an OAUTHBEARER client (and librdkafka through an `oauth_cb`) authenticates to MSK. The
+/// presents a token freshly presigned with the credentials `source` holds, valid 15 minutes
+/// (or until the credentials expire, if sooner), so an OAUTHBEARER client (and librdkafka through an `oauth_cb`) authenticates to MSK. The
 /// token's principal is the access key id.
 pub struct MskTokenSource {
     region: String,

@@ -660,6 +660,6 @@ def msk_token(
 ) -> Tuple[str, int]:
     """MSK's presigned OAUTHBEARER token for ``region``, byte for byte as
     aws-msk-iam-sasl-signer writes it, and when it expires (ms since the epoch: the signing
-    second plus 15 minutes), signed with ``credentials`` or a ``Refresher``'s current AWS
+    second plus 15 minutes, or the credentials' expiry if sooner), signed with ``credentials`` or a ``Refresher``'s current AWS
     credentials, for a client with its own OAUTHBEARER support (see
     ``ksasl.adapters.msk_oauth_cb``). ``user_agent`` None: ksasl's."""

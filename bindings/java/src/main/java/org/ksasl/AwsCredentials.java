@@ -73,7 +73,8 @@ public final class AwsCredentials extends NativeHandle {
      * MSK's presigned OAUTHBEARER token for a cluster in {@code region} at {@code nowMs}, signed
      * with these credentials, as {@code aws-msk-iam-sasl-signer} makes them: for a host with an
      * OAUTHBEARER client of its own (librdkafka's token refresh callback, for instance). The
-     * token's principal is the access key id; it expires 15 minutes after {@code nowMs}.
+     * token's principal is the access key id; it expires 15 minutes after {@code nowMs}, or
+     * when these credentials do, if that is sooner.
      *
      * @param region the cluster's region, such as {@code us-east-1}
      * @param userAgent the user agent the token reports; {@code null}: ksasl's

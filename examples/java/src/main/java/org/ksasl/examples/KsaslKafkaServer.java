@@ -28,6 +28,7 @@ import java.util.function.Supplier;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.ksasl.AwsKeyStore;
 import org.ksasl.Config;
 import org.ksasl.CredentialStore;
 import org.ksasl.DelegationTokenCodec;
@@ -60,8 +61,9 @@ import org.ksasl.TokenAuthority;
  *       APIs, given to {@link ServerConfig.Builder#setApiVersion}), SaslHandshake and
  *       SaslAuthenticate for PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (Kafka's
  *       unsecured tokens, or signed JWTs checked against an identity provider's JWKS endpoint
- *       with {@link Builder#oauthBearerJwks}); a failure is written at the KIP-306 deadline, then
- *       the socket closes.
+ *       with {@link Builder#oauthBearerJwks}), and with {@link Builder#awsMskIam} AWS_MSK_IAM
+ *       (AWS signatures checked against a key store); a failure is written at the KIP-306
+ *       deadline, then the socket closes.
  *       Another request in the middle of an exchange gets that API's error response
  *       (ILLEGAL_SASL_STATE) as Kafka 4.4 sends it, from ksasl or, for Produce and InitProducerId
  *       ({@link ServerConnection#refusedRequest}), from the {@link Broker};
@@ -141,6 +143,9 @@ public final class KsaslKafkaServer implements AutoCloseable {
         private String gssapiRules;
         private String advertisedHost = HOST;
         private JwksEndpoint jwks;
+        private AwsKeyStore awsKeys;
+        private String awsRegion;
+        private List<String> awsHosts;
         private String configText;
         private String configListener;
         /** The SASL settings given here, which a {@link #config} file replaces (they may not be combined). */
@@ -245,6 +250,32 @@ public final class KsaslKafkaServer implements AutoCloseable {
         }
 
         /**
+         * Offers {@code AWS_MSK_IAM} (Amazon MSK's IAM mechanism, the one of
+         * {@code aws-msk-iam-auth}'s {@code IAMLoginModule}) verified by ksasl, for development
+         * and tests: a login is accepted when its AWS signature (SigV4) is valid under a key of
+         * {@code keys}, for {@code region} and one of {@code hosts}, within AWS's clock skew; it
+         * authenticates as that key's principal, and a session ends no later than the key
+         * expires. A refused client is told only {@code [<request id>]: Access denied}, as MSK
+         * does. The store stays the caller's: keys added or removed while the server runs apply
+         * to the next (re-)authentication (rotate by adding the new key, then removing the old
+         * one); close it once the server is closed.
+         *
+         * @param keys the accepted access keys, each with its principal
+         * @param region the region clients sign for, e.g. {@code us-east-1}
+         * @param hosts the broker host names clients may sign for; empty: any. Kafka's Java
+         *     client signs for the host name of the address it connects to, see
+         *     {@link #advertisedHost} (for a literal IP, its reverse lookup: {@code localhost}
+         *     for 127.0.0.1 with the usual /etc/hosts)
+         */
+        public Builder awsMskIam(AwsKeyStore keys, String region, List<String> hosts) {
+            this.awsKeys = Objects.requireNonNull(keys, "keys");
+            this.awsRegion = Objects.requireNonNull(region, "region");
+            this.awsHosts = List.copyOf(hosts);
+            saslSettings.add("awsMskIam");
+            return this;
+        }
+
+        /**
          * Configures SASL from a broker's {@code server.properties} text, for one of its SASL
          * listeners, exactly as ksasl reads it ({@link ServerConfig#fromProperties}):
          * {@code sasl.enabled.mechanisms}, PLAIN users from the listener's JAAS
@@ -258,9 +289,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
          * {@code delegation.token.secret.key} delegation tokens ({@code tokenauth} logins and the
          * token APIs 38-41, served by the file's {@link TokenAuthority}, see
          * {@link KsaslKafkaServer#tokens()}). Replaces {@link #maxReauthMs},
-         * {@link #failedAuthDelayMs}, {@link #tokens}, {@link #mechanism}, {@link #gssapi} and
-         * {@link #oauthBearerJwks}: {@link #build()} refuses the combination. A listener with
-         * GSSAPI cannot be built from the file (ksasl's Java binding says why).
+         * {@link #failedAuthDelayMs}, {@link #tokens}, {@link #mechanism}, {@link #gssapi},
+         * {@link #oauthBearerJwks} and {@link #awsMskIam}: {@link #build()} refuses the
+         * combination. A listener with GSSAPI cannot be built from the file (ksasl's Java binding
+         * says why).
          *
          * @param listener a listener of {@code listeners}; {@code null}: the file's only SASL
          *     listener
@@ -332,6 +364,10 @@ public final class KsaslKafkaServer implements AutoCloseable {
                 if (b.gssapiKeytab != null) {
                     // GSSAPI: the keytab is read now; the service name is the principal's first part.
                     registry.addGssapiServer(b.gssapiKeytab, b.gssapiPrincipal, null, b.gssapiRules, true);
+                }
+                if (b.awsKeys != null) {
+                    // AWS_MSK_IAM: SigV4 checked against the caller's (live) key store.
+                    registry.addAwsMskIamServer(b.awsKeys, b.awsRegion, b.awsHosts);
                 }
                 for (Map.Entry<String, Supplier<? extends HostServerMechanism>> m : b.mechanisms.entrySet()) {
                     registry.addServerMechanism(m.getKey(), m.getValue());
