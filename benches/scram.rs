@@ -90,6 +90,35 @@ fn bench(c: &mut Criterion) {
             b.iter(|| mech.salted_password(b"pencil", b"W22ZaJ0SNY7soEsUEjb6gQ==", 4096))
         });
 
+        // The floor under `pbkdf2_4096`: PBKDF2 with 4096 iterations cannot do less than
+        // 2 x 4096 sequential compression-function calls (inner and outer hash of each HMAC).
+        // Each call starts from the state the previous one left, so the calls cannot be
+        // skipped or overlapped. (The block is fixed, though, so unlike in PBKDF2, where each
+        // message is the previous output, its loading is off the chain of dependencies.) The
+        // `bench-soft-sha` feature times the portable compression function.
+        c.bench_function(&format!("{name}/sha_floor_8192"), |b| match mech {
+            ScramMechanism::Sha256 => {
+                let block = sha2::digest::generic_array::GenericArray::from([0x5au8; 64]);
+                b.iter(|| {
+                    let mut state = criterion::black_box([0x6a09_e667u32; 8]);
+                    for _ in 0..8192 {
+                        sha2::compress256(&mut state, std::slice::from_ref(&block));
+                    }
+                    state
+                })
+            }
+            ScramMechanism::Sha512 => {
+                let block = sha2::digest::generic_array::GenericArray::from([0x5au8; 128]);
+                b.iter(|| {
+                    let mut state = criterion::black_box([0x6a09_e667_f3bc_c908u64; 8]);
+                    for _ in 0..8192 {
+                        sha2::compress512(&mut state, std::slice::from_ref(&block));
+                    }
+                    state
+                })
+            }
+        });
+
         // The same derivation with ring, the crate that verifies JWT signatures, to show why
         // SCRAM does not use it.
         let ring_alg = match mech {

@@ -13,6 +13,7 @@
 
 pub mod mask;
 pub mod password;
+pub(crate) mod pbkdf2;
 pub mod request;
 pub mod scram;
 pub mod scram_admin;

@@ -100,10 +100,10 @@ impl ScramMechanism {
         let mut out = vec![0u8; self.hash_len()];
         match self {
             ScramMechanism::Sha256 => {
-                pbkdf2::pbkdf2_hmac::<Sha256>(password, salt, iterations, &mut out)
+                super::pbkdf2::hi::<Sha256>(password, salt, iterations, &mut out)
             }
             ScramMechanism::Sha512 => {
-                pbkdf2::pbkdf2_hmac::<Sha512>(password, salt, iterations, &mut out)
+                super::pbkdf2::hi::<Sha512>(password, salt, iterations, &mut out)
             }
         }
         Secret::new(out)
