@@ -236,9 +236,10 @@ soak:
 	$(CARGO) run --release --quiet --example soak
 
 # --- benchmarks ----------------------------------------------------------------------------
-# Criterion benchmarks, then OpenSSL's PBKDF2 via hashlib and the C-call overhead in the same run.
+# Criterion benchmarks and 1-vs-2-thread scaling, then OpenSSL's PBKDF2 via hashlib, the C-call
+# overhead and the C scaling figures in the same run.
 bench: $(VENV)/.installed
-	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh -- --noplot
+	$(CARGO) bench --bench scram --bench oauthbearer --bench kafka --bench refresh --bench scaling -- --noplot
 	$(PYTHON) tests/kerberos/kdc.py --max-life 1h --exec -- $(CARGO) bench --bench gssapi -- --noplot
 	$(PY) benches/pbkdf2_openssl.py
 	$(MAKE) python-binding
@@ -247,6 +248,8 @@ bench: $(VENV)/.installed
 	@mkdir -p target/c
 	$(CC) -O2 -std=c11 -Iinclude -Iexamples/c benches/c/gate.c $(OUT)/release/libksasl.a -lpthread -ldl -lm -o target/c/gate_bench
 	./target/c/gate_bench
+	$(CC) -O2 -std=c11 -Iinclude benches/c/scaling.c $(OUT)/release/libksasl.a -lpthread -ldl -lm -o target/c/scaling_bench
+	./target/c/scaling_bench tests/vectors/jwt.json
 
 # OIDC against a real Keycloak (tests/oidc/keycloak.py): token fetches, JWKS refreshes and the
 # validation of the provider's tokens, over HTTPS (BENCHMARKS.md).

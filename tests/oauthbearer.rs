@@ -695,6 +695,51 @@ fn cache_keeps_verdicts_within_validity_and_capacity() {
     assert_eq!(inner.0.load(Ordering::SeqCst), before + 2);
 }
 
+/// A large cache is split into shards by token hash (one lock each): still bounded by its
+/// capacity, every token still found, from several threads at once.
+#[test]
+fn a_sharded_cache_is_bounded_and_shared_by_threads() {
+    let now = common::NOW;
+    let inner = Arc::new(Counting(AtomicUsize::new(0), unsecured(0, &[])));
+    let cache = Arc::new(CachingValidator::new(inner.clone(), 64));
+    let tokens: Vec<String> = (0..48)
+        .map(|i| {
+            UnsecuredTokenBuilder::for_principal(&format!("p{i}"))
+                .build(now)
+                .unwrap()
+                .value()
+                .to_string()
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for half in tokens.chunks(24) {
+            let cache = cache.clone();
+            scope.spawn(move || {
+                for _ in 0..3 {
+                    for (i, t) in half.iter().enumerate() {
+                        let v = cache.validate(t, now).unwrap();
+                        assert!(v.principal.starts_with('p'), "{i}");
+                    }
+                }
+            });
+        }
+    });
+    // Each token was validated once, or again only if its shard was full and evicted it.
+    let calls = inner.0.load(Ordering::SeqCst);
+    assert!((48..=144).contains(&calls), "{calls}");
+    assert!(cache.len() <= 64 && !cache.is_empty(), "{}", cache.len());
+    // Many more tokens than room: the bound holds.
+    for i in 0..500 {
+        let t = UnsecuredTokenBuilder::for_principal(&format!("q{i}"))
+            .build(now)
+            .unwrap();
+        cache.validate(t.value(), now).unwrap();
+    }
+    assert!(cache.len() <= 64, "{}", cache.len());
+    cache.clear();
+    assert!(cache.is_empty());
+}
+
 #[test]
 fn cache_drops_verdicts_when_the_jwks_changes() {
     let v = vectors();

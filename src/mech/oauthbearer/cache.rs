@@ -17,11 +17,24 @@ struct Entry {
 
 /// Wraps a validator with a bounded cache of its positive verdicts. Rejections are never
 /// cached.
+///
+/// The cache is split into shards by the token's hash, each behind its own lock, so
+/// connections re-authenticating on different threads with different tokens do not wait for
+/// each other (a lock is held for a map lookup or insert only, never across a validation).
 pub struct CachingValidator {
     inner: Arc<dyn TokenValidator>,
     capacity: usize,
-    entries: Mutex<HashMap<[u8; 32], Entry>>,
+    /// Verdicts per shard at most: `capacity` split evenly.
+    shard_capacity: usize,
+    shards: Box<[Shard]>,
 }
+
+/// Verdicts by the SHA-256 of their token.
+type Shard = Mutex<HashMap<[u8; 32], Entry>>;
+
+/// Shards of a cache with room for at least 64 verdicts; a smaller cache has one shard, so
+/// its bound and eviction order are exact.
+const SHARDS: usize = 16;
 
 impl std::fmt::Debug for CachingValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -35,16 +48,22 @@ impl std::fmt::Debug for CachingValidator {
 impl CachingValidator {
     /// A cache of at most `capacity` verdicts (at least one) in front of `inner`.
     pub fn new(inner: Arc<dyn TokenValidator>, capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        let shards = if capacity >= 4 * SHARDS { SHARDS } else { 1 };
         CachingValidator {
             inner,
-            capacity: capacity.max(1),
-            entries: Mutex::new(HashMap::new()),
+            capacity,
+            shard_capacity: capacity / shards,
+            shards: (0..shards).map(|_| Mutex::new(HashMap::new())).collect(),
         }
     }
 
     /// How many verdicts are cached.
     pub fn len(&self) -> usize {
-        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+        self.shards
+            .iter()
+            .map(|s| s.lock().map(|e| e.len()).unwrap_or(0))
+            .sum()
     }
 
     /// Whether the cache is empty.
@@ -54,9 +73,15 @@ impl CachingValidator {
 
     /// Drops every cached verdict.
     pub fn clear(&self) {
-        if let Ok(mut e) = self.entries.lock() {
-            e.clear();
+        for shard in self.shards.iter() {
+            if let Ok(mut e) = shard.lock() {
+                e.clear();
+            }
         }
+    }
+
+    fn shard(&self, key: &[u8; 32]) -> &Shard {
+        &self.shards[usize::from(key[0]) % self.shards.len()]
     }
 }
 
@@ -72,7 +97,8 @@ impl TokenValidator for CachingValidator {
     fn validate(&self, token: &str, now_ms: i64) -> Result<ValidatedToken, TokenRejection> {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let generation = self.inner.generation();
-        if let Ok(mut entries) = self.entries.lock() {
+        let shard = self.shard(&key);
+        if let Ok(mut entries) = shard.lock() {
             match entries.get(&key) {
                 Some(e) if e.generation == generation && holds(&e.token, now_ms) => {
                     return Ok(e.token.clone())
@@ -84,12 +110,12 @@ impl TokenValidator for CachingValidator {
             }
         }
         let verdict = self.inner.validate(token, now_ms)?;
-        if let Ok(mut entries) = self.entries.lock() {
-            if entries.len() >= self.capacity {
+        if let Ok(mut entries) = shard.lock() {
+            if entries.len() >= self.shard_capacity {
                 // Drop what can no longer be used, then, if still full, what expires first.
                 entries
                     .retain(|_, e| e.generation == generation && e.token.valid_until_ms > now_ms);
-                if entries.len() >= self.capacity {
+                if entries.len() >= self.shard_capacity {
                     if let Some(k) = entries
                         .iter()
                         .min_by_key(|(_, e)| e.token.valid_until_ms)
