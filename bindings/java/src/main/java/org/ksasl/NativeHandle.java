@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,7 +20,16 @@ import java.util.concurrent.locks.LockSupport;
  * once closed. A call costs two atomic operations and nothing is allocated for it.
  */
 abstract class NativeHandle implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    /**
+     * Cleaners, each thread using one of them (handed out in turn): a {@link Cleaner} keeps its
+     * registrations on one list under one lock, and every object registers at creation and
+     * deregisters at {@link #close()}, so threads creating short-lived objects (an exchange per
+     * login) would otherwise queue on that lock. One cleaner thread each.
+     */
+    private static final Cleaner[] CLEANERS = cleaners(Math.min(4, Runtime.getRuntime().availableProcessors()));
+    private static final AtomicInteger NEXT_CLEANER = new AtomicInteger();
+    private static final ThreadLocal<Cleaner> THREAD_CLEANER = ThreadLocal.withInitial(
+            () -> CLEANERS[Math.floorMod(NEXT_CLEANER.getAndIncrement(), CLEANERS.length)]);
     private static final int CLOSED = Integer.MIN_VALUE;
     private static final VarHandle STATE;
 
@@ -82,6 +92,14 @@ abstract class NativeHandle implements AutoCloseable {
     /** Calls in progress; {@link #CLOSED} is set once closed. */
     private volatile int state;
 
+    private static Cleaner[] cleaners(int n) {
+        Cleaner[] c = new Cleaner[Math.max(1, n)];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = Cleaner.create();
+        }
+        return c;
+    }
+
     NativeHandle(long handle, Free free) {
         this(handle, free, false);
     }
@@ -93,7 +111,7 @@ abstract class NativeHandle implements AutoCloseable {
         this.handle = handle;
         this.exclusive = exclusive;
         this.releaser = new Releaser(handle, free);
-        this.cleanable = CLEANER.register(this, releaser);
+        this.cleanable = THREAD_CLEANER.get().register(this, releaser);
     }
 
     private void enter() {
