@@ -27,7 +27,10 @@ pc() { PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_LIBDIR="$lib/pkgconfig" "$pkg
 # The installation itself: the soname chain, and the version everywhere.
 [ "$(readlink "$lib/$soname")" = "libksasl.so.$version" ] || fail "$lib/$soname does not point at libksasl.so.$version"
 [ "$(readlink "$lib/libksasl.so")" = "$soname" ] || fail "$lib/libksasl.so does not point at $soname"
-readelf -d "$lib/libksasl.so.$version" | grep -q "SONAME.*\[$soname\]" || fail "libksasl.so.$version has no soname $soname"
+# (Outputs are read whole before grep: with pipefail, `grep -q` leaving early could fail the
+# pipeline by SIGPIPE on the writer.)
+dynamic=$(readelf -d "$lib/libksasl.so.$version")
+grep -q "SONAME.*\[$soname\]" <<<"$dynamic" || fail "libksasl.so.$version has no soname $soname"
 [ "$(pc --modversion ksasl)" = "$version" ] || fail "pkg-config says version $(pc --modversion ksasl), not $version"
 grep -q "^#define KSASL_VERSION_STRING \"$version\"" "$prefix/include/ksasl.h" || fail "ksasl.h is not version $version"
 tool_version=$("$prefix/bin/ksasl" version)
@@ -36,11 +39,13 @@ echo "installation: $lib/libksasl.so.$version ($soname), pkg-config $version, ks
 
 # run NAME SHARED|STATIC: runs a consumer, checks where libksasl comes from and the version it prints.
 run() {
-    local exe=$1 kind=$2 out
+    local exe=$1 kind=$2 out libs
     if [ "$kind" = shared ]; then
-        ldd "$exe" | grep -q "$soname => $lib/$soname" || { ldd "$exe"; fail "$exe does not load $lib/$soname"; }
+        libs=$(ldd "$exe" || true)
+        grep -q "$soname => $lib/$soname" <<<"$libs" || { echo "$libs"; fail "$exe does not load $lib/$soname"; }
     else
-        ! ldd "$exe" | grep -q libksasl || { ldd "$exe"; fail "$exe (static) loads libksasl"; }
+        libs=$(ldd "$exe" || true)
+        ! grep -q libksasl <<<"$libs" || { echo "$libs"; fail "$exe (static) loads libksasl"; }
     fi
     out=$("$exe") || fail "$exe exited $?: $out"
     case "$out" in "ksasl $version "*) ;; *) fail "$exe printed '$out', not ksasl $version";; esac
