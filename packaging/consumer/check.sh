@@ -49,7 +49,7 @@ run() {
     fi
     out=$("$exe") || fail "$exe exited $?: $out"
     case "$out" in "ksasl $version "*) ;; *) fail "$exe printed '$out', not ksasl $version";; esac
-    echo "  $(basename "$exe") ($kind): $out" | head -n 1
+    echo "  $(basename "$exe") ($kind): ${out%%$'\n'*}"  # its first line (no pipe: see above)
 }
 
 echo "pkg-config: $(pc --cflags --libs ksasl) | static: $(pc --static --libs ksasl)"
