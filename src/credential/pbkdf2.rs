@@ -33,13 +33,12 @@ use zeroize::{Zeroize, Zeroizing};
 /// The largest block (SHA-512's), so that one stack buffer serves both hashes.
 const MAX_BLOCK_LEN: usize = 128;
 
-/// What PBKDF2 needs to know about a SHA-2 hash beyond its `Digest` API: the compression
-/// function, its state words, its initial state and its block geometry.
-pub(crate) trait Sha2Prf {
+/// What PBKDF2 needs to know about a SHA-2 hash beyond its `Digest` API (which hashes keys
+/// longer than a block): the compression function, its state words, its initial state and
+/// its block geometry.
+pub(crate) trait Sha2Prf: Digest {
     /// A state word: `u32` for SHA-256, `u64` for SHA-512.
     type Word: Copy + BitXorAssign + Zeroize;
-    /// The hash, for keys longer than a block.
-    type Hash: Digest;
     /// HMAC with this hash, for U1.
     type Mac: Mac + KeyInit;
     /// Bytes per compression-function block.
@@ -61,7 +60,6 @@ pub(crate) trait Sha2Prf {
 
 impl Sha2Prf for Sha256 {
     type Word = u32;
-    type Hash = Sha256;
     type Mac = Hmac<Sha256>;
     const BLOCK_LEN: usize = 64;
     const OUT_LEN: usize = 32;
@@ -98,7 +96,6 @@ impl Sha2Prf for Sha256 {
 
 impl Sha2Prf for Sha512 {
     type Word = u64;
-    type Hash = Sha512;
     type Mac = Hmac<Sha512>;
     const BLOCK_LEN: usize = 128;
     const OUT_LEN: usize = 64;
@@ -158,7 +155,7 @@ pub(crate) fn hi<H: Sha2Prf>(password: &[u8], salt: &[u8], iterations: u32, out:
     let mut buf = Zeroizing::new([0u8; MAX_BLOCK_LEN]);
     let block = &mut buf[..H::BLOCK_LEN];
     if password.len() > H::BLOCK_LEN {
-        let mut hashed = H::Hash::digest(password);
+        let mut hashed = <H as Digest>::digest(password);
         block[..hashed.len()].copy_from_slice(&hashed);
         hashed.as_mut_slice().zeroize();
     } else {

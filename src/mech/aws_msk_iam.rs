@@ -65,8 +65,8 @@ impl AwsCredentialSource for AwsCredentials {
 
 /// MSK's OAUTHBEARER tokens (`aws-msk-iam-sasl-signer`) as a token source: every exchange
 /// presents a token freshly presigned with the credentials `source` holds, valid 15 minutes
-/// (or until the credentials expire, if sooner), so an OAUTHBEARER client (and librdkafka through an `oauth_cb`) authenticates to MSK. The
-/// token's principal is the access key id.
+/// (or until the credentials expire, if sooner), so an OAUTHBEARER client (and librdkafka
+/// through an `oauth_cb`) authenticates to MSK. The token's principal is the access key id.
 pub struct MskTokenSource {
     region: String,
     user_agent: String,
@@ -104,10 +104,9 @@ impl MskTokenSource {
     pub fn token_at(&self, now_ms: i64) -> Result<OAuthBearerToken> {
         let credentials = self.source.aws_credentials(now_ms)?;
         let signed = presigned_token(&self.region, &credentials, now_ms, &self.user_agent)?;
-        let expires_at_ms = match credentials.expires_at_ms() {
-            Some(expiry) => signed.expires_at_ms().min(expiry),
-            None => signed.expires_at_ms(),
-        };
+        let expires_at_ms = credentials
+            .expires_at_ms()
+            .map_or(signed.expires_at_ms(), |e| e.min(signed.expires_at_ms()));
         OAuthBearerToken::new(signed.token(), credentials.access_key_id(), expires_at_ms)
     }
 }
