@@ -90,87 +90,8 @@ fn bench(c: &mut Criterion) {
             b.iter(|| mech.salted_password(b"pencil", b"W22ZaJ0SNY7soEsUEjb6gQ==", 4096))
         });
 
-        // The implementation `pbkdf2_4096` replaced (the RustCrypto `pbkdf2` crate over
-        // `hmac`), timed in the same run: before and after on the same machine state.
-        c.bench_function(&format!("{name}/pbkdf2_crate_4096"), |b| {
-            let mut out = vec![0u8; mech.hash_len()];
-            b.iter(|| match mech {
-                ScramMechanism::Sha256 => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(
-                    b"pencil",
-                    b"W22ZaJ0SNY7soEsUEjb6gQ==",
-                    4096,
-                    &mut out,
-                ),
-                ScramMechanism::Sha512 => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(
-                    b"pencil",
-                    b"W22ZaJ0SNY7soEsUEjb6gQ==",
-                    4096,
-                    &mut out,
-                ),
-            })
-        });
-
-        // The floor under `pbkdf2_4096`: PBKDF2 with 4096 iterations cannot do less than
-        // 2 x 4096 sequential compression-function calls (inner and outer hash of each HMAC).
-        // Each call starts from the state the previous one left, so the calls cannot be
-        // skipped or overlapped. (The block is fixed, though, so unlike in PBKDF2, where each
-        // message is the previous output, its loading is off the chain of dependencies.) The
-        // `bench-soft-sha` feature times the portable compression function.
-        c.bench_function(&format!("{name}/sha_floor_8192"), |b| match mech {
-            ScramMechanism::Sha256 => {
-                let block = sha2::digest::generic_array::GenericArray::from([0x5au8; 64]);
-                b.iter(|| {
-                    let mut state = criterion::black_box([0x6a09_e667u32; 8]);
-                    for _ in 0..8192 {
-                        sha2::compress256(&mut state, std::slice::from_ref(&block));
-                    }
-                    state
-                })
-            }
-            ScramMechanism::Sha512 => {
-                let block = sha2::digest::generic_array::GenericArray::from([0x5au8; 128]);
-                b.iter(|| {
-                    let mut state = criterion::black_box([0x6a09_e667_f3bc_c908u64; 8]);
-                    for _ in 0..8192 {
-                        sha2::compress512(&mut state, std::slice::from_ref(&block));
-                    }
-                    state
-                })
-            }
-        });
-
-        // The same 8192 compressions with PBKDF2's own dependency: each block's first hash
-        // length is the previous output (written out big-endian), and each call starts from
-        // the same fixed state, as an HMAC's inner and outer hashes do. No HMAC bookkeeping,
-        // no XOR: what no PBKDF2 built on this compression function can go under.
-        c.bench_function(&format!("{name}/sha_chained_floor_8192"), |b| match mech {
-            ScramMechanism::Sha256 => {
-                let mut block = sha2::digest::generic_array::GenericArray::from([0x5au8; 64]);
-                b.iter(|| {
-                    let start = criterion::black_box([0x6a09_e667u32; 8]);
-                    for _ in 0..8192 {
-                        let mut state = start;
-                        sha2::compress256(&mut state, std::slice::from_ref(&block));
-                        write_be32(&state, &mut block[..32]);
-                    }
-                    block[0]
-                })
-            }
-            ScramMechanism::Sha512 => {
-                let mut block = sha2::digest::generic_array::GenericArray::from([0x5au8; 128]);
-                b.iter(|| {
-                    let start = criterion::black_box([0x6a09_e667_f3bc_c908u64; 8]);
-                    for _ in 0..8192 {
-                        let mut state = start;
-                        sha2::compress512(&mut state, std::slice::from_ref(&block));
-                        for (bytes, word) in block[..64].chunks_exact_mut(8).zip(state) {
-                            bytes.copy_from_slice(&word.to_be_bytes());
-                        }
-                    }
-                    block[0]
-                })
-            }
-        });
+        // Its floor and the code it replaced are timed in benches/pbkdf2_floor.rs, interleaved
+        // round by round (this VM's SHA speed drifts too much for one-after-the-other rows).
 
         // The same derivation with ring, the crate that verifies JWT signatures, to show why
         // SCRAM does not use it.
@@ -286,12 +207,3 @@ criterion_group! {
     targets = bench
 }
 criterion_main!(benches);
-
-/// State words out big-endian, as src/credential/pbkdf2.rs writes them (not inlined, so that
-/// the compiler emits two 16-byte stores the next compression's loads can forward from).
-#[inline(never)]
-fn write_be32(state: &[u32; 8], out: &mut [u8]) {
-    for (bytes, word) in out.chunks_exact_mut(4).zip(state) {
-        bytes.copy_from_slice(&word.to_be_bytes());
-    }
-}
