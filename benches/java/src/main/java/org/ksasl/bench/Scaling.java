@@ -1,6 +1,5 @@
 package org.ksasl.bench;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
@@ -12,14 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.security.auth.callback.Callback;
-import javax.security.auth.callback.CallbackHandler;
-import javax.security.auth.callback.NameCallback;
-import javax.security.auth.callback.UnsupportedCallbackException;
-import org.apache.kafka.common.security.scram.ScramCredential;
-import org.apache.kafka.common.security.scram.ScramCredentialCallback;
 import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
-import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.ksasl.AuthOutcome;
@@ -94,11 +86,10 @@ import org.openjdk.jmh.infra.ThreadParams;
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class Scaling {
-    static final String USER = "alice";
-    static final String PASSWORD = "alice-secret";
+    static final String USER = Scram.USER;
+    static final String PASSWORD = Scram.PASSWORD;
     static final String SCRAM = "SCRAM-SHA-256";
     static final String OAUTH = "OAUTHBEARER";
-    static final int ITERATIONS = 4096;
     static final long NOW = 1_800_000_000_000L;
 
     /** What the broker's network threads share. */
@@ -114,42 +105,15 @@ public class Scaling {
          */
         List<String> tokens;
 
-        // Kafka's side: the credential served by one callback handler.
-        ScramMechanism kafkaMechanism;
-        ScramCredential credential;
-        CallbackHandler callbacks;
-        byte[] salt;
-        byte[] clientKey;
-        byte[] storedKey;
-        byte[] serverKey;
+        /** Kafka's side: the credential served by one callback handler (as in {@link Scram}). */
+        Scram.KafkaSide kafka;
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            kafkaMechanism = ScramMechanism.forMechanismName(SCRAM);
-            ScramFormatter f = new ScramFormatter(kafkaMechanism);
-            salt = f.secureRandomBytes();
-            byte[] salted = f.saltedPassword(PASSWORD, salt, ITERATIONS);
-            clientKey = f.clientKey(salted);
-            storedKey = f.storedKey(clientKey);
-            serverKey = f.serverKey(salted);
-            credential = new ScramCredential(salt, storedKey, serverKey, ITERATIONS);
-            ScramCredential served = credential;
-            callbacks = (Callback[] cbs) -> {
-                for (Callback cb : cbs) {
-                    if (cb instanceof NameCallback) {
-                        if (!USER.equals(((NameCallback) cb).getDefaultName())) {
-                            throw new IOException("unknown user");
-                        }
-                    } else if (cb instanceof ScramCredentialCallback) {
-                        ((ScramCredentialCallback) cb).scramCredential(served);
-                    } else {
-                        throw new UnsupportedCallbackException(cb);
-                    }
-                }
-            };
+            kafka = new Scram.KafkaSide(ScramMechanism.forMechanismName(SCRAM));
 
             store = new CredentialStore();
-            store.setScram(USER, SCRAM, ScramCredentialUtils.credentialToString(credential));
+            store.setScram(USER, SCRAM, ScramCredentialUtils.credentialToString(kafka.credential));
 
             String json = Files.readString(vectors(), StandardCharsets.UTF_8);
             oauthNow = Long.parseLong(match(json, "\"now_ms\":\\s*(\\d+)"));
@@ -190,8 +154,7 @@ public class Scaling {
         @Setup(Level.Trial)
         public void setup(Broker b) throws Exception {
             clients = new MechanismRegistry().addPasswordClients(USER, PASSWORD);
-            javaClient = new JavaScramClient(b.kafkaMechanism, USER, b.salt, ITERATIONS, b.clientKey, b.storedKey,
-                    b.serverKey);
+            javaClient = b.kafka.javaClient();
             // The first ksasl login derives and caches the client's keys; both logins checked.
             check(ksaslLogin(b, this).principalName());
             check(kafkaLogin(b, this));
@@ -307,7 +270,7 @@ public class Scaling {
 
     static String kafkaLogin(Broker b, ScramClient c) throws Exception {
         JavaScramClient client = c.javaClient;
-        ScramSaslServer server = new ScramSaslServer(b.kafkaMechanism, Map.of(), b.callbacks);
+        ScramSaslServer server = new ScramSaslServer(b.kafka.mechanism, Map.of(), b.kafka.callbacks);
         byte[] first = server.evaluateResponse(client.first());
         byte[] fin = server.evaluateResponse(client.finalMessage(first));
         String principal = server.getAuthorizationID();

@@ -1,6 +1,7 @@
 package org.ksasl.bench;
 
 import java.io.IOException;
+import java.security.GeneralSecurityException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.security.auth.callback.Callback;
@@ -65,6 +66,51 @@ public class Scram {
     static final int ITERATIONS = 4096;
     static final long NOW = 1_800_000_000_000L;
 
+    /**
+     * Kafka's side of a login as a broker has it: {@link #PASSWORD}'s credential (fresh salt,
+     * {@link #ITERATIONS}) and the callback handler serving it for {@link #USER}; also the keys
+     * a Java client of that user derives.
+     */
+    static final class KafkaSide {
+        final ScramMechanism mechanism;
+        final byte[] salt;
+        final byte[] clientKey;
+        final byte[] storedKey;
+        final byte[] serverKey;
+        final ScramCredential credential;
+        final CallbackHandler callbacks;
+
+        KafkaSide(ScramMechanism mechanism) throws Exception {
+            this.mechanism = mechanism;
+            ScramFormatter f = new ScramFormatter(mechanism);
+            salt = f.secureRandomBytes();
+            byte[] salted = f.saltedPassword(PASSWORD, salt, ITERATIONS);
+            clientKey = f.clientKey(salted);
+            storedKey = f.storedKey(clientKey);
+            serverKey = f.serverKey(salted);
+            credential = new ScramCredential(salt, storedKey, serverKey, ITERATIONS);
+            ScramCredential served = credential;
+            callbacks = (Callback[] cbs) -> {
+                for (Callback cb : cbs) {
+                    if (cb instanceof NameCallback) {
+                        if (!USER.equals(((NameCallback) cb).getDefaultName())) {
+                            throw new IOException("unknown user");
+                        }
+                    } else if (cb instanceof ScramCredentialCallback) {
+                        ((ScramCredentialCallback) cb).scramCredential(served);
+                    } else {
+                        throw new UnsupportedCallbackException(cb);
+                    }
+                }
+            };
+        }
+
+        /** A Java client of {@link #USER} with the keys derived here. */
+        JavaScramClient javaClient() throws GeneralSecurityException {
+            return new JavaScramClient(mechanism, USER, salt, ITERATIONS, clientKey, storedKey, serverKey);
+        }
+    }
+
     @State(Scope.Benchmark)
     public static class Setting {
         @Param({"SCRAM-SHA-256", "SCRAM-SHA-512"})
@@ -85,33 +131,15 @@ public class Scram {
         @Setup(Level.Trial)
         public void setup() throws Exception {
             kafkaMechanism = ScramMechanism.forMechanismName(mechanism);
-            ScramFormatter f = new ScramFormatter(kafkaMechanism);
-            byte[] salt = f.secureRandomBytes();
-            byte[] salted = f.saltedPassword(PASSWORD, salt, ITERATIONS);
-            byte[] clientKey = f.clientKey(salted);
-            byte[] storedKey = f.storedKey(clientKey);
-            byte[] serverKey = f.serverKey(salted);
-            credential = new ScramCredential(salt, storedKey, serverKey, ITERATIONS);
+            KafkaSide kafka = new KafkaSide(kafkaMechanism);
+            credential = kafka.credential;
+            callbacks = kafka.callbacks;
 
             store = new CredentialStore();
             store.setScram(USER, mechanism, ScramCredentialUtils.credentialToString(credential));
             serverRegistry = new MechanismRegistry().addPasswordServers(store);
             clientRegistry = new MechanismRegistry().addPasswordClients(USER, PASSWORD);
-            ScramCredential served = credential;
-            callbacks = (Callback[] cbs) -> {
-                for (Callback cb : cbs) {
-                    if (cb instanceof NameCallback) {
-                        if (!USER.equals(((NameCallback) cb).getDefaultName())) {
-                            throw new IOException("unknown user");
-                        }
-                    } else if (cb instanceof ScramCredentialCallback) {
-                        ((ScramCredentialCallback) cb).scramCredential(served);
-                    } else {
-                        throw new UnsupportedCallbackException(cb);
-                    }
-                }
-            };
-            javaClient = new JavaScramClient(kafkaMechanism, USER, salt, ITERATIONS, clientKey, storedKey, serverKey);
+            javaClient = kafka.javaClient();
 
             // Every combination once, checked; the first ksasl client login derives and caches its keys.
             Split ignored = new Split();
