@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -94,15 +93,13 @@ class AwsMskIamClientTest {
 
     @TempDir
     Path tmp;
-    private final Map<String, String> savedProperties = new HashMap<>();
+    private final SavedProperties savedProperties = new SavedProperties();
 
     @BeforeEach
     void isolateTheAwsSdk() {
         assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null,
                 "AWS_ACCESS_KEY_ID is set: the AWS SDK would sign with it rather than the test's keys");
-        for (String name : AWS_PROPERTIES) {
-            savedProperties.put(name, System.getProperty(name));
-        }
+        savedProperties.save(AWS_PROPERTIES);
         System.setProperty("aws.region", REGION);
         // No profile files (they do not exist), no instance metadata.
         System.setProperty("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString());
@@ -112,13 +109,7 @@ class AwsMskIamClientTest {
 
     @AfterEach
     void restoreProperties() {
-        savedProperties.forEach((name, value) -> {
-            if (value == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, value);
-            }
-        });
+        savedProperties.restore();
     }
 
     /** The credentials the AWS SDK's chain finds from now on (at the next authentication). */

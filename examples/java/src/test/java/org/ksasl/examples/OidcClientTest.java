@@ -62,7 +62,7 @@ class OidcClientTest {
     static final String ALLOWED_FILES = "org.apache.kafka.sasl.oauthbearer.allowed.files";
 
     static JsonNode idp;
-    private final Map<String, String> savedProperties = new HashMap<>();
+    private final SavedProperties savedProperties = new SavedProperties();
 
     @BeforeAll
     static void idp() throws Exception {
@@ -79,21 +79,13 @@ class OidcClientTest {
 
     @BeforeEach
     void allowTheTokenEndpoint() {
-        for (String name : List.of(ALLOWED_URLS, ALLOWED_FILES)) {
-            savedProperties.put(name, System.getProperty(name));
-        }
+        savedProperties.save(List.of(ALLOWED_URLS, ALLOWED_FILES));
         System.setProperty(ALLOWED_URLS, s("token_endpoint"));
     }
 
     @AfterEach
     void restoreProperties() {
-        savedProperties.forEach((name, value) -> {
-            if (value == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, value);
-            }
-        });
+        savedProperties.restore();
     }
 
     /** The provider's keys for a server expecting Keycloak's issuer and {@code audience}. */
