@@ -57,9 +57,14 @@ build() {
     # native library give the same bytes.
     local stamp
     stamp=$(git -C "$ROOT" log -1 --format=%cI 2>/dev/null || true)
-    # deploy without install: the build leaves ~/.m2 alone. -DskipTests still compiles the
-    # tests (the Makefile's LoadCheck runs from target/test-classes).
+    # deploy without install: the build leaves ~/.m2 alone. It builds in a folder of its own,
+    # not bindings/java/target: `make test` runs the broker suite meanwhile, whose JVMs load
+    # classes lazily from bindings/java/target's jar, and rewriting that jar under them fails
+    # them with NoClassDefFoundError.
+    BUILD_DIR=$(mktemp -d)
+    trap 'rm -rf "$BUILD_DIR"' EXIT
     (cd "$ROOT/bindings/java" && mvn_quiet -DskipTests -Dmaven.install.skip=true \
+        "-Dksasl.build.dir=$BUILD_DIR" \
         ${stamp:+"-Dproject.build.outputTimestamp=$stamp"} \
         "-DaltDeploymentRepository=$REPO_ID::file://$dist/maven" deploy)
 
