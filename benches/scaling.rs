@@ -4,17 +4,24 @@
 //! 1.8x one thread or better.
 //!
 //! Run with `cargo bench --bench scaling` (or `make bench`). Not criterion: threads have to
-//! start together and the figure is a throughput. Each figure is the best of 7 runs of
-//! `OPS` operations per thread, timed from a barrier to the last thread's end.
+//! start together and the figure is a throughput. Each workload runs 9 pairs of runs (one
+//! thread, two threads, the order swapped every other pair) of `OPS` operations per thread,
+//! each timed from a barrier to the last thread's end; the rates are the best runs and the
+//! ratio is the median of the 9 pairs' ratios (this VM's speed drifts over seconds, so a
+//! ratio of two bests taken a minute apart can be off by 10 %).
 //!
 //! Workloads:
 //! - `scram-sha-256/server_login`: a SCRAM-SHA-256 login through an exchange from the shared
 //!   registry (credential lookup in the shared store, a fresh random nonce, both steps, the
 //!   outcome); each thread's client answers with cached keys, so the client's share (about
 //!   40 %) is in every figure too. The server's share is also timed on its own.
+//! - `scram-sha-256/server_login_unshared`: the control, each thread with a registry and
+//!   store of its own.
 //! - `oauthbearer/cached_validate`: an OAUTHBEARER exchange from the shared registry whose
 //!   validator is a `CachingValidator` in front of a `JwksValidator`, each thread presenting
 //!   its own RS256 token (two connections, two tokens), always found in the shared cache.
+//! - `oauthbearer/cached_validate_unshared`: the control, each thread with a registry,
+//!   validator and cache of its own.
 //! - `oauthbearer/rs256_validate`: the same without the cache: every exchange checks the
 //!   RS256 signature (nothing is shared but the key set).
 //! - `independent/sha256_compress_x64`: no shared object at all, each thread compressing on its
@@ -26,70 +33,104 @@ use std::time::{Duration, Instant};
 use ksasl::*;
 use serde_json::Value;
 
-const RUNS: usize = 7;
+/// Pairs of runs (one thread, two threads) per workload.
+const PAIRS: usize = 9;
 
-/// Runs `op` `ops` times on each of `threads` threads (each thread builds its own state with
-/// `setup(thread index)`); returns (operations per second over the wall time, the sum of
-/// the per-operation durations the ops reported).
-fn throughput<S, F>(
+/// One run: `op` `ops` times on each of `threads` threads (each thread builds its own state
+/// with `setup(thread index)`); returns (operations per second over the wall time, the sum
+/// of the per-operation durations the ops reported).
+fn run_once<S, F>(
     threads: usize,
     ops: usize,
-    setup: impl Fn(usize) -> S + Sync,
-    op: F,
+    setup: &(impl Fn(usize) -> S + Sync),
+    op: &F,
 ) -> (f64, Duration)
 where
     F: Fn(&mut S) -> Duration + Sync,
 {
-    let mut best = (0.0f64, Duration::ZERO);
-    for _ in 0..RUNS {
-        let start = Barrier::new(threads + 1);
-        let (wall, timed) = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|i| {
-                    let (start, setup, op) = (&start, &setup, &op);
-                    scope.spawn(move || {
-                        let mut state = setup(i);
-                        op(&mut state); // warm: first use of the shared objects
-                        start.wait();
-                        let mut timed = Duration::ZERO;
-                        for _ in 0..ops {
-                            timed += op(&mut state);
-                        }
-                        timed
-                    })
+    let start = Barrier::new(threads + 1);
+    let (wall, timed) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let start = &start;
+                scope.spawn(move || {
+                    let mut state = setup(i);
+                    op(&mut state); // warm: first use of the shared objects
+                    start.wait();
+                    let mut timed = Duration::ZERO;
+                    for _ in 0..ops {
+                        timed += op(&mut state);
+                    }
+                    timed
                 })
-                .collect();
-            start.wait();
-            let t0 = Instant::now();
-            let timed: Duration = handles.into_iter().map(|h| h.join().unwrap()).sum();
-            (t0.elapsed(), timed)
-        });
-        let rate = (threads * ops) as f64 / wall.as_secs_f64();
-        if rate > best.0 {
-            best = (rate, timed);
-        }
-    }
-    best
+            })
+            .collect();
+        start.wait();
+        let t0 = Instant::now();
+        let timed: Duration = handles.into_iter().map(|h| h.join().unwrap()).sum();
+        (t0.elapsed(), timed)
+    });
+    ((threads * ops) as f64 / wall.as_secs_f64(), timed)
 }
 
-fn report(name: &str, ops: usize, one: (f64, Duration), two: (f64, Duration), share: bool) {
+/// One workload's figures: the best run with one and with two threads, and the median of
+/// the ratios of the pairs.
+struct Figures {
+    one: (f64, Duration),
+    two: (f64, Duration),
+    ratio: f64,
+}
+
+/// Runs `PAIRS` pairs, one thread then two threads, the order swapped every other pair: this
+/// VM's speed drifts over seconds, so a ratio is read within a pair, never across the whole
+/// run.
+fn compare<S, F>(ops: usize, setup: impl Fn(usize) -> S + Sync, op: F) -> Figures
+where
+    F: Fn(&mut S) -> Duration + Sync,
+{
+    let mut figures = Figures {
+        one: (0.0, Duration::ZERO),
+        two: (0.0, Duration::ZERO),
+        ratio: 0.0,
+    };
+    let mut ratios = Vec::with_capacity(PAIRS);
+    for pair in 0..PAIRS {
+        let (one, two) = if pair % 2 == 0 {
+            let one = run_once(1, ops, &setup, &op);
+            (one, run_once(2, ops, &setup, &op))
+        } else {
+            let two = run_once(2, ops, &setup, &op);
+            (run_once(1, ops, &setup, &op), two)
+        };
+        ratios.push(two.0 / one.0);
+        if one.0 > figures.one.0 {
+            figures.one = one;
+        }
+        if two.0 > figures.two.0 {
+            figures.two = two;
+        }
+    }
+    ratios.sort_by(f64::total_cmp);
+    figures.ratio = ratios[PAIRS / 2];
+    figures
+}
+
+fn report(name: &str, ops: usize, f: Figures, share: bool) {
     let per = |(_, timed): (f64, Duration), threads: usize| {
         timed.as_secs_f64() * 1e6 / (threads * ops) as f64
     };
     let extra = if share {
         format!(
             " (server share {:.2} us and {:.2} us per login)",
-            per(one, 1),
-            per(two, 2)
+            per(f.one, 1),
+            per(f.two, 2)
         )
     } else {
         String::new()
     };
     println!(
-        "{name}: 1 thread {:.0}/s, 2 threads {:.0}/s, {:.2}x{extra}",
-        one.0,
-        two.0,
-        two.0 / one.0
+        "{name}: 1 thread {:.0}/s, 2 threads {:.0}/s (best runs), {:.2}x (median of {PAIRS} pairs){extra}",
+        f.one.0, f.two.0, f.ratio
     );
 }
 
@@ -102,19 +143,33 @@ fn vectors() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn scram(ops: usize) {
-    let mech = ScramMechanism::Sha256;
+/// A server registry with alice's SCRAM credentials in a store of its own.
+fn scram_registry() -> MechanismRegistry {
     let store = Arc::new(CredentialStore::new());
     store
         .add_user("alice", "alice-secret", 4096, &OsRandom)
         .unwrap();
-    let registry = Arc::new(MechanismRegistry::password_servers(Some(store.clone())));
+    MechanismRegistry::password_servers(Some(store))
+}
+
+/// SCRAM-SHA-256 logins; with `shared`, every thread's server exchanges come from one
+/// registry and store, without, each thread has its own (the control: what the same work
+/// scales to when nothing is shared).
+fn scram(ops: usize, shared: bool) {
+    let mech = ScramMechanism::Sha256;
+    let common = Arc::new(scram_registry());
     let name = mech.name();
     let setup = |_| {
+        let registry = if shared {
+            common.clone()
+        } else {
+            Arc::new(scram_registry())
+        };
         // Each thread's client, its keys derived once (a re-authenticating client's cache).
-        Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap())
+        let keys = Arc::new(PasswordCredential::new("alice", "alice-secret").unwrap());
+        (registry, keys)
     };
-    let login = |keys: &mut Arc<PasswordCredential>| {
+    let login = |(registry, keys): &mut (Arc<MechanismRegistry>, Arc<PasswordCredential>)| {
         let opts = ScramClientOptions::default();
         let mut client = ClientExchange::new(Box::new(
             ScramClient::new(mech, keys.clone(), opts).unwrap(),
@@ -140,29 +195,39 @@ fn scram(ops: usize) {
         timed += t.elapsed();
         timed
     };
-    let one = throughput(1, ops, setup, login);
-    let two = throughput(2, ops, setup, login);
-    report("scram-sha-256/server_login", ops, one, two, true);
+    let figures = compare(ops, setup, login);
+    let name = if shared {
+        "scram-sha-256/server_login"
+    } else {
+        "scram-sha-256/server_login_unshared"
+    };
+    report(name, ops, figures, true);
 }
 
-fn oauthbearer(ops: usize, cached: bool) {
+/// OAUTHBEARER exchanges; with `shared`, from one registry (one validator, one verdict
+/// cache) for all threads, without, each thread with its own (the control).
+fn oauthbearer(ops: usize, cached: bool, shared: bool) {
     let v = vectors();
     let now = v["now_ms"].as_i64().unwrap();
-    let jwks = Arc::new(
-        JwksValidator::new(JwtValidatorConfig {
-            expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
-            expected_audiences: vec![v["audience"].as_str().unwrap().into()],
-            ..Default::default()
-        })
-        .unwrap(),
-    );
-    jwks.set_jwks(&v["jwks"].to_string(), now).unwrap();
-    let mut registry = MechanismRegistry::new();
-    if cached {
-        registry.register_cached_oauthbearer_server(jwks);
-    } else {
-        registry.register_oauthbearer_server(jwks);
-    }
+    let registry = || {
+        let jwks = Arc::new(
+            JwksValidator::new(JwtValidatorConfig {
+                expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
+                expected_audiences: vec![v["audience"].as_str().unwrap().into()],
+                ..Default::default()
+            })
+            .unwrap(),
+        );
+        jwks.set_jwks(&v["jwks"].to_string(), now).unwrap();
+        let mut registry = MechanismRegistry::new();
+        if cached {
+            registry.register_cached_oauthbearer_server(jwks);
+        } else {
+            registry.register_oauthbearer_server(jwks);
+        }
+        Arc::new(registry)
+    };
+    let common = registry();
     // Two connections, two tokens (same key, different claims).
     let tokens: Vec<String> = ["rs256", "rs256-string-scope"]
         .iter()
@@ -176,8 +241,12 @@ fn oauthbearer(ops: usize, cached: bool) {
             t["token"].as_str().unwrap().to_string()
         })
         .collect();
-    let setup = |i: usize| format!("n,,\x01auth=Bearer {}\x01\x01", tokens[i]).into_bytes();
-    let exchange = |first: &mut Vec<u8>| {
+    let setup = |i: usize| {
+        let registry = if shared { common.clone() } else { registry() };
+        let first = format!("n,,\x01auth=Bearer {}\x01\x01", tokens[i]).into_bytes();
+        (registry, first)
+    };
+    let exchange = |(registry, first): &mut (Arc<MechanismRegistry>, Vec<u8>)| {
         let mut server = registry.server("OAUTHBEARER").unwrap();
         let ServerStep::Done { outcome, .. } = server.step(first, now).unwrap() else {
             panic!()
@@ -185,14 +254,13 @@ fn oauthbearer(ops: usize, cached: bool) {
         std::hint::black_box(outcome);
         Duration::ZERO
     };
-    let one = throughput(1, ops, setup, exchange);
-    let two = throughput(2, ops, setup, exchange);
-    let name = if cached {
-        "oauthbearer/cached_validate"
-    } else {
-        "oauthbearer/rs256_validate"
+    let figures = compare(ops, setup, exchange);
+    let name = match (cached, shared) {
+        (true, true) => "oauthbearer/cached_validate",
+        (true, false) => "oauthbearer/cached_validate_unshared",
+        (false, _) => "oauthbearer/rs256_validate",
     };
-    report(name, ops, one, two, false);
+    report(name, ops, figures, false);
 }
 
 /// What this machine gives a second thread when nothing at all is shared: SHA-256
@@ -208,9 +276,8 @@ fn independent(ops: usize) {
         std::hint::black_box(&state);
         Duration::ZERO
     };
-    let one = throughput(1, ops, setup, compress);
-    let two = throughput(2, ops, setup, compress);
-    report("independent/sha256_compress_x64", ops, one, two, false);
+    let figures = compare(ops, setup, compress);
+    report("independent/sha256_compress_x64", ops, figures, false);
 }
 
 fn main() {
@@ -224,12 +291,14 @@ fn main() {
         independent(100_000);
     }
     if wanted("scram") {
-        scram(200_000);
+        scram(200_000, true);
+        scram(200_000, false);
     }
     if wanted("cached") {
-        oauthbearer(1_000_000, true);
+        oauthbearer(1_000_000, true, true);
+        oauthbearer(1_000_000, true, false);
     }
     if wanted("rs256") {
-        oauthbearer(20_000, false);
+        oauthbearer(20_000, false, true);
     }
 }
