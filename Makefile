@@ -16,7 +16,7 @@ RUST_STATIC   := $(OUT)/debug/libksasl.a -lpthread -ldl -lm
 export KSASL_TOOL := $(OUT)/debug/ksasl
 C_EXAMPLES    := demo scram_inprocess refresher kafka_client mini_broker
 
-.PHONY: bench-java bench-gssapi bench-oidc demo demo-mechanisms test test-suites test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker test-c-and-broker cpp-valgrind soak fuzz fuzz-smoke
+.PHONY: bench-java bench-gssapi bench-storm bench-oidc demo demo-mechanisms test test-suites test-rust test-interop test-python python-binding test-c lint bench clean c-examples c-run-examples abi-check java-native java-binding test-java test-kerberos test-broker test-c-and-broker cpp-valgrind soak fuzz fuzz-smoke
 
 # The main job: a C program drives a broker-side and two client-side connection drivers over
 # loopback TCP with a 3-second session lifetime: authentication, re-authentication (one after
@@ -260,6 +260,15 @@ bench-oidc:
 # JMH benchmarks of the Java binding next to Rust and Kafka's ScramSaslServer (BENCHMARKS.md).
 bench-java: java-binding
 	KSASL_BENCH_RUST=1 bash benches/java/run.sh
+
+# The re-authentication storm (BENCHMARKS.md): 100,000 authenticated connections that all
+# re-authenticate within 10 s of simulated time, on ksasl's drivers (benches/storm.rs) and on
+# Kafka's own server classes (benches/java Storm, JMH), one right after the other. The RS256
+# tokens (2 per connection) are signed once by benches/storm_tokens.py into target/storm.
+bench-storm: $(VENV)/.installed java-binding
+	$(PY) benches/storm_tokens.py
+	$(CARGO) bench --bench storm
+	bash benches/java/run.sh Storm
 
 # GSSAPI per login: ksasl in Rust and through JNI next to the JDK's GSSAPI SaslServer and
 # SaslClient as Kafka makes them, under one throw-away MIT KDC (BENCHMARKS.md, about 7 minutes).
