@@ -41,7 +41,8 @@
 //! }
 //! ```
 
-// Only the C ABI (`ffi`) uses unsafe code.
+// Unsafe code is allowed only in the C ABI (`ffi`), the system GSS-API calls (`io`), and
+// one call into the SHA-NI PBKDF2 loop after a CPU feature check (`credential::pbkdf2`).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

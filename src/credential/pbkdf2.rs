@@ -13,14 +13,21 @@
 //! state words out big-endian, and the XOR, which is done on words and converted to bytes
 //! once at the end.
 //!
-//! Unlike a bare chain of compressions over a fixed block, each compression here waits for
-//! the previous one's output to be written out as its message (PBKDF2's own data dependency,
-//! through the byte interface of `sha2::compress256`/`compress512`). On the SHA-NI path that
-//! costs SHA-256 some 15% over such a chain; on the portable path and for SHA-512 (AVX2),
-//! where a compression takes longer, it is lost in the noise.
+//! Each compression here waits for the previous one's output as its message (PBKDF2's own
+//! data dependency). Through the byte interface of `sha2::compress256`, every link of that
+//! chain stores the state, writes it out big-endian and loads, swaps and shuffles it again;
+//! on the SHA-NI path that costs SHA-256 about 15% over a chain of compressions on a fixed
+//! block. So where the CPU has the SHA extensions, iterations 2 onwards of SHA-256 run in
+//! `sha_ni`, which keeps the state in registers from the first iteration to the last and
+//! reaches the fixed-block figure. On the portable path and for SHA-512 (AVX2), where a
+//! compression takes longer, the round trip is lost in the noise and the `sha2` loop below
+//! runs.
 //!
 //! Every buffer here that holds key material (the key block, both precomputed states, the
 //! working state, the message block, the accumulator) is wiped when it goes out of scope.
+//! The `sha_ni` loop keeps its working values in vector registers; like the `sha2` crate's
+//! own compression functions, it does not wipe what the compiler may spill of them to the
+//! stack.
 
 use std::ops::BitXorAssign;
 
@@ -29,6 +36,9 @@ use hmac::{Hmac, Mac};
 use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256, Sha512};
 use zeroize::{Zeroize, Zeroizing};
+
+#[cfg(all(target_arch = "x86_64", not(feature = "bench-soft-sha")))]
+mod sha_ni;
 
 /// The largest block (SHA-512's), so that one stack buffer serves both hashes.
 const MAX_BLOCK_LEN: usize = 128;
@@ -56,6 +66,18 @@ pub(crate) trait Sha2Prf: Digest {
     fn store(state: &[Self::Word; 8], out: &mut [u8]);
     /// Read `OUT_LEN` big-endian bytes into state words.
     fn load(bytes: &[u8], state: &mut [Self::Word; 8]);
+
+    /// Run iterations 2 to `iterations` on a loop made for this CPU, if there is one, and
+    /// say whether it ran. `inner` and `outer` are the states after the key's ipad and opad
+    /// blocks; `acc` holds U1 on entry and the XOR of all the U on return.
+    fn accelerated(
+        _inner: &[Self::Word; 8],
+        _outer: &[Self::Word; 8],
+        _iterations: u32,
+        _acc: &mut [Self::Word; 8],
+    ) -> bool {
+        false
+    }
 }
 
 impl Sha2Prf for Sha256 {
@@ -91,6 +113,25 @@ impl Sha2Prf for Sha256 {
         for (word, chunk) in state.iter_mut().zip(bytes.chunks_exact(4)) {
             *word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         }
+    }
+
+    #[cfg(all(target_arch = "x86_64", not(feature = "bench-soft-sha")))]
+    fn accelerated(
+        inner: &[u32; 8],
+        outer: &[u32; 8],
+        iterations: u32,
+        acc: &mut [u32; 8],
+    ) -> bool {
+        if !sha_ni::available() {
+            return false;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: `available()` has just confirmed the CPU features `iterate` is compiled
+        // for; it takes no pointers and touches no memory but its arguments.
+        unsafe {
+            sha_ni::iterate(inner, outer, iterations, acc)
+        };
+        true
     }
 }
 
@@ -137,6 +178,17 @@ impl Sha2Prf for Sha512 {
 /// PBKDF2-HMAC-H(password, salt, iterations), written to `out` (which must be exactly that
 /// long). As with the `pbkdf2` crate, 0 iterations give the same result as 1 (just U1).
 pub(crate) fn hi<H: Sha2Prf>(password: &[u8], salt: &[u8], iterations: u32, out: &mut [u8]) {
+    hi_on::<H>(password, salt, iterations, out, true)
+}
+
+/// [`hi`], with the CPU-specific loop allowed or not (the tests check both).
+fn hi_on<H: Sha2Prf>(
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    out: &mut [u8],
+    accelerate: bool,
+) {
     assert_eq!(out.len(), H::OUT_LEN, "Hi() output is one hash length");
 
     // U1, with the salt of any length: through the ordinary HMAC.
@@ -180,6 +232,10 @@ pub(crate) fn hi<H: Sha2Prf>(password: &[u8], salt: &[u8], iterations: u32, out:
 
     let mut acc = Zeroizing::new(H::IV);
     H::load(out, &mut acc);
+    if accelerate && H::accelerated(&inner, &outer, iterations, &mut acc) {
+        H::store(&acc, out);
+        return;
+    }
     let mut state = Zeroizing::new(H::IV);
     for _ in 1..iterations {
         *state = *inner;
@@ -203,10 +259,41 @@ mod tests {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// `hi`, after checking that the portable loop gives the same bytes as the loop chosen
+    /// for this CPU (they are the same loop where there is no faster one).
     fn ours<H: Sha2Prf>(password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
         let mut out = vec![0u8; H::OUT_LEN];
         hi::<H>(password, salt, iterations, &mut out);
+        let mut portable = vec![0u8; H::OUT_LEN];
+        hi_on::<H>(password, salt, iterations, &mut portable, false);
+        assert_eq!(out, portable, "{iterations} iterations");
         out
+    }
+
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(feature = "bench-soft-sha")))]
+    fn sha_ni_loop_runs_where_the_cpu_has_it() {
+        // So that the comparisons above are known to cover it on this machine.
+        let (inner, outer, mut acc) = ([1u32; 8], [2u32; 8], [3u32; 8]);
+        let ran = <Sha256 as Sha2Prf>::accelerated(&inner, &outer, 5, &mut acc);
+        assert_eq!(ran, sha_ni::available());
+        assert_eq!(ran, acc != [3u32; 8]);
+        assert!(!<Sha512 as Sha2Prf>::accelerated(
+            &[1; 8],
+            &[2; 8],
+            5,
+            &mut [3; 8]
+        ));
+    }
+
+    #[test]
+    fn both_loops_agree_on_many_iteration_counts() {
+        for iterations in [2, 3, 4, 5, 17, 100, 1000, 4095, 4096, 4097, 10_000] {
+            for (p, s) in [(0, 0), (6, 24), (64, 56), (65, 300)] {
+                ours::<Sha256>(&filler(p, 3), &filler(s, 9), iterations);
+                ours::<Sha512>(&filler(p, 3), &filler(s, 9), iterations);
+            }
+        }
     }
 
     fn reference_256(password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
