@@ -10,14 +10,8 @@ use ksasl::*;
 use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
 use serde_json::Value;
 
-fn vectors() -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/jwt.json"
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+mod common;
+use common::{jwks_validator, jwt_vectors, validator_config};
 
 fn token<'a>(v: &'a Value, name: &str) -> &'a str {
     v["tokens"]
@@ -51,19 +45,10 @@ fn split(token: &str) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-fn validator_config(v: &Value) -> JwtValidatorConfig {
-    JwtValidatorConfig {
-        expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
-        expected_audiences: vec![v["audience"].as_str().unwrap().into()],
-        ..Default::default()
-    }
-}
-
 fn bench(c: &mut Criterion) {
-    let v = vectors();
+    let v = jwt_vectors();
     let now = v["now_ms"].as_i64().unwrap();
-    let validator = Arc::new(JwksValidator::new(validator_config(&v)).unwrap());
-    validator.set_jwks(&v["jwks"].to_string(), now).unwrap();
+    let validator = jwks_validator(&v, &v["jwks"].to_string(), now);
 
     let rs = token(&v, "rs256");
     let es = token(&v, "es256");

@@ -31,7 +31,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use ksasl::*;
-use serde_json::Value;
+
+mod common;
+use common::{jwks_validator, jwt_vectors};
 
 /// Pairs of runs (one thread, two threads) per workload.
 const PAIRS: usize = 9;
@@ -134,15 +136,6 @@ fn report(name: &str, ops: usize, f: Figures, share: bool) {
     );
 }
 
-fn vectors() -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/jwt.json"
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
 /// A server registry with alice's SCRAM credentials in a store of its own.
 fn scram_registry() -> MechanismRegistry {
     let store = Arc::new(CredentialStore::new());
@@ -207,18 +200,10 @@ fn scram(ops: usize, shared: bool) {
 /// OAUTHBEARER exchanges; with `shared`, from one registry (one validator, one verdict
 /// cache) for all threads, without, each thread with its own (the control).
 fn oauthbearer(ops: usize, cached: bool, shared: bool) {
-    let v = vectors();
+    let v = jwt_vectors();
     let now = v["now_ms"].as_i64().unwrap();
     let registry = || {
-        let jwks = Arc::new(
-            JwksValidator::new(JwtValidatorConfig {
-                expected_issuer: Some(v["issuer"].as_str().unwrap().into()),
-                expected_audiences: vec![v["audience"].as_str().unwrap().into()],
-                ..Default::default()
-            })
-            .unwrap(),
-        );
-        jwks.set_jwks(&v["jwks"].to_string(), now).unwrap();
+        let jwks = jwks_validator(&v, &v["jwks"].to_string(), now);
         let mut registry = MechanismRegistry::new();
         if cached {
             registry.register_cached_oauthbearer_server(jwks);

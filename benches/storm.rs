@@ -50,6 +50,8 @@ use ksasl::mech::oauthbearer::TokenSource;
 use ksasl::*;
 use serde_json::Value;
 
+mod common;
+
 // ------------------------------------------------------------------------ server-side heap
 
 thread_local! {
@@ -312,15 +314,7 @@ fn oauthbearer(n: usize) -> Workload {
     let exp_ms = meta["exp"].as_i64().unwrap() * 1000;
     let jwks = read("jwks.json");
     let server_config = server(|| {
-        let validator = Arc::new(
-            JwksValidator::new(JwtValidatorConfig {
-                expected_issuer: Some(meta["issuer"].as_str().unwrap().into()),
-                expected_audiences: vec![meta["audience"].as_str().unwrap().into()],
-                ..Default::default()
-            })
-            .unwrap(),
-        );
-        validator.set_jwks(&jwks, iat_ms).unwrap();
+        let validator = common::jwks_validator(&meta, &jwks, iat_ms);
         let mut registry = MechanismRegistry::new();
         registry.register_cached_oauthbearer_server(validator);
         ServerConfig::builder(registry)
