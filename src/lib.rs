@@ -65,6 +65,7 @@ pub mod random;
 pub mod refresh;
 pub mod secret;
 pub mod session;
+mod sync;
 pub mod token;
 pub mod wire;
 

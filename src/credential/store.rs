@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::RwLock;
 
 use super::request::{
     CredentialAnswer, CredentialLookup, CredentialRequest, Lookup, ServerCredential,
@@ -12,6 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::names::PLAIN;
 use crate::random::RandomSource;
 use crate::secret::Secret;
+use crate::sync::ReadMostly;
 
 #[derive(Default)]
 struct UserEntry {
@@ -24,12 +24,13 @@ struct UserEntry {
 }
 
 /// An in-memory credential store for users and delegation tokens, safe to share between
-/// threads. Answers every lookup at once.
+/// threads. Answers every lookup at once; lookups from different threads write no common
+/// memory (each reads under a lock of its own), changes lock out every reader.
 #[derive(Default)]
 pub struct CredentialStore {
-    users: RwLock<HashMap<String, UserEntry>>,
+    users: ReadMostly<HashMap<String, UserEntry>>,
     scram_seq: std::sync::atomic::AtomicU64,
-    tokens: RwLock<HashMap<String, HashMap<ScramMechanism, ServerCredential>>>,
+    tokens: ReadMostly<HashMap<String, HashMap<ScramMechanism, ServerCredential>>>,
 }
 
 impl fmt::Debug for CredentialStore {
@@ -158,7 +159,9 @@ impl CredentialStore {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn write_users(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, UserEntry>>> {
+    fn write_users(
+        &self,
+    ) -> Result<crossbeam_utils::sync::ShardedLockWriteGuard<'_, HashMap<String, UserEntry>>> {
         self.users.write().map_err(|_| poisoned())
     }
 
@@ -225,7 +228,7 @@ impl CredentialLookup for CredentialStore {
 /// SCRAM credentials (a PLAIN password is not a SCRAM credential, as in Kafka, where PLAIN
 /// users live in the JAAS configuration).
 pub(crate) struct AdminView<'a>(
-    std::sync::RwLockWriteGuard<'a, HashMap<String, UserEntry>>,
+    crossbeam_utils::sync::ShardedLockWriteGuard<'a, HashMap<String, UserEntry>>,
     &'a std::sync::atomic::AtomicU64,
 );
 

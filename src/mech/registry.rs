@@ -25,6 +25,7 @@ use crate::credential::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::names::{AWS_MSK_IAM, GSSAPI, OAUTHBEARER, PLAIN};
+use crate::sync::{striped_lookup, striped_validator, Striped};
 
 /// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
 pub const DEFAULT_VERDICT_CACHE: usize = 4096;
@@ -41,8 +42,10 @@ pub struct MechanismRegistry {
     users: Option<Arc<dyn CredentialLookup>>,
     /// Where delegation-token logins (`tokenauth`) are looked up, if anywhere.
     tokens: Option<Arc<dyn CredentialLookup>>,
-    /// The lookup server exchanges get: the users', or both sides by the request's kind.
-    lookup: Option<Arc<dyn CredentialLookup>>,
+    /// The lookup server exchanges get: the users', or both sides by the request's kind; a
+    /// handle per thread slot, so that the exchanges of different threads do not count their
+    /// references on one cache line.
+    lookup: Option<Striped<dyn CredentialLookup>>,
 }
 
 /// Users and delegation tokens in one lookup: a `tokenauth` request goes to the tokens, any
@@ -112,13 +115,14 @@ impl MechanismRegistry {
     }
 
     fn combine(&mut self) {
-        self.lookup = match (&self.users, &self.tokens) {
+        let lookup: Option<Arc<dyn CredentialLookup>> = match (&self.users, &self.tokens) {
             (users, Some(tokens)) => Some(Arc::new(UsersAndTokens {
                 users: users.clone().unwrap_or_else(|| Arc::new(AskHost)),
                 tokens: tokens.clone(),
             })),
             (users, None) => users.clone(),
         };
+        self.lookup = lookup.map(striped_lookup);
     }
 
     /// Registers (or replaces) a client mechanism.
@@ -222,7 +226,7 @@ impl MechanismRegistry {
         let mech = f()?;
         check_factory_name(name, mech.name())?;
         let mut server = ServerExchange::new(mech);
-        server.set_credential_lookup(self.lookup.clone());
+        server.set_credential_lookup(self.lookup.as_ref().map(Striped::get));
         Ok(server)
     }
 }
@@ -247,8 +251,11 @@ impl MechanismRegistry {
     /// Registers an OAUTHBEARER server validating tokens with `validator` (wrap it in a
     /// [`CachingValidator`] to keep verdicts across re-authentications).
     pub fn register_oauthbearer_server(&mut self, validator: Arc<dyn TokenValidator>) {
+        // A handle per thread slot: the exchanges of a broker's network threads do not count
+        // their references to the validator on one cache line.
+        let validators = striped_validator(validator);
         self.register_server(OAUTHBEARER, move || {
-            Ok(Box::new(OAuthBearerServer::new(validator.clone())))
+            Ok(Box::new(OAuthBearerServer::new(validators.get())))
         })
         .expect("valid name");
     }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::RwLock;
 
+use crate::sync::ReadMostly;
+
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use serde_json::Value;
@@ -31,7 +33,7 @@ struct Entry {
 pub struct TokenAuthority {
     config: TokenConfig,
     random: SharedRandom,
-    tokens: RwLock<BTreeMap<String, Entry>>,
+    tokens: ReadMostly<BTreeMap<String, Entry>>,
     last_sweep_ms: RwLock<Option<i64>>,
 }
 
@@ -69,7 +71,7 @@ impl TokenAuthority {
         Ok(TokenAuthority {
             config,
             random,
-            tokens: RwLock::new(BTreeMap::new()),
+            tokens: ReadMostly::new(BTreeMap::new()),
             last_sweep_ms: RwLock::new(None),
         })
     }

@@ -4,27 +4,25 @@
 //! the inner validator's generation changes (for example a new JWKS).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
+use crate::sync::ReadMostly;
 
 struct Entry {
     generation: u64,
-    /// Shared, so that a hit copies the verdict out after the shard's lock is released.
-    token: Arc<ValidatedToken>,
+    token: ValidatedToken,
 }
 
 /// Wraps a validator with a bounded cache of its positive verdicts. Rejections are never
 /// cached.
 ///
-/// The cache is split into shards by the token's hash, each behind its own lock, so
-/// connections re-authenticating on different threads with different tokens do not wait for
-/// each other (a lock is held for a map lookup or insert only, never across a validation).
-/// It is aligned to 128 bytes so that, inside the `Arc` every exchange clones, the reference
-/// counts do not share a cache line with the fields every lookup reads.
-#[repr(align(128))]
+/// The cache is split into shards by the token's hash. A hit reads its shard under a lock
+/// of the calling thread's own (see [`ReadMostly`](crate::sync)) and copies the verdict out,
+/// so hits on different threads write no common memory, even for the same token; an insert
+/// locks out the shard's readers for the map update only, never across a validation.
 pub struct CachingValidator {
     inner: Arc<dyn TokenValidator>,
     capacity: usize,
@@ -33,11 +31,8 @@ pub struct CachingValidator {
     shards: Box<[Shard]>,
 }
 
-/// Verdicts by the SHA-256 of their token, alone on its cache lines (128 bytes: the pair of
-/// lines x86 prefetches together), so that threads working in different shards never write
-/// to the same line.
-#[repr(align(128))]
-struct Shard(Mutex<HashMap<[u8; 32], Entry>>);
+/// Verdicts by the SHA-256 of their token.
+type Shard = ReadMostly<HashMap<[u8; 32], Entry>>;
 
 /// Shards of a cache with room for at least 64 verdicts; a smaller cache has one shard, so
 /// its bound and eviction order are exact.
@@ -61,9 +56,7 @@ impl CachingValidator {
             inner,
             capacity,
             shard_capacity: capacity / shards,
-            shards: (0..shards)
-                .map(|_| Shard(Mutex::new(HashMap::new())))
-                .collect(),
+            shards: (0..shards).map(|_| Shard::new(HashMap::new())).collect(),
         }
     }
 
@@ -71,7 +64,7 @@ impl CachingValidator {
     pub fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.0.lock().map(|e| e.len()).unwrap_or(0))
+            .map(|s| s.read().map(|e| e.len()).unwrap_or(0))
             .sum()
     }
 
@@ -83,7 +76,7 @@ impl CachingValidator {
     /// Drops every cached verdict.
     pub fn clear(&self) {
         for shard in self.shards.iter() {
-            if let Ok(mut e) = shard.0.lock() {
+            if let Ok(mut e) = shard.write() {
                 e.clear();
             }
         }
@@ -107,24 +100,25 @@ impl TokenValidator for CachingValidator {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let generation = self.inner.generation();
         let shard = self.shard(&key);
-        let hit = match shard.0.lock() {
-            Ok(mut entries) => match entries.get(&key) {
-                Some(e) if e.generation == generation && holds(&e.token, now_ms) => {
-                    Some(e.token.clone())
-                }
-                Some(_) => {
-                    entries.remove(&key);
-                    None
-                }
-                None => None,
+        let usable = |e: &Entry| e.generation == generation && holds(&e.token, now_ms);
+        let stale = match shard.read() {
+            Ok(entries) => match entries.get(&key) {
+                Some(e) if usable(e) => return Ok(e.token.clone()),
+                found => found.is_some(),
             },
-            Err(_) => None,
+            Err(_) => false,
         };
-        if let Some(token) = hit {
-            return Ok(ValidatedToken::clone(&token));
+        if stale {
+            // Out of its window or of an older generation: dropped now, whatever the inner
+            // validator says next (unless another thread has put a usable verdict there).
+            if let Ok(mut entries) = shard.write() {
+                if entries.get(&key).is_some_and(|e| !usable(e)) {
+                    entries.remove(&key);
+                }
+            }
         }
         let verdict = self.inner.validate(token, now_ms)?;
-        if let Ok(mut entries) = shard.0.lock() {
+        if let Ok(mut entries) = shard.write() {
             if entries.len() >= self.shard_capacity {
                 // Drop what can no longer be used, then, if still full, what expires first.
                 entries
@@ -143,7 +137,7 @@ impl TokenValidator for CachingValidator {
                 key,
                 Entry {
                     generation,
-                    token: Arc::new(verdict.clone()),
+                    token: verdict.clone(),
                 },
             );
         }
