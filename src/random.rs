@@ -1,7 +1,7 @@
 //! Randomness for nonces and salts, injectable so tests can be deterministic.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -31,11 +31,17 @@ impl RandomSource for OsRandom {
 pub struct SharedRandom(pub Arc<dyn RandomSource>);
 
 impl Default for SharedRandom {
-    /// The operating system's source, one instance for the process (an exchange's default
-    /// options allocate nothing for it).
+    /// The operating system's source, one instance per thread: an exchange's default options
+    /// allocate nothing for it, and the exchanges of different threads do not count their
+    /// references on one cache line.
     fn default() -> Self {
-        static OS: OnceLock<Arc<dyn RandomSource>> = OnceLock::new();
-        SharedRandom(OS.get_or_init(|| Arc::new(OsRandom)).clone())
+        thread_local! {
+            static OS: Arc<dyn RandomSource> = Arc::new(OsRandom);
+        }
+        SharedRandom(
+            OS.try_with(Arc::clone)
+                .unwrap_or_else(|_| Arc::new(OsRandom)),
+        )
     }
 }
 

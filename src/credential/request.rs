@@ -81,6 +81,11 @@ impl ServerCredential {
         &self.secret
     }
 
+    /// The secret, taken out of the credential.
+    pub(crate) fn into_secret(self) -> CredentialSecret {
+        self.secret
+    }
+
     /// The expiry, if any.
     pub fn expiry_ms(&self) -> Option<i64> {
         self.expiry_ms
@@ -119,6 +124,9 @@ impl CredentialRequest {
 }
 
 /// A lookup's immediate reply.
+// The answer is the common case, and a SCRAM credential keeps its keys inline so that a
+// login's copy costs no allocation for them: boxing it would bring one back.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Lookup {
     /// The answer, now.

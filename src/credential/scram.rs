@@ -2,7 +2,6 @@
 //! text form of it: what a server keeps for a SCRAM user, below the mechanisms that use it.
 
 use std::fmt;
-use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -126,10 +125,20 @@ impl ScramMechanism {
 /// A hash or HMAC output (at most 64 bytes) kept on the stack, so that a login's
 /// intermediate values cost no allocation; wiped when dropped, since signatures and keys pass
 /// through it.
+#[derive(Clone)]
 pub(crate) struct Digest {
     bytes: [u8; 64],
     len: usize,
 }
+
+/// Constant time, as every comparison of keys.
+impl PartialEq for Digest {
+    fn eq(&self, other: &Digest) -> bool {
+        crate::secret::ct_eq(self, other)
+    }
+}
+
+impl Eq for Digest {}
 
 impl Digest {
     /// A copy of `out` (a SHA-256 or SHA-512 output).
@@ -164,17 +173,19 @@ impl Drop for Digest {
 }
 
 /// What a SCRAM server stores for a user: salt, StoredKey, ServerKey and iteration count.
-/// The password itself is not recoverable from it. Clones share one copy (a store hands a
-/// clone to every login without copying the keys); the keys are wiped when the last goes.
+/// The password itself is not recoverable from it. A clone is a copy of its own (so a login
+/// that got a store's credential touches no memory a login on another thread writes); each
+/// copy's keys are wiped when it is dropped.
 #[derive(Clone, PartialEq, Eq)]
-pub struct ScramCredential(Arc<ScramParts>);
+pub struct ScramCredential(ScramParts);
 
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct ScramParts {
     mechanism: ScramMechanism,
     salt: Vec<u8>,
-    stored_key: Secret,
-    server_key: Secret,
+    /// On the struct, not the heap: a copy (one per login) costs no allocation for them.
+    stored_key: Digest,
+    server_key: Digest,
     iterations: u32,
 }
 
@@ -219,13 +230,14 @@ impl ScramCredential {
         if iterations == 0 {
             return Err(bad("iterations must be positive"));
         }
-        Ok(ScramCredential(Arc::new(ScramParts {
+        Ok(ScramCredential(ScramParts {
             mechanism,
             salt,
-            stored_key: Secret::new(stored_key),
-            server_key: Secret::new(server_key),
+            // Copied out of vectors that are wiped when they drop.
+            stored_key: Digest::of(Secret::new(stored_key).expose()),
+            server_key: Digest::of(Secret::new(server_key).expose()),
             iterations,
-        })))
+        }))
     }
 
     /// Derives the credential of `password` for a given salt and iteration count.
@@ -332,8 +344,8 @@ impl ScramCredential {
         format!(
             "salt={},stored_key={},server_key={},iterations={}",
             STANDARD.encode(&self.0.salt),
-            STANDARD.encode(self.0.stored_key.expose()),
-            STANDARD.encode(self.0.server_key.expose()),
+            STANDARD.encode(&*self.0.stored_key),
+            STANDARD.encode(&*self.0.server_key),
             self.0.iterations
         )
     }
@@ -353,11 +365,11 @@ impl ScramCredential {
         self.0.iterations
     }
 
-    pub(crate) fn stored_key(&self) -> &Secret {
+    pub(crate) fn stored_key(&self) -> &[u8] {
         &self.0.stored_key
     }
 
-    pub(crate) fn server_key(&self) -> &Secret {
+    pub(crate) fn server_key(&self) -> &[u8] {
         &self.0.server_key
     }
 
@@ -368,9 +380,10 @@ impl ScramCredential {
             self.0
                 .mechanism
                 .client_and_server_keys(password, &self.0.salt, self.0.iterations);
-        self.0
-            .stored_key
-            .ct_eq(&self.0.mechanism.hash(client_key.expose()))
+        crate::secret::ct_eq(
+            &self.0.stored_key,
+            &self.0.mechanism.hash(client_key.expose()),
+        )
     }
 }
 

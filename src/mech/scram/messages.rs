@@ -321,10 +321,12 @@ impl ServerFirst {
     }
 
     /// `r=<nonce>,s=<salt in base64>,i=<iterations>`, written into one allocation.
-    pub(crate) fn format(nonce: &str, salt: &[u8], iterations: u32) -> String {
-        let mut s = String::with_capacity(nonce.len() + salt.len().div_ceil(3) * 4 + 20);
+    pub(crate) fn format(nonce: [&str; 2], salt: &[u8], iterations: u32) -> String {
+        let nonce_len = nonce[0].len() + nonce[1].len();
+        let mut s = String::with_capacity(nonce_len + salt.len().div_ceil(3) * 4 + 20);
         s.push_str("r=");
-        s.push_str(nonce);
+        s.push_str(nonce[0]);
+        s.push_str(nonce[1]);
         s.push_str(",s=");
         STANDARD.encode_string(salt, &mut s);
         let _ = write!(s, ",i={iterations}"); // writing into a String cannot fail

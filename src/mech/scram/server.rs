@@ -26,9 +26,10 @@ enum State {
 
 struct Pending {
     first: ClientFirst,
+    /// `r=<nonce>,s=...`: the combined nonce is `server_first[2..2 + nonce_len]`.
     server_first: String,
-    nonce: String,
-    /// The user's credential (shared with the store, not copied).
+    nonce_len: usize,
+    /// The user's credential (this login's own copy).
     scram: ScramCredential,
     identity: Authenticated,
 }
@@ -61,13 +62,13 @@ impl ScramServer {
         let credential = found_credential(answer, token_authenticated)?;
         check_authzid(&first)?;
         let identity = identity_for(&first, token_authenticated, &credential)?;
-        let scram = self.scram_credential(&credential)?;
-        self.send_first(first, &scram, identity)
+        let scram = self.scram_credential(credential)?;
+        self.send_first(first, scram, identity)
     }
 
     /// The stored SCRAM credential to check the login against (derived from a password).
-    fn scram_credential(&self, credential: &ServerCredential) -> Result<ScramCredential> {
-        let scram = match credential.secret() {
+    fn scram_credential(&self, credential: ServerCredential) -> Result<ScramCredential> {
+        let scram = match credential.into_secret() {
             CredentialSecret::Scram(c) => {
                 if c.mechanism() != self.mechanism {
                     return Err(Error::new(
@@ -79,7 +80,7 @@ impl ScramServer {
                         ),
                     ));
                 }
-                c.clone()
+                c
             }
             CredentialSecret::Password(p) => ScramCredential::generate(
                 self.mechanism,
@@ -101,21 +102,25 @@ impl ScramServer {
     fn send_first(
         &mut self,
         first: ClientFirst,
-        scram: &ScramCredential,
+        scram: ScramCredential,
         identity: Authenticated,
     ) -> Result<MechServerStep> {
         let server_nonce = match &self.options.fixed_nonce {
             Some(n) => n.clone(),
             None => kafka_random_string(self.options.random.0.as_ref())?,
         };
-        let nonce = format!("{}{}", first.nonce, server_nonce);
-        let server_first = ServerFirst::format(&nonce, scram.salt(), scram.iterations());
+        let nonce_len = first.nonce.len() + server_nonce.len();
+        let server_first = ServerFirst::format(
+            [&first.nonce, &server_nonce],
+            scram.salt(),
+            scram.iterations(),
+        );
         let challenge = server_first.clone().into_bytes();
         self.state = State::SentFirst(Box::new(Pending {
             first,
             server_first,
-            nonce,
-            scram: scram.clone(),
+            nonce_len,
+            scram,
             identity,
         }));
         Ok(MechServerStep::Challenge(challenge))
@@ -123,7 +128,7 @@ impl ScramServer {
 
     fn final_reply(&mut self, p: Pending, response: &[u8]) -> Result<MechServerStep> {
         let fin = ClientFinal::parse(response)?;
-        if fin.nonce != p.nonce {
+        if fin.nonce != p.server_first[2..2 + p.nonce_len] {
             return Err(Error::new(
                 ErrorCode::NonceMismatch,
                 "Invalid client nonce in the final client message.",
@@ -148,15 +153,15 @@ impl ScramServer {
             b",",
             fin.without_proof.as_bytes(),
         ];
-        let signature = m.hmac(p.scram.stored_key().expose(), &auth_message);
+        let signature = m.hmac(p.scram.stored_key(), &auth_message);
         let client_key = signature.xor(&fin.proof);
-        if !ct_eq(&m.hash(&client_key), p.scram.stored_key().expose()) {
+        if !ct_eq(&m.hash(&client_key), p.scram.stored_key()) {
             return Err(Error::new(
                 ErrorCode::InvalidCredentials,
                 "Invalid client credentials",
             ));
         }
-        let verifier = m.hmac(p.scram.server_key().expose(), &auth_message);
+        let verifier = m.hmac(p.scram.server_key(), &auth_message);
         self.state = State::Done;
         Ok(MechServerStep::Done(
             Some(ServerFinal::format(&verifier).into_bytes()),
