@@ -1,7 +1,9 @@
 //! Credential stores, registries, credential lookups written in Java, and the single
 //! exchanges (`ClientExchange`, `ServerExchange`).
 
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
+
+use crossbeam_utils::sync::{ShardedLock, ShardedLockReadGuard, ShardedLockWriteGuard};
 
 use jni::objects::{JByteArray, JObject, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -23,16 +25,16 @@ use crate::glue::{
 use crate::hostmech;
 
 pub(crate) type Store = Arc<CredentialStore>;
-pub(crate) type Registry = RwLock<MechanismRegistry>;
+pub(crate) type Registry = ShardedLock<MechanismRegistry>;
 /// A `TokenAuthority` handle (made and used by `tokens`; named here, where registries take one,
 /// so that this module does not import `tokens`, which imports it).
 pub(crate) type Authority = Arc<ksasl::token::TokenAuthority>;
 
-pub(crate) fn registry<'a>(h: jlong) -> RwLockReadGuard<'a, MechanismRegistry> {
+pub(crate) fn registry<'a>(h: jlong) -> ShardedLockReadGuard<'a, MechanismRegistry> {
     get::<Registry>(h).read().unwrap_or_else(|p| p.into_inner())
 }
 
-pub(crate) fn registry_mut<'a>(h: jlong) -> RwLockWriteGuard<'a, MechanismRegistry> {
+pub(crate) fn registry_mut<'a>(h: jlong) -> ShardedLockWriteGuard<'a, MechanismRegistry> {
     get::<Registry>(h)
         .write()
         .unwrap_or_else(|p| p.into_inner())
@@ -206,7 +208,7 @@ natives! {
     storeScramApiVersions(env) -> JObject<'l> = api_ranges(env, &scram_credentials::SUPPORTED);
 
     // --- MechanismRegistry
-    registryNew(_env) -> i64 = into_handle::<Registry>(RwLock::new(MechanismRegistry::new()));
+    registryNew(_env) -> i64 = into_handle::<Registry>(ShardedLock::new(MechanismRegistry::new()));
     registryFree(_env, h: jlong) -> () = free::<Registry>(h);
     fn registryAddPasswordServers(
         env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong,

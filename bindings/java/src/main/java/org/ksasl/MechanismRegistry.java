@@ -11,7 +11,8 @@ import java.util.function.Supplier;
  */
 public final class MechanismRegistry extends NativeHandle {
     public MechanismRegistry() {
-        super(create(), Native::registryFree);
+        // Striped: every new exchange of every connection's thread calls the registry.
+        super(create(), Native::registryFree, false, true);
     }
 
     private static long create() {

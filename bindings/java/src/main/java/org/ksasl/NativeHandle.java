@@ -6,6 +6,7 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -17,7 +18,12 @@ import java.util.concurrent.locks.LockSupport;
  * object that is never closed is freed by a {@link Cleaner} once unreachable.
  *
  * <p>The guard is one {@code int}: the number of calls in progress, with the sign bit set
- * once closed. A call costs two atomic operations and nothing is allocated for it.
+ * once closed. A call costs two atomic operations and nothing is allocated for it. An object
+ * that every connection's thread calls (a registry, for each new exchange) counts its calls
+ * instead in cells of its own, one per thread slot on separate cache lines, so that threads
+ * do not take turns writing one line: a call increments its cell and then checks the closed
+ * bit; {@link #close()} sets the bit and then waits for every cell to be zero (the atomic
+ * operations are sequentially consistent, so one of the two sees the other).
  */
 abstract class NativeHandle implements AutoCloseable {
     /**
@@ -59,6 +65,13 @@ abstract class NativeHandle implements AutoCloseable {
     /** How many native objects the Cleaner freed (objects that were never closed). */
     private static final AtomicLong CLEANED = new AtomicLong();
 
+    /** Cells of a striped guard, and the longs between two cells (128 bytes). */
+    private static final int CELLS = 8;
+    private static final int CELL_STRIDE = 16;
+    private static final AtomicInteger NEXT_CELL = new AtomicInteger();
+    private static final ThreadLocal<Integer> THREAD_CELL = ThreadLocal.withInitial(
+            () -> Math.floorMod(NEXT_CELL.getAndIncrement(), CELLS) * CELL_STRIDE + CELL_STRIDE);
+
     private static final class Releaser implements Runnable {
         private final long handle;
         private final Free free;
@@ -91,6 +104,8 @@ abstract class NativeHandle implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
     /** Calls in progress; {@link #CLOSED} is set once closed. */
     private volatile int state;
+    /** For an object many threads call at once: the calls in progress, by thread slot. */
+    private final AtomicLongArray calls;
 
     private static Cleaner[] cleaners(int n) {
         Cleaner[] c = new Cleaner[Math.max(1, n)];
@@ -105,11 +120,21 @@ abstract class NativeHandle implements AutoCloseable {
     }
 
     NativeHandle(long handle, Free free, boolean exclusive) {
+        this(handle, free, exclusive, false);
+    }
+
+    /**
+     * @param striped whether calls are counted by thread slot: for a shareable object that
+     *     every connection calls (see the class comment); not with {@code exclusive}
+     */
+    NativeHandle(long handle, Free free, boolean exclusive, boolean striped) {
         if (handle == 0) {
             throw new IllegalStateException("the native object could not be created");
         }
         this.handle = handle;
         this.exclusive = exclusive;
+        // A cell's neighbours are padding, and so are the first and last 128 bytes.
+        this.calls = striped && !exclusive ? new AtomicLongArray((CELLS + 2) * CELL_STRIDE) : null;
         this.releaser = new Releaser(handle, free);
         this.cleanable = THREAD_CLEANER.get().register(this, releaser);
     }
@@ -143,26 +168,67 @@ abstract class NativeHandle implements AutoCloseable {
         STATE.getAndAdd(this, -1);
     }
 
+    /** Counts a call in this thread's cell; returns the cell, to give back to {@link #exit(int)}. */
+    private int enterStriped() {
+        int cell = THREAD_CELL.get();
+        calls.getAndIncrement(cell);
+        if (state < 0) {
+            calls.getAndDecrement(cell);
+            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+        }
+        return cell;
+    }
+
+    /** Enters, by the object's kind of guard; -1: the shared count. */
+    private int enterAny() {
+        if (calls != null) {
+            return enterStriped();
+        }
+        enter();
+        return -1;
+    }
+
+    private void exit(int cell) {
+        if (cell < 0) {
+            exit();
+        } else {
+            calls.getAndDecrement(cell);
+        }
+    }
+
     /** Runs {@code call} with the live handle; fails if the object is closed. */
     final <T, E extends Exception> T with(Call<T, E> call) throws E {
-        enter();
+        int cell = enterAny();
         try {
             return call.apply(handle);
         } finally {
-            exit();
+            exit(cell);
             Reference.reachabilityFence(this);
         }
     }
 
     /** Runs {@code call} with the live handle; fails if the object is closed. */
     final <E extends Exception> void run(VoidCall<E> call) throws E {
-        enter();
+        int cell = enterAny();
         try {
             call.apply(handle);
         } finally {
-            exit();
+            exit(cell);
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** Whether a striped guard still counts a call in progress. */
+    private boolean stripedCallsInProgress() {
+        if (calls == null) {
+            return false;
+        }
+        for (int i = 1; i <= CELLS; i++) {
+            if (calls.get(i * CELL_STRIDE) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Fails as a call would once the object is closed. */
@@ -191,7 +257,7 @@ abstract class NativeHandle implements AutoCloseable {
         if (s < 0) {
             return; // closed before
         }
-        for (int spins = 0; state != CLOSED; spins++) {
+        for (int spins = 0; state != CLOSED || stripedCallsInProgress(); spins++) {
             pause(spins);
         }
         releaser.closing = true;

@@ -177,6 +177,68 @@ class LifecycleTest {
     }
 
     @Test
+    void aRegistryCountsCallsByThreadAndCloseWaitsForThem() throws Exception {
+        // The registry's guard counts calls in cells by thread: close() must still wait for a
+        // call in progress (here a factory held inside new ServerExchange), and refuse later ones.
+        CountDownLatch inFactory = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        MechanismRegistry r = new MechanismRegistry().addServerMechanism("X-HOLD", () -> {
+            inFactory.countDown();
+            try {
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            return (response, now) -> HostServerStep.done("alice");
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<ServerExchange> made = pool.submit(() -> new ServerExchange(r, "X-HOLD"));
+            assertTrue(inFactory.await(30, TimeUnit.SECONDS));
+            Future<?> closing = pool.submit(r::close);
+            Thread.sleep(100);
+            assertFalse(closing.isDone(), "close() returned during a call");
+            assertTrue(r.isClosed());
+            assertThrows(IllegalStateException.class, () -> new ServerExchange(r, "X-HOLD"));
+            release.countDown();
+            try (ServerExchange ex = made.get(30, TimeUnit.SECONDS)) {
+                assertEquals(ServerStep.Kind.DONE, ex.step(new byte[0], NOW).kind());
+            }
+            closing.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        }
+        // Threads making exchanges while another closes the registry: each either gets an
+        // exchange or IllegalStateException.
+        for (int round = 0; round < 20; round++) {
+            MechanismRegistry shared = new MechanismRegistry().addPasswordServers();
+            AtomicInteger ok = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            ExecutorService hammer = Executors.newFixedThreadPool(4);
+            for (int t = 0; t < 4; t++) {
+                hammer.submit(() -> {
+                    for (int i = 0; i < 2000; i++) {
+                        try {
+                            new ServerExchange(shared, "PLAIN").close();
+                            ok.incrementAndGet();
+                        } catch (IllegalStateException e) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                    return null;
+                });
+            }
+            Thread.yield();
+            shared.close();
+            hammer.shutdown();
+            assertTrue(hammer.awaitTermination(60, TimeUnit.SECONDS));
+            assertEquals(8000, ok.get() + refused.get());
+        }
+    }
+
+    @Test
     void closeWhileOtherThreadsUseTheObjectIsSafe() throws Exception {
         // Threads hammer a shared refresher while another closes it: every call either works
         // or fails with IllegalStateException; nothing crashes.
