@@ -11,6 +11,7 @@
 //! - [`ReadMostly`]: a reader-writer lock whose readers lock one of several locks, picked by
 //!   thread, and whose (rare) writers lock them all (`crossbeam_utils::sync::ShardedLock`).
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 use crate::credential::{CredentialLookup, CredentialRequest, Lookup};
@@ -18,8 +19,8 @@ use crate::mech::oauthbearer::{TokenRejection, TokenValidator, ValidatedToken};
 
 pub(crate) use crossbeam_utils::sync::ShardedLock as ReadMostly;
 
-/// How many slots a [`Striped`] set has: threads past this many share slots again (a broker
-/// has 3 to 16 network threads).
+/// How many slots a [`Striped`] set has (a power of two): threads past this many share slots
+/// again (a broker has 3 to 16 network threads).
 const SLOTS: usize = 16;
 
 /// A value alone on its pair of cache lines (x86 fetches lines in pairs of 128 bytes).
@@ -66,12 +67,22 @@ impl Drop for ThreadSlot {
 }
 
 thread_local! {
+    /// Holds the number, and gives it back when the thread ends.
     static THREAD_SLOT: ThreadSlot = ThreadSlot::take();
+    /// A copy of the number, read without a check of the slot's state (`usize::MAX`: none yet).
+    static SLOT_NUMBER: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
 /// This thread's number (0 while the thread is being torn down).
 fn thread_slot() -> usize {
-    THREAD_SLOT.try_with(|s| s.0).unwrap_or(0)
+    SLOT_NUMBER.with(|n| match n.get() {
+        usize::MAX => {
+            let taken = THREAD_SLOT.try_with(|s| s.0).unwrap_or(0);
+            n.set(taken);
+            taken
+        }
+        known => known,
+    })
 }
 
 /// Handles on one shared object: `SLOTS` allocations of a forwarding wrapper, each on its own
@@ -101,7 +112,8 @@ impl<T: ?Sized> Striped<T> {
 
     /// A handle for the calling thread.
     pub(crate) fn get(&self) -> Arc<T> {
-        self.slots[thread_slot() % self.slots.len()].clone()
+        // `SLOTS` is a power of two: a mask, not a division, on every exchange.
+        self.slots[thread_slot() & (SLOTS - 1)].clone()
     }
 }
 
