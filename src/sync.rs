@@ -14,9 +14,6 @@
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
-use crate::credential::{CredentialLookup, CredentialRequest, Lookup};
-use crate::mech::oauthbearer::{TokenRejection, TokenValidator, ValidatedToken};
-
 pub(crate) use crossbeam_utils::sync::ShardedLock as ReadMostly;
 
 /// How many slots a [`Striped`] set has (a power of two): threads past this many share slots
@@ -103,7 +100,8 @@ impl<T: ?Sized> Clone for Striped<T> {
 
 impl<T: ?Sized> Striped<T> {
     /// Handles on `shared`, each made by `wrap` (which must return a new allocation that
-    /// forwards to the object it is given: [`Padded`] implements the traits that need it).
+    /// forwards to the object it is given: the traits whose objects are striped are
+    /// implemented for [`Padded`] handles, beside the traits).
     pub(crate) fn new(shared: Arc<T>, wrap: impl Fn(Arc<T>) -> Arc<T>) -> Self {
         Striped {
             slots: (0..SLOTS).map(|_| wrap(shared.clone())).collect(),
@@ -115,36 +113,6 @@ impl<T: ?Sized> Striped<T> {
         // `SLOTS` is a power of two: a mask, not a division, on every exchange.
         self.slots[thread_slot() & (SLOTS - 1)].clone()
     }
-}
-
-impl TokenValidator for Padded<Arc<dyn TokenValidator>> {
-    fn validate(
-        &self,
-        token: &str,
-        now_ms: i64,
-    ) -> std::result::Result<ValidatedToken, TokenRejection> {
-        self.0.validate(token, now_ms)
-    }
-
-    fn generation(&self) -> u64 {
-        self.0.generation()
-    }
-}
-
-impl CredentialLookup for Padded<Arc<dyn CredentialLookup>> {
-    fn lookup(&self, request: &CredentialRequest) -> Lookup {
-        self.0.lookup(request)
-    }
-}
-
-/// Handles on a token validator, one per thread slot.
-pub(crate) fn striped_validator(v: Arc<dyn TokenValidator>) -> Striped<dyn TokenValidator> {
-    Striped::new(v, |v| Arc::new(Padded(v)))
-}
-
-/// Handles on a credential lookup, one per thread slot.
-pub(crate) fn striped_lookup(l: Arc<dyn CredentialLookup>) -> Striped<dyn CredentialLookup> {
-    Striped::new(l, |l| Arc::new(Padded(l)))
 }
 
 #[cfg(test)]

@@ -2,9 +2,12 @@
 //! server credentials, answers (with their stable wire numbering for the bindings) and the
 //! lookup that finds them.
 
+use std::sync::Arc;
+
 use crate::credential::scram::{ScramCredential, ScramMechanism};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secret::Secret;
+use crate::sync::Padded;
 pub use crate::wire::CredentialAnswerKind;
 
 /// A request for the stored credential of a user, made by a server mechanism.
@@ -140,6 +143,13 @@ pub enum Lookup {
 pub trait CredentialLookup: Send + Sync {
     /// Looks up the credential for `request`.
     fn lookup(&self, request: &CredentialRequest) -> Lookup;
+}
+
+/// A handle of a [`Striped`](crate::sync::Striped) set on a lookup.
+impl CredentialLookup for Padded<Arc<dyn CredentialLookup>> {
+    fn lookup(&self, request: &CredentialRequest) -> Lookup {
+        self.0.lookup(request)
+    }
 }
 
 /// A lookup that leaves every answer to the host (the pull form): each request comes back

@@ -25,7 +25,7 @@ use crate::credential::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::names::{AWS_MSK_IAM, GSSAPI, OAUTHBEARER, PLAIN};
-use crate::sync::{striped_lookup, striped_validator, Striped};
+use crate::sync::{Padded, Striped};
 
 /// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
 pub const DEFAULT_VERDICT_CACHE: usize = 4096;
@@ -63,6 +63,16 @@ impl CredentialLookup for UsersAndTokens {
             self.users.lookup(request)
         }
     }
+}
+
+/// Handles on a token validator, one per thread slot.
+fn striped_validator(v: Arc<dyn TokenValidator>) -> Striped<dyn TokenValidator> {
+    Striped::new(v, |v| Arc::new(Padded(v)))
+}
+
+/// Handles on a credential lookup, one per thread slot.
+fn striped_lookup(l: Arc<dyn CredentialLookup>) -> Striped<dyn CredentialLookup> {
+    Striped::new(l, |l| Arc::new(Padded(l)))
 }
 
 impl fmt::Debug for MechanismRegistry {

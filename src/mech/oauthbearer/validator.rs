@@ -1,7 +1,10 @@
 //! What a token validator decides: the accepted token's facts, or a rejection with Kafka's
 //! JSON error for the client; the validator trait, and a validator written by the host.
 
+use std::sync::Arc;
+
 use crate::error::{Error, ErrorCode, Result};
+use crate::sync::Padded;
 
 /// What a validator learnt from an accepted token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +93,21 @@ pub trait TokenValidator: Send + Sync {
     /// configuration). Caches drop verdicts of other generations.
     fn generation(&self) -> u64 {
         0
+    }
+}
+
+/// A handle of a [`Striped`](crate::sync::Striped) set on a validator.
+impl TokenValidator for Padded<Arc<dyn TokenValidator>> {
+    fn validate(
+        &self,
+        token: &str,
+        now_ms: i64,
+    ) -> std::result::Result<ValidatedToken, TokenRejection> {
+        self.0.validate(token, now_ms)
+    }
+
+    fn generation(&self) -> u64 {
+        self.0.generation()
     }
 }
 
