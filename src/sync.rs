@@ -14,7 +14,9 @@
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
-pub(crate) use crossbeam_utils::sync::ShardedLock as ReadMostly;
+pub(crate) use crossbeam_utils::sync::{
+    ShardedLock as ReadMostly, ShardedLockWriteGuard as WriteGuard,
+};
 
 /// How many slots a [`Striped`] set has (a power of two): threads past this many share slots
 /// again (a broker has 3 to 16 network threads).

@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::names::PLAIN;
 use crate::random::RandomSource;
 use crate::secret::Secret;
-use crate::sync::ReadMostly;
+use crate::sync::{ReadMostly, WriteGuard};
 
 #[derive(Default)]
 struct UserEntry {
@@ -159,9 +159,7 @@ impl CredentialStore {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn write_users(
-        &self,
-    ) -> Result<crossbeam_utils::sync::ShardedLockWriteGuard<'_, HashMap<String, UserEntry>>> {
+    fn write_users(&self) -> Result<WriteGuard<'_, HashMap<String, UserEntry>>> {
         self.users.write().map_err(|_| poisoned())
     }
 
@@ -228,7 +226,7 @@ impl CredentialLookup for CredentialStore {
 /// SCRAM credentials (a PLAIN password is not a SCRAM credential, as in Kafka, where PLAIN
 /// users live in the JAAS configuration).
 pub(crate) struct AdminView<'a>(
-    crossbeam_utils::sync::ShardedLockWriteGuard<'a, HashMap<String, UserEntry>>,
+    WriteGuard<'a, HashMap<String, UserEntry>>,
     &'a std::sync::atomic::AtomicU64,
 );
 

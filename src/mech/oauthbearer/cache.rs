@@ -20,7 +20,8 @@ struct Entry {
 /// cached.
 ///
 /// The cache is split into shards by the token's hash. A hit reads its shard under a lock
-/// of the calling thread's own (see [`ReadMostly`](crate::sync)) and copies the verdict out,
+/// of the calling thread's own (each shard is a crossbeam `ShardedLock`) and copies the
+/// verdict out,
 /// so hits on different threads write no common memory, even for the same token; an insert
 /// locks out the shard's readers for the map update only, never across a validation.
 pub struct CachingValidator {
