@@ -214,27 +214,7 @@ class LifecycleTest {
         // exchange or IllegalStateException.
         for (int round = 0; round < 20; round++) {
             MechanismRegistry shared = new MechanismRegistry().addPasswordServers();
-            AtomicInteger ok = new AtomicInteger();
-            AtomicInteger refused = new AtomicInteger();
-            ExecutorService hammer = Executors.newFixedThreadPool(4);
-            for (int t = 0; t < 4; t++) {
-                hammer.submit(() -> {
-                    for (int i = 0; i < 2000; i++) {
-                        try {
-                            new ServerExchange(shared, "PLAIN").close();
-                            ok.incrementAndGet();
-                        } catch (IllegalStateException e) {
-                            refused.incrementAndGet();
-                        }
-                    }
-                    return null;
-                });
-            }
-            Thread.yield();
-            shared.close();
-            hammer.shutdown();
-            assertTrue(hammer.awaitTermination(60, TimeUnit.SECONDS));
-            assertEquals(8000, ok.get() + refused.get());
+            useWhileClosing(shared, () -> new ServerExchange(shared, "PLAIN").close());
         }
     }
 
@@ -246,30 +226,43 @@ class LifecycleTest {
             Refresher r = new Refresher();
             r.poll(NOW);
             r.setToken(OAuthBearerToken.unsecured("u", 3600, null, NOW), NOW);
-            AtomicInteger ok = new AtomicInteger();
-            AtomicInteger refused = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(4);
-            for (int t = 0; t < 4; t++) {
-                pool.submit(() -> {
-                    for (int i = 0; i < 2000; i++) {
-                        try {
-                            r.current(NOW);
-                            ok.incrementAndGet();
-                        } catch (IllegalStateException e) {
-                            refused.incrementAndGet();
-                        } catch (KsaslException e) {
-                            throw new AssertionError(e);
-                        }
-                    }
-                    return null;
-                });
-            }
-            Thread.yield();
-            r.close();
-            pool.shutdown();
-            assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS));
-            assertEquals(8000, ok.get() + refused.get());
+            useWhileClosing(r, () -> r.current(NOW));
         }
+    }
+
+    /**
+     * 4 threads make 2000 calls each of {@code use} while this thread closes {@code target}:
+     * every call either works or fails with IllegalStateException (any other failure fails the
+     * test), and none is lost.
+     */
+    private static void useWhileClosing(NativeHandle target, Use use) throws Exception {
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<Void>> calls = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            calls.add(pool.submit(() -> {
+                for (int i = 0; i < 2000; i++) {
+                    try {
+                        use.run();
+                        ok.incrementAndGet();
+                    } catch (IllegalStateException e) {
+                        refused.incrementAndGet();
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.yield();
+        target.close();
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS));
+        for (Future<Void> f : calls) {
+            f.get(); // an AssertionError of a thread fails the test here
+        }
+        assertEquals(8000, ok.get() + refused.get());
     }
 
     @Test
