@@ -3,37 +3,35 @@
 //! token, bounded in size, never used outside the token's validity window, and dropped when
 //! the inner validator's generation changes (for example a new JWKS).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use super::validator::{TokenRejection, TokenValidator, ValidatedToken};
-use crate::sync::ReadMostly;
-
-struct Entry {
-    generation: u64,
-    token: ValidatedToken,
-}
+use super::verdicts::{Verdict, Verdicts};
+use crate::sync::{Padded, ReadMostly};
 
 /// Wraps a validator with a bounded cache of its positive verdicts. Rejections are never
 /// cached.
 ///
 /// The cache is split into shards by the token's hash. A hit reads its shard under a lock
 /// of the calling thread's own (each shard is a crossbeam `ShardedLock`) and copies the
-/// verdict out,
-/// so hits on different threads write no common memory, even for the same token; an insert
-/// locks out the shard's readers for the map update only, never across a validation.
+/// verdict out, so hits on different threads write no common memory, even for the same
+/// token; an insert locks out the shard's readers for the map update only, never across a
+/// validation. What a hit reads (this value, the shards, the tables, the verdicts) lies on
+/// cache lines of its own, which no other allocation shares and therefore no other work
+/// writes.
+#[repr(align(128))]
 pub struct CachingValidator {
     inner: Arc<dyn TokenValidator>,
     capacity: usize,
     /// Verdicts per shard at most: `capacity` split evenly.
     shard_capacity: usize,
-    shards: Box<[Shard]>,
+    shards: Box<[Padded<Shard>]>,
 }
 
 /// Verdicts by the SHA-256 of their token.
-type Shard = ReadMostly<HashMap<[u8; 32], Entry>>;
+type Shard = ReadMostly<Verdicts>;
 
 /// Shards of a cache with room for at least 64 verdicts; a smaller cache has one shard, so
 /// its bound and eviction order are exact.
@@ -57,7 +55,9 @@ impl CachingValidator {
             inner,
             capacity,
             shard_capacity: capacity / shards,
-            shards: (0..shards).map(|_| Shard::new(HashMap::new())).collect(),
+            shards: (0..shards)
+                .map(|_| Padded(Shard::new(Verdicts::new())))
+                .collect(),
         }
     }
 
@@ -65,7 +65,7 @@ impl CachingValidator {
     pub fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.read().map(|e| e.len()).unwrap_or(0))
+            .map(|s| s.0.read().map(|e| e.len()).unwrap_or(0))
             .sum()
     }
 
@@ -77,19 +77,15 @@ impl CachingValidator {
     /// Drops every cached verdict.
     pub fn clear(&self) {
         for shard in self.shards.iter() {
-            if let Ok(mut e) = shard.write() {
+            if let Ok(mut e) = shard.0.write() {
                 e.clear();
             }
         }
     }
 
     fn shard(&self, key: &[u8; 32]) -> &Shard {
-        &self.shards[usize::from(key[0]) % self.shards.len()]
+        &self.shards[usize::from(key[0]) % self.shards.len()].0
     }
-}
-
-fn holds(t: &ValidatedToken, now_ms: i64) -> bool {
-    now_ms < t.valid_until_ms && t.valid_from_ms.map_or(true, |f| now_ms >= f)
 }
 
 impl TokenValidator for CachingValidator {
@@ -101,10 +97,13 @@ impl TokenValidator for CachingValidator {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let generation = self.inner.generation();
         let shard = self.shard(&key);
-        let usable = |e: &Entry| e.generation == generation && holds(&e.token, now_ms);
+        let usable = |v: &Verdict| v.generation == generation && v.holds(now_ms);
         let stale = match shard.read() {
             Ok(entries) => match entries.get(&key) {
-                Some(e) if usable(e) => return Ok(e.token.clone()),
+                Some(v) if usable(v) => match v.token() {
+                    Some(token) => return Ok(token),
+                    None => true,
+                },
                 found => found.is_some(),
             },
             Err(_) => false,
@@ -113,34 +112,26 @@ impl TokenValidator for CachingValidator {
             // Out of its window or of an older generation: dropped now, whatever the inner
             // validator says next (unless another thread has put a usable verdict there).
             if let Ok(mut entries) = shard.write() {
-                if entries.get(&key).is_some_and(|e| !usable(e)) {
+                if entries.get(&key).is_some_and(|v| !usable(v)) {
                     entries.remove(&key);
                 }
             }
         }
         let verdict = self.inner.validate(token, now_ms)?;
+        let Some(cached) = Verdict::new(&verdict, generation) else {
+            return Ok(verdict);
+        };
         if let Ok(mut entries) = shard.write() {
-            if entries.len() >= self.shard_capacity {
+            if entries.get(&key).is_none() && entries.len() >= self.shard_capacity {
                 // Drop what can no longer be used, then, if still full, what expires first.
-                entries
-                    .retain(|_, e| e.generation == generation && e.token.valid_until_ms > now_ms);
+                entries.retain(|v| v.generation == generation && v.valid_until_ms > now_ms);
                 if entries.len() >= self.shard_capacity {
-                    if let Some(k) = entries
-                        .iter()
-                        .min_by_key(|(_, e)| e.token.valid_until_ms)
-                        .map(|(k, _)| *k)
-                    {
+                    if let Some(k) = entries.first_to_end() {
                         entries.remove(&k);
                     }
                 }
             }
-            entries.insert(
-                key,
-                Entry {
-                    generation,
-                    token: verdict.clone(),
-                },
-            );
+            entries.insert(key, cached);
         }
         Ok(verdict)
     }

@@ -17,6 +17,7 @@ mod server;
 mod token;
 mod unsecured;
 mod validator;
+mod verdicts;
 
 pub use cache::CachingValidator;
 pub use client::OAuthBearerClient;
