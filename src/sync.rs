@@ -24,7 +24,7 @@ const SLOTS: usize = 16;
 
 /// A value alone on its pair of cache lines (x86 fetches lines in pairs of 128 bytes).
 #[repr(align(128))]
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Padded<T>(pub T);
 
 /// Numbers for the live threads that ask for one: the smallest not in use, given back when the
@@ -89,7 +89,8 @@ fn thread_slot() -> usize {
 /// the calling thread's slot, so threads alive together count references on different lines.
 /// Cloning the set clones the handles, not the wrappers.
 pub(crate) struct Striped<T: ?Sized> {
-    slots: Arc<[Arc<T>]>,
+    /// Read by every `get`: padded, so on lines of its own.
+    slots: Arc<Padded<[Arc<T>; SLOTS]>>,
 }
 
 impl<T: ?Sized> Clone for Striped<T> {
@@ -106,14 +107,14 @@ impl<T: ?Sized> Striped<T> {
     /// implemented for [`Padded`] handles, beside the traits).
     pub(crate) fn new(shared: Arc<T>, wrap: impl Fn(Arc<T>) -> Arc<T>) -> Self {
         Striped {
-            slots: (0..SLOTS).map(|_| wrap(shared.clone())).collect(),
+            slots: Arc::new(Padded(std::array::from_fn(|_| wrap(shared.clone())))),
         }
     }
 
     /// A handle for the calling thread.
     pub(crate) fn get(&self) -> Arc<T> {
         // `SLOTS` is a power of two: a mask, not a division, on every exchange.
-        self.slots[thread_slot() & (SLOTS - 1)].clone()
+        self.slots.0[thread_slot() & (SLOTS - 1)].clone()
     }
 }
 

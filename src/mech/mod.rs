@@ -15,6 +15,7 @@ pub mod exchange;
 pub mod gssapi;
 pub mod host;
 pub mod mechanism;
+mod named;
 pub mod oauthbearer;
 pub mod plain;
 pub mod redact;

@@ -1,6 +1,5 @@
 //! Mechanisms by name, for each side, and the presets of the built-in mechanisms.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use super::gssapi::context::{GssAcceptorFactory, GssInitiatorFactory};
 use super::gssapi::server::{GssapiServer, GssapiServerConfig};
 use super::host::{HostClient, HostClientCalls, HostServer, HostServerCalls};
 use super::mechanism::{ClientMechanism, ServerMechanism};
+use super::named::Named;
 use super::oauthbearer::{
     CachingValidator, OAuthBearerClient, OAuthBearerServer, TokenSource, TokenValidator,
 };
@@ -30,14 +30,35 @@ use crate::sync::{Padded, Striped};
 /// How many token verdicts [`MechanismRegistry::register_cached_oauthbearer_server`] keeps.
 pub const DEFAULT_VERDICT_CACHE: usize = 4096;
 
-type ClientFactory = Arc<dyn Fn() -> Result<Box<dyn ClientMechanism>> + Send + Sync>;
-type ServerFactory = Arc<dyn Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync>;
+/// Makes the client side of one exchange.
+trait MakeClient: Send + Sync {
+    fn make(&self) -> Result<Box<dyn ClientMechanism>>;
+}
+
+/// Makes the server side of one exchange.
+trait MakeServer: Send + Sync {
+    fn make(&self) -> Result<Box<dyn ServerMechanism>>;
+}
+
+// A factory is a closure kept `Padded`: what it holds (a striped validator, a credential) is
+// read by every exchange, on lines no other allocation shares.
+impl<F: Fn() -> Result<Box<dyn ClientMechanism>> + Send + Sync> MakeClient for Padded<F> {
+    fn make(&self) -> Result<Box<dyn ClientMechanism>> {
+        (self.0)()
+    }
+}
+
+impl<F: Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync> MakeServer for Padded<F> {
+    fn make(&self) -> Result<Box<dyn ServerMechanism>> {
+        (self.0)()
+    }
+}
 
 /// Mechanisms by name, for each side. Cheap to clone; shared by all connections of a host.
 #[derive(Clone, Default)]
 pub struct MechanismRegistry {
-    clients: BTreeMap<String, ClientFactory>,
-    servers: BTreeMap<String, ServerFactory>,
+    clients: Named<dyn MakeClient>,
+    servers: Named<dyn MakeServer>,
     /// Where user logins are looked up (None: the host answers through the pull form).
     users: Option<Arc<dyn CredentialLookup>>,
     /// Where delegation-token logins (`tokenauth`) are looked up, if anywhere.
@@ -78,8 +99,8 @@ fn striped_lookup(l: Arc<dyn CredentialLookup>) -> Striped<dyn CredentialLookup>
 impl fmt::Debug for MechanismRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MechanismRegistry")
-            .field("clients", &self.clients.keys().collect::<Vec<_>>())
-            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .field("clients", &self.clients.names())
+            .field("servers", &self.servers.names())
             .finish()
     }
 }
@@ -141,7 +162,8 @@ impl MechanismRegistry {
         F: Fn() -> Result<Box<dyn ClientMechanism>> + Send + Sync + 'static,
     {
         validate_mechanism_name(name)?;
-        self.clients.insert(name.to_string(), Arc::new(factory));
+        // A valid name always fits.
+        self.clients.insert(name, Arc::new(Padded(factory)));
         Ok(())
     }
 
@@ -181,7 +203,8 @@ impl MechanismRegistry {
         F: Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync + 'static,
     {
         validate_mechanism_name(name)?;
-        self.servers.insert(name.to_string(), Arc::new(factory));
+        // A valid name always fits.
+        self.servers.insert(name, Arc::new(Padded(factory)));
         Ok(())
     }
 
@@ -201,19 +224,19 @@ impl MechanismRegistry {
 
     /// Removes a mechanism from both sides; returns whether it was registered.
     pub fn unregister(&mut self, name: &str) -> bool {
-        let a = self.clients.remove(name).is_some();
-        let b = self.servers.remove(name).is_some();
+        let a = self.clients.remove(name);
+        let b = self.servers.remove(name);
         a || b
     }
 
     /// Names of the client mechanisms, sorted.
     pub fn client_mechanisms(&self) -> Vec<String> {
-        self.clients.keys().cloned().collect()
+        self.clients.names()
     }
 
     /// Names of the server mechanisms, sorted.
     pub fn server_mechanisms(&self) -> Vec<String> {
-        self.servers.keys().cloned().collect()
+        self.servers.names()
     }
 
     /// A new client exchange for the named mechanism.
@@ -222,7 +245,7 @@ impl MechanismRegistry {
             .clients
             .get(name)
             .ok_or_else(|| unknown(name, self.client_mechanisms()))?;
-        let mech = f()?;
+        let mech = f.make()?;
         check_factory_name(name, mech.name())?;
         Ok(ClientExchange::new(mech))
     }
@@ -233,7 +256,7 @@ impl MechanismRegistry {
             .servers
             .get(name)
             .ok_or_else(|| unknown(name, self.server_mechanisms()))?;
-        let mech = f()?;
+        let mech = f.make()?;
         check_factory_name(name, mech.name())?;
         let mut server = ServerExchange::new(mech);
         server.set_credential_lookup(self.lookup.as_ref().map(Striped::get));
