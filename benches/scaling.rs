@@ -157,7 +157,13 @@ where
 }
 
 /// The line under a workload and its control.
-fn report_against(name: &str, against: f64) {
+/// A workload's figures and its control's (`names`: the workload's, then the control's), and
+/// the workload's two-thread rate against the control's.
+fn report_pair(names: [&str; 2], ops: usize, figures: Vec<Figures>, against: f64, share: bool) {
+    for (name, f) in names.into_iter().zip(figures) {
+        report(name, ops, f, share);
+    }
+    let name = names[0];
     println!("{name}: shared against unshared, 2 threads, median of the rounds {against:.3}x");
 }
 
@@ -240,10 +246,7 @@ fn scram(ops: usize) {
         "scram-sha-256/server_login",
         "scram-sha-256/server_login_unshared",
     ];
-    for (name, f) in names.into_iter().zip(figures) {
-        report(name, ops, f, true);
-    }
-    report_against(names[0], against);
+    report_pair(names, ops, figures, against, true);
 }
 
 /// OAUTHBEARER exchanges from one registry (one validator; `cached`: one verdict cache) for
@@ -302,10 +305,7 @@ fn oauthbearer(ops: usize, cached: bool) {
         "oauthbearer/cached_validate",
         "oauthbearer/cached_validate_unshared",
     ];
-    for (name, f) in names.into_iter().zip(figures) {
-        report(name, ops, f, false);
-    }
-    report_against(names[0], against);
+    report_pair(names, ops, figures, against, false);
 }
 
 /// What this machine gives a second thread when nothing at all is shared: SHA-256
