@@ -14,9 +14,6 @@ use crate::mech::oauthbearer::{UnsecuredValidator, UnsecuredValidatorConfig};
 use crate::mech::MechanismRegistry;
 
 /// A set of client and server mechanisms by name, with the credentials they use.
-// Aligned (and so sized) to 128 bytes: every new exchange reads it, and no other allocation
-// may share its cache lines.
-#[repr(align(128))]
 pub struct ksasl_mechanism_registry {
     pub(crate) inner: MechanismRegistry,
     err: LastError,

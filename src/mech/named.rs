@@ -72,13 +72,12 @@ impl<F: ?Sized> Named<F> {
     }
 
     pub(super) fn get(&self, name: &str) -> Option<&F> {
-        // A registry has a handful of mechanisms: a scan that compares bytes only when the
-        // lengths agree.
-        let name = name.as_bytes();
-        let e = self.entries.iter().find(|e| {
-            let n = &e.0 .0;
-            usize::from(n.len) == name.len() && n.as_bytes() == name
-        })?;
+        // A registry has a handful of mechanisms: a scan (a slice comparison checks the
+        // lengths first).
+        let e = self
+            .entries
+            .iter()
+            .find(|e| e.0 .0.as_bytes() == name.as_bytes())?;
         Some(&*e.0 .1)
     }
 
@@ -88,11 +87,15 @@ impl<F: ?Sized> Named<F> {
         let Some(key) = Name::new(name) else {
             return false;
         };
-        match self.position(name.as_bytes()) {
+        self.put(key, factory);
+        true
+    }
+
+    fn put(&mut self, key: Name, factory: Arc<F>) {
+        match self.position(key.as_bytes()) {
             Ok(i) => self.entries[i].0 .1 = factory,
             Err(i) => self.entries.insert(i, Padded((key, factory))),
         }
-        true
     }
 
     /// Removes `name`; returns whether it was there.
@@ -109,10 +112,7 @@ impl<F: ?Sized> Named<F> {
     /// Adds every factory of `other`, replacing same-named ones.
     pub(super) fn extend(&mut self, other: Named<F>) {
         for Padded((name, factory)) in other.entries {
-            match self.position(name.as_bytes()) {
-                Ok(i) => self.entries[i].0 .1 = factory,
-                Err(i) => self.entries.insert(i, Padded((name, factory))),
-            }
+            self.put(name, factory);
         }
     }
 

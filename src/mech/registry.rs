@@ -55,6 +55,9 @@ impl<F: Fn() -> Result<Box<dyn ServerMechanism>> + Send + Sync> MakeServer for P
 }
 
 /// Mechanisms by name, for each side. Cheap to clone; shared by all connections of a host.
+// Aligned (and so sized) to 128 bytes: every new exchange reads it, so wherever a host or a
+// binding keeps it, no other allocation shares its cache lines.
+#[repr(align(128))]
 #[derive(Clone, Default)]
 pub struct MechanismRegistry {
     clients: Named<dyn MakeClient>,

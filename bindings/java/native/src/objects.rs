@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use crossbeam_utils::sync::{ShardedLock, ShardedLockReadGuard, ShardedLockWriteGuard};
-use crossbeam_utils::CachePadded;
 
 use jni::objects::{JByteArray, JObject, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -26,8 +25,7 @@ use crate::glue::{
 use crate::hostmech;
 
 pub(crate) type Store = Arc<CredentialStore>;
-/// Padded: every new exchange reads it, so no other allocation may share its lines.
-pub(crate) type Registry = CachePadded<ShardedLock<MechanismRegistry>>;
+pub(crate) type Registry = ShardedLock<MechanismRegistry>;
 /// A `TokenAuthority` handle (made and used by `tokens`; named here, where registries take one,
 /// so that this module does not import `tokens`, which imports it).
 pub(crate) type Authority = Arc<ksasl::token::TokenAuthority>;
@@ -210,7 +208,7 @@ natives! {
     storeScramApiVersions(env) -> JObject<'l> = api_ranges(env, &scram_credentials::SUPPORTED);
 
     // --- MechanismRegistry
-    registryNew(_env) -> i64 = into_handle::<Registry>(CachePadded::new(ShardedLock::new(MechanismRegistry::new())));
+    registryNew(_env) -> i64 = into_handle::<Registry>(ShardedLock::new(MechanismRegistry::new()));
     registryFree(_env, h: jlong) -> () = free::<Registry>(h);
     fn registryAddPasswordServers(
         env, h: jlong, store: jlong, lookup: JObject<'l>, tokens: jlong,
